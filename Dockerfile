@@ -1,0 +1,21 @@
+# syntax=docker/dockerfile:1
+# Build: one executable with migrations and docs assets embedded.
+# npm brings Bun itself (a devDependency), as on every other machine.
+FROM node:20-bookworm AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# Run: a small Debian with the binary, as a non-root user, data on a volume.
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --home /data parley && mkdir -p /data && chown parley /data
+COPY --from=build /src/dist/parley /usr/local/bin/parley
+USER parley
+VOLUME ["/data"]
+ENV PARLEY_DATA_DIR=/data PARLEY_HOST=0.0.0.0 PARLEY_PORT=3000 PARLEY_LOG_FORMAT=json
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s CMD ["/usr/local/bin/parley", "version"]
+ENTRYPOINT ["/usr/local/bin/parley"]
+CMD ["serve"]

@@ -1,0 +1,20 @@
+import { Command } from "commander";
+import { VERSION } from "../src/version.ts";
+import { migrateCommand } from "./migrate.ts";
+import { serveCommand } from "./serve.ts";
+
+/** The `parley` command line; every command registers itself here. */
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("parley")
+    .description("Parley: a self-hostable multi-tenant messaging platform in one binary")
+    .version(VERSION, "-v, --version-flag", "print the version")
+    .showHelpAfterError();
+  serveCommand(program);
+  migrateCommand(program);
+  program
+    .command("version")
+    .description("print the version")
+    .action(() => void process.stdout.write(`parley ${VERSION}\n`));
+  return program;
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+
+const bool = z.preprocess((v) => {
+  if (typeof v !== "string") return v;
+  const s = v.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(s)) return true;
+  if (["0", "false", "no", "off"].includes(s)) return false;
+  return v;
+}, z.boolean());
+
+const list = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+  z.array(z.string()),
+);
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalString = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
+const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
+
+/** Every setting of Parley. Each key is also `--kebab-case` (serve) and `PARLEY_SNAKE_CASE`. */
+export const configSchema = z.object({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: int(0, 65535).default(3000),
+  dataDir: z.string().min(1).default("./data"),
+  network: z.enum(["baileys", "sim"]).default("baileys"),
+  logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  logFormat: z.enum(["auto", "json", "pretty"]).default("auto"),
+  /** Public base URL used in links in mail; defaults to http://host:port. */
+  publicUrl: optionalUrl,
+  corsOrigins: list.default([]),
+  /** SQLite synchronous pragma: NORMAL (WAL, safe on process crash) or FULL (also safe on power loss). */
+  dbSynchronous: z.enum(["normal", "full"]).default("normal"),
+  jsonBodyLimit: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  mediaBodyLimit: int(1024, 512 * 1024 * 1024).default(110 * 1024 * 1024),
+  jobConcurrency: int(1, 64).default(4),
+  jobPollMs: int(10, 60_000).default(500),
+  shutdownTimeoutMs: int(0, 120_000).default(10_000),
+  /** HS256 signing key for access tokens; generated into the data dir when absent. */
+  jwtSecret: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
+  jwtIssuer: z.string().min(1).default("parley"),
+  jwtAudience: z.string().min(1).default("parley-dashboard"),
+  captcha: z.enum(["image", "off"]).default("image"),
+  smtpUrl: optionalUrl,
+  mailFrom: z.string().default("Parley <no-reply@localhost>"),
+  mobileChannel: z.enum(["log", "session", "http"]).default("log"),
+  mobileSession: optionalString,
+  mobileHttpUrl: optionalUrl,
+  oidcIssuer: optionalString,
+  oidcAudience: optionalString,
+  oidcJwksUrl: optionalUrl,
+  trialDays: int(0, 365).default(14),
+  trialEndPolicy: z.enum(["free", "pause"]).default("free"),
+  rateLimitPerMinute: int(1, 1_000_000).default(600),
+  authRateLimitPerMinute: int(1, 1_000_000).default(10),
+  webhookAllowHttp: bool.default(false),
+  webhookAllowPrivate: bool.default(false),
+  webhookTimeoutMs: int(100, 120_000).default(10_000),
+  webhookRetentionDays: int(1, 3650).default(30),
+  simAutoReceipts: bool.default(false),
+  sendMinGapMs: int(0, 600_000).default(1000),
+  sendJitterMs: int(0, 600_000).default(500),
+  razorpayKeyId: optionalString,
+  razorpayKeySecret: optionalString,
+  razorpayWebhookSecret: optionalString,
+  razorpayApiBase: z.url().default("https://api.razorpay.com"),
+});
+
+export type Config = Readonly<z.infer<typeof configSchema>>;
+export type ConfigKey = keyof z.infer<typeof configSchema>;
+
+/** `dataDir` -> `PARLEY_DATA_DIR` */
+export function envName(key: string): string {
+  return "PARLEY_" + key.replace(/([A-Z])/g, "_$1").toUpperCase();
+}
+
+/** `dataDir` -> `--data-dir` */
+export function flagName(key: string): string {
+  return "--" + key.replace(/([A-Z])/g, "-$1").toLowerCase();
+}
+
+export class ConfigError extends Error {}
+
+/** Merges flags > environment (PARLEY_*) > defaults, validates once and freezes. */
+export function loadConfig(
+  flags: Partial<Record<ConfigKey, unknown>> = {},
+  env: Record<string, string | undefined> = {},
+): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(configSchema.shape) as ConfigKey[]) {
+    const fromFlag = flags[key];
+    const fromEnv = env[envName(key)];
+    if (fromFlag !== undefined) raw[key] = fromFlag;
+    else if (fromEnv !== undefined) raw[key] = fromEnv;
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? "config");
+    throw new ConfigError(`Invalid setting ${key} (${flagName(key)} / ${envName(key)}): ${issue.message}`);
+  }
+  return Object.freeze(parsed.data);
+}

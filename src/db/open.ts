@@ -1,0 +1,43 @@
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+
+export type DB = BunSQLiteDatabase;
+
+export interface OpenedDb {
+  db: DB;
+  sqlite: Database;
+  close(): void;
+}
+
+/**
+ * Opens SQLite with the pragmas Parley relies on.
+ * WAL + synchronous=NORMAL: a commit is durable against a process crash (the WAL is in the
+ * OS page cache); only a power loss can drop the last transactions. FULL is available.
+ */
+export function openDb(path: string, opts: { synchronous?: "normal" | "full" } = {}): OpenedDb {
+  const sqlite = new Database(path, { create: true, strict: true });
+  if (path !== ":memory:") sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec(`PRAGMA synchronous = ${opts.synchronous === "full" ? "FULL" : "NORMAL"}`);
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+  const db = drizzle({ client: sqlite });
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    close() {
+      if (closed) return;
+      closed = true;
+      if (path !== ":memory:") {
+        try {
+          sqlite.exec("PRAGMA optimize");
+          sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {
+          // closing anyway: a failed checkpoint leaves a valid WAL behind
+        }
+      }
+      sqlite.close();
+    },
+  };
+}

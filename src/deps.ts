@@ -1,0 +1,27 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { DB } from "./db/open.ts";
+import type { JobQueue } from "./jobs/queue.ts";
+import type { Logger } from "./log.ts";
+import type { NetworkDriver } from "./network/driver.ts";
+
+/** Secrets that live in the data dir (generated on first start unless configured). */
+export interface Secrets {
+  jwtSecret: string;
+  /** 32-byte key (hex) encrypting network credentials at rest. */
+  credentialKey: string;
+}
+
+/** Everything a module may depend on; built once by the server (or the test harness). */
+export interface AppDeps {
+  config: Config;
+  db: DB;
+  sqlite: Database;
+  clock: Clock;
+  log: Logger;
+  network: NetworkDriver;
+  jobs: JobQueue;
+  secrets: Secrets;
+  version: string;
+}

@@ -1,0 +1,87 @@
+import { Elysia } from "elysia";
+import type { Config } from "../config.ts";
+import { errors } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { beginRequest, requestMeta } from "./request-meta.ts";
+
+/** Reads a request body as text, refusing past `limit` bytes even without Content-Length. */
+export async function readCapped(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > limit) throw errors.tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw errors.tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+const MEDIA_TYPES = /^multipart\/form-data/;
+
+/**
+ * Request id, CORS, body caps and JSON parsing, and the access log.
+ * JSON bodies are capped at `jsonBodyLimit` (D1); multipart uploads at `mediaBodyLimit`.
+ */
+export function corePlugin(config: Config, log: Logger) {
+  const allowed = new Set(config.corsOrigins);
+  return new Elysia({ name: "parley-core" })
+    .onRequest(({ request, set }) => {
+      const meta = beginRequest(request);
+      set.headers["x-request-id"] = meta.id;
+      const path = new URL(request.url).pathname;
+      const origin = request.headers.get("origin");
+      if (origin && allowed.has(origin) && !path.startsWith("/api/external")) {
+        set.headers["access-control-allow-origin"] = origin;
+        set.headers["access-control-allow-credentials"] = "true";
+        set.headers["vary"] = "Origin";
+        if (request.method === "OPTIONS") {
+          set.headers["access-control-allow-methods"] = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
+          set.headers["access-control-allow-headers"] =
+            request.headers.get("access-control-request-headers") ?? "authorization, content-type, idempotency-key";
+          set.headers["access-control-max-age"] = "600";
+          meta.status = 204;
+          return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
+        }
+      }
+      const type = request.headers.get("content-type") ?? "";
+      const declared = Number(request.headers.get("content-length") ?? "0");
+      if (MEDIA_TYPES.test(type) && declared > config.mediaBodyLimit) throw errors.tooLarge(config.mediaBodyLimit);
+    })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      if (MEDIA_TYPES.test(contentType)) return; // Elysia's own multipart parser; capped above
+      const text = await readCapped(request, config.jsonBodyLimit);
+      if (contentType.startsWith("application/json") || contentType.endsWith("+json")) {
+        if (text.trim() === "") return undefined;
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw errors.validation({ body: "is not valid JSON" }, "Malformed JSON body");
+        }
+      }
+      if (contentType.startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+      return text;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+      const meta = requestMeta(request);
+      const status =
+        meta.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
+      const fields = {
+        requestId: meta.id,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status,
+        durationMs: Math.round((performance.now() - meta.start) * 10) / 10,
+      };
+      if (status >= 500) log.error("request", fields);
+      else log.info("request", fields);
+    });
+}

@@ -1,0 +1,64 @@
+import { Elysia } from "elysia";
+import { AppError, ERROR_CODES, type FieldErrors } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { failureBody } from "./envelope.ts";
+import { requestMeta } from "./request-meta.ts";
+
+interface ValidationIssue {
+  path?: string;
+  message?: string;
+  summary?: string;
+}
+
+/** Turns Elysia's validation error into the `errors` field map (dotted paths). */
+export function fieldErrors(error: unknown): FieldErrors {
+  const e = error as { all?: ValidationIssue[]; type?: string };
+  const out: FieldErrors = {};
+  for (const issue of e.all ?? []) {
+    const path = (issue.path ?? "").replace(/^\//, "").replace(/\//g, ".") || e.type || "body";
+    if (!(path in out)) out[path] = humanize(issue.message ?? issue.summary ?? "is invalid");
+  }
+  if (!Object.keys(out).length) out[e.type ?? "body"] = "is invalid";
+  return out;
+}
+
+function humanize(message: string): string {
+  if (/received undefined/.test(message)) return "is required";
+  return message;
+}
+
+/** Maps every error to the failure envelope; nothing leaks a stack. */
+export function errorsPlugin(log: Logger) {
+  return new Elysia({ name: "parley-errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
+    const meta = requestMeta(request);
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      meta.status = status;
+      return new Response(JSON.stringify(body), {
+        status,
+        headers: { "content-type": "application/json; charset=utf-8", "x-request-id": meta.id, ...corsHeaders(set.headers), ...headers },
+      });
+    };
+    // Elysia wraps whatever a parse hook throws (our body caps) in a ParseError
+    const app = error instanceof AppError ? error : (error as { cause?: unknown })?.cause instanceof AppError ? ((error as { cause: AppError }).cause) : null;
+    if (app) return json(app.status, failureBody(app.code, app.message, meta.id, app.errors, app.data), app.headers);
+    switch (code) {
+      case "VALIDATION":
+        return json(400, failureBody("VALIDATION_ERROR", "Request validation failed", meta.id, fieldErrors(error)));
+      case "PARSE":
+        return json(400, failureBody("VALIDATION_ERROR", "Malformed request body", meta.id, { body: "is not valid JSON" }));
+      case "NOT_FOUND":
+        return json(404, failureBody("NOT_FOUND", "Route not found", meta.id));
+      case "INVALID_COOKIE_SIGNATURE":
+        return json(400, failureBody("VALIDATION_ERROR", "Invalid cookie", meta.id, { cookie: "has an invalid signature" }));
+    }
+    log.error("unhandled error", { requestId: meta.id, method: request.method, path: new URL(request.url).pathname, err: error });
+    return json(500, failureBody("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.message, meta.id));
+  });
+}
+
+/** Keeps CORS headers that were set before the error. */
+function corsHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.startsWith("access-control-") || k === "vary") out[k] = String(v);
+  return out;
+}

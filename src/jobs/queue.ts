@@ -1,0 +1,232 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+
+/** Thrown by a handler to give up at once: the job is marked failed, not retried. */
+export class PermanentJobError extends Error {}
+
+/** Thrown by a handler to be retried at a given delay (e.g. a receiver's Retry-After). */
+export class RetryLaterError extends Error {
+  constructor(readonly delayMs: number, message = "retry later") {
+    super(message);
+  }
+}
+
+export interface JobContext {
+  jobId: string;
+  /** 1 on the first run. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export interface JobHandler<P = unknown> {
+  kind: string;
+  run(payload: P, ctx: JobContext): Promise<void> | void;
+  /** Default 10. */
+  maxAttempts?: number;
+  /** Delay before retry number `attempt + 1`. Default exponential from 1 s, capped at 1 h, with jitter. */
+  backoffMs?(attempt: number): number;
+  /** How long a claim holds before another worker may take the job. Default 60 s; extended while running. */
+  leaseMs?: number;
+}
+
+export interface EnqueueOptions {
+  delayMs?: number;
+  runAt?: Date;
+  maxAttempts?: number;
+  /** At most one pending job per key: enqueueing again returns the existing job's id. */
+  dedupeKey?: string;
+}
+
+interface JobRow {
+  id: string;
+  kind: string;
+  payload: string;
+  attempts: number;
+  max_attempts: number;
+}
+
+/** Exponential backoff with full jitter in the upper half. */
+export function defaultBackoff(attempt: number): number {
+  const base = Math.min(3_600_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+/**
+ * The durable job queue. Enqueue is synchronous so it can join the caller's transaction:
+ * the job exists exactly when the change that wanted it is committed.
+ */
+export class JobQueue {
+  private handlers = new Map<string, JobHandler<any>>();
+  private running = new Map<Promise<void>, JobRow>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+  private stopping = false;
+  private pumping = false;
+  private stmts;
+
+  constructor(
+    private sqlite: Database,
+    private clock: Clock,
+    private log: Logger,
+    private opts: { concurrency: number; pollMs: number },
+  ) {
+    this.stmts = {
+      insert: sqlite.prepare(
+        `INSERT INTO jobs (id, kind, payload, status, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
+         VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?, ?)`,
+      ),
+      findDedupe: sqlite.prepare(`SELECT id FROM jobs WHERE dedupe_key = ? AND status = 'pending' LIMIT 1`),
+      claim: sqlite.prepare(
+        `UPDATE jobs SET lease_until = ?, attempts = attempts + 1, updated_at = ?
+         WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                     ORDER BY run_at LIMIT 1)
+         RETURNING id, kind, payload, attempts, max_attempts`,
+      ),
+      extend: sqlite.prepare(`UPDATE jobs SET lease_until = ? WHERE id = ? AND attempts = ? AND status = 'pending'`),
+      done: sqlite.prepare(
+        `UPDATE jobs SET status = 'done', lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND attempts = ?`,
+      ),
+      fail: sqlite.prepare(
+        `UPDATE jobs SET status = 'failed', lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND attempts = ?`,
+      ),
+      retry: sqlite.prepare(
+        `UPDATE jobs SET run_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND attempts = ?`,
+      ),
+      release: sqlite.prepare(`UPDATE jobs SET lease_until = NULL, attempts = attempts - 1, updated_at = ? WHERE id = ? AND attempts = ?`),
+      nextDue: sqlite.prepare(`SELECT min(max(run_at, coalesce(lease_until, 0))) AS t FROM jobs WHERE status = 'pending'`),
+    };
+  }
+
+  /** Registers the handler of one job kind. */
+  register<P>(handler: JobHandler<P>): void {
+    if (this.handlers.has(handler.kind)) throw new Error(`job kind ${handler.kind} registered twice`);
+    this.handlers.set(handler.kind, handler);
+  }
+
+  /** Adds a job; call inside a transaction to make it part of that change. Returns the job id. */
+  enqueue(kind: string, payload: unknown, opts: EnqueueOptions = {}): string {
+    if (opts.dedupeKey) {
+      const existing = this.stmts.findDedupe.get(opts.dedupeKey) as { id: string } | null;
+      if (existing) return existing.id;
+    }
+    const now = this.clock.now().getTime();
+    const runAt = opts.runAt ? opts.runAt.getTime() : now + (opts.delayMs ?? 0);
+    const id = Bun.randomUUIDv7();
+    const maxAttempts = opts.maxAttempts ?? this.handlers.get(kind)?.maxAttempts ?? 10;
+    this.stmts.insert.run(id, kind, JSON.stringify(payload ?? null), runAt, maxAttempts, opts.dedupeKey ?? null, now, now);
+    queueMicrotask(() => this.wake());
+    return id;
+  }
+
+  /** Starts the worker loop. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.stopping = false;
+    this.schedule(0);
+  }
+
+  /** Stops claiming; waits for running jobs up to `timeoutMs`, then releases their leases. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const all = Promise.allSettled([...this.running.keys()]);
+    await Promise.race([all, Bun.sleep(timeoutMs)]);
+    // still running after the grace period: hand the job back so the next start runs it again
+    for (const row of this.running.values()) {
+      this.stmts.release.run(this.clock.now().getTime(), row.id, row.attempts);
+      this.log.warn("job released at shutdown", { jobId: row.id, kind: row.kind });
+    }
+    this.running.clear();
+    this.stopping = false;
+  }
+
+  /** Runs every due job now and waits for them (tests and the CLI use this). Returns how many ran. */
+  async runDue(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const row = this.claim();
+      if (!row) break;
+      n++;
+      await this.execute(row);
+    }
+    return n;
+  }
+
+  /** Nudges the loop after new work appeared. */
+  wake(): void {
+    if (this.started && !this.stopping) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.pump(), ms);
+  }
+
+  private pump(): void {
+    this.timer = null;
+    if (!this.started || this.stopping || this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.running.size < this.opts.concurrency) {
+        const row = this.claim();
+        if (!row) break;
+        const p = this.execute(row).finally(() => {
+          this.running.delete(p);
+          this.wake();
+        });
+        this.running.set(p, row);
+      }
+    } catch (err) {
+      this.log.error("job claim failed", { err });
+    } finally {
+      this.pumping = false;
+    }
+    if (this.started && !this.stopping) this.schedule(this.nextDelay());
+  }
+
+  private nextDelay(): number {
+    const row = this.stmts.nextDue.get() as { t: number | null } | null;
+    if (!row || row.t === null) return this.opts.pollMs;
+    return Math.max(0, Math.min(this.opts.pollMs, row.t - this.clock.now().getTime()));
+  }
+
+  private claim(): JobRow | null {
+    const now = this.clock.now().getTime();
+    // the lease is provisional; execute() sets the handler's own lease right away
+    return (this.stmts.claim.get(now + 60_000, now, now, now) as JobRow | null) ?? null;
+  }
+
+  private async execute(row: JobRow): Promise<void> {
+    const handler = this.handlers.get(row.kind);
+    const now = () => this.clock.now().getTime();
+    if (!handler) {
+      this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts);
+      this.log.error("job without handler", { jobId: row.id, kind: row.kind });
+      return;
+    }
+    const leaseMs = handler.leaseMs ?? 60_000;
+    this.stmts.extend.run(now() + leaseMs, row.id, row.attempts);
+    const heartbeat = setInterval(() => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts), Math.max(50, leaseMs / 3));
+    const ctx: JobContext = { jobId: row.id, attempt: row.attempts, maxAttempts: row.max_attempts };
+    try {
+      await handler.run(JSON.parse(row.payload), ctx);
+      this.stmts.done.run(now(), row.id, row.attempts);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof PermanentJobError || row.attempts >= row.max_attempts) {
+        this.stmts.fail.run(message, now(), row.id, row.attempts);
+        this.log.warn("job failed for good", { jobId: row.id, kind: row.kind, attempts: row.attempts, error: message });
+      } else {
+        const delay = err instanceof RetryLaterError ? err.delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
+        this.stmts.retry.run(now() + delay, message, now(), row.id, row.attempts);
+        this.log.debug("job will retry", { jobId: row.id, kind: row.kind, attempt: row.attempts, delayMs: delay, error: message });
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}

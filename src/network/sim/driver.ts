@@ -1,0 +1,226 @@
+import { DriverEmitter } from "../emitter.ts";
+import {
+  NetworkError,
+  type DisconnectReason,
+  type DriverListener,
+  type InboundMessage,
+  type NetworkDriver,
+  type OutboundMessage,
+} from "../driver.ts";
+
+export interface SimOptions {
+  /** How often a pending QR is replaced (the real network: about 20 s). */
+  qrRotateMs: number;
+  /** QRs shown before linking gives up with `pairing_timeout`. */
+  qrMaxRotations: number;
+  /** Deliver `delivered` then `read` receipts by itself after each send. */
+  autoReceipts: boolean;
+  receiptDelayMs: number;
+  /** Latency of network-side steps (connect, reconnect). */
+  latencyMs: number;
+}
+
+const DEFAULTS: SimOptions = { qrRotateMs: 20_000, qrMaxRotations: 6, autoReceipts: false, receiptDelayMs: 50, latencyMs: 5 };
+
+interface SimSession {
+  state: "connecting" | "qr" | "connected";
+  qr?: string;
+  qrTimer?: ReturnType<typeof setTimeout>;
+  rotations: number;
+  phoneNumber?: string;
+  failNext: { count: number; code: string };
+}
+
+/** A sent message as the sim network saw it (tests and demos read these). */
+export interface SimSent {
+  sessionId: string;
+  networkMessageId: string;
+  message: OutboundMessage;
+  at: Date;
+}
+
+/** An in-process messaging network: asynchronous, with the real network's event order. */
+export class SimDriver implements NetworkDriver {
+  readonly name = "sim" as const;
+  readonly opts: SimOptions;
+  readonly sent: SimSent[] = [];
+  private emitter = new DriverEmitter();
+  private sessions = new Map<string, SimSession>();
+  /** The network's side of linked devices: credentials -> phone number. */
+  private devices = new Map<string, string>();
+  private timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(opts: Partial<SimOptions> = {}) {
+    this.opts = { ...DEFAULTS, ...opts };
+  }
+
+  onEvent(listener: DriverListener): () => void {
+    return this.emitter.on(listener);
+  }
+
+  async connect(sessionId: string, opts: { credentials: string | null }): Promise<void> {
+    const existing = this.sessions.get(sessionId);
+    if (existing && existing.state !== "connecting") return;
+    const s: SimSession = existing ?? { state: "connecting", rotations: 0, failNext: { count: 0, code: "send_failed" } };
+    this.sessions.set(sessionId, s);
+    const phone = opts.credentials ? this.devices.get(opts.credentials) : undefined;
+    if (phone) {
+      this.later(this.opts.latencyMs, () => {
+        if (this.sessions.get(sessionId) !== s) return;
+        s.state = "connected";
+        s.phoneNumber = phone;
+        this.emitter.emit({ type: "connected", sessionId, phoneNumber: phone });
+      });
+      return;
+    }
+    this.later(this.opts.latencyMs, () => this.showQr(sessionId, s));
+  }
+
+  async requestPairingCode(sessionId: string, phoneNumber: string): Promise<string> {
+    const s = this.sessions.get(sessionId);
+    if (!s || s.state !== "qr") throw new NetworkError("session is not waiting to be linked", false, "not_pending");
+    const code = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => "ABCDEFGHJKLMNPQRSTVWXYZ23456789"[b % 30]).join("");
+    s.phoneNumber = phoneNumber;
+    return code;
+  }
+
+  async disconnect(sessionId: string, opts: { logout: boolean }): Promise<void> {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    this.clearQr(s);
+    this.sessions.delete(sessionId);
+    if (opts.logout) {
+      for (const [cred, phone] of this.devices) if (phone === s.phoneNumber) this.devices.delete(cred);
+    }
+  }
+
+  async send(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }> {
+    const s = this.sessions.get(sessionId);
+    await Bun.sleep(0);
+    if (!s || s.state !== "connected") throw new NetworkError("session is not connected", true, "not_connected");
+    if (s.failNext.count > 0) {
+      s.failNext.count--;
+      throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
+    }
+    const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
+    this.sent.push({ sessionId, networkMessageId, message, at: new Date() });
+    if (this.opts.autoReceipts) {
+      this.later(this.opts.receiptDelayMs, () => this.receipt(sessionId, networkMessageId, "delivered"));
+      this.later(this.opts.receiptDelayMs * 2, () => this.receipt(sessionId, networkMessageId, "read"));
+    }
+    return { networkMessageId };
+  }
+
+  async shutdown(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const s of this.sessions.values()) this.clearQr(s);
+    this.sessions.clear();
+  }
+
+  // ---- the network's side, driven by the sim routes, `parley sim` and tests ----
+
+  /** The current QR of a session waiting to be linked, if any. */
+  currentQr(sessionId: string): string | undefined {
+    const s = this.sessions.get(sessionId);
+    return s?.state === "qr" ? s.qr : undefined;
+  }
+
+  /** A phone scans the QR: the device is linked and the session connects. */
+  scan(sessionId: string, phoneNumber: string): void {
+    const s = this.sessions.get(sessionId);
+    if (!s || s.state !== "qr") throw new NetworkError("no QR code is pending for this session", false, "not_pending");
+    this.clearQr(s);
+    s.state = "connected";
+    s.phoneNumber = phoneNumber;
+    const credentials = "simcred_" + Bun.randomUUIDv7();
+    this.devices.set(credentials, phoneNumber);
+    this.later(this.opts.latencyMs, () => {
+      this.emitter.emit({ type: "credentials", sessionId, credentials });
+      this.emitter.emit({ type: "connected", sessionId, phoneNumber });
+    });
+  }
+
+  /** A contact sends a message to the session's number. */
+  inbound(sessionId: string, message: Omit<InboundMessage, "networkMessageId" | "timestamp"> & Partial<InboundMessage>): string {
+    this.requireConnected(sessionId);
+    const networkMessageId = message.networkMessageId ?? "SIMIN" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 18);
+    const full: InboundMessage = { ...message, networkMessageId, timestamp: message.timestamp ?? new Date() };
+    this.later(this.opts.latencyMs, () => this.emitter.emit({ type: "inbound", sessionId, message: full }));
+    return networkMessageId;
+  }
+
+  /** The recipient's phone reports delivery or reading. */
+  receipt(sessionId: string, networkMessageId: string, status: "delivered" | "read"): void {
+    this.emitter.emit({ type: "receipt", sessionId, networkMessageId, status, at: new Date() });
+  }
+
+  /** The network ends the link (the user removed the device, or a ban). Credentials die. */
+  logout(sessionId: string, reason: Extract<DisconnectReason, "logged_out" | "replaced" | "banned"> = "logged_out"): void {
+    const s = this.requireConnected(sessionId);
+    for (const [cred, phone] of this.devices) if (phone === s.phoneNumber) this.devices.delete(cred);
+    this.sessions.delete(sessionId);
+    this.later(this.opts.latencyMs, () => {
+      this.emitter.emit({ type: "credentials", sessionId, credentials: null });
+      this.emitter.emit({ type: "disconnected", sessionId, reason, willReconnect: false });
+    });
+  }
+
+  /** A transient drop: the driver reconnects by itself with its stored link. */
+  drop(sessionId: string, reconnectAfterMs = 50): void {
+    const s = this.requireConnected(sessionId);
+    s.state = "connecting";
+    this.emitter.emit({ type: "disconnected", sessionId, reason: "connection_lost", willReconnect: true });
+    this.later(reconnectAfterMs, () => {
+      if (this.sessions.get(sessionId) !== s) return;
+      s.state = "connected";
+      this.emitter.emit({ type: "connected", sessionId, phoneNumber: s.phoneNumber! });
+    });
+  }
+
+  /** The next `count` sends fail with `code`. */
+  failNextSends(sessionId: string, count: number, code = "send_failed"): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new NetworkError("session is not active on the network", false, "not_active");
+    s.failNext = { count, code };
+  }
+
+  private requireConnected(sessionId: string): SimSession {
+    const s = this.sessions.get(sessionId);
+    if (!s || s.state !== "connected") throw new NetworkError("session is not connected", false, "not_connected");
+    return s;
+  }
+
+  private showQr(sessionId: string, s: SimSession): void {
+    if (this.sessions.get(sessionId) !== s || s.state === "connected") return;
+    if (s.rotations >= this.opts.qrMaxRotations) {
+      this.sessions.delete(sessionId);
+      this.emitter.emit({ type: "disconnected", sessionId, reason: "pairing_timeout", willReconnect: false });
+      return;
+    }
+    s.state = "qr";
+    s.rotations++;
+    s.qr = `2@${Bun.randomUUIDv7().replace(/-/g, "")},${btoa(sessionId).slice(0, 24)},${s.rotations}`;
+    const expiresAt = new Date(Date.now() + this.opts.qrRotateMs);
+    this.emitter.emit({ type: "qr", sessionId, qr: s.qr, expiresAt });
+    s.qrTimer = this.later(this.opts.qrRotateMs, () => this.showQr(sessionId, s));
+  }
+
+  private clearQr(s: SimSession): void {
+    if (s.qrTimer) {
+      clearTimeout(s.qrTimer);
+      this.timers.delete(s.qrTimer);
+    }
+    s.qrTimer = undefined;
+    s.qr = undefined;
+  }
+
+  private later(ms: number, fn: () => void): ReturnType<typeof setTimeout> {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+    return t;
+  }
+}

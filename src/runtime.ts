@@ -1,0 +1,68 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { buildApp, type App } from "./app.ts";
+import { systemClock, type Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import { migrate } from "./db/migrate.ts";
+import { openDb, type OpenedDb } from "./db/open.ts";
+import type { AppDeps, Secrets } from "./deps.ts";
+import { JobQueue } from "./jobs/queue.ts";
+import type { Logger } from "./log.ts";
+import type { NetworkDriver } from "./network/driver.ts";
+import { createNetwork } from "./network/select.ts";
+import { loadSecrets } from "./secrets.ts";
+import { createServices, type Services } from "./services.ts";
+import { VERSION } from "./version.ts";
+
+export interface Runtime {
+  deps: AppDeps;
+  services: Services;
+  app: App;
+  /** Stops services and jobs, shuts the network down and closes the database. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOverrides {
+  /** ":memory:" for tests; default `<dataDir>/parley.db`. */
+  dbPath?: string;
+  clock?: Clock;
+  network?: NetworkDriver;
+  secrets?: Secrets;
+}
+
+/** Opens and migrates the database and builds deps, services and the app. */
+export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
+  const dbPath = o.dbPath ?? join(config.dataDir, "parley.db");
+  if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const opened: OpenedDb = openDb(dbPath, { synchronous: config.dbSynchronous });
+  const applied = migrate(opened.db);
+  if (applied) log.info("database migrated", { applied, path: dbPath });
+  const clock = o.clock ?? systemClock;
+  const deps: AppDeps = {
+    config,
+    db: opened.db,
+    sqlite: opened.sqlite,
+    clock,
+    log,
+    network: o.network ?? (await createNetwork(config, log, config.dataDir)),
+    jobs: new JobQueue(opened.sqlite, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }),
+    secrets: o.secrets ?? loadSecrets(config),
+    version: VERSION,
+  };
+  const services = createServices(deps);
+  const app = buildApp(deps);
+  let closed = false;
+  return {
+    deps,
+    services,
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await services.stop();
+      await deps.jobs.stop(config.shutdownTimeoutMs);
+      await deps.network.shutdown();
+      opened.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Config } from "./config.ts";
+import { startPeriodic } from "./jobs/periodic.ts";
+import type { Logger } from "./log.ts";
+import { createRuntime, type Runtime } from "./runtime.ts";
+
+export interface RunningServer {
+  runtime: Runtime;
+  port: number;
+  url: string;
+  /** Graceful stop: no new connections, jobs finished or released, database closed. */
+  stop(): Promise<void>;
+}
+
+/** Starts Parley: migrate, listen, start jobs, periodic jobs and services. */
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const runtime = await createRuntime(config, log);
+  // Elysia's own listen wires its WebSocket handlers into Bun.serve
+  runtime.app.listen({
+    hostname: config.host,
+    port: config.port,
+    // the per-route caps (JSON 1 MiB, media) are enforced in the app, inside the envelope
+    maxRequestBodySize: config.mediaBodyLimit + 1024 * 1024,
+  });
+  const server = runtime.app.server!;
+  runtime.deps.jobs.start();
+  const periodic = startPeriodic(runtime.services.periodic, log);
+  await runtime.services.start();
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, version: runtime.deps.version });
+  let stopping: Promise<void> | null = null;
+  return {
+    runtime,
+    port: server.port ?? config.port,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        log.info("shutting down");
+        periodic.stop();
+        await runtime.app.stop(false); // stop accepting; in-flight requests finish
+        await runtime.close();
+        log.info("stopped");
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { ManualClock } from "../../src/clock.ts";
+import { loadConfig, type ConfigKey } from "../../src/config.ts";
+import { silentLogger, type Logger } from "../../src/log.ts";
+import { SimDriver, type SimOptions } from "../../src/network/sim/driver.ts";
+import { createRuntime, type Runtime } from "../../src/runtime.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface TestApp extends Runtime {
+  clock: ManualClock;
+  sim: SimDriver;
+  /** Sends a request through `app.handle` and parses the JSON body. */
+  request(method: string, path: string, opts?: RequestOpts): Promise<TestResponse>;
+}
+
+export interface RequestOpts {
+  body?: unknown;
+  token?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Record<ConfigKey, unknown>>;
+  clock?: ManualClock;
+  sim?: Partial<SimOptions>;
+  log?: Logger;
+}
+
+/** A test app on in-memory SQLite with the real migrations, a manual clock and the sim network. */
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
+  const config = loadConfig({ network: "sim", dataDir, logLevel: "silent", captcha: "off", ...opts.config });
+  const clock = opts.clock ?? new ManualClock(new Date());
+  const sim = new SimDriver({ latencyMs: 1, ...opts.sim });
+  const runtime = await createRuntime(config, opts.log ?? silentLogger, {
+    dbPath: ":memory:",
+    clock,
+    network: sim,
+    secrets: { jwtSecret: "test-secret-".padEnd(48, "x"), credentialKey: "00".repeat(32) },
+  });
+  return {
+    ...runtime,
+    clock,
+    sim,
+    request: (method, path, o = {}) => send(runtime, method, path, o),
+  };
+}
+
+async function send(runtime: Runtime, method: string, path: string, o: RequestOpts): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  if (o.apiKey) headers["x-api-key"] = o.apiKey;
+  let body: BodyInit | undefined;
+  if (o.body !== undefined) {
+    if (typeof o.body === "string" || o.body instanceof FormData || o.body instanceof Uint8Array) body = o.body as BodyInit;
+    else {
+      body = JSON.stringify(o.body);
+      headers["content-type"] ??= "application/json";
+    }
+  }
+  const res = await runtime.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}

@@ -1,0 +1,55 @@
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "../..");
+export const BUN = process.execPath;
+
+export interface ChildServer {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  port: number;
+  /** Everything the child wrote to stderr so far (its logs). */
+  logs(): string;
+  /** SIGTERM and wait; returns the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/**
+ * Starts a real Parley server as a child process on a free port and waits for its
+ * readiness line. `cmd` defaults to running from source with Bun.
+ */
+export async function spawnServer(opts: { dataDir: string; args?: string[]; env?: Record<string, string>; cmd?: string[]; cwd?: string }): Promise<ChildServer> {
+  const cmd = opts.cmd ?? [BUN, join(ROOT, "src/main.ts")];
+  const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--data-dir", opts.dataDir, "--network", "sim", "--log-format", "json", ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, PARLEY_LOG_LEVEL: "info", ...opts.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let stderr = "";
+  (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
+  })();
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const deadline = Date.now() + 20_000;
+  while (!out.includes("\n")) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`server exited before listening (code ${await proc.exited}): ${stderr}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const line = JSON.parse(out.split("\n")[0]!) as { listening: string; port: number };
+  return {
+    proc,
+    url: line.listening,
+    port: line.port,
+    logs: () => stderr,
+    async stop(signal = "SIGTERM") {
+      proc.kill(signal);
+      return await proc.exited;
+    },
+  };
+}

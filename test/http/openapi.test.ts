@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+/** Elysia path `/a/:id` -> OpenAPI `/a/{id}`. */
+const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
+const HIDDEN = new Set(["/openapi.json", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"]);
+
+test("GET /openapi.json is OpenAPI 3.0.x", async () => {
+  const r = await t.request("GET", "/openapi.json");
+  expect(r.status).toBe(200);
+  expect(r.body.openapi).toMatch(/^3\.0\.\d+$/);
+  expect(r.body.info.title).toBe("Parley API");
+});
+
+test("every route of the app is in the document", async () => {
+  const doc = (await t.request("GET", "/openapi.json")).body;
+  const missing: string[] = [];
+  for (const route of t.app.routes) {
+    if (HIDDEN.has(route.path) || route.path.startsWith("/api/ws") || route.method === "WS") continue;
+    const path = toOpenApiPath(route.path);
+    if (!doc.paths[path]?.[route.method.toLowerCase()]) missing.push(`${route.method} ${path}`);
+  }
+  expect(missing).toEqual([]);
+  expect(t.app.routes.length).toBeGreaterThan(2);
+});
+
+test("/docs renders from embedded assets only (no CDN)", async () => {
+  const r = await t.app.handle(new Request("http://localhost/docs"));
+  const html = await r.text();
+  expect(r.status).toBe(200);
+  expect(html).toContain("/docs/assets/swagger-ui-bundle.js");
+  expect(html).not.toMatch(/(src|href)="https?:\/\//);
+  const js = await t.app.handle(new Request("http://localhost/docs/assets/swagger-ui-bundle.js"));
+  expect(js.status).toBe(200);
+  expect((await js.text()).length).toBeGreaterThan(100_000);
+});

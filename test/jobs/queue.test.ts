@@ -1,0 +1,160 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/clock.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { openDb, type OpenedDb } from "../../src/db/open.ts";
+import { JobQueue, PermanentJobError, RetryLaterError } from "../../src/jobs/queue.ts";
+import { silentLogger } from "../../src/log.ts";
+
+let opened: OpenedDb;
+let clock: ManualClock;
+let q: JobQueue;
+const row = (id: string) => opened.sqlite.query("SELECT * FROM jobs WHERE id = ?").get(id) as any;
+
+beforeEach(() => {
+  opened = openDb(":memory:");
+  migrate(opened.db);
+  clock = new ManualClock();
+  q = new JobQueue(opened.sqlite, clock, silentLogger, { concurrency: 2, pollMs: 20 });
+});
+afterEach(async () => {
+  await q.stop(100);
+  opened.close();
+});
+
+describe("durable jobs", () => {
+  test("a job runs once with its payload and is marked done", async () => {
+    const seen: unknown[] = [];
+    q.register({ kind: "hello", run: (p) => void seen.push(p) });
+    const id = q.enqueue("hello", { n: 1 });
+    expect(await q.runDue()).toBe(1);
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(row(id)).toMatchObject({ status: "done", attempts: 1 });
+    expect(await q.runDue()).toBe(0);
+  });
+
+  test("a failing job is retried after its backoff, not before", async () => {
+    let calls = 0;
+    q.register({
+      kind: "flaky",
+      backoffMs: () => 5000,
+      run: () => {
+        calls++;
+        if (calls < 3) throw new Error(`fail ${calls}`);
+      },
+    });
+    const id = q.enqueue("flaky", {});
+    await q.runDue();
+    expect(row(id)).toMatchObject({ status: "pending", attempts: 1, last_error: "fail 1" });
+    clock.advance(4999);
+    expect(await q.runDue()).toBe(0);
+    clock.advance(1);
+    await q.runDue();
+    clock.advance(5000);
+    await q.runDue();
+    expect(calls).toBe(3);
+    expect(row(id)).toMatchObject({ status: "done", attempts: 3 });
+  });
+
+  test("a job that keeps failing stops at its attempt limit with the last error kept", async () => {
+    q.register({ kind: "doomed", maxAttempts: 3, backoffMs: () => 10, run: (_p, ctx) => Promise.reject(new Error(`boom #${ctx.attempt}`)) });
+    const id = q.enqueue("doomed", {});
+    for (let i = 0; i < 10; i++) {
+      await q.runDue();
+      clock.advance(10);
+    }
+    expect(row(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "boom #3" });
+  });
+
+  test("a job that crashed mid-run is claimed again once its lease expires", async () => {
+    q.register({ kind: "work", leaseMs: 30_000, run: () => {} });
+    const id = q.enqueue("work", {});
+    // simulate a worker that claimed the job and then died (process killed): lease set, never finished
+    const now = clock.now().getTime();
+    opened.sqlite.query("UPDATE jobs SET lease_until = ?, attempts = 1 WHERE id = ?").run(now + 30_000, id);
+    expect(await q.runDue()).toBe(0);
+    clock.advance(30_000);
+    expect(await q.runDue()).toBe(1);
+    expect(row(id)).toMatchObject({ status: "done", attempts: 2 });
+  });
+
+  test("a finished worker cannot overwrite a job re-claimed after its lease expired (fencing)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let runs = 0;
+    q.register({ kind: "slow", leaseMs: 60_000, run: async () => { runs++; if (runs === 1) await gate; } });
+    const id = q.enqueue("slow", {});
+    const first = q.runDue();
+    await Bun.sleep(5);
+    // the lease expires while the first run hangs (e.g. the machine was suspended)
+    opened.sqlite.query("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
+    await q.runDue(); // second claim runs and completes
+    expect(row(id)).toMatchObject({ status: "done", attempts: 2 });
+    // an operator then marks it failed; the stale worker's late "done" must not apply
+    opened.sqlite.query("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
+    release();
+    await first;
+    expect(row(id)).toMatchObject({ status: "failed", attempts: 2 });
+  });
+
+  test("PermanentJobError fails at once; RetryLaterError sets the delay", async () => {
+    q.register({ kind: "perm", run: () => { throw new PermanentJobError("bad payload"); } });
+    q.register({ kind: "later", run: (_p, ctx) => { if (ctx.attempt === 1) throw new RetryLaterError(120_000); } });
+    const a = q.enqueue("perm", {});
+    const b = q.enqueue("later", {});
+    await q.runDue();
+    expect(row(a)).toMatchObject({ status: "failed", attempts: 1, last_error: "bad payload" });
+    expect(row(b).run_at).toBe(clock.now().getTime() + 120_000);
+    clock.advance(120_000);
+    await q.runDue();
+    expect(row(b).status).toBe("done");
+  });
+
+  test("enqueue inside a rolled-back transaction leaves no job", () => {
+    q.register({ kind: "tx", run: () => {} });
+    const tx = opened.sqlite.transaction(() => {
+      q.enqueue("tx", {});
+      throw new Error("rollback");
+    });
+    expect(() => tx()).toThrow("rollback");
+    expect((opened.sqlite.query("SELECT count(*) AS n FROM jobs").get() as any).n).toBe(0);
+  });
+
+  test("a dedupe key keeps one pending job", () => {
+    q.register({ kind: "d", run: () => {} });
+    const a = q.enqueue("d", {}, { dedupeKey: "k" });
+    const b = q.enqueue("d", {}, { dedupeKey: "k" });
+    expect(b).toBe(a);
+  });
+
+  test("delayed jobs wait for their time", async () => {
+    q.register({ kind: "d", run: () => {} });
+    q.enqueue("d", {}, { delayMs: 1000 });
+    expect(await q.runDue()).toBe(0);
+    clock.advance(1000);
+    expect(await q.runDue()).toBe(1);
+  });
+
+  test("the worker loop runs jobs by itself, at most `concurrency` at once", async () => {
+    const real = new JobQueue(opened.sqlite, { now: () => new Date() }, silentLogger, { concurrency: 2, pollMs: 10 });
+    let active = 0;
+    let peak = 0;
+    let done = 0;
+    real.register({ kind: "c", run: async () => { active++; peak = Math.max(peak, active); await Bun.sleep(10); active--; done++; } });
+    for (let i = 0; i < 6; i++) real.enqueue("c", { i });
+    real.start();
+    for (let i = 0; i < 200 && done < 6; i++) await Bun.sleep(5);
+    await real.stop(1000);
+    expect(done).toBe(6);
+    expect(peak).toBe(2);
+  });
+
+  test("stop releases a job still running after the grace period", async () => {
+    const real = new JobQueue(opened.sqlite, { now: () => new Date() }, silentLogger, { concurrency: 1, pollMs: 10 });
+    real.register({ kind: "stuck", run: () => new Promise(() => {}) });
+    const id = real.enqueue("stuck", {});
+    real.start();
+    for (let i = 0; i < 100 && row(id).lease_until === null; i++) await Bun.sleep(5);
+    await real.stop(20);
+    expect(row(id)).toMatchObject({ status: "pending", lease_until: null, attempts: 0 });
+  });
+});
