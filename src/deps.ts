@@ -2,9 +2,11 @@ import type { Database } from "bun:sqlite";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DB } from "./db/open.ts";
+import type { EventBus } from "./events/bus.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
 import type { NetworkDriver } from "./network/driver.ts";
+import type { Notifier } from "./notify/notifier.ts";
 
 /** Secrets that live in the data dir (generated on first start unless configured). */
 export interface Secrets {
@@ -22,6 +24,9 @@ export interface AppDeps {
   log: Logger;
   network: NetworkDriver;
   jobs: JobQueue;
+  /** the one publisher of domain events (webhooks, real-time) */
+  bus: EventBus;
+  notifier: Notifier;
   secrets: Secrets;
   version: string;
 }

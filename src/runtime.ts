@@ -6,10 +6,13 @@ import type { Config } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { openDb, type OpenedDb } from "./db/open.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
+import { EventBus } from "./events/bus.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
 import type { NetworkDriver } from "./network/driver.ts";
 import { createNetwork } from "./network/select.ts";
+import { LogNotifier } from "./notify/log-notifier.ts";
+import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
 import { VERSION } from "./version.ts";
@@ -28,6 +31,7 @@ export interface RuntimeOverrides {
   clock?: Clock;
   network?: NetworkDriver;
   secrets?: Secrets;
+  notifier?: Notifier;
 }
 
 /** Opens and migrates the database and builds deps, services and the app. */
@@ -46,6 +50,8 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     log,
     network: o.network ?? (await createNetwork(config, log, config.dataDir)),
     jobs: new JobQueue(opened.sqlite, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }),
+    bus: new EventBus(opened.sqlite, clock, log.child({ component: "events" })),
+    notifier: o.notifier ?? new LogNotifier(log.child({ component: "notify" })),
     secrets: o.secrets ?? loadSecrets(config),
     version: VERSION,
   };

@@ -1,0 +1,17 @@
+import type { Role } from "../modules/users/table.ts";
+
+/** The permission groups of D5. */
+export type Permission = "read" | "messaging" | "manage" | "team" | "billing";
+
+const MATRIX: Record<Permission, readonly Role[]> = {
+  read: ["owner", "admin", "agent", "viewer"],
+  messaging: ["owner", "admin", "agent"],
+  manage: ["owner", "admin"],
+  team: ["owner", "admin"],
+  billing: ["owner"],
+};
+
+/** Whether a role holds a permission (D5). */
+export function can(role: Role, permission: Permission): boolean {
+  return MATRIX[permission].includes(role);
+}

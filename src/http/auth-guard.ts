@@ -1,0 +1,78 @@
+import { Elysia } from "elysia";
+import { can, type Permission } from "../auth/permissions.ts";
+import { tokenKeys, verifyToken } from "../auth/tokens.ts";
+import type { AppDeps } from "../deps.ts";
+import { errors } from "../errors.ts";
+import type { Role } from "../modules/users/table.ts";
+
+/** Who is calling, resolved by the guards. */
+export type AuthContext =
+  | { kind: "user"; userId: string; workspaceId: string; role: Role }
+  | { kind: "apiKey"; apiKeyId: string; workspaceId: string; role: Role };
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
+export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
+  const token = header?.match(BEARER)?.[1];
+  if (!token) throw errors.unauthorized("Missing bearer token");
+  const claims = await verifyToken(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock, token, "access");
+  if (!claims) throw errors.unauthorized("Invalid or expired token");
+  // the role and membership are read fresh: a removed or demoted member loses access at once
+  const user = deps.sqlite.query("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?").get(claims.sub) as
+    | { role: Role; workspaceId: string }
+    | null;
+  if (!user || user.workspaceId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
+  return { kind: "user", userId: claims.sub, workspaceId: user.workspaceId, role: user.role };
+}
+
+/** Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of its workspace. */
+export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
+  if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
+  const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
+  const row = deps.sqlite
+    .query("SELECT id, workspace_id AS workspaceId, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?")
+    .get(hash) as { id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null } | null;
+  const now = deps.clock.now().getTime();
+  if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
+  return { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" };
+}
+
+function requirePermission(auth: AuthContext, permission: Permission): void {
+  if (!can(auth.role, permission)) throw errors.forbidden(`Your role (${auth.role}) cannot do this`);
+}
+
+/**
+ * Route options `{ jwt: "<permission>" }`, `{ apiKey: "<permission>" }` or
+ * `{ jwtOrApiKey: "<permission>" }` put `auth` in the handler's context.
+ */
+export function authGuard(deps: AppDeps) {
+  return new Elysia({ name: "parley-auth-guard" }).macro({
+    jwt: (permission: Permission) => ({
+      detail: { security: [{ bearer: [] }] },
+      async resolve({ headers }) {
+        const auth = await authenticateJwt(deps, headers.authorization);
+        requirePermission(auth, permission);
+        return { auth };
+      },
+    }),
+    apiKey: (permission: Permission) => ({
+      detail: { security: [{ apiKey: [] }] },
+      resolve({ headers }) {
+        const auth = authenticateApiKey(deps, headers["x-api-key"]);
+        requirePermission(auth, permission);
+        return { auth };
+      },
+    }),
+    jwtOrApiKey: (permission: Permission) => ({
+      detail: { security: [{ bearer: [] }, { apiKey: [] }] },
+      async resolve({ headers }) {
+        const auth = headers["x-api-key"] && !headers.authorization
+          ? authenticateApiKey(deps, headers["x-api-key"])
+          : await authenticateJwt(deps, headers.authorization);
+        requirePermission(auth, permission);
+        return { auth };
+      },
+    }),
+  });
+}

@@ -1,0 +1,19 @@
+import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** A workspace (tenant). Times are unix ms. */
+export const workspaces = sqliteTable("workspaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** plan id of the catalogue: free, starter, growth, pro */
+  planId: text("plan_id").notNull().default("growth"),
+  subscriptionStatus: text("subscription_status", { enum: ["trialing", "active", "free", "paused", "past_due", "cancelled"] })
+    .notNull()
+    .default("trialing"),
+  billingInterval: text("billing_interval", { enum: ["monthly", "annual"] }),
+  trialEndsAt: integer("trial_ends_at"),
+  currentPeriodEnd: integer("current_period_end"),
+  /** every member must pass a second factor at login */
+  require2fa: integer("require_2fa", { mode: "boolean" }).notNull().default(false),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
