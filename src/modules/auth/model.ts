@@ -56,8 +56,14 @@ export function loginBody(captcha: boolean) {
 }
 export type LoginInput = z.infer<ReturnType<typeof loginBody>>;
 
-/** Body of the verification routes that take no input; the token may also come in the body (D3). */
-export const registrationTokenBody = z.object({ registrationToken: token.optional() }).optional();
+/**
+ * Body of the verification routes that take no input; the token may also come in the body (D3).
+ * A bodiless POST arrives as "" and counts as no body.
+ */
+export const registrationTokenBody = z.preprocess(
+  (v) => (v === "" || v === null ? undefined : v),
+  z.object({ registrationToken: token.optional() }).optional(),
+);
 
 export const mobileVerifyBody = z.object({ otpCode: otpCodeField, registrationToken: token.optional() });
 
