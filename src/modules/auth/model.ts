@@ -29,7 +29,7 @@ const token = z.string({ error: "is required" }).min(1, "is required").max(4096,
 
 /** captchaId/captchaAnswer: required when the operator's captcha is `image`, ignored when `off`. */
 function captchaFields(required: boolean): { captchaId: z.ZodType<string | undefined>; captchaAnswer: z.ZodType<string | undefined> } {
-  const id = z.uuid({ error: "must be the captchaId from GET /api/auth/captcha" });
+  const id = z.uuid({ error: (i) => (i.input === undefined ? "is required" : "must be the captchaId from GET /api/auth/captcha") });
   const answer = z.string({ error: "is required" }).trim().min(1, "is required").max(16, "is too long");
   return required ? { captchaId: id, captchaAnswer: answer } : { captchaId: id.optional(), captchaAnswer: answer.optional() };
 }
