@@ -23,7 +23,7 @@ export function verificationMail(publicUrl: string, to: string, name: string, co
   return {
     to,
     kind: "verification",
-    subject: `Your Parley verification code: ${code}`,
+    subject: "Your Parley verification code",
     text: `Hello ${name},\n\nYour email verification code is: ${code}\n\nIt is valid for ${minutes} minutes. Enter it at ${url}\n\nIf you did not sign up for Parley, ignore this mail.\n`,
     html: html("Verify your email", [
       `Hello ${esc(name)},`,

@@ -121,3 +121,21 @@ describe("OTP codes", () => {
     expect(r.body.errors.otpCode).toBeDefined();
   });
 });
+
+describe("delivery failures", () => {
+  test("the session channel without a connected session: 502 CHATAPP_UNAVAILABLE, and no code is kept", async () => {
+    const s = await createAuthApp({ config: { mobileChannel: "session", mobileSession: "otp-sender" } });
+    try {
+      const a = await registered(s);
+      const r = await s.request("POST", "/api/auth/mobile/send-otp", { token: a.registrationToken });
+      expect(r.status).toBe(502);
+      expect(r.body.code).toBe("CHATAPP_UNAVAILABLE");
+      expect(s.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes").get()).toEqual({ n: 0 });
+      expect(s.deps.sqlite.query("SELECT channel, status, error FROM notifications").all()).toEqual([
+        { channel: "session", status: "failed", error: 'no session named "otp-sender"' },
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+});
