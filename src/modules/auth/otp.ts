@@ -40,6 +40,7 @@ export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string): 
   const db = kit.deps.db;
   const now = nowMs(kit);
   return db.transaction((tx) => {
+    // counted per destination across users and workspaces: one phone or inbox, one budget
     const recent = tx
       .select({ createdAt: otpCodes.createdAt })
       .from(otpCodes)
