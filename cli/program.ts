@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 import { migrateCommand } from "./migrate.ts";
+import { outboxCommand } from "./outbox.ts";
 import { serveCommand } from "./serve.ts";
 
 /** The `parley` command line; every command registers itself here. */
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   serveCommand(program);
   migrateCommand(program);
+  outboxCommand(program);
   program
     .command("version")
     .description("print the version")

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "./deps.ts";
 import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
+import { authRoutes } from "./modules/auth/routes.ts";
 import { docsRoutes } from "./modules/docs/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
 
@@ -11,7 +12,8 @@ export function buildApp(deps: AppDeps) {
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
     .use(docsRoutes(deps.version))
-    .use(healthRoutes(deps));
+    .use(healthRoutes(deps))
+    .use(authRoutes(deps));
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -52,6 +52,13 @@ export const configSchema = z.object({
   trialEndPolicy: z.enum(["free", "pause"]).default("free"),
   rateLimitPerMinute: int(1, 1_000_000).default(600),
   authRateLimitPerMinute: int(1, 1_000_000).default(10),
+  /** failed logins per account and IP within loginFailureWindowMinutes before 429 (D3) */
+  loginFailureLimit: int(1, 1000).default(5),
+  loginFailureWindowMinutes: int(1, 1440).default(15),
+  /** argon2id hashes computed at once; the rest wait (a login flood cannot exhaust the machine) */
+  passwordHashConcurrency: int(1, 64).default(2),
+  /** take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it) */
+  trustProxy: bool.default(false),
   webhookAllowHttp: bool.default(false),
   webhookAllowPrivate: bool.default(false),
   webhookTimeoutMs: int(100, 120_000).default(10_000),

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { CaptchaGenerator } from "./auth/captcha.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DB } from "./db/open.ts";
@@ -27,6 +28,8 @@ export interface AppDeps {
   /** the one publisher of domain events (webhooks, real-time) */
   bus: EventBus;
   notifier: Notifier;
+  /** draws captcha challenges (D3) */
+  captcha: CaptchaGenerator;
   secrets: Secrets;
   version: string;
 }

@@ -11,7 +11,8 @@ import { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
 import type { NetworkDriver } from "./network/driver.ts";
 import { createNetwork } from "./network/select.ts";
-import { LogNotifier } from "./notify/log-notifier.ts";
+import { imageCaptcha, type CaptchaGenerator } from "./auth/captcha.ts";
+import { ChannelNotifier } from "./notify/channel-notifier.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
@@ -32,6 +33,8 @@ export interface RuntimeOverrides {
   network?: NetworkDriver;
   secrets?: Secrets;
   notifier?: Notifier;
+  /** captcha challenges (tests inject one whose answers they know) */
+  captcha?: CaptchaGenerator;
 }
 
 /** Opens and migrates the database and builds deps, services and the app. */
@@ -42,16 +45,20 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   const applied = migrate(opened.db);
   if (applied) log.info("database migrated", { applied, path: dbPath });
   const clock = o.clock ?? systemClock;
+  const network = o.network ?? (await createNetwork(config, log, config.dataDir));
+  const notifier =
+    o.notifier ?? new ChannelNotifier({ config, db: opened.db, sqlite: opened.sqlite, clock, log: log.child({ component: "notify" }), network });
   const deps: AppDeps = {
     config,
     db: opened.db,
     sqlite: opened.sqlite,
     clock,
     log,
-    network: o.network ?? (await createNetwork(config, log, config.dataDir)),
+    network,
     jobs: new JobQueue(opened.sqlite, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }),
     bus: new EventBus(opened.sqlite, clock, log.child({ component: "events" })),
-    notifier: o.notifier ?? new LogNotifier(log.child({ component: "notify" })),
+    notifier,
+    captcha: o.captcha ?? imageCaptcha,
     secrets: o.secrets ?? loadSecrets(config),
     version: VERSION,
   };
@@ -68,6 +75,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       await services.stop();
       await deps.jobs.stop(config.shutdownTimeoutMs);
       await deps.network.shutdown();
+      if (notifier instanceof ChannelNotifier) notifier.close();
       opened.close();
     },
   };

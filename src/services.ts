@@ -1,5 +1,6 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
+import { authPeriodicJobs } from "./modules/auth/periodic.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -23,6 +24,7 @@ export function createServices(deps: AppDeps): Services {
         deps.sqlite.query("DELETE FROM jobs WHERE status = 'done' AND updated_at < ?").run(cutoff);
       },
     },
+    ...authPeriodicJobs(deps),
   ];
   return {
     periodic,

@@ -9,6 +9,18 @@ export type TokenType = "access" | "registration" | "login_challenge";
 export const ACCESS_TTL_SECONDS = 15 * 60;
 export const ACCESS_TTL_TEXT = "15m";
 
+/** Lifetime of each token type (D3); a token whose iat is older than this is refused whatever its exp says. */
+export const TOKEN_TTL_SECONDS: Record<TokenType, number> = {
+  access: ACCESS_TTL_SECONDS,
+  registration: 30 * 60,
+  login_challenge: 10 * 60,
+};
+
+/** Longest token the guards will parse; anything longer is refused before any crypto. */
+export const MAX_TOKEN_LENGTH = 4096;
+
+const ROLE_VALUES: readonly string[] = ["owner", "admin", "agent", "viewer"];
+
 export interface TokenClaims {
   sub: string;
   tenant: string;
@@ -44,20 +56,25 @@ export async function signToken(keys: TokenKeys, clock: Clock, claims: TokenClai
 }
 
 /**
- * Verifies a JWT: HS256 only (no `none`, no other algorithm), signature, exp (required),
- * iat, iss, aud, sub, tenant and the expected `typ`. Returns null on any failure.
+ * Verifies a JWT: HS256 only (no `none`, no other algorithm), signature, header typ JWT,
+ * exp (required), iat (not in the future, not older than the type's lifetime), iss, aud, sub,
+ * tenant, jti, the expected `typ` claim, and for access tokens a known role. Null on any failure.
  */
 export async function verifyToken(keys: TokenKeys, clock: Clock, token: string, expected: TokenType): Promise<TokenClaims | null> {
+  if (token.length > MAX_TOKEN_LENGTH) return null;
   try {
     const { payload } = await jwtVerify(token, keys.secret, {
       algorithms: ["HS256"],
+      typ: "JWT",
       issuer: keys.issuer,
       audience: keys.audience,
-      requiredClaims: ["exp", "iat", "sub", "tenant", "typ"],
+      requiredClaims: ["exp", "iat", "sub", "tenant", "typ", "jti"],
+      maxTokenAge: TOKEN_TTL_SECONDS[expected],
       currentDate: clock.now(),
       clockTolerance: 5,
     });
     if (payload.typ !== expected || typeof payload.sub !== "string" || typeof payload.tenant !== "string") return null;
+    if (expected === "access" && !ROLE_VALUES.includes(payload.role as string)) return null;
     return payload as unknown as TokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;

@@ -21,3 +21,15 @@ export interface Notifier {
   /** Sends a mobile code over the configured channel (log, session, http). */
   sendMobile(message: MobileMessage): Promise<void>;
 }
+
+/** A channel refused or could not be reached; the attempt is already recorded as failed. */
+export class NotifyError extends Error {
+  constructor(
+    readonly channel: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "NotifyError";
+  }
+}

@@ -1,0 +1,49 @@
+import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "../src/db/migrate.ts";
+import { openDb } from "../src/db/open.ts";
+import { listOutbox } from "../src/notify/outbox.ts";
+import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+
+/** `parley outbox`: the log channel's messages (D4), newest first; works beside a running server. */
+export function outboxCommand(program: Command): void {
+  program
+    .command("outbox")
+    .description("list mail and mobile codes of the log channel (the local outbox), newest first")
+    .option(...DATA_DIR_FLAG)
+    .option("--json", "print a JSON array")
+    .option("--to <recipient>", "only messages to this email or phone number")
+    .option("-n, --limit <n>", "how many messages", "20")
+    .action((flags: { dataDir?: string; json?: boolean; to?: string; limit: string }) => {
+      const config = configOrExit({ dataDir: flags.dataDir });
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        process.stderr.write("parley: --limit must be an integer from 1 to 1000\n");
+        process.exit(2);
+      }
+      const path = join(config.dataDir, "parley.db");
+      if (!existsSync(path)) {
+        process.stdout.write(flags.json ? "[]\n" : `no database in ${config.dataDir} yet\n`);
+        return;
+      }
+      const opened = openDb(path, { synchronous: config.dbSynchronous });
+      try {
+        migrate(opened.db);
+        const to = flags.to?.trim().toLowerCase();
+        const entries = listOutbox(opened.db, { to, limit });
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(entries, null, 2) + "\n");
+          return;
+        }
+        if (!entries.length) process.stdout.write("the outbox is empty\n");
+        for (const e of entries) {
+          process.stdout.write(`── ${e.createdAt}  ${e.medium} to ${e.to}  (${e.kind})\n`);
+          if (e.subject) process.stdout.write(`Subject: ${e.subject}\n`);
+          process.stdout.write(`${(e.text ?? "").trimEnd()}\n\n`);
+        }
+      } finally {
+        opened.close();
+      }
+    });
+}

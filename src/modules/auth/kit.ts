@@ -1,0 +1,36 @@
+import { hasherFor, type PasswordHasher } from "../../auth/passwords.ts";
+import { tokenKeys, type TokenKeys } from "../../auth/tokens.ts";
+import type { AppDeps } from "../../deps.ts";
+import { createOidcVerifier, type OidcVerifier } from "./oidc.ts";
+import { WindowCounter } from "./throttle.ts";
+
+/** What the auth services share for one app: deps plus the long-lived helpers built once. */
+export interface AuthKit {
+  deps: AppDeps;
+  keys: TokenKeys;
+  hasher: PasswordHasher;
+  oidc: OidcVerifier | null;
+  /** per IP and route (D3: 10 a minute) */
+  routeLimiter: WindowCounter;
+  /** failed logins per account and IP (D3: 5 per 15 minutes) */
+  loginFailures: WindowCounter;
+  /** base of links in mail */
+  publicUrl: string;
+}
+
+/** Builds the kit of an app. */
+export function createAuthKit(deps: AppDeps): AuthKit {
+  const { config, clock } = deps;
+  return {
+    deps,
+    keys: tokenKeys(config, deps.secrets.jwtSecret),
+    hasher: hasherFor(config),
+    oidc: createOidcVerifier(config, clock, deps.log.child({ component: "oidc" })),
+    routeLimiter: new WindowCounter(clock, config.authRateLimitPerMinute, 60_000),
+    loginFailures: new WindowCounter(clock, config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
+    publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
+  };
+}
+
+/** Now in unix ms from the injected clock. */
+export const nowMs = (kit: AuthKit) => kit.deps.clock.now().getTime();

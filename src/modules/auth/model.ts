@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { isCommonPassword } from "../../auth/common-passwords.ts";
+
+/** Lower-cased, trimmed email (users are unique by it). */
+export const emailField = z
+  .string({ error: "is required" })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: "must be a valid email address" }).max(254, "must be at most 254 characters"));
+
+/** A new password (D3): 8-128 characters and not one of the most common passwords. */
+export const newPasswordField = z
+  .string({ error: "is required" })
+  .min(8, "must be at least 8 characters")
+  .max(128, "must be at most 128 characters")
+  .refine((p) => !isCommonPassword(p), "is too common; choose a less predictable password");
+
+/** A password being checked (login, current password): only bounded, never judged. */
+export const passwordField = z.string({ error: "is required" }).min(1, "is required").max(128, "must be at most 128 characters");
+
+/** Digits with the country code, no plus, 8 to 15 digits (D1). */
+export const mobileField = z.string({ error: "is required" }).regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus sign");
+
+const label = () => z.string({ error: "is required" }).trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
+
+export const otpCodeField = z.string({ error: "is required" }).regex(/^\d{6}$/, "must be 6 digits");
+
+const token = z.string({ error: "is required" }).min(1, "is required").max(4096, "is too long");
+
+/** captchaId/captchaAnswer: required when the operator's captcha is `image`, ignored when `off`. */
+function captchaFields(required: boolean): { captchaId: z.ZodType<string | undefined>; captchaAnswer: z.ZodType<string | undefined> } {
+  const id = z.uuid({ error: (i) => (i.input === undefined ? "is required" : "must be the captchaId from GET /api/auth/captcha") });
+  const answer = z.string({ error: "is required" }).trim().min(1, "is required").max(16, "is too long");
+  return required ? { captchaId: id, captchaAnswer: answer } : { captchaId: id.optional(), captchaAnswer: answer.optional() };
+}
+
+/** POST /api/auth/register (D3). */
+export function registerBody(captcha: boolean) {
+  return z
+    .object({
+      name: label(),
+      email: emailField,
+      password: newPasswordField,
+      confirmPassword: z.string({ error: "is required" }),
+      tenantName: label(),
+      mobile: mobileField,
+      ...captchaFields(captcha),
+    })
+    .refine((b) => b.password === b.confirmPassword, { path: ["confirmPassword"], message: "must equal password" });
+}
+export type RegisterInput = z.infer<ReturnType<typeof registerBody>>;
+
+/** POST /api/auth/login. */
+export function loginBody(captcha: boolean) {
+  return z.object({ email: emailField, password: passwordField, ...captchaFields(captcha) });
+}
+export type LoginInput = z.infer<ReturnType<typeof loginBody>>;
+
+/**
+ * Body of the verification routes that take no input; the token may also come in the body (D3).
+ * A bodiless POST arrives as "" and counts as no body.
+ */
+export const registrationTokenBody = z.preprocess(
+  (v) => (v === "" || v === null ? undefined : v),
+  z.object({ registrationToken: token.optional() }).optional(),
+);
+
+export const mobileVerifyBody = z.object({ otpCode: otpCodeField, registrationToken: token.optional() });
+
+/** POST email/verify takes `code`, or its alias `otpCode`. */
+export const emailVerifyBody = z
+  .object({ code: otpCodeField.optional(), otpCode: otpCodeField.optional(), registrationToken: token.optional() })
+  .refine((b) => b.code !== undefined || b.otpCode !== undefined, { path: ["code"], message: "is required" });
+
+export const loginChallengeBody = z.object({ loginChallengeToken: token });
+
+/** login/verify-otp: the challenge with an `otpCode`, or with an OpenID Connect `idToken`. */
+export const loginVerifyBody = z
+  .object({ loginChallengeToken: token, otpCode: otpCodeField.optional(), idToken: token.optional() })
+  .refine((b) => b.otpCode !== undefined || b.idToken !== undefined, { path: ["otpCode"], message: "is required (or idToken)" });
+
+export const refreshBody = z.object({ refreshToken: token });
+
+export const forgotBody = z.object({ email: emailField });
+
+export const resetBody = z.object({ token, password: newPasswordField });
+
+export const changePasswordBody = z
+  .object({ currentPassword: passwordField, newPassword: newPasswordField })
+  .refine((b) => b.currentPassword !== b.newPassword, { path: ["newPassword"], message: "must differ from the current password" });
+
+export const twoFactorBody = z.object({ enabled: z.boolean({ error: "must be true or false" }), password: passwordField });
+
+export const profileBody = z.object({ name: label() });

@@ -1,0 +1,27 @@
+import { errors } from "../../errors.ts";
+import { nowMs, type AuthKit } from "./kit.ts";
+import { getProfile, updateUser } from "./repo.ts";
+
+export interface Profile {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  tenantId: string;
+  tenantName: string;
+  twoFactorEnabled: boolean;
+}
+
+/** GET /api/auth/profile: the caller as the database has it now. */
+export function profile(kit: AuthKit, workspaceId: string, userId: string): Profile {
+  const p = getProfile(kit.deps.db, workspaceId, userId);
+  if (!p) throw errors.notFound("User");
+  return p;
+}
+
+/** PUT /api/auth/profile: the name is the one updatable field. */
+export function updateProfile(kit: AuthKit, workspaceId: string, userId: string, name: string): { id: string; name: string } {
+  if (!getProfile(kit.deps.db, workspaceId, userId)) throw errors.notFound("User");
+  updateUser(kit.deps.db, workspaceId, userId, { name }, nowMs(kit));
+  return { id: userId, name };
+}

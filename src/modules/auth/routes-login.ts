@@ -1,0 +1,44 @@
+import { Elysia } from "elysia";
+import { ok } from "../../http/envelope.ts";
+import type { AuthKit } from "./kit.ts";
+import { login, logout, refresh, resendLoginOtp, verifyLogin } from "./login-service.ts";
+import { loginBody, loginChallengeBody, loginVerifyBody, refreshBody } from "./model.ts";
+import { clientIp } from "./throttle.ts";
+import { routeThrottle } from "./throttle-plugin.ts";
+
+const tags = ["auth"];
+
+/** Password login, the second factor, refresh and logout. */
+export function loginRoutes(kit: AuthKit) {
+  const captchaOn = kit.deps.config.captcha === "image";
+  return new Elysia({ prefix: "/api/auth" })
+    .use(routeThrottle(kit))
+    .post(
+      "/login",
+      async ({ body, request, server }) => {
+        const result = await login(kit, body, clientIp(request, server, kit.deps.config.trustProxy));
+        return ok(result, "requiresOtp" in result ? "Enter the code sent to your mobile" : "Signed in");
+      },
+      { body: loginBody(captchaOn), detail: { summary: "Password login (captcha); may answer a second-factor challenge", tags } },
+    )
+    .post("/login/send-otp", async ({ body }) => ok(await resendLoginOtp(kit, body.loginChallengeToken), "Code sent"), {
+      body: loginChallengeBody,
+      detail: { summary: "Resend the login code of a challenge", tags },
+    })
+    .post("/login/verify-otp", async ({ body }) => ok(await verifyLogin(kit, body), "Signed in"), {
+      body: loginVerifyBody,
+      detail: { summary: "Complete a login challenge with otpCode or an OpenID Connect idToken", tags },
+    })
+    .post("/refresh", async ({ body }) => ok(await refresh(kit, body.refreshToken)), {
+      body: refreshBody,
+      detail: { summary: "Exchange a refresh token (rotated on every use)", tags },
+    })
+    .post(
+      "/logout",
+      ({ body }) => {
+        logout(kit, body.refreshToken);
+        return ok(undefined, "Signed out");
+      },
+      { body: refreshBody, detail: { summary: "Revoke a refresh token (and its rotations)", tags } },
+    );
+}

@@ -1,0 +1,52 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok } from "../../http/envelope.ts";
+import type { AuthKit } from "./kit.ts";
+import { changePasswordBody, forgotBody, resetBody, twoFactorBody } from "./model.ts";
+import { changePassword, FORGOT_MESSAGE, forgotPassword, resetPassword, setTwoFactor } from "./password-service.ts";
+import { routeThrottle } from "./throttle-plugin.ts";
+
+const tags = ["auth"];
+
+/** Forgotten, reset and changed passwords, and the second-factor switch. */
+export function passwordRoutes(kit: AuthKit, deps: AppDeps) {
+  return new Elysia({ prefix: "/api/auth" })
+    .use(routeThrottle(kit))
+    .use(authGuard(deps))
+    .post(
+      "/forgot-password",
+      ({ body }) => {
+        forgotPassword(kit, body.email);
+        return ok(undefined, FORGOT_MESSAGE);
+      },
+      { body: forgotBody, detail: { summary: "Send a reset link if the account exists (always 200)", tags } },
+    )
+    .post(
+      "/reset-password",
+      async ({ body }) => {
+        await resetPassword(kit, body.token, body.password);
+        return ok(undefined, "Password changed; sign in with the new password");
+      },
+      { body: resetBody, detail: { summary: "Set a new password with the emailed token", tags } },
+    )
+    .post(
+      "/change-password",
+      async ({ auth, body }) => {
+        await changePassword(kit, auth.workspaceId, userIdOf(auth), body.currentPassword, body.newPassword);
+        return ok(undefined, "Password changed; other sessions are signed out");
+      },
+      { jwt: "read", body: changePasswordBody, detail: { summary: "Change the password (current password required)", tags } },
+    )
+    .put("/2fa", async ({ auth, body }) => ok(await setTwoFactor(kit, auth.workspaceId, userIdOf(auth), body.enabled, body.password)), {
+      jwt: "read",
+      body: twoFactorBody,
+      detail: { summary: "Turn the login second factor on or off (password required)", tags },
+    });
+}
+
+/** The JWT guard always yields a user; the narrowing keeps the types honest. */
+export function userIdOf(auth: { kind: string; userId?: string }): string {
+  if (auth.kind !== "user" || !auth.userId) throw new Error("JWT route without a user");
+  return auth.userId;
+}

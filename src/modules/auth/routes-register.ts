@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import { ok } from "../../http/envelope.ts";
+import { issueCaptcha } from "./captcha-service.ts";
+import type { AuthKit } from "./kit.ts";
+import { emailVerifyBody, mobileVerifyBody, registerBody, registrationTokenBody } from "./model.ts";
+import { register, sendEmailCode, sendMobileOtp, userOfRegistrationToken, verifyEmail, verifyMobileOtp } from "./register-service.ts";
+import { routeThrottle } from "./throttle-plugin.ts";
+
+const tags = ["auth"];
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/** D3: the registration token rides in `Authorization: Bearer`, or in the body as `registrationToken`. */
+function carriedToken(headers: Record<string, string | undefined>, body: unknown): string | undefined {
+  const fromHeader = headers.authorization?.match(BEARER)?.[1];
+  const fromBody = (body as { registrationToken?: string } | undefined)?.registrationToken;
+  return fromHeader ?? fromBody;
+}
+
+const tokenDoc = { security: [{ bearer: [] }] };
+
+/** Captcha, registration and the four verification routes. */
+export function registerRoutes(kit: AuthKit) {
+  const captchaOn = kit.deps.config.captcha === "image";
+  return new Elysia({ prefix: "/api/auth" })
+    .use(routeThrottle(kit))
+    .get("/captcha", async () => ok(await issueCaptcha(kit)), {
+      detail: { summary: "A one-time captcha (PNG data URI, 5 characters, 5 minutes)", tags },
+    })
+    .post(
+      "/register",
+      async ({ body, set }) => {
+        const result = await register(kit, body);
+        set.status = 201;
+        return ok(result, "Account created; verify your mobile number, then your email");
+      },
+      { body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags } },
+    )
+    .post(
+      "/mobile/send-otp",
+      async ({ headers, body }) => {
+        const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
+        return ok(await sendMobileOtp(kit, user), "Code sent");
+      },
+      { body: registrationTokenBody, detail: { summary: "Send the mobile verification code (registration token)", tags, ...tokenDoc } },
+    )
+    .post(
+      "/mobile/verify-otp",
+      async ({ headers, body }) => {
+        const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
+        return ok(verifyMobileOtp(kit, user, body.otpCode), "Mobile number verified");
+      },
+      { body: mobileVerifyBody, detail: { summary: "Verify the mobile number with its code (registration token)", tags, ...tokenDoc } },
+    )
+    .post(
+      "/email/send-verification-code",
+      async ({ headers, body }) => {
+        const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
+        return ok(await sendEmailCode(kit, user), "Code sent");
+      },
+      { body: registrationTokenBody, detail: { summary: "Send the email verification code (registration token)", tags, ...tokenDoc } },
+    )
+    .post(
+      "/email/verify",
+      async ({ headers, body }) => {
+        const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
+        const field = body.code !== undefined ? "code" : "otpCode";
+        return ok(verifyEmail(kit, user, (body.code ?? body.otpCode)!, field), "Email verified; you can sign in");
+      },
+      { body: emailVerifyBody, detail: { summary: "Verify the email with its code (registration token)", tags, ...tokenDoc } },
+    );
+}

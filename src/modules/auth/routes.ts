@@ -1,0 +1,17 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { createAuthKit } from "./kit.ts";
+import { loginRoutes } from "./routes-login.ts";
+import { passwordRoutes } from "./routes-password.ts";
+import { profileRoutes } from "./routes-profile.ts";
+import { registerRoutes } from "./routes-register.ts";
+
+/** Every route under /api/auth (spec "Authentication routes", D3). */
+export function authRoutes(deps: AppDeps) {
+  const kit = createAuthKit(deps);
+  return new Elysia()
+    .use(registerRoutes(kit))
+    .use(loginRoutes(kit))
+    .use(passwordRoutes(kit, deps))
+    .use(profileRoutes(kit, deps));
+}

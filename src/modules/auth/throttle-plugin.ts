@@ -1,0 +1,14 @@
+import { Elysia } from "elysia";
+import type { AuthKit } from "./kit.ts";
+import { clientIp } from "./throttle.ts";
+
+/**
+ * D3: each auth route takes `authRateLimitPerMinute` requests a minute per IP; beyond, 429
+ * RATE_LIMITED with Retry-After. Runs before validation, so malformed requests count too.
+ */
+export function routeThrottle(kit: AuthKit) {
+  return new Elysia().onTransform({ as: "scoped" }, ({ request, server }) => {
+    const ip = clientIp(request, server, kit.deps.config.trustProxy);
+    kit.routeLimiter.hit(`${ip} ${request.method} ${new URL(request.url).pathname}`);
+  });
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../../src/clock.ts";
+import { clientIp, WindowCounter } from "../../../src/modules/auth/throttle.ts";
+import { createAuthApp, type AuthTestApp } from "./helpers.ts";
+
+let t: AuthTestApp;
+beforeAll(async () => {
+  t = await createAuthApp({ config: { authRateLimitPerMinute: 10, trustProxy: true } });
+});
+afterAll(() => t.close());
+
+const forgot = (ip: string, body: unknown = { email: "someone@example.com" }) =>
+  t.request("POST", "/api/auth/forgot-password", { body, headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+
+describe("auth route throttle (D3)", () => {
+  test("10 a minute per IP and route, then 429 RATE_LIMITED with Retry-After", async () => {
+    for (let i = 0; i < 10; i++) expect((await forgot("203.0.113.5")).status).toBe(200);
+    const r = await forgot("203.0.113.5");
+    expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ success: false, code: "RATE_LIMITED" });
+    const retry = Number(r.headers.get("retry-after"));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    // another IP and another route of the same IP are counted apart
+    expect((await forgot("203.0.113.6")).status).toBe(200);
+    expect((await t.request("POST", "/api/auth/logout", { body: { refreshToken: "x" }, headers: { "x-forwarded-for": "203.0.113.5" } })).status).toBe(200);
+    t.clock.advance(60_000);
+    expect((await forgot("203.0.113.5")).status).toBe(200);
+  });
+
+  test("malformed requests count too (the throttle runs before validation)", async () => {
+    for (let i = 0; i < 10; i++) expect((await forgot("198.51.100.7", {})).status).toBe(400);
+    expect((await forgot("198.51.100.7")).status).toBe(429);
+  });
+
+  test("the profile routes are not throttled per IP", async () => {
+    const { createWorkspace } = await import("../../helpers/fixtures.ts");
+    const ws = await createWorkspace(t);
+    for (let i = 0; i < 15; i++) expect((await t.request("GET", "/api/auth/profile", { token: ws.owner.token })).status).toBe(200);
+  });
+});
+
+describe("WindowCounter and clientIp", () => {
+  test("windows reset; check does not count; clear forgets", () => {
+    const clock = new ManualClock(0);
+    const c = new WindowCounter(clock, 2, 1000);
+    c.add("k");
+    c.check("k");
+    c.add("k");
+    expect(() => c.check("k")).toThrow();
+    c.clear("k");
+    c.check("k");
+    c.hit("h");
+    c.hit("h");
+    expect(() => c.hit("h")).toThrow();
+    clock.advance(1000);
+    c.hit("h");
+  });
+
+  test("X-Forwarded-For is used only when the proxy is trusted", () => {
+    const req = new Request("http://localhost/", { headers: { "x-forwarded-for": "1.2.3.4, 5.6.7.8" } });
+    const server = { requestIP: () => ({ address: "127.0.0.1" }) };
+    expect(clientIp(req, server, true)).toBe("1.2.3.4");
+    expect(clientIp(req, server, false)).toBe("127.0.0.1");
+    expect(clientIp(req, null, false)).toBe("local");
+  });
+});
