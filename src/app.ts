@@ -2,8 +2,12 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "./deps.ts";
 import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
+import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
+import { billingRoutes } from "./modules/billing/routes.ts";
 import { docsRoutes } from "./modules/docs/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
+import { teamRoutes } from "./modules/team/routes.ts";
+import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -11,7 +15,11 @@ export function buildApp(deps: AppDeps) {
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
     .use(docsRoutes(deps.version))
-    .use(healthRoutes(deps));
+    .use(healthRoutes(deps))
+    .use(apiKeyRoutes(deps))
+    .use(teamRoutes(deps))
+    .use(workspaceRoutes(deps))
+    .use(billingRoutes(deps));
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,5 +1,7 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
+import { apiKeyJobs, flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
+import { billingJobs } from "./modules/billing/jobs.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -23,10 +25,14 @@ export function createServices(deps: AppDeps): Services {
         deps.sqlite.query("DELETE FROM jobs WHERE status = 'done' AND updated_at < ?").run(cutoff);
       },
     },
+    ...billingJobs(deps),
+    ...apiKeyJobs(deps),
   ];
   return {
     periodic,
     async start() {},
-    async stop() {},
+    async stop() {
+      flushApiKeyUsage(deps);
+    },
   };
 }
