@@ -29,8 +29,9 @@ export function listAllWorkspaces(db: DB) {
       trialEndsAt: workspaces.trialEndsAt,
       currentPeriodEnd: workspaces.currentPeriodEnd,
       createdAt: workspaces.createdAt,
-      members: sql<number>`(SELECT count(*) FROM users WHERE users.workspace_id = ${workspaces.id})`,
-      owner: sql<string | null>`(SELECT email FROM users WHERE users.workspace_id = ${workspaces.id} AND users.role = 'owner' LIMIT 1)`,
+      // qualified by hand: drizzle renders a single-table column unqualified, which the subquery would bind to users
+      members: sql<number>`(SELECT count(*) FROM users u WHERE u.workspace_id = "workspaces"."id")`,
+      owner: sql<string | null>`(SELECT u.email FROM users u WHERE u.workspace_id = "workspaces"."id" AND u.role = 'owner' LIMIT 1)`,
     })
     .from(workspaces)
     .orderBy(asc(workspaces.createdAt))
