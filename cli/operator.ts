@@ -20,7 +20,11 @@ export interface OperatorContext {
  * Opens `<dataDir>/parley.db` (migrated, catalogue seeded), runs `fn`, closes. Errors the
  * operator can fix print one line and exit 1.
  */
-export async function withDataDir(config: Config, fn: (ctx: OperatorContext) => void | Promise<void>, out = (l: string) => void process.stdout.write(l + "\n")): Promise<void> {
+export async function withDataDir(
+  config: Config,
+  fn: (ctx: OperatorContext) => void | Promise<void>,
+  out: (line: string) => void = (l) => void process.stdout.write(l + "\n"),
+): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = openDb(join(config.dataDir, "parley.db"), { synchronous: config.dbSynchronous });
   try {

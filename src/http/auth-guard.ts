@@ -55,8 +55,8 @@ export function authGuard(deps: AppDeps) {
       detail: { security: [{ bearer: [] }] },
       async resolve({ headers, set }) {
         const auth = await authenticateJwt(deps, headers.authorization);
-        admitRequest(deps, auth, set);
         requirePermission(auth, permission);
+        admitRequest(deps, auth, set);
         return { auth };
       },
     }),
@@ -64,8 +64,8 @@ export function authGuard(deps: AppDeps) {
       detail: { security: [{ apiKey: [] }] },
       resolve({ headers, set }) {
         const auth = authenticateApiKey(deps, headers["x-api-key"]);
-        admitRequest(deps, auth, set);
         requirePermission(auth, permission);
+        admitRequest(deps, auth, set);
         return { auth };
       },
     }),
@@ -75,8 +75,8 @@ export function authGuard(deps: AppDeps) {
         const auth = headers["x-api-key"] && !headers.authorization
           ? authenticateApiKey(deps, headers["x-api-key"])
           : await authenticateJwt(deps, headers.authorization);
-        admitRequest(deps, auth, set);
         requirePermission(auth, permission);
+        admitRequest(deps, auth, set);
         return { auth };
       },
     }),

@@ -87,7 +87,7 @@ export function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, ke
 }
 
 /**
- * Admission of an authenticated request (called by the auth guard): the rate limit per user
+ * Admission of an authenticated, permitted request (called by the auth guard): the rate limit per user
  * or API key, then for API keys the workspace's daily API-request quota (403 LIMIT_EXCEEDED).
  */
 export function admitRequest(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, auth: AuthContext, set?: HeaderSet): void {
