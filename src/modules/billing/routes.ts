@@ -20,7 +20,8 @@ const rawCopies = new WeakMap<Request, Request>();
 export function billingRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/billing", tags: ["billing"] })
     .onRequest(({ request }) => {
-      if (request.method === "POST" && new URL(request.url).pathname === WEBHOOK_PATH) rawCopies.set(request, request.clone());
+      // this hook sees every request: the cheap test first
+      if (request.method === "POST" && request.url.includes(WEBHOOK_PATH) && new URL(request.url).pathname === WEBHOOK_PATH) rawCopies.set(request, request.clone());
     })
     .use(authGuard(deps))
     .post(
