@@ -1,8 +1,12 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
+import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { outboxCommand } from "./outbox.ts";
+import { planCommand } from "./plan.ts";
 import { serveCommand } from "./serve.ts";
+import { usersCommand } from "./users.ts";
+import { workspacesCommand } from "./workspaces.ts";
 
 /** The `parley` command line; every command registers itself here. */
 export function buildProgram(): Command {
@@ -14,6 +18,10 @@ export function buildProgram(): Command {
   serveCommand(program);
   migrateCommand(program);
   outboxCommand(program);
+  workspacesCommand(program);
+  usersCommand(program);
+  keysCommand(program);
+  planCommand(program);
   program
     .command("version")
     .description("print the version")

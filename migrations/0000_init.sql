@@ -31,6 +31,146 @@ CREATE TABLE `api_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_keys_hash_uq` ON `api_keys` (`key_hash`);--> statement-breakpoint
 CREATE INDEX `api_keys_workspace_idx` ON `api_keys` (`workspace_id`);--> statement-breakpoint
+CREATE TABLE `captchas` (
+	`id` text PRIMARY KEY NOT NULL,
+	`answer_hash` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `captchas_expires_idx` ON `captchas` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `login_challenges` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`completed_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `login_challenges_expires_idx` ON `login_challenges` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `otp_codes` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`purpose` text NOT NULL,
+	`destination` text NOT NULL,
+	`challenge_id` text,
+	`code_hash` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`status` text DEFAULT 'live' NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `otp_codes_destination_idx` ON `otp_codes` (`destination`,`created_at`);--> statement-breakpoint
+CREATE INDEX `otp_codes_user_idx` ON `otp_codes` (`user_id`,`purpose`,`status`);--> statement-breakpoint
+CREATE TABLE `password_resets` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `password_resets_hash_uq` ON `password_resets` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `password_resets_user_idx` ON `password_resets` (`user_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `refresh_tokens` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`family_id` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`rotated_at` integer,
+	`revoked_at` integer,
+	`revoked_reason` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `refresh_tokens_hash_uq` ON `refresh_tokens` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `refresh_tokens_family_idx` ON `refresh_tokens` (`family_id`);--> statement-breakpoint
+CREATE INDEX `refresh_tokens_user_idx` ON `refresh_tokens` (`user_id`);--> statement-breakpoint
+CREATE TABLE `billing_events` (
+	`provider` text NOT NULL,
+	`event_id` text NOT NULL,
+	`event` text NOT NULL,
+	`workspace_id` text,
+	`received_at` integer NOT NULL,
+	PRIMARY KEY(`provider`, `event_id`)
+);
+--> statement-breakpoint
+CREATE TABLE `billing_orders` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`provider` text NOT NULL,
+	`provider_order_id` text NOT NULL,
+	`plan_id` text NOT NULL,
+	`interval` text NOT NULL,
+	`amount_paise` integer NOT NULL,
+	`currency` text NOT NULL,
+	`receipt` text NOT NULL,
+	`status` text DEFAULT 'created' NOT NULL,
+	`payment_id` text,
+	`created_by` text,
+	`created_at` integer NOT NULL,
+	`paid_at` integer,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `billing_orders_provider_uq` ON `billing_orders` (`provider`,`provider_order_id`);--> statement-breakpoint
+CREATE INDEX `billing_orders_workspace_idx` ON `billing_orders` (`workspace_id`);--> statement-breakpoint
+CREATE TABLE `invoices` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`provider` text NOT NULL,
+	`payment_ref` text NOT NULL,
+	`order_id` text,
+	`plan_id` text NOT NULL,
+	`interval` text NOT NULL,
+	`amount_paise` integer NOT NULL,
+	`currency` text NOT NULL,
+	`status` text DEFAULT 'paid' NOT NULL,
+	`period_start` integer NOT NULL,
+	`period_end` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `invoices_payment_uq` ON `invoices` (`provider`,`payment_ref`);--> statement-breakpoint
+CREATE INDEX `invoices_workspace_idx` ON `invoices` (`workspace_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `plans` (
+	`id` text PRIMARY KEY NOT NULL,
+	`name` text NOT NULL,
+	`currency` text DEFAULT 'INR' NOT NULL,
+	`monthly_paise` integer NOT NULL,
+	`annual_paise` integer NOT NULL,
+	`limits` text NOT NULL,
+	`active` integer DEFAULT true NOT NULL,
+	`sort_order` integer DEFAULT 0 NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `usage_counters` (
+	`workspace_id` text NOT NULL,
+	`metric` text NOT NULL,
+	`period` text NOT NULL,
+	`used` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`workspace_id`, `metric`, `period`),
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `chat_sessions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,
@@ -47,6 +187,23 @@ CREATE TABLE `chat_sessions` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `chat_sessions_name_uq` ON `chat_sessions` (`workspace_id`,`name`);--> statement-breakpoint
 CREATE INDEX `chat_sessions_status_idx` ON `chat_sessions` (`status`);--> statement-breakpoint
+CREATE TABLE `invitations` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`email` text NOT NULL,
+	`role` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`invited_by` text,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`accepted_at` integer,
+	`revoked_at` integer,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`invited_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `invitations_token_uq` ON `invitations` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `invitations_workspace_idx` ON `invitations` (`workspace_id`,`email`);--> statement-breakpoint
 CREATE TABLE `users` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,
@@ -73,7 +230,24 @@ CREATE TABLE `workspaces` (
 	`billing_interval` text,
 	`trial_ends_at` integer,
 	`current_period_end` integer,
+	`billing_provider` text,
 	`require_2fa` integer DEFAULT false NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `notifications` (
+	`id` text PRIMARY KEY NOT NULL,
+	`medium` text NOT NULL,
+	`channel` text NOT NULL,
+	`kind` text NOT NULL,
+	`recipient` text NOT NULL,
+	`subject` text,
+	`body` text,
+	`status` text NOT NULL,
+	`error` text,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `notifications_created_idx` ON `notifications` (`created_at`);--> statement-breakpoint
+CREATE INDEX `notifications_channel_idx` ON `notifications` (`channel`,`created_at`);

@@ -3,8 +3,12 @@ import type { AppDeps } from "./deps.ts";
 import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
+import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
+import { billingRoutes } from "./modules/billing/routes.ts";
 import { docsRoutes } from "./modules/docs/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
+import { teamRoutes } from "./modules/team/routes.ts";
+import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -13,7 +17,11 @@ export function buildApp(deps: AppDeps) {
     .use(errorsPlugin(deps.log))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
-    .use(authRoutes(deps));
+    .use(authRoutes(deps))
+    .use(apiKeyRoutes(deps))
+    .use(teamRoutes(deps))
+    .use(workspaceRoutes(deps))
+    .use(billingRoutes(deps));
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,6 +1,8 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
 import { authPeriodicJobs } from "./modules/auth/periodic.ts";
+import { apiKeyJobs, flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
+import { billingJobs } from "./modules/billing/jobs.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -25,10 +27,14 @@ export function createServices(deps: AppDeps): Services {
       },
     },
     ...authPeriodicJobs(deps),
+    ...billingJobs(deps),
+    ...apiKeyJobs(deps),
   ];
   return {
     periodic,
     async start() {},
-    async stop() {},
+    async stop() {
+      flushApiKeyUsage(deps);
+    },
   };
 }

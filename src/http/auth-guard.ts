@@ -3,7 +3,9 @@ import { can, type Permission } from "../auth/permissions.ts";
 import { tokenKeys, verifyToken } from "../auth/tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
+import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
 import type { Role } from "../modules/users/table.ts";
+import { admitRequest } from "./rate-limit.ts";
 
 /** Who is calling, resolved by the guards. */
 export type AuthContext =
@@ -35,6 +37,7 @@ export function authenticateApiKey(deps: AppDeps, key: string | undefined): Auth
     .get(hash) as { id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null } | null;
   const now = deps.clock.now().getTime();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
+  lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
   return { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" };
 }
 
@@ -50,27 +53,30 @@ export function authGuard(deps: AppDeps) {
   return new Elysia({ name: "parley-auth-guard" }).macro({
     jwt: (permission: Permission) => ({
       detail: { security: [{ bearer: [] }] },
-      async resolve({ headers }) {
+      async resolve({ headers, set }) {
         const auth = await authenticateJwt(deps, headers.authorization);
         requirePermission(auth, permission);
+        admitRequest(deps, auth, set);
         return { auth };
       },
     }),
     apiKey: (permission: Permission) => ({
       detail: { security: [{ apiKey: [] }] },
-      resolve({ headers }) {
+      resolve({ headers, set }) {
         const auth = authenticateApiKey(deps, headers["x-api-key"]);
         requirePermission(auth, permission);
+        admitRequest(deps, auth, set);
         return { auth };
       },
     }),
     jwtOrApiKey: (permission: Permission) => ({
       detail: { security: [{ bearer: [] }, { apiKey: [] }] },
-      async resolve({ headers }) {
+      async resolve({ headers, set }) {
         const auth = headers["x-api-key"] && !headers.authorization
           ? authenticateApiKey(deps, headers["x-api-key"])
           : await authenticateJwt(deps, headers.authorization);
         requirePermission(auth, permission);
+        admitRequest(deps, auth, set);
         return { auth };
       },
     }),

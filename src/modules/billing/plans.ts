@@ -1,3 +1,5 @@
+import type { Database } from "bun:sqlite";
+
 /** The default plan catalogue of D2 (INR, amounts in paise; annual = 12 months upfront). */
 export interface PlanLimits {
   sessions: number;
@@ -10,13 +12,23 @@ export interface PlanLimits {
 }
 
 export interface Plan {
-  id: "free" | "starter" | "growth" | "pro";
+  /** free, starter, growth, pro, or an id the operator added */
+  id: string;
   name: string;
   currency: "INR";
   monthlyPaise: number;
   annualPaise: number;
   limits: PlanLimits;
+  /** offered at checkout (an operator can retire a plan without breaking workspaces on it) */
+  active?: boolean;
 }
+
+export type BillingInterval = "monthly" | "annual";
+
+/** The plan whose quotas apply during the trial (D2). */
+export const TRIAL_PLAN_ID = "growth";
+/** The plan of a workspace after the trial (policy `free`) or a lapsed subscription. */
+export const FREE_PLAN_ID = "free";
 
 export const DEFAULT_PLANS: readonly Plan[] = [
   {
@@ -37,9 +49,89 @@ export const DEFAULT_PLANS: readonly Plan[] = [
   },
 ];
 
-/** The plan of an id (throws on an unknown id: the catalogue is validated at start). */
-export function planById(id: string, plans: readonly Plan[] = DEFAULT_PLANS): Plan {
-  const p = plans.find((x) => x.id === id);
+/** The plan of an id in a list (throws on an unknown id). Defaults to the built-in catalogue. */
+export function planById(id: string, list: readonly Plan[] = DEFAULT_PLANS): Plan {
+  const p = list.find((x) => x.id === id);
   if (!p) throw new Error(`unknown plan ${id}`);
   return p;
+}
+
+interface PlanRow {
+  id: string;
+  name: string;
+  monthlyPaise: number;
+  annualPaise: number;
+  limits: string;
+  active: number;
+}
+
+const SELECT = "SELECT id, name, monthly_paise AS monthlyPaise, annual_paise AS annualPaise, limits, active FROM plans";
+
+function fromRow(row: PlanRow): Plan {
+  // limits missing from an operator's edit fall back to the Free plan's, never to "unlimited"
+  const limits = { ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(row.limits) as Partial<PlanLimits>) };
+  return { id: row.id, name: row.name, currency: "INR", monthlyPaise: row.monthlyPaise, annualPaise: row.annualPaise, limits, active: row.active === 1 };
+}
+
+/** Inserts the default plans that are not in the `plans` table yet (operator edits are kept). */
+export function seedPlans(sqlite: Database, now: number): void {
+  const insert = sqlite.query(
+    `INSERT OR IGNORE INTO plans (id, name, currency, monthly_paise, annual_paise, limits, active, sort_order, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+  );
+  sqlite.transaction(() => {
+    DEFAULT_PLANS.forEach((p, i) => insert.run(p.id, p.name, p.currency, p.monthlyPaise, p.annualPaise, JSON.stringify(p.limits), i, now));
+  })();
+}
+
+/** The whole catalogue from the `plans` table (the built-in one before it is seeded). */
+export function listPlans(sqlite: Database): Plan[] {
+  const rows = sqlite.query(`${SELECT} ORDER BY sort_order, monthly_paise, id`).all() as PlanRow[];
+  return rows.length ? rows.map(fromRow) : DEFAULT_PLANS.map((p) => ({ ...p, active: true }));
+}
+
+/** One plan of the catalogue, or null. Built-in plans answer even before seeding. */
+export function findPlan(sqlite: Database, id: string): Plan | null {
+  const row = sqlite.query(`${SELECT} WHERE id = ?`).get(id) as PlanRow | null;
+  if (row) return fromRow(row);
+  const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
+  return builtIn ? { ...builtIn, active: true } : null;
+}
+
+/** Price of a plan for an interval, in paise. */
+export function priceOf(plan: Plan, interval: BillingInterval): number {
+  return interval === "annual" ? plan.annualPaise : plan.monthlyPaise;
+}
+
+export interface PlanPatch {
+  name?: string;
+  monthlyPaise?: number;
+  annualPaise?: number;
+  limits?: Partial<PlanLimits>;
+  active?: boolean;
+}
+
+/** Creates or changes a catalogue entry (operator CLI). A new plan needs a name and both prices. */
+export function upsertPlan(sqlite: Database, id: string, patch: PlanPatch, now: number): Plan {
+  const current = findPlan(sqlite, id);
+  if (!current && (patch.name === undefined || patch.monthlyPaise === undefined || patch.annualPaise === undefined)) {
+    throw new Error(`plan ${id} does not exist: give --name, --monthly and --annual to create it`);
+  }
+  const base = current ?? { id, name: "", currency: "INR" as const, monthlyPaise: 0, annualPaise: 0, limits: planById(FREE_PLAN_ID).limits, active: true };
+  const next: Plan = {
+    ...base,
+    name: patch.name ?? base.name,
+    monthlyPaise: patch.monthlyPaise ?? base.monthlyPaise,
+    annualPaise: patch.annualPaise ?? base.annualPaise,
+    limits: { ...base.limits, ...patch.limits },
+    active: patch.active ?? base.active ?? true,
+  };
+  sqlite
+    .query(
+      `INSERT INTO plans (id, name, currency, monthly_paise, annual_paise, limits, active, sort_order, updated_at)
+       VALUES (?1, ?2, 'INR', ?3, ?4, ?5, ?6, (SELECT coalesce(max(sort_order), 0) + 1 FROM plans), ?7)
+       ON CONFLICT (id) DO UPDATE SET name = ?2, monthly_paise = ?3, annual_paise = ?4, limits = ?5, active = ?6, updated_at = ?7`,
+    )
+    .run(next.id, next.name, next.monthlyPaise, next.annualPaise, JSON.stringify(next.limits), next.active ? 1 : 0, now);
+  return next;
 }

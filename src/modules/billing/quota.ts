@@ -1,12 +1,16 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { planById, type PlanLimits } from "./plans.ts";
+import { findPlan, FREE_PLAN_ID, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
+import { incrementCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
 
-export type QuotaResource = Exclude<keyof PlanLimits, "campaigns">;
+export type { QuotaResource } from "./usage.ts";
+
+export const SUBSCRIPTION_STATUSES = ["trialing", "active", "free", "paused", "past_due", "cancelled"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 interface WorkspacePlanRow {
   planId: string;
-  status: "trialing" | "active" | "free" | "paused" | "past_due" | "cancelled";
+  status: SubscriptionStatus;
 }
 
 function planRow(deps: Pick<AppDeps, "sqlite">, workspaceId: string): WorkspacePlanRow {
@@ -17,12 +21,18 @@ function planRow(deps: Pick<AppDeps, "sqlite">, workspaceId: string): WorkspaceP
   return row;
 }
 
-/** The limits in force: Growth during the trial (D2), Free when free, paused or cancelled. */
+/** The plan whose limits are in force: Growth during the trial (D2), Free when free, paused or cancelled. */
+export function effectivePlanId(status: SubscriptionStatus, planId: string): string {
+  if (status === "trialing") return TRIAL_PLAN_ID;
+  if (status === "free" || status === "paused" || status === "cancelled") return FREE_PLAN_ID;
+  return planId; // active, and past_due during its grace period
+}
+
+/** The limits in force for a workspace, read from the operator's catalogue. */
 export function effectiveLimits(deps: Pick<AppDeps, "sqlite">, workspaceId: string): PlanLimits {
   const { planId, status } = planRow(deps, workspaceId);
-  if (status === "trialing") return planById("growth").limits;
-  if (status === "free" || status === "paused" || status === "cancelled") return planById("free").limits;
-  return planById(planId).limits;
+  const plan = findPlan(deps.sqlite, effectivePlanId(status, planId)) ?? findPlan(deps.sqlite, FREE_PLAN_ID)!;
+  return plan.limits;
 }
 
 /**
@@ -34,8 +44,25 @@ export function assertQuota(deps: Pick<AppDeps, "sqlite">, workspaceId: string, 
   if (used + adding > limit) throw errors.limitExceeded(`Plan limit reached: ${resource} (${limit})`);
 }
 
+/**
+ * Takes `adding` units of a windowed quota (messages this month, API requests today) or throws
+ * 403 LIMIT_EXCEEDED; check and count are one statement, so it holds under concurrency.
+ * Inside the caller's transaction the count rolls back with the change it paid for.
+ */
+export function consumeQuota(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, resource: WindowedResource, adding = 1): number {
+  const limit = effectiveLimits(deps, workspaceId)[resource];
+  const used = incrementCounter(deps.sqlite, workspaceId, resource, deps.clock.now(), limit, adding);
+  if (used === null) throw errors.limitExceeded(`Plan limit reached: ${resource} (${limit})`);
+  return used;
+}
+
 /** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (D2 `pause` policy). */
 export function assertCanSend(deps: Pick<AppDeps, "sqlite">, workspaceId: string): void {
   const { status } = planRow(deps, workspaceId);
   if (status === "paused" || status === "cancelled") throw errors.subscriptionInactive("Outbound messaging is paused until a paid plan is chosen");
+}
+
+/** Throws 403 SUBSCRIPTION_INACTIVE when the plan in force lacks a feature (campaigns on Free). */
+export function assertFeature(deps: Pick<AppDeps, "sqlite">, workspaceId: string, feature: "campaigns"): void {
+  if (!effectiveLimits(deps, workspaceId)[feature]) throw errors.subscriptionInactive(`The current plan does not include ${feature}`);
 }

@@ -12,6 +12,8 @@ export const workspaces = sqliteTable("workspaces", {
   billingInterval: text("billing_interval", { enum: ["monthly", "annual"] }),
   trialEndsAt: integer("trial_ends_at"),
   currentPeriodEnd: integer("current_period_end"),
+  /** who bills the current paid period: razorpay or manual (operator); null before the first payment */
+  billingProvider: text("billing_provider", { enum: ["razorpay", "manual"] }),
   /** every member must pass a second factor at login */
   require2fa: integer("require_2fa", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull(),

@@ -1,0 +1,62 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { systemClock, type Clock } from "../src/clock.ts";
+import type { Config } from "../src/config.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { openDb, type OpenedDb } from "../src/db/open.ts";
+import { AppError } from "../src/errors.ts";
+import { seedPlans } from "../src/modules/billing/plans.ts";
+
+/** What an operator command works with: the data dir's database (D13) and a clock. */
+export interface OperatorContext {
+  config: Config;
+  db: OpenedDb["db"];
+  sqlite: OpenedDb["sqlite"];
+  clock: Clock;
+  out: (line: string) => void;
+}
+
+/**
+ * Opens `<dataDir>/parley.db` (migrated, catalogue seeded), runs `fn`, closes. Errors the
+ * operator can fix print one line and exit 1.
+ */
+export async function withDataDir(
+  config: Config,
+  fn: (ctx: OperatorContext) => void | Promise<void>,
+  out: (line: string) => void = (l) => void process.stdout.write(l + "\n"),
+): Promise<void> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const opened = openDb(join(config.dataDir, "parley.db"), { synchronous: config.dbSynchronous });
+  try {
+    migrate(opened.db);
+    seedPlans(opened.sqlite, systemClock.now().getTime());
+    await fn({ config, db: opened.db, sqlite: opened.sqlite, clock: systemClock, out });
+  } finally {
+    opened.close();
+  }
+}
+
+/** Runs an operator action from commander: AppError and plain errors become `parley: <message>`, exit 1. */
+export async function operatorAction(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    if (err instanceof AppError || err instanceof Error) {
+      const fields = err instanceof AppError && err.errors ? ` (${Object.entries(err.errors).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
+      process.stderr.write(`parley: ${err.message}${fields}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** Plain-text table with a header row, columns padded to their widest cell. */
+export function table(rows: Record<string, unknown>[], columns: string[]): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? "-" : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join("\n");
+}
+
+/** ISO date of a unix-ms time, or null. */
+export const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import { listUsersOf } from "../src/modules/workspaces/repo.ts";
+import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
+import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
+
+/** Prints the members of a workspace (id or exact name). */
+export function listUsers(ctx: OperatorContext, workspace: string, json = false): void {
+  const ws = resolveWorkspaceRef(ctx, workspace);
+  const rows = listUsersOf(ctx.db, ws.id).map((u) => ({
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    verified: u.emailVerifiedAt !== null && u.mobileVerifiedAt !== null,
+    createdAt: isoOrNull(u.createdAt),
+  }));
+  if (json) return ctx.out(JSON.stringify(rows, null, 2));
+  ctx.out(table(rows, ["id", "email", "name", "role", "verified", "createdAt"]));
+}
+
+/** `parley users list --workspace W`. */
+export function usersCommand(program: Command): void {
+  const cmd = program.command("users").description("operator: users of a workspace");
+  cmd
+    .command("list")
+    .description("list the members of a workspace")
+    .requiredOption("-w, --workspace <idOrName>", "workspace id or exact name")
+    .option(...DATA_DIR_FLAG)
+    .option("--json", "print JSON")
+    .action((flags) => operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listUsers(ctx, flags.workspace, flags.json))));
+}

@@ -1,0 +1,96 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "../clock.ts";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { consumeQuota } from "../modules/billing/quota.ts";
+import type { AuthContext } from "./auth-guard.ts";
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** seconds until the window resets (at least 1) */
+  resetSeconds: number;
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+const SWEEP_AT = 10_000;
+
+/**
+ * Fixed one-minute windows per key, in memory: a limit on request rate need not survive a
+ * restart (the daily API quota, which must, lives in rows).
+ */
+export class RateLimiter {
+  private windows = new Map<string, Window>();
+
+  constructor(
+    private clock: Clock,
+    private limit: number,
+    private windowMs = 60_000,
+  ) {}
+
+  /** Counts one request of `key` and says whether it is within the limit. */
+  hit(key: string): RateDecision {
+    const now = this.clock.now().getTime();
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs || now < w.start) {
+      if (!w && this.windows.size >= SWEEP_AT) this.sweep(now);
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    const resetSeconds = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+    if (w.count >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
+    w.count++;
+    return { allowed: true, limit: this.limit, remaining: this.limit - w.count, resetSeconds };
+  }
+
+  private sweep(now: number): void {
+    for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(k);
+  }
+}
+
+// one limiter per runtime (keyed by its database), however many modules mount the guard
+const limiters = new WeakMap<Database, RateLimiter>();
+
+function limiterFor(deps: Pick<AppDeps, "sqlite" | "clock" | "config">): RateLimiter {
+  let l = limiters.get(deps.sqlite);
+  if (!l) {
+    l = new RateLimiter(deps.clock, deps.config.rateLimitPerMinute);
+    limiters.set(deps.sqlite, l);
+  }
+  return l;
+}
+
+type HeaderSet = { headers: Record<string, string | number> };
+
+/**
+ * Counts a request of `key` against `rateLimitPerMinute`: sets the `RateLimit-*` headers,
+ * or throws 429 RATE_LIMITED with `Retry-After`.
+ */
+export function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, key: string, set?: HeaderSet): void {
+  const d = limiterFor(deps).hit(key);
+  const headers = {
+    "RateLimit-Limit": String(d.limit),
+    "RateLimit-Remaining": String(d.remaining),
+    "RateLimit-Reset": String(d.resetSeconds),
+  };
+  if (!d.allowed) {
+    throw new AppError("RATE_LIMITED", `Rate limit of ${d.limit} requests a minute reached; retry in ${d.resetSeconds} s`, {
+      headers: { ...headers, "Retry-After": String(d.resetSeconds) },
+    });
+  }
+  if (set) Object.assign(set.headers, headers);
+}
+
+/**
+ * Admission of an authenticated, permitted request (called by the auth guard): the rate limit per user
+ * or API key, then for API keys the workspace's daily API-request quota (403 LIMIT_EXCEEDED).
+ */
+export function admitRequest(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, auth: AuthContext, set?: HeaderSet): void {
+  rateLimit(deps, auth.kind === "user" ? `user:${auth.userId}` : `key:${auth.apiKeyId}`, set);
+  if (auth.kind === "apiKey") consumeQuota(deps, auth.workspaceId, "apiRequestsPerDay");
+}

@@ -1,0 +1,36 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok, pageQuery, paged } from "../../http/envelope.ts";
+import { apiKeyParams, createApiKeyBody } from "./model.ts";
+import { createApiKey, listKeys, revokeKey } from "./service.ts";
+
+/** /api/api-keys (D6): JWT, owner and admin. */
+export function apiKeyRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/api-keys", tags: ["api-keys"] })
+    .use(authGuard(deps))
+    .post(
+      "",
+      ({ auth, body, set }) => {
+        set.status = 201;
+        return ok(createApiKey(deps, auth.workspaceId, body, auth.kind === "user" ? auth.userId : null), "Store the key now: it is not shown again");
+      },
+      { jwt: "manage", body: createApiKeyBody, detail: { summary: "Create an API key (the key is shown once)" } },
+    )
+    .get(
+      "",
+      ({ auth, query }) => {
+        const { items, total } = listKeys(deps, auth.workspaceId, query.page, query.limit);
+        return paged(items, query.page, query.limit, total);
+      },
+      { jwt: "manage", query: pageQuery, detail: { summary: "List API keys (prefix, name, createdAt, lastUsedAt, expiresAt)" } },
+    )
+    .delete(
+      "/:id",
+      ({ auth, params }) => {
+        revokeKey(deps, auth.workspaceId, params.id);
+        return ok(undefined, "API key revoked");
+      },
+      { jwt: "manage", params: apiKeyParams, detail: { summary: "Revoke an API key at once" } },
+    );
+}

@@ -1,0 +1,68 @@
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { lastUsedTracker } from "./last-used.ts";
+import type { ApiKeyView, CreateApiKeyInput } from "./model.ts";
+import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "./repo.ts";
+
+type Deps = Pick<AppDeps, "db" | "sqlite" | "clock">;
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const KEY_CHARS = 40; // 40 base62 characters: about 238 random bits
+const PREFIX_CHARS = 11; // "pk_" and 8 characters, shown in lists
+
+/** A new key: `pk_` + 40 base62 characters from the CSPRNG, without modulo bias. */
+export function generateApiKey(): string {
+  let out = "pk_";
+  while (out.length < 3 + KEY_CHARS) {
+    for (const b of crypto.getRandomValues(new Uint8Array(64))) {
+      if (b < 248 && out.length < 3 + KEY_CHARS) out += BASE62[b % 62]; // 248 = 4 * 62
+    }
+  }
+  return out;
+}
+
+/** SHA-256 hex of a key, as stored (D6). */
+export function hashApiKey(key: string): string {
+  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function view(row: ApiKeyRow, lastUsed?: number): ApiKeyView {
+  const last = Math.max(row.lastUsedAt ?? 0, lastUsed ?? 0) || null;
+  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: iso(row.createdAt)!, lastUsedAt: iso(last), expiresAt: iso(row.expiresAt) };
+}
+
+/** Creates a key; the only time the key itself is returned. */
+export function createApiKey(deps: Deps, workspaceId: string, input: CreateApiKeyInput, createdBy: string | null): ApiKeyView & { key: string } {
+  const now = deps.clock.now().getTime();
+  const expiresAt = input.expiresAt ? Date.parse(input.expiresAt) : null;
+  if (expiresAt !== null && expiresAt <= now) throw errors.validation({ expiresAt: "must be in the future" });
+  const key = generateApiKey();
+  const row: ApiKeyRow = {
+    id: Bun.randomUUIDv7(),
+    workspaceId,
+    name: input.name,
+    prefix: key.slice(0, PREFIX_CHARS),
+    keyHash: hashApiKey(key),
+    createdBy,
+    createdAt: now,
+    lastUsedAt: null,
+    expiresAt,
+    revokedAt: null,
+  };
+  insertApiKey(deps.db, workspaceId, row);
+  return { ...view(row), key };
+}
+
+/** Live keys of the workspace; `lastUsedAt` includes uses not flushed yet. */
+export function listKeys(deps: Deps, workspaceId: string, page: number, limit: number): { items: ApiKeyView[]; total: number } {
+  const { rows, total } = listApiKeys(deps.db, workspaceId, page, limit);
+  const tracker = lastUsedTracker(deps.sqlite);
+  return { items: rows.map((r) => view(r, tracker.peek(r.id))), total };
+}
+
+/** Revokes a key at once (the next request with it answers 401). */
+export function revokeKey(deps: Deps, workspaceId: string, id: string): void {
+  if (!revokeApiKey(deps.db, workspaceId, id, deps.clock.now().getTime())) throw errors.notFound("API key");
+}

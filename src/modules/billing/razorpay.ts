@@ -1,0 +1,75 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Config } from "../../config.ts";
+import { AppError } from "../../errors.ts";
+
+/** An order as Razorpay's Orders API answers it (the fields Parley reads). */
+export interface RazorpayOrder {
+  id: string;
+  entity: "order";
+  amount: number;
+  currency: string;
+  receipt: string;
+  status: string;
+  notes?: Record<string, string>;
+}
+
+export interface OrderRequest {
+  /** paise */
+  amount: number;
+  currency: "INR";
+  receipt: string;
+  notes: Record<string, string>;
+}
+
+const TIMEOUT_MS = 10_000;
+
+/** Whether checkout through Razorpay is configured (else billing is manual). */
+export function razorpayConfigured(config: Config): config is Config & { razorpayKeyId: string; razorpayKeySecret: string } {
+  return !!config.razorpayKeyId && !!config.razorpayKeySecret;
+}
+
+/** POST /v1/orders with HTTP basic auth (key id : key secret), plain fetch. */
+export async function createRazorpayOrder(config: Config & { razorpayKeyId: string; razorpayKeySecret: string }, req: OrderRequest): Promise<RazorpayOrder> {
+  const url = `${config.razorpayApiBase.replace(/\/+$/, "")}/v1/orders`;
+  const auth = Buffer.from(`${config.razorpayKeyId}:${config.razorpayKeySecret}`).toString("base64");
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Basic ${auth}`, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(req),
+      redirect: "error",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw providerError("Payment provider unreachable", err);
+  }
+  const body = (await res.json().catch(() => null)) as (RazorpayOrder & { error?: { description?: string } }) | null;
+  if (!res.ok || !body || typeof body.id !== "string") {
+    throw providerError(`Payment provider refused the order (${res.status}${body?.error?.description ? `: ${body.error.description}` : ""})`);
+  }
+  return body;
+}
+
+/** The spec's 502 code covers provider errors; its name speaks of the chat network only. */
+function providerError(message: string, cause?: unknown): AppError {
+  return new AppError("CHATAPP_UNAVAILABLE", message, { cause });
+}
+
+/** HMAC-SHA256 hex of a message. */
+export function hmacHex(secret: string, message: string): string {
+  return createHmac("sha256", secret).update(message).digest("hex");
+}
+
+/** Constant-time comparison of a hex signature with the expected one. */
+export function signatureMatches(expectedHex: string, given: string | undefined | null): boolean {
+  if (!given || !/^[0-9a-f]+$/i.test(given)) return false;
+  const a = Buffer.from(expectedHex, "hex");
+  const b = Buffer.from(given.toLowerCase(), "hex");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Checkout's payment signature: HMAC-SHA256(`order_id|payment_id`, key secret). */
+export function paymentSignatureValid(keySecret: string, orderId: string, paymentId: string, signature: string): boolean {
+  return signatureMatches(hmacHex(keySecret, `${orderId}|${paymentId}`), signature);
+}

@@ -1,0 +1,78 @@
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { DB } from "../../db/open.ts";
+import { workspaces } from "../workspaces/table.ts";
+import { billingEvents, billingOrders, invoices } from "./table.ts";
+
+export type WorkspaceRow = typeof workspaces.$inferSelect;
+export type OrderRow = typeof billingOrders.$inferSelect;
+export type InvoiceRow = typeof invoices.$inferSelect;
+export type WorkspacePatch = Partial<Pick<WorkspaceRow, "planId" | "subscriptionStatus" | "billingInterval" | "trialEndsAt" | "currentPeriodEnd" | "billingProvider">>;
+
+/** The workspace row (subscription fields), or undefined. */
+export function findWorkspace(db: DB, workspaceId: string): WorkspaceRow | undefined {
+  return db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+}
+
+/** Changes the subscription fields of a workspace. */
+export function updateSubscription(db: DB, workspaceId: string, patch: WorkspacePatch, at: number): void {
+  db.update(workspaces).set({ ...patch, updatedAt: at }).where(eq(workspaces.id, workspaceId)).run();
+}
+
+export function insertOrder(db: DB, workspaceId: string, row: Omit<OrderRow, "workspaceId">): void {
+  db.insert(billingOrders).values({ ...row, workspaceId }).run();
+}
+
+/** An order of the workspace by the provider's order id. */
+export function findOrder(db: DB, workspaceId: string, providerOrderId: string): OrderRow | undefined {
+  return db
+    .select()
+    .from(billingOrders)
+    .where(and(eq(billingOrders.workspaceId, workspaceId), eq(billingOrders.provider, "razorpay"), eq(billingOrders.providerOrderId, providerOrderId)))
+    .get();
+}
+
+/**
+ * An order by the provider's order id alone: for provider webhooks, which are not sent on
+ * behalf of a workspace (the order row names it).
+ */
+export function findOrderForWebhook(db: DB, providerOrderId: string): OrderRow | undefined {
+  return db.select().from(billingOrders).where(and(eq(billingOrders.provider, "razorpay"), eq(billingOrders.providerOrderId, providerOrderId))).get();
+}
+
+export function markOrderPaid(db: DB, workspaceId: string, id: string, paymentId: string, at: number): void {
+  db.update(billingOrders).set({ status: "paid", paymentId, paidAt: at }).where(and(eq(billingOrders.workspaceId, workspaceId), eq(billingOrders.id, id))).run();
+}
+
+export function findInvoiceByPayment(db: DB, workspaceId: string, provider: "razorpay" | "manual", paymentRef: string): InvoiceRow | undefined {
+  return db
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.workspaceId, workspaceId), eq(invoices.provider, provider), eq(invoices.paymentRef, paymentRef)))
+    .get();
+}
+
+export function insertInvoice(db: DB, workspaceId: string, row: Omit<InvoiceRow, "workspaceId">): void {
+  db.insert(invoices).values({ ...row, workspaceId }).run();
+}
+
+export function listInvoices(db: DB, workspaceId: string, page: number, limit: number): { rows: InvoiceRow[]; total: number } {
+  const where = eq(invoices.workspaceId, workspaceId);
+  const rows = db.select().from(invoices).where(where).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(limit).offset((page - 1) * limit).all();
+  return { rows, total: db.select({ n: count() }).from(invoices).where(where).get()!.n };
+}
+
+/** Records a provider event; false when it was recorded before (a replay). */
+export function recordEvent(db: DB, e: { provider: string; eventId: string; event: string; workspaceId: string | null; at: number }): boolean {
+  const res = db
+    .insert(billingEvents)
+    .values({ provider: e.provider, eventId: e.eventId, event: e.event, workspaceId: e.workspaceId, receivedAt: e.at })
+    .onConflictDoNothing()
+    .returning({ eventId: billingEvents.eventId })
+    .all();
+  return res.length > 0;
+}
+
+/** Sets the workspace of a recorded event once the handler knows it (for audits). */
+export function setEventWorkspace(db: DB, provider: string, eventId: string, workspaceId: string): void {
+  db.update(billingEvents).set({ workspaceId }).where(sql`${billingEvents.provider} = ${provider} AND ${billingEvents.eventId} = ${eventId}`).run();
+}

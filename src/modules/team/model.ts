@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/** Roles that can be given by invitation or role change; `owner` only moves by transfer. */
+export const ASSIGNABLE_ROLES = ["admin", "agent", "viewer"] as const;
+
+export const inviteBody = z.object({
+  email: z.email().max(254),
+  role: z.enum(ASSIGNABLE_ROLES),
+});
+export type InviteInput = z.infer<typeof inviteBody>;
+
+export const acceptBody = z.object({
+  token: z.string().min(20).max(200),
+  name: z.string().trim().min(2).max(80),
+  password: z.string().min(8).max(128),
+  /** digits with country code, no plus (D1) */
+  mobile: z.string().regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus").optional(),
+});
+export type AcceptInput = z.infer<typeof acceptBody>;
+
+export const changeRoleBody = z.object({ role: z.enum(ASSIGNABLE_ROLES) });
+export const transferBody = z.object({ userId: z.uuid() });
+export const idParams = z.object({ id: z.uuid() });
+
+export interface MemberView {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  twoFactorEnabled: boolean;
+  createdAt: string;
+}
+
+export type InvitationStatus = "pending" | "expired" | "accepted" | "revoked";
+
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: string;
+  status: InvitationStatus;
+  invitedBy: string | null;
+  createdAt: string;
+  expiresAt: string;
+}

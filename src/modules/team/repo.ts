@@ -1,0 +1,107 @@
+import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import type { DB } from "../../db/open.ts";
+import { users, type Role } from "../users/table.ts";
+import { workspaces } from "../workspaces/table.ts";
+import { invitations } from "./table.ts";
+
+export type MemberRow = Pick<typeof users.$inferSelect, "id" | "email" | "name" | "role" | "twoFactorEnabled" | "createdAt">;
+export type InvitationRow = typeof invitations.$inferSelect;
+
+const memberColumns = { id: users.id, email: users.email, name: users.name, role: users.role, twoFactorEnabled: users.twoFactorEnabled, createdAt: users.createdAt };
+
+/** Members, owner first then by join date. */
+export function listMembers(db: DB, workspaceId: string, page: number, limit: number): { rows: MemberRow[]; total: number } {
+  const where = eq(users.workspaceId, workspaceId);
+  const ownerFirst = sql`CASE ${users.role} WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 WHEN 'agent' THEN 2 ELSE 3 END`;
+  const rows = db.select(memberColumns).from(users).where(where).orderBy(ownerFirst, asc(users.createdAt), asc(users.id)).limit(limit).offset((page - 1) * limit).all();
+  return { rows, total: db.select({ n: count() }).from(users).where(where).get()!.n };
+}
+
+/** One member of the workspace, or undefined. */
+export function findMember(db: DB, workspaceId: string, userId: string): MemberRow | undefined {
+  return db.select(memberColumns).from(users).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).get();
+}
+
+/** Sets a member's role. */
+export function setRole(db: DB, workspaceId: string, userId: string, role: Role, at: number): void {
+  db.update(users).set({ role, updatedAt: at }).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).run();
+}
+
+/** Deletes a member (their sessions of the dashboard end: the guard reads the user on every request). */
+export function deleteMember(db: DB, workspaceId: string, userId: string): boolean {
+  return db.delete(users).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).returning({ id: users.id }).all().length > 0;
+}
+
+/** Members of the workspace now. */
+export function countMembers(db: DB, workspaceId: string): number {
+  return db.select({ n: count() }).from(users).where(eq(users.workspaceId, workspaceId)).get()!.n;
+}
+
+/** Whether any account (in any workspace) uses this email. */
+export function emailTaken(db: DB, email: string): boolean {
+  return !!db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+}
+
+/** The workspace's name (for mail and the accept answer). */
+export function workspaceName(db: DB, workspaceId: string): string {
+  return db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()?.name ?? "";
+}
+
+export function insertInvitation(db: DB, workspaceId: string, row: Omit<InvitationRow, "workspaceId">): void {
+  db.insert(invitations).values({ ...row, workspaceId }).run();
+}
+
+/** A pending (not accepted, not revoked, not expired) invitation for an email, if any. */
+export function findPendingByEmail(db: DB, workspaceId: string, email: string, now: number): InvitationRow | undefined {
+  return db
+    .select()
+    .from(invitations)
+    .where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
+    .get();
+}
+
+/** Invitations not accepted and not revoked (pending and expired), newest first. */
+export function listOpenInvitations(db: DB, workspaceId: string, page: number, limit: number): { rows: InvitationRow[]; total: number } {
+  const where = and(eq(invitations.workspaceId, workspaceId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt));
+  const rows = db.select().from(invitations).where(where).orderBy(desc(invitations.createdAt), desc(invitations.id)).limit(limit).offset((page - 1) * limit).all();
+  return { rows, total: db.select({ n: count() }).from(invitations).where(where).get()!.n };
+}
+
+export function findInvitation(db: DB, workspaceId: string, id: string): InvitationRow | undefined {
+  return db.select().from(invitations).where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.id, id))).get();
+}
+
+/**
+ * The invitation of a token hash. The token is the credential of the public accept route, so
+ * this lookup is the one not scoped by workspace: the row names the workspace.
+ */
+export function findInvitationByTokenHash(db: DB, tokenHash: string): InvitationRow | undefined {
+  return db.select().from(invitations).where(eq(invitations.tokenHash, tokenHash)).get();
+}
+
+export function updateInvitation(db: DB, workspaceId: string, id: string, patch: Partial<Pick<InvitationRow, "tokenHash" | "expiresAt" | "acceptedAt" | "revokedAt">>): void {
+  db.update(invitations).set(patch).where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.id, id))).run();
+}
+
+/** Creates a verified member (invitation accepted: the mail proved the address). */
+export function insertVerifiedUser(
+  db: DB,
+  workspaceId: string,
+  u: { id: string; email: string; name: string; passwordHash: string; mobile: string | null; role: Role; at: number },
+): void {
+  db.insert(users)
+    .values({
+      id: u.id,
+      workspaceId,
+      email: u.email,
+      name: u.name,
+      passwordHash: u.passwordHash,
+      mobile: u.mobile,
+      role: u.role,
+      mobileVerifiedAt: u.at,
+      emailVerifiedAt: u.at,
+      createdAt: u.at,
+      updatedAt: u.at,
+    })
+    .run();
+}

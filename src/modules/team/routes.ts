@@ -1,0 +1,82 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok, pageQuery, paged } from "../../http/envelope.ts";
+import { acceptInvitation, invite, listInvitations, resendInvitation, revokeInvitation } from "./invitations.ts";
+import { acceptBody, changeRoleBody, idParams, inviteBody, transferBody } from "./model.ts";
+import { changeRole, listTeam, removeMember, transferOwnership } from "./service.ts";
+
+const userIdOf = (auth: { kind: string; userId?: string }) => (auth.kind === "user" ? auth.userId! : null);
+
+/** /api/team: members, roles (D5), invitations and ownership transfer. */
+export function teamRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/team", tags: ["team"] })
+    .use(authGuard(deps))
+    .post(
+      "/invitations/accept",
+      async ({ body, set }) => {
+        set.status = 201;
+        return ok(await acceptInvitation(deps, body), "Invitation accepted: you can log in now");
+      },
+      { body: acceptBody, detail: { summary: "Accept an invitation (public: the token is the credential); creates a verified member" } },
+    )
+    .get(
+      "/members",
+      ({ auth, query }) => {
+        const { items, total } = listTeam(deps, auth.workspaceId, query.page, query.limit);
+        return paged(items, query.page, query.limit, total);
+      },
+      { jwt: "read", query: pageQuery, detail: { summary: "List the members of the workspace" } },
+    )
+    .patch(
+      "/members/:id",
+      ({ auth, params, body }) => ok(changeRole(deps, auth.workspaceId, params.id, body.role), "Role changed"),
+      { jwt: "team", params: idParams, body: changeRoleBody, detail: { summary: "Change a member's role (not the owner's)" } },
+    )
+    .delete(
+      "/members/:id",
+      ({ auth, params }) => {
+        removeMember(deps, auth.workspaceId, params.id);
+        return ok(undefined, "Member removed");
+      },
+      { jwt: "team", params: idParams, detail: { summary: "Remove a member (not the owner)" } },
+    )
+    .post(
+      "/transfer-ownership",
+      ({ auth, body }) => ok(transferOwnership(deps, auth, body.userId), "Ownership transferred"),
+      { jwt: "billing", body: transferBody, detail: { summary: "Make another member the owner (owner only); the old owner becomes admin" } },
+    )
+    .get(
+      "/invitations",
+      ({ auth, query }) => {
+        const { items, total } = listInvitations(deps, auth.workspaceId, query.page, query.limit);
+        return paged(items, query.page, query.limit, total);
+      },
+      { jwt: "team", query: pageQuery, detail: { summary: "List open invitations (pending and expired)" } },
+    )
+    .post(
+      "/invitations",
+      async ({ auth, body, set }) => {
+        set.status = 201;
+        const inv = await invite(deps, auth.workspaceId, body, userIdOf(auth));
+        return ok(inv, inv.emailSent ? "Invitation sent" : "Invitation created, but the mail could not be sent: resend it");
+      },
+      { jwt: "team", body: inviteBody, detail: { summary: "Invite an email with a role (mail with an accept link, valid 7 days)" } },
+    )
+    .post(
+      "/invitations/:id/resend",
+      async ({ auth, params }) => {
+        const inv = await resendInvitation(deps, auth.workspaceId, params.id);
+        return ok(inv, inv.emailSent ? "Invitation sent again" : "The mail could not be sent");
+      },
+      { jwt: "team", params: idParams, detail: { summary: "Send an invitation again with a new link and expiry" } },
+    )
+    .delete(
+      "/invitations/:id",
+      ({ auth, params }) => {
+        revokeInvitation(deps, auth.workspaceId, params.id);
+        return ok(undefined, "Invitation revoked");
+      },
+      { jwt: "team", params: idParams, detail: { summary: "Revoke an invitation" } },
+    );
+}

@@ -1,0 +1,18 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok } from "../../http/envelope.ts";
+import { updateWorkspaceBody } from "./model.ts";
+import { changeWorkspace, getWorkspace } from "./service.ts";
+
+/** /api/workspace: the caller's own workspace (there is no route to another one). */
+export function workspaceRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/workspace", tags: ["workspace"] })
+    .use(authGuard(deps))
+    .get("", ({ auth }) => ok(getWorkspace(deps, auth.workspaceId)), { jwt: "read", detail: { summary: "The caller's workspace" } })
+    .patch("", ({ auth, body }) => ok(changeWorkspace(deps, auth.workspaceId, body), "Workspace updated"), {
+      jwt: "team",
+      body: updateWorkspaceBody,
+      detail: { summary: "Rename the workspace or require a second factor of every member (owner, admin)" },
+    });
+}

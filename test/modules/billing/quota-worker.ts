@@ -1,0 +1,36 @@
+// A second connection to the same database file, in a worker: proves the quota checks hold
+// across connections (not only because one process runs one statement at a time).
+import { ManualClock } from "../../../src/clock.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { openDb } from "../../../src/db/open.ts";
+import { silentLogger } from "../../../src/log.ts";
+import { consumeQuota } from "../../../src/modules/billing/quota.ts";
+import { invite } from "../../../src/modules/team/invitations.ts";
+
+declare const self: Worker;
+
+self.onmessage = async (e: MessageEvent) => {
+  const { dbPath, op, workspaceId, now, items } = e.data as { dbPath: string; op: "consume" | "invite"; workspaceId: string; now: number; items: string[] };
+  const opened = openDb(dbPath);
+  const deps = {
+    db: opened.db,
+    sqlite: opened.sqlite,
+    clock: new ManualClock(now),
+    config: loadConfig({ logLevel: "silent" }),
+    log: silentLogger,
+    notifier: { sendEmail: async () => {}, sendMobile: async () => {} },
+  };
+  const results = await Promise.all(
+    items.map(async (item) => {
+      try {
+        if (op === "consume") consumeQuota(deps, workspaceId, "messagesPerMonth");
+        else await invite(deps, workspaceId, { email: item, role: "agent" }, null);
+        return "ok";
+      } catch (err) {
+        return (err as { code?: string }).code ?? String(err);
+      }
+    }),
+  );
+  opened.close();
+  self.postMessage(results);
+};
