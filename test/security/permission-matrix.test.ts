@@ -10,7 +10,8 @@ import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
 
 type Permission = "read" | "messaging" | "manage" | "team" | "billing";
-type AuthKind = "public" | "jwt" | "apiKey" | "jwtOrApiKey";
+/** "registration": carries a registration token (D3), covered in depth by test/modules/auth. */
+type AuthKind = "public" | "registration" | "jwt" | "apiKey" | "jwtOrApiKey";
 
 /** D5, written out again here on purpose (not imported from src/auth/permissions.ts). */
 const D5: Record<Permission, Role[]> = {
@@ -62,6 +63,31 @@ const RULES: Record<string, Rule> = {
   "GET /ready": { auth: "public" },
   "POST /api/team/invitations/accept": { auth: "public" },
   "POST /api/billing/webhooks/razorpay": { auth: "public" },
+  "GET /api/auth/captcha": { auth: "public" },
+  "POST /api/auth/register": { auth: "public" },
+  "POST /api/auth/login": { auth: "public" },
+  "POST /api/auth/login/send-otp": { auth: "public" },
+  "POST /api/auth/login/verify-otp": { auth: "public" },
+  "POST /api/auth/refresh": { auth: "public" },
+  "POST /api/auth/logout": { auth: "public" },
+  "POST /api/auth/forgot-password": { auth: "public" },
+  "POST /api/auth/reset-password": { auth: "public" },
+
+  // registration steps (D3): a registration token, never an access token or a key
+  "POST /api/auth/mobile/send-otp": { auth: "registration" },
+  "POST /api/auth/mobile/verify-otp": { auth: "registration", body: () => ({ otpCode: "123456" }) },
+  "POST /api/auth/email/send-verification-code": { auth: "registration" },
+  "POST /api/auth/email/verify": { auth: "registration", body: () => ({ code: "123456" }) },
+
+  // own account: every role
+  "GET /api/auth/profile": { ok: [200] },
+  "PUT /api/auth/profile": { perm: "read", body: () => ({ name: "Renamed Member" }), ok: [200] },
+  "POST /api/auth/change-password": {
+    perm: "read",
+    body: () => ({ currentPassword: "correct horse battery", newPassword: "a brand new passphrase 42" }),
+    ok: [200],
+  },
+  "PUT /api/auth/2fa": { perm: "read", body: () => ({ enabled: false, password: "correct horse battery" }), ok: [200] },
 
   // API keys (D6)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },
@@ -216,7 +242,7 @@ describe("permission matrix", () => {
   test("every route of the OpenAPI document is classified", () => {
     const unclassified = routes.filter((r) => !RULES[r.key]).map((r) => r.key);
     expect(unclassified).toEqual([]);
-    const needPerm = routes.filter((r) => RULES[r.key] && r.method !== "GET" && (RULES[r.key]!.auth ?? "jwt") !== "public" && !RULES[r.key]!.perm).map((r) => r.key);
+    const needPerm = routes.filter((r) => RULES[r.key] && r.method !== "GET" && !["public", "registration"].includes(RULES[r.key]!.auth ?? "jwt") && !RULES[r.key]!.perm).map((r) => r.key);
     expect(needPerm).toEqual([]);
     expect(routes.length).toBeGreaterThan(10);
   });
@@ -233,9 +259,15 @@ describe("permission matrix", () => {
     const perm: Permission = rule.perm ?? "read";
 
     test(`${route.key} [${auth}${auth === "public" ? "" : `, ${perm}`}]`, async () => {
+      const w = await world();
+      if (auth === "registration") {
+        await expectRefused(route, rule, w.a, {}, 401, "UNAUTHORIZED", "no credential");
+        await expectRefused(route, rule, w.a, { token: w.tokens.owner }, 401, "UNAUTHORIZED", "access token as registration token");
+        await expectRefused(route, rule, w.a, { apiKey: w.keyA }, 401, "UNAUTHORIZED", "API key");
+        return;
+      }
       const declared = { public: [], jwt: ["bearer"], apiKey: ["apiKey"], jwtOrApiKey: ["apiKey", "bearer"] }[auth];
       expect({ route: route.key, security: route.security }).toEqual({ route: route.key, security: declared });
-      const w = await world();
 
       if (auth === "public") {
         const r = await send(route, rule, w.a, {});
