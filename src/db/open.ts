@@ -16,9 +16,10 @@ export interface OpenedDb {
  */
 export function openDb(path: string, opts: { synchronous?: "normal" | "full" } = {}): OpenedDb {
   const sqlite = new Database(path, { create: true, strict: true });
+  // busy_timeout first: switching to WAL needs a lock another connection may hold
+  sqlite.exec("PRAGMA busy_timeout = 5000");
   if (path !== ":memory:") sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec(`PRAGMA synchronous = ${opts.synchronous === "full" ? "FULL" : "NORMAL"}`);
-  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
   const db = drizzle({ client: sqlite });

@@ -45,40 +45,39 @@ function requirePermission(auth: AuthContext, permission: Permission): void {
   if (!can(auth.role, permission)) throw errors.forbidden(`Your role (${auth.role}) cannot do this`);
 }
 
+type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
+type Headers = Record<string, string | undefined>;
+
+async function authenticate(deps: AppDeps, kind: Credential, headers: Headers): Promise<AuthContext> {
+  if (kind === "apiKey") return authenticateApiKey(deps, headers["x-api-key"]);
+  if (kind === "jwtOrApiKey" && headers["x-api-key"] && !headers.authorization) return authenticateApiKey(deps, headers["x-api-key"]);
+  return authenticateJwt(deps, headers.authorization);
+}
+
+const resolved = new WeakMap<Request, AuthContext>();
+
 /**
  * Route options `{ jwt: "<permission>" }`, `{ apiKey: "<permission>" }` or
  * `{ jwtOrApiKey: "<permission>" }` put `auth` in the handler's context.
+ * The check runs in `transform`, before body validation: a caller without a valid
+ * credential gets 401 (and one without the permission 403) whatever the body says.
  */
 export function authGuard(deps: AppDeps) {
+  const guard = (kind: Credential, security: Record<string, string[]>[]) => (permission: Permission) => ({
+    detail: { security },
+    async transform({ request, headers, set }: { request: Request; headers: Headers; set: { headers: Record<string, unknown> } }) {
+      const auth = await authenticate(deps, kind, headers);
+      requirePermission(auth, permission);
+      admitRequest(deps, auth, set as Parameters<typeof admitRequest>[2]);
+      resolved.set(request, auth);
+    },
+    resolve({ request }: { request: Request }) {
+      return { auth: resolved.get(request)! };
+    },
+  });
   return new Elysia({ name: "parley-auth-guard" }).macro({
-    jwt: (permission: Permission) => ({
-      detail: { security: [{ bearer: [] }] },
-      async resolve({ headers, set }) {
-        const auth = await authenticateJwt(deps, headers.authorization);
-        requirePermission(auth, permission);
-        admitRequest(deps, auth, set);
-        return { auth };
-      },
-    }),
-    apiKey: (permission: Permission) => ({
-      detail: { security: [{ apiKey: [] }] },
-      resolve({ headers, set }) {
-        const auth = authenticateApiKey(deps, headers["x-api-key"]);
-        requirePermission(auth, permission);
-        admitRequest(deps, auth, set);
-        return { auth };
-      },
-    }),
-    jwtOrApiKey: (permission: Permission) => ({
-      detail: { security: [{ bearer: [] }, { apiKey: [] }] },
-      async resolve({ headers, set }) {
-        const auth = headers["x-api-key"] && !headers.authorization
-          ? authenticateApiKey(deps, headers["x-api-key"])
-          : await authenticateJwt(deps, headers.authorization);
-        requirePermission(auth, permission);
-        admitRequest(deps, auth, set);
-        return { auth };
-      },
-    }),
+    jwt: guard("jwt", [{ bearer: [] }]),
+    apiKey: guard("apiKey", [{ apiKey: [] }]),
+    jwtOrApiKey: guard("jwtOrApiKey", [{ bearer: [] }, { apiKey: [] }]),
   });
 }

@@ -2,7 +2,7 @@ import { ManualClock } from "../../src/clock.ts";
 import { loadConfig, type ConfigKey } from "../../src/config.ts";
 import { silentLogger, type Logger } from "../../src/log.ts";
 import { SimDriver, type SimOptions } from "../../src/network/sim/driver.ts";
-import { createRuntime, type Runtime } from "../../src/runtime.ts";
+import { createRuntime, type Runtime, type RuntimeOverrides } from "../../src/runtime.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +32,10 @@ export interface TestAppOptions {
   clock?: ManualClock;
   sim?: Partial<SimOptions>;
   log?: Logger;
+  /** runtime overrides beyond clock and network (notifier, captcha, ...) */
+  overrides?: Omit<RuntimeOverrides, "clock" | "network" | "dbPath">;
+  /** a file database in the data dir instead of memory (CLI and real-port tests) */
+  fileDb?: boolean;
 }
 
 /** A test app on in-memory SQLite with the real migrations, a manual clock and the sim network. */
@@ -41,10 +45,11 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const clock = opts.clock ?? new ManualClock(new Date());
   const sim = new SimDriver({ latencyMs: 1, ...opts.sim });
   const runtime = await createRuntime(config, opts.log ?? silentLogger, {
-    dbPath: ":memory:",
+    dbPath: opts.fileDb ? undefined : ":memory:",
     clock,
     network: sim,
     secrets: { jwtSecret: "test-secret-".padEnd(48, "x"), credentialKey: "00".repeat(32) },
+    ...opts.overrides,
   });
   return {
     ...runtime,
@@ -60,8 +65,11 @@ async function send(runtime: Runtime, method: string, path: string, o: RequestOp
   if (o.apiKey) headers["x-api-key"] = o.apiKey;
   let body: BodyInit | undefined;
   if (o.body !== undefined) {
-    if (typeof o.body === "string" || o.body instanceof FormData || o.body instanceof Uint8Array) body = o.body as BodyInit;
-    else {
+    if (o.body instanceof FormData || o.body instanceof Uint8Array) body = o.body as BodyInit;
+    else if (typeof o.body === "string") {
+      body = o.body; // raw text, e.g. malformed JSON on purpose
+      headers["content-type"] ??= "application/json";
+    } else {
       body = JSON.stringify(o.body);
       headers["content-type"] ??= "application/json";
     }

@@ -150,3 +150,23 @@ describe("role check: 403 FORBIDDEN", () => {
     expect((await call("/manage", admin.token)).status).toBe(403);
   });
 });
+
+describe("the guard runs before body validation", () => {
+  test("no credential and a bad body: 401, not 400", async () => {
+    const r = await t.request("PUT", "/api/auth/profile", { body: { name: 1 } });
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe("UNAUTHORIZED");
+  });
+  test("a role without the permission and a bad body: 403, not 400", async () => {
+    const viewer = await ws.member("viewer");
+    const r = await t.request("POST", "/api/api-keys", { token: viewer.token, body: { name: 12 } });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe("FORBIDDEN");
+  });
+  test("a valid credential and a bad body: 400 naming the field", async () => {
+    const fresh = await createWorkspace(t);
+    const r = await t.request("PUT", "/api/auth/profile", { token: fresh.owner.token, body: { name: 1 } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors.name).toBeDefined();
+  });
+});

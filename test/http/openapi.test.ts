@@ -40,3 +40,14 @@ test("/docs renders from embedded assets only (no CDN)", async () => {
   expect(js.status).toBe(200);
   expect((await js.text()).length).toBeGreaterThan(100_000);
 });
+
+test("request bodies carry their JSON schema (the global body parser must not hide them)", async () => {
+  const doc = (await t.request("GET", "/openapi.json")).body;
+  const empty: string[] = [];
+  for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths))
+    for (const [method, op] of Object.entries<any>(ops))
+      if (op.requestBody && !Object.keys(op.requestBody.content ?? {}).length) empty.push(`${method} ${path}`);
+  expect(empty).toEqual([]);
+  const register = doc.paths["/api/auth/register"].post.requestBody.content["application/json"].schema;
+  expect(register.required).toContain("email");
+});

@@ -1,5 +1,5 @@
-import { Elysia } from "elysia";
-import { openapi } from "@elysiajs/openapi";
+import type { AnyElysia } from "elysia";
+import { toOpenAPISchema } from "@elysiajs/openapi";
 import { z } from "zod";
 // embedded in the binary: the docs page needs no internet access
 import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
@@ -7,39 +7,72 @@ import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 
 const ASSET_JS = "/docs/assets/swagger-ui-bundle.js";
 const ASSET_CSS = "/docs/assets/swagger-ui.css";
+const HIDDEN = [ASSET_JS, ASSET_CSS, "/docs", "/openapi.json"];
 
 /** Turns a zod schema into the OpenAPI 3.0 flavour of JSON Schema. */
 function zodToOpenApi(schema: z.ZodType) {
-  return z.toJSONSchema(schema, { target: "openapi-3.0", io: "input", unrepresentable: "any" });
+  return z.toJSONSchema(schema, { target: "openapi-3.0", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+}
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Parley API</title><link rel="stylesheet" href="${ASSET_CSS}"></head>
+<body><div id="swagger-ui"></div><script src="${ASSET_JS}"></script>
+<script>window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });</script>
+</body></html>`;
+
+type Operation = { requestBody?: { content?: Record<string, unknown>; required?: boolean } };
+
+/**
+ * Builds the OpenAPI 3.0 document of every route of `root`. Request bodies are filled from the
+ * routes' zod schemas: the global body parser (size caps) hides them from the generator.
+ */
+export function openApiDocument(root: AnyElysia, version: string) {
+  const { paths, components } = toOpenAPISchema(root, { paths: HIDDEN }, undefined, { zod: zodToOpenApi }, "3.0.3") as {
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas?: Record<string, unknown> };
+  };
+  for (const route of root.routes) {
+    const body = (route.hooks as { body?: unknown } | undefined)?.body;
+    const op = paths[route.path.replace(/:(\w+)/g, "{$1}")]?.[route.method.toLowerCase()];
+    if (!op || !body || typeof body !== "object" || !("~standard" in body)) continue;
+    if (op.requestBody?.content && Object.keys(op.requestBody.content).length) continue;
+    const schema = zodToOpenApi(body as z.ZodType);
+    const isUpload = JSON.stringify(schema).includes('"format":"binary"');
+    op.requestBody = { required: true, content: { [isUpload ? "multipart/form-data" : "application/json"]: { schema } } };
+  }
+  return {
+    openapi: "3.0.3",
+    info: { title: "Parley API", version, description: "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }." },
+    components: {
+      ...components,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+      },
+    },
+    paths,
+  };
 }
 
 /** GET /openapi.json (OpenAPI 3.0) and the /docs page, served from embedded assets. */
 export function docsRoutes(version: string) {
-  return new Elysia()
-    .get(ASSET_JS, () => new Response(swaggerJs, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
-      detail: { hide: true },
-    })
-    .get(ASSET_CSS, () => new Response(swaggerCss, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
-      detail: { hide: true },
-    })
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        provider: "swagger-ui",
-        openapiVersion: "3.0.3",
-        mapJsonSchema: { zod: zodToOpenApi },
-        swagger: { cdn: ASSET_JS, theme: ASSET_CSS, autoDarkMode: false },
-        documentation: {
-          info: { title: "Parley API", version, description: "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }." },
-          components: {
-            securitySchemes: {
-              bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-              apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-            },
-          },
+  let cached: { routes: number; doc: unknown } | null = null;
+  return (root: AnyElysia) =>
+    root
+      .get(ASSET_JS, () => new Response(swaggerJs, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+        detail: { hide: true },
+      })
+      .get(ASSET_CSS, () => new Response(swaggerCss, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+        detail: { hide: true },
+      })
+      .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
+      .get(
+        "/openapi.json",
+        () => {
+          if (!cached || cached.routes !== root.routes.length) cached = { routes: root.routes.length, doc: openApiDocument(root, version) };
+          return cached.doc;
         },
-        exclude: { paths: [ASSET_JS, ASSET_CSS] },
-      }),
-    );
+        { detail: { hide: true } },
+      );
 }

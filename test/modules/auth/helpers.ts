@@ -1,17 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { renderCaptcha, type CaptchaGenerator } from "../../../src/auth/captcha.ts";
 import { CAPTCHA_ALPHABET } from "../../../src/auth/captcha-font.ts";
 import { randomFrom } from "../../../src/auth/crypto.ts";
-import { ManualClock } from "../../../src/clock.ts";
-import { loadConfig, type ConfigKey } from "../../../src/config.ts";
-import { silentLogger } from "../../../src/log.ts";
-import { SimDriver } from "../../../src/network/sim/driver.ts";
+import type { ConfigKey } from "../../../src/config.ts";
 import type { Notifier } from "../../../src/notify/notifier.ts";
 import { listOutbox } from "../../../src/notify/outbox.ts";
-import { createRuntime } from "../../../src/runtime.ts";
-import type { RequestOpts, TestApp, TestResponse } from "../../helpers/app.ts";
+import { createTestApp, type TestApp, type TestResponse } from "../../helpers/app.ts";
 
 /** A captcha generator whose answers the test can read (no back door in the server). */
 export class KnownCaptcha implements CaptchaGenerator {
@@ -42,39 +35,13 @@ export interface AuthAppOptions {
  * so tests that make many requests are not refused (throttle tests lower it again).
  */
 export async function createAuthApp(opts: AuthAppOptions = {}): Promise<AuthTestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), "parley-auth-"));
-  const config = loadConfig({ network: "sim", dataDir, logLevel: "silent", captcha: "off", authRateLimitPerMinute: 100_000, ...opts.config });
-  const clock = new ManualClock(new Date());
-  const sim = new SimDriver({ latencyMs: 1 });
   const captcha = new KnownCaptcha();
-  const runtime = await createRuntime(config, silentLogger, {
-    dbPath: opts.fileDb ? undefined : ":memory:",
-    clock,
-    network: sim,
-    captcha,
-    notifier: opts.notifier,
-    secrets: { jwtSecret: "test-secret-".padEnd(48, "x"), credentialKey: "00".repeat(32) },
+  const t = await createTestApp({
+    config: { authRateLimitPerMinute: 100_000, ...opts.config },
+    fileDb: opts.fileDb,
+    overrides: { captcha, notifier: opts.notifier },
   });
-  return { ...runtime, clock, sim, captcha, request: (method, path, o = {}) => send(runtime.app, method, path, o) };
-}
-
-async function send(app: { handle(r: Request): Promise<Response> }, method: string, path: string, o: RequestOpts): Promise<TestResponse> {
-  const headers: Record<string, string> = { ...o.headers };
-  if (o.token) headers.authorization = `Bearer ${o.token}`;
-  let body: string | undefined;
-  if (o.body !== undefined) {
-    body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
-    headers["content-type"] ??= "application/json";
-  }
-  const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
+  return Object.assign(t, { captcha });
 }
 
 let seq = 0;
