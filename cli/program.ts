@@ -1,6 +1,9 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 import { migrateCommand } from "./migrate.ts";
+import { pairCommand } from "./pair.tsx";
+import { sessionsCommand } from "./sessions.ts";
+import { simCommand } from "./sim.ts";
 import { serveCommand } from "./serve.ts";
 
 /** The `parley` command line; every command registers itself here. */
@@ -12,6 +15,9 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   serveCommand(program);
   migrateCommand(program);
+  pairCommand(program);
+  sessionsCommand(program);
+  simCommand(program);
   program
     .command("version")
     .description("print the version")

@@ -4,6 +4,10 @@ import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
 import { docsRoutes } from "./modules/docs/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
+import { realtimeRoutes } from "./modules/realtime/routes.ts";
+import { sessionRoutes } from "./modules/sessions/routes.ts";
+import { simRoutes } from "./modules/sim/routes.ts";
+import { SimDriver } from "./network/sim/driver.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -11,7 +15,11 @@ export function buildApp(deps: AppDeps) {
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
     .use(docsRoutes(deps.version))
-    .use(healthRoutes(deps));
+    .use(healthRoutes(deps))
+    .use(sessionRoutes(deps))
+    .use(realtimeRoutes(deps))
+    // D12: the sim network's routes exist only while the server runs on it
+    .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,5 +1,6 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
+import { sessionManager } from "./modules/sessions/manager.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -24,9 +25,14 @@ export function createServices(deps: AppDeps): Services {
       },
     },
   ];
+  const sessions = sessionManager(deps);
   return {
     periodic,
-    async start() {},
-    async stop() {},
+    async start() {
+      await sessions.restore();
+    },
+    async stop() {
+      sessions.stop();
+    },
   };
 }
