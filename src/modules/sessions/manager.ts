@@ -185,8 +185,8 @@ export class SessionManager {
     this.qrs.delete(row.id);
     if (row.status !== "connected" || row.phoneNumber !== phoneNumber) {
       this.deps.bus.transaction(() => {
-        this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), lastDisconnectReason: null });
         this.deps.bus.publish(row.workspaceId, "session_connected", { sessionId: row.id, phone: `+${phoneNumber}`, status: "connected" });
+        this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), lastDisconnectReason: null });
       });
     }
     this.settle(row.id, { kind: "connected" });
@@ -220,14 +220,16 @@ export class SessionManager {
   // ---- helpers ----
 
   /**
-   * Writes a change and, when the status changed (or is re-stated), publishes session_status;
-   * entering `disconnected` also publishes session_disconnected. Runs inside bus.transaction.
+   * Writes a change and, when the status (or the reason of a disconnect) changed, publishes
+   * session_status; entering `disconnected` also publishes session_disconnected. A retry that
+   * gives up on an already disconnected session says nothing new. Runs inside bus.transaction.
    */
   private change(row: SessionRow, patch: SessionPatch, announce = true): void {
     updateSession(this.deps.db, row.workspaceId, row.id, { ...patch, updatedAt: this.now() });
     const next = { ...row, ...patch };
+    const news = next.status !== row.status || (next.status === "disconnected" && next.lastDisconnectReason !== row.lastDisconnectReason);
     Object.assign(row, next);
-    if (!announce || patch.status === undefined) return;
+    if (!announce || patch.status === undefined || !news) return;
     const reason = next.status === "disconnected" ? next.lastDisconnectReason : null;
     if (next.status === "disconnected") this.deps.bus.publish(row.workspaceId, "session_disconnected", { sessionId: row.id, reason });
     this.deps.bus.publish(row.workspaceId, "session_status", { sessionId: row.id, status: next.status, phoneNumber: next.phoneNumber, reason });

@@ -18,7 +18,11 @@ export const receiptBody = z.object({
   status: z.enum(["delivered", "read"]),
 });
 
-export const logoutBody = z.object({ reason: z.enum(["logged_out", "replaced", "banned"]).default("logged_out") });
+/** The body is optional: an empty POST is a plain logout. */
+export const logoutBody = z.preprocess(
+  (v) => (v === undefined || v === null || v === "" ? {} : v),
+  z.object({ reason: z.enum(["logged_out", "replaced", "banned"]).default("logged_out") }),
+);
 
 export const failBody = z.object({
   count: z.number().int().min(1).max(10_000),

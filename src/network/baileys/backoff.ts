@@ -10,7 +10,7 @@ export interface BackoffOptions {
   linkingMaxAttempts: number;
   /** a connection that stayed open this long resets the count */
   stableMs: number;
-  /** 0..0.5: the delay is drawn from [d * (1 - jitter), d]; at most 0.5 keeps delays non-decreasing */
+  /** 0..0.5: the delay is drawn from [d * (1 - jitter), d]; at most 0.5 keeps each delay below the cap at least the previous one */
   jitter: number;
 }
 
