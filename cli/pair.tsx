@@ -88,7 +88,7 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
   const token = await ownerToken(op, session.workspaceId, Math.ceil(timeoutMs / 1000) + 60);
   let state: PairState = { session, url: op.url, phase: "starting", status: session.status, rotation: 0 };
   const PairScreen = pairScreen(await import("ink"));
-  const ink = (await import("ink")).render(<PairScreen s={state} />, { patchConsole: false, exitOnCtrlC: true });
+  const ink = (await import("ink")).render(<PairScreen s={state} />, { patchConsole: false, exitOnCtrlC: false });
   let finish!: (code: number) => void;
   const done = new Promise<number>((r) => (finish = r));
   const update = (patch: Partial<PairState>) => {
@@ -106,6 +106,8 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
   let lastQr = "";
   let ws: WebSocket | null = null;
   const timer = setTimeout(() => update({ phase: "failed", message: `timed out after ${flags.timeout}s` }), timeoutMs);
+  const onInterrupt = () => update({ phase: "failed", message: "cancelled" });
+  process.once("SIGINT", onInterrupt);
   try {
     ws = await openEvents(op, token, ({ event, data }) => {
       if (data?.sessionId !== session.id) return;
@@ -132,6 +134,7 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
   }
   const code = await done;
   clearTimeout(timer);
+  process.off("SIGINT", onInterrupt);
   ws?.close();
   if (code !== 0 && state.status === "qr_pending") {
     // stop the pairing we started rather than leave a QR on the server
