@@ -61,6 +61,10 @@ export class SessionManager {
     } catch (err) {
       outcome.cancel();
       const detail = err instanceof Error ? err.message : String(err);
+      // a stored link the driver cannot read is useless: forget it so the next connect pairs anew
+      if (err instanceof NetworkError && err.code === "bad_credentials") {
+        this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
+      }
       this.endSession(id, "error", detail);
       throw errors.chatappUnavailable(`The network could not be reached: ${detail}`);
     }

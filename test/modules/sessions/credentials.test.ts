@@ -1,5 +1,8 @@
 import { expect, test } from "bun:test";
 import { decryptCredentials, encryptCredentials } from "../../../src/modules/sessions/credentials.ts";
+import { createTestApp } from "../../helpers/app.ts";
+import { createWorkspace } from "../../helpers/fixtures.ts";
+import { eventually, linkSession, newSession, storedCredentials } from "./helpers.ts";
 
 const KEY = "ab".repeat(32);
 const OTHER = "cd".repeat(32);
@@ -25,4 +28,22 @@ test("another key, another session (bound as additional data) or a flipped byte 
 
 test("the key must be 32 bytes", () => {
   expect(() => encryptCredentials("abcd", "s1", "x")).toThrow(/32 bytes/);
+});
+
+test("a stored link that no longer decrypts (the key changed) is dropped: connect pairs anew with a QR", async () => {
+  const t = await createTestApp();
+  try {
+    const ws = await createWorkspace(t);
+    const id = await newSession(t, ws);
+    await linkSession(t, ws, id);
+    await t.request("POST", `/api/sim/sessions/${id}/logout`, { token: ws.owner.token, body: { reason: "replaced" } });
+    await eventually(() => expect(t.deps.sqlite.query("SELECT status FROM chat_sessions WHERE id = ?").get(id)).toEqual({ status: "disconnected" }));
+    t.deps.sqlite.query("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(encryptCredentials(OTHER, id, "simcred_x"), id);
+    const r = await t.request("POST", `/api/v1/chatapp/${id}/connect`, { token: ws.owner.token });
+    expect(r.body.data.status).toBe("qr_pending");
+    expect((await t.request("GET", `/api/v1/chatapp/${id}/qr`, { token: ws.owner.token })).status).toBe(200);
+    expect(storedCredentials(t, id)).toBeNull();
+  } finally {
+    await t.close();
+  }
 });

@@ -140,3 +140,13 @@ test("the driver refuses an unusable address and idle sessions with NetworkError
   await expect(driver.send("x", { to: "919800000001", type: "text", text: "hi" })).rejects.toMatchObject({ code: "not_connected" });
   await expect(driver.requestPairingCode("x", "919800000001")).rejects.toMatchObject({ code: "not_pending" });
 });
+
+test("a stored link the driver cannot read: connect answers 502 and the link is dropped, so the next connect pairs anew", async () => {
+  const id = (await call("POST", "/api/v1/chatapp", { name: "garbled" })).body.data.id;
+  rt.deps.sqlite.query("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(encryptCredentials(KEY, id, "{not json"), id);
+  const r = await call("POST", `/api/v1/chatapp/${id}/connect`);
+  expect(r.status).toBe(502);
+  expect(r.body.message).toContain("unreadable");
+  const row = rt.deps.sqlite.query("SELECT status, credentials, last_disconnect_reason AS reason FROM chat_sessions WHERE id = ?").get(id);
+  expect(row).toEqual({ status: "disconnected", credentials: null, reason: "error" });
+});
