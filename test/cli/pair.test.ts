@@ -73,6 +73,10 @@ test("operator commands: sim inbound and logout, sessions connect and disconnect
   expect(inbound.code).toBe(0);
   expect(inbound.out).toContain("inbound");
 
+  const already = await parley("pair", "front-desk");
+  expect(already.code).toBe(0);
+  expect(already.out).toContain("Connected as +919812345678");
+
   const again = await parley("sessions", "connect", "front-desk");
   expect(again.code).toBe(1);
   expect(again.err).toContain("CONFLICT");
