@@ -4,6 +4,9 @@ import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { outboxCommand } from "./outbox.ts";
 import { planCommand } from "./plan.ts";
+import { pairCommand } from "./pair.tsx";
+import { sessionsCommand } from "./sessions.ts";
+import { simCommand } from "./sim.ts";
 import { serveCommand } from "./serve.ts";
 import { usersCommand } from "./users.ts";
 import { workspacesCommand } from "./workspaces.ts";
@@ -22,6 +25,9 @@ export function buildProgram(): Command {
   usersCommand(program);
   keysCommand(program);
   planCommand(program);
+  pairCommand(program);
+  sessionsCommand(program);
+  simCommand(program);
   program
     .command("version")
     .description("print the version")

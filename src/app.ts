@@ -9,6 +9,10 @@ import { docsRoutes } from "./modules/docs/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
 import { teamRoutes } from "./modules/team/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
+import { realtimeRoutes } from "./modules/realtime/routes.ts";
+import { sessionRoutes } from "./modules/sessions/routes.ts";
+import { simRoutes } from "./modules/sim/routes.ts";
+import { SimDriver } from "./network/sim/driver.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -21,7 +25,11 @@ export function buildApp(deps: AppDeps) {
     .use(apiKeyRoutes(deps))
     .use(teamRoutes(deps))
     .use(workspaceRoutes(deps))
-    .use(billingRoutes(deps));
+    .use(billingRoutes(deps))
+    .use(sessionRoutes(deps))
+    .use(realtimeRoutes(deps))
+    // D12: the sim network's routes exist only while the server runs on it
+    .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -64,6 +64,13 @@ export const configSchema = z.object({
   webhookTimeoutMs: int(100, 120_000).default(10_000),
   webhookRetentionDays: int(1, 3650).default(30),
   simAutoReceipts: bool.default(false),
+  /** How often the sim network replaces a pending QR code, and how many it shows before giving up. */
+  simQrRotateMs: int(100, 600_000).default(20_000),
+  simQrMaxRotations: int(1, 100).default(6),
+  /** How long POST connect waits for the first QR (or the link) before answering qr_pending anyway. */
+  sessionConnectWaitMs: int(0, 120_000).default(15_000),
+  /** Interval of WebSocket keepalive pings on /api/ws. */
+  wsPingIntervalMs: int(1000, 600_000).default(25_000),
   sendMinGapMs: int(0, 600_000).default(1000),
   sendJitterMs: int(0, 600_000).default(500),
   razorpayKeyId: optionalString,

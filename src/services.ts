@@ -3,6 +3,7 @@ import type { PeriodicJob } from "./jobs/periodic.ts";
 import { authPeriodicJobs } from "./modules/auth/periodic.ts";
 import { apiKeyJobs, flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
 import { billingJobs } from "./modules/billing/jobs.ts";
+import { sessionManager } from "./modules/sessions/manager.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -30,10 +31,14 @@ export function createServices(deps: AppDeps): Services {
     ...billingJobs(deps),
     ...apiKeyJobs(deps),
   ];
+  const sessions = sessionManager(deps);
   return {
     periodic,
-    async start() {},
+    async start() {
+      await sessions.restore();
+    },
     async stop() {
+      sessions.stop();
       flushApiKeyUsage(deps);
     },
   };

@@ -26,13 +26,25 @@ export interface InboundMessage {
   type: MessageType;
   text?: string;
   media?: MediaPayload;
+  /** where the driver stored downloaded media (`<dataDir>/media/...`), when it did */
+  mediaPath?: string;
+  /** a URL the media can be fetched from, when the network gives one (the sim's `mediaUrl`) */
+  mediaUrl?: string;
   timestamp: Date;
 }
 
 export type DriverEvent =
   | { type: "qr"; sessionId: string; qr: string; expiresAt: Date }
   | { type: "connected"; sessionId: string; phoneNumber: string }
-  | { type: "disconnected"; sessionId: string; reason: DisconnectReason; willReconnect: boolean; detail?: string }
+  | {
+      type: "disconnected";
+      sessionId: string;
+      reason: DisconnectReason;
+      willReconnect: boolean;
+      detail?: string;
+      /** when `willReconnect`: the delay before the next attempt (backoff with jitter) */
+      retryInMs?: number;
+    }
   | { type: "credentials"; sessionId: string; credentials: string | null }
   | { type: "inbound"; sessionId: string; message: InboundMessage }
   | { type: "receipt"; sessionId: string; networkMessageId: string; status: "delivered" | "read"; at: Date };

@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
 import {
   NetworkError,
@@ -18,6 +20,8 @@ export interface SimOptions {
   receiptDelayMs: number;
   /** Latency of network-side steps (connect, reconnect). */
   latencyMs: number;
+  /** When set, the network's linked devices survive a restart in `<dataDir>/sim-network.json`. */
+  dataDir?: string;
 }
 
 const DEFAULTS: SimOptions = { qrRotateMs: 20_000, qrMaxRotations: 6, autoReceipts: false, receiptDelayMs: 50, latencyMs: 5 };
@@ -28,6 +32,8 @@ interface SimSession {
   qrTimer?: ReturnType<typeof setTimeout>;
   rotations: number;
   phoneNumber?: string;
+  /** the link this connection uses (known once connected) */
+  credentials?: string;
   failNext: { count: number; code: string };
 }
 
@@ -52,6 +58,7 @@ export class SimDriver implements NetworkDriver {
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
+    this.loadDevices();
   }
 
   onEvent(listener: DriverListener): () => void {
@@ -64,11 +71,21 @@ export class SimDriver implements NetworkDriver {
     const s: SimSession = existing ?? { state: "connecting", rotations: 0, failNext: { count: 0, code: "send_failed" } };
     this.sessions.set(sessionId, s);
     const phone = opts.credentials ? this.devices.get(opts.credentials) : undefined;
+    if (opts.credentials && !phone) {
+      // like the real network: a link removed while we were away fails with a logout
+      this.sessions.delete(sessionId);
+      this.later(this.opts.latencyMs, () => {
+        this.emitter.emit({ type: "credentials", sessionId, credentials: null });
+        this.emitter.emit({ type: "disconnected", sessionId, reason: "logged_out", willReconnect: false, detail: "the device is no longer linked" });
+      });
+      return;
+    }
     if (phone) {
       this.later(this.opts.latencyMs, () => {
         if (this.sessions.get(sessionId) !== s) return;
         s.state = "connected";
         s.phoneNumber = phone;
+        s.credentials = opts.credentials!;
         this.emitter.emit({ type: "connected", sessionId, phoneNumber: phone });
       });
       return;
@@ -89,9 +106,7 @@ export class SimDriver implements NetworkDriver {
     if (!s) return;
     this.clearQr(s);
     this.sessions.delete(sessionId);
-    if (opts.logout) {
-      for (const [cred, phone] of this.devices) if (phone === s.phoneNumber) this.devices.delete(cred);
-    }
+    if (opts.logout) this.unlink(s.credentials);
   }
 
   async send(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }> {
@@ -134,7 +149,9 @@ export class SimDriver implements NetworkDriver {
     s.state = "connected";
     s.phoneNumber = phoneNumber;
     const credentials = "simcred_" + Bun.randomUUIDv7();
+    s.credentials = credentials;
     this.devices.set(credentials, phoneNumber);
+    this.saveDevices();
     this.later(this.opts.latencyMs, () => {
       this.emitter.emit({ type: "credentials", sessionId, credentials });
       this.emitter.emit({ type: "connected", sessionId, phoneNumber });
@@ -155,13 +172,18 @@ export class SimDriver implements NetworkDriver {
     this.emitter.emit({ type: "receipt", sessionId, networkMessageId, status, at: new Date() });
   }
 
-  /** The network ends the link (the user removed the device, or a ban). Credentials die. */
+  /**
+   * The network ends the connection: the user removed the device or the number was banned
+   * (the link dies with its credentials), or another client took the link over (`replaced`:
+   * the credentials stay valid, the session just stops).
+   */
   logout(sessionId: string, reason: Extract<DisconnectReason, "logged_out" | "replaced" | "banned"> = "logged_out"): void {
     const s = this.requireConnected(sessionId);
-    for (const [cred, phone] of this.devices) if (phone === s.phoneNumber) this.devices.delete(cred);
+    const unlinked = reason !== "replaced";
+    if (unlinked) this.unlink(s.credentials);
     this.sessions.delete(sessionId);
     this.later(this.opts.latencyMs, () => {
-      this.emitter.emit({ type: "credentials", sessionId, credentials: null });
+      if (unlinked) this.emitter.emit({ type: "credentials", sessionId, credentials: null });
       this.emitter.emit({ type: "disconnected", sessionId, reason, willReconnect: false });
     });
   }
@@ -183,6 +205,41 @@ export class SimDriver implements NetworkDriver {
     const s = this.sessions.get(sessionId);
     if (!s) throw new NetworkError("session is not active on the network", false, "not_active");
     s.failNext = { count, code };
+  }
+
+  /** The network's state of a session (sim routes check it before acting). */
+  stateOf(sessionId: string): "connecting" | "qr" | "connected" | undefined {
+    return this.sessions.get(sessionId)?.state;
+  }
+
+  /** Whether the sim network accepted a send with this id (receipts refer to it). */
+  hasSent(sessionId: string, networkMessageId: string): boolean {
+    return this.sent.some((m) => m.sessionId === sessionId && m.networkMessageId === networkMessageId);
+  }
+
+  private unlink(credentials: string | undefined): void {
+    if (credentials && this.devices.delete(credentials)) this.saveDevices();
+  }
+
+  private devicesFile(): string | null {
+    return this.opts.dataDir ? join(this.opts.dataDir, "sim-network.json") : null;
+  }
+
+  private loadDevices(): void {
+    const file = this.devicesFile();
+    if (!file || !existsSync(file)) return;
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { devices?: Record<string, string> };
+    for (const [cred, phone] of Object.entries(stored.devices ?? {})) this.devices.set(cred, phone);
+  }
+
+  private saveDevices(): void {
+    const file = this.devicesFile();
+    if (!file) return;
+    mkdirSync(this.opts.dataDir!, { recursive: true, mode: 0o700 });
+    // write-then-rename: a crash never leaves half a file behind
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ devices: Object.fromEntries(this.devices) }, null, 2) + "\n", { mode: 0o600 });
+    renameSync(tmp, file);
   }
 
   private requireConnected(sessionId: string): SimSession {

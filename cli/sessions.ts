@@ -1,0 +1,188 @@
+import { Database } from "bun:sqlite";
+import type { Command } from "commander";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { signToken, tokenKeys } from "../src/auth/tokens.ts";
+import { systemClock } from "../src/clock.ts";
+import type { Config } from "../src/config.ts";
+import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+
+// D13: operator commands draw their power from the data directory (the database and the JWT
+// secret in secrets.json). They act on the running server over its public API with a
+// short-lived token minted for the workspace's owner; the server has no back door.
+
+/** Thrown for anything the operator must read; the command prints it and exits non-zero. */
+export class OperatorError extends Error {}
+
+export interface OperatorFlags {
+  dataDir?: string;
+  url?: string;
+  workspace?: string;
+}
+
+export interface Operator {
+  config: Config;
+  url: string;
+  db: Database;
+  jwtSecret: string;
+}
+
+export interface SessionRef {
+  id: string;
+  name: string;
+  workspaceId: string;
+  status: string;
+  phoneNumber: string | null;
+}
+
+/** Adds the flags every operator command takes. */
+export function operatorOptions(cmd: Command): Command {
+  return cmd
+    .option(...DATA_DIR_FLAG)
+    .option("--url <url>", "the running server (default http://<host>:<port> from PARLEY_HOST/PARLEY_PORT)")
+    .option("-w, --workspace <workspace>", "workspace id or name (when a session name is not unique)");
+}
+
+/** Opens the data dir read-only and reads the signing secret. */
+export function openOperator(flags: OperatorFlags): Operator {
+  const config = configOrExit({ dataDir: flags.dataDir });
+  const dbPath = join(config.dataDir, "parley.db");
+  if (!existsSync(dbPath)) throw new OperatorError(`no database at ${dbPath}: is --data-dir the server's data directory?`);
+  const secretsPath = join(config.dataDir, "secrets.json");
+  let jwtSecret = config.jwtSecret;
+  if (!jwtSecret) {
+    if (!existsSync(secretsPath)) throw new OperatorError(`no ${secretsPath}: start the server once, or set PARLEY_JWT_SECRET`);
+    jwtSecret = (JSON.parse(readFileSync(secretsPath, "utf8")) as { jwtSecret?: string }).jwtSecret;
+    if (!jwtSecret) throw new OperatorError(`${secretsPath} has no jwtSecret`);
+  }
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  const url = (flags.url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`).replace(/\/+$/, "");
+  return { config, url, db: new Database(dbPath, { readonly: true }), jwtSecret };
+}
+
+/** A workspace by id or name; without one, the only workspace there is. */
+export function findWorkspace(op: Operator, ref: string | undefined): { id: string; name: string } {
+  const all = op.db.query("SELECT id, name FROM workspaces ORDER BY created_at").all() as { id: string; name: string }[];
+  const hits = ref ? all.filter((w) => w.id === ref || w.name === ref) : all;
+  if (hits.length === 1) return hits[0]!;
+  if (!hits.length) throw new OperatorError(ref ? `no workspace "${ref}"` : "there is no workspace yet");
+  throw new OperatorError(`${ref ? `"${ref}" names` : "there are"} ${hits.length} workspaces; choose one with --workspace <id>`);
+}
+
+/** A session by id or name (names are unique per workspace only). */
+export function findSession(op: Operator, ref: string, workspace?: string): SessionRef {
+  const wsId = workspace ? findWorkspace(op, workspace).id : null;
+  const rows = op.db
+    .query(
+      `SELECT id, name, workspace_id AS workspaceId, status, phone_number AS phoneNumber FROM chat_sessions
+       WHERE (id = ?1 OR name = ?1) AND (?2 IS NULL OR workspace_id = ?2)`,
+    )
+    .all(ref, wsId) as SessionRef[];
+  if (rows.length === 1) return rows[0]!;
+  if (!rows.length) throw new OperatorError(`no session "${ref}"${workspace ? ` in workspace ${workspace}` : ""}`);
+  throw new OperatorError(`${rows.length} sessions are named "${ref}"; add --workspace <id> or use the session id`);
+}
+
+/** A short-lived access token of the workspace's owner, signed with the data dir's secret. */
+export async function ownerToken(op: Operator, workspaceId: string, ttlSeconds = 300): Promise<string> {
+  const owner = op.db.query("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner' LIMIT 1").get(workspaceId) as { id: string } | null;
+  if (!owner) throw new OperatorError(`workspace ${workspaceId} has no owner`);
+  return signToken(tokenKeys(op.config, op.jwtSecret), systemClock, { sub: owner.id, tenant: workspaceId, role: "owner", typ: "access" }, ttlSeconds);
+}
+
+/** Calls the running server; failures become OperatorError with the server's message. */
+export async function callApi(op: Operator, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  let res: Response;
+  try {
+    res = await fetch(op.url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new OperatorError(`cannot reach the server at ${op.url} (${(err as Error).message}); is it running? (--url)`);
+  }
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Like callApi, but anything other than 2xx is an OperatorError. */
+export async function requireApi(op: Operator, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const r = await callApi(op, token, method, path, body);
+  if (r.status >= 200 && r.status < 300) return r.body;
+  const detail = r.body?.errors ? ` ${JSON.stringify(r.body.errors)}` : "";
+  throw new OperatorError(`${r.body?.code ?? r.status}: ${r.body?.message ?? "request failed"}${detail}`);
+}
+
+/** Runs an operator action: OperatorError prints one line and exits 1. */
+export async function runOperator(action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (err) {
+    if (err instanceof OperatorError) {
+      process.stderr.write(`parley: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+const phone = (p: string | null) => (p ? `+${p}` : "-");
+
+/** `parley sessions list|create|connect|disconnect`. */
+export function sessionsCommand(program: Command): void {
+  const sessions = program.command("sessions").description("list, create, connect and disconnect sessions (operator, via the data dir)");
+
+  operatorOptions(sessions.command("list").description("list sessions (all workspaces, or one with --workspace)"))
+    .option("--json", "print JSON")
+    .action((flags: OperatorFlags & { json?: boolean }) =>
+      runOperator(async () => {
+        const op = openOperator(flags);
+        const wsId = flags.workspace ? findWorkspace(op, flags.workspace).id : null;
+        const rows = op.db
+          .query(
+            `SELECT s.id, s.name, s.workspace_id AS workspaceId, w.name AS workspace, s.status, s.phone_number AS phoneNumber
+             FROM chat_sessions s JOIN workspaces w ON w.id = s.workspace_id
+             WHERE ?1 IS NULL OR s.workspace_id = ?1 ORDER BY w.name, s.created_at`,
+          )
+          .all(wsId) as (SessionRef & { workspace: string })[];
+        if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+        if (!rows.length) return void process.stdout.write("no sessions\n");
+        for (const r of rows) process.stdout.write(`${r.id}  ${r.status.padEnd(12)} ${phone(r.phoneNumber).padEnd(17)} ${r.name}  (${r.workspace})\n`);
+      }),
+    );
+
+  operatorOptions(sessions.command("create <name>").description("create a session in a workspace")).action((name: string, flags: OperatorFlags) =>
+    runOperator(async () => {
+      const op = openOperator(flags);
+      const ws = findWorkspace(op, flags.workspace);
+      const body = await requireApi(op, await ownerToken(op, ws.id), "POST", "/api/v1/chatapp", { name });
+      process.stdout.write(`created ${body.data.id} "${body.data.name}" in ${ws.name}; pair it with: parley pair ${body.data.id}\n`);
+    }),
+  );
+
+  operatorOptions(sessions.command("connect <session>").description("start linking (QR) or reconnect; see also `parley pair`")).action(
+    (ref: string, flags: OperatorFlags) =>
+      runOperator(async () => {
+        const op = openOperator(flags);
+        const s = findSession(op, ref, flags.workspace);
+        const body = await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/v1/chatapp/${s.id}/connect`);
+        process.stdout.write(`${s.name}: ${body.data.status}${body.data.phoneNumber ? ` ${phone(body.data.phoneNumber)}` : ""}\n`);
+      }),
+  );
+
+  operatorOptions(sessions.command("disconnect <session>").description("disconnect and unlink a session")).action((ref: string, flags: OperatorFlags) =>
+    runOperator(async () => {
+      const op = openOperator(flags);
+      const s = findSession(op, ref, flags.workspace);
+      await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/v1/chatapp/${s.id}/disconnect`);
+      process.stdout.write(`${s.name}: disconnected\n`);
+    }),
+  );
+}

@@ -1,0 +1,65 @@
+import { Elysia } from "elysia";
+import { decodeJwt } from "jose";
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { authenticateJwt, type AuthContext } from "../../http/auth-guard.ts";
+import { RealtimeHub, type RealtimeClient } from "./hub.ts";
+
+interface SocketState {
+  client?: RealtimeClient;
+  expiryTimer?: ReturnType<typeof setTimeout>;
+}
+
+interface Upgraded {
+  realtimeAuth: AuthContext;
+  realtimeExpiresAt: number;
+  realtimeState: SocketState;
+}
+
+/** `Sec-WebSocket-Protocol: bearer, <token>` (browsers cannot set Authorization on a WebSocket). */
+function tokenFromProtocol(header: string | undefined): string | undefined {
+  const parts = (header ?? "").split(",").map((p) => p.trim());
+  return parts[0]?.toLowerCase() === "bearer" && parts[1] ? parts[1] : undefined;
+}
+
+/** D10: GET /api/ws with an access token; events of the token's workspace only, keepalive pings. */
+export function realtimeRoutes(deps: AppDeps) {
+  const hub = new RealtimeHub(deps.bus, deps.config.wsPingIntervalMs, deps.log.child({ component: "realtime" }));
+  return new Elysia({ name: "parley-realtime" }).ws("/api/ws", {
+    async upgrade(ctx) {
+      const protocol = ctx.request.headers.get("sec-websocket-protocol") ?? undefined;
+      const token = new URL(ctx.request.url).searchParams.get("token") ?? tokenFromProtocol(protocol);
+      if (!token) throw errors.unauthorized("Missing access token (?token= or Sec-WebSocket-Protocol: bearer, <token>)");
+      const auth = await authenticateJwt(deps, `Bearer ${token}`);
+      const exp = decodeJwt(token).exp!;
+      Object.assign(ctx, { realtimeAuth: auth, realtimeExpiresAt: exp * 1000, realtimeState: {} } satisfies Upgraded);
+      // the client offered subprotocols; the handshake must pick one
+      if (tokenFromProtocol(protocol)) ctx.set.headers["sec-websocket-protocol"] = "bearer";
+    },
+    open(ws) {
+      const { realtimeAuth: auth, realtimeExpiresAt, realtimeState: state } = ws.data as unknown as Upgraded;
+      const client: RealtimeClient = {
+        workspaceId: auth.workspaceId,
+        send: (text) => void ws.raw.send(text),
+        ping: () => void ws.raw.ping(),
+      };
+      state.client = client;
+      hub.add(client);
+      // the socket lives no longer than the token that opened it
+      const ttl = Math.max(0, realtimeExpiresAt - deps.clock.now().getTime());
+      state.expiryTimer = setTimeout(() => ws.close(4001, "token expired"), Math.min(ttl, 2 ** 31 - 1));
+      ws.send(JSON.stringify({ event: "ready", timestamp: deps.clock.now().toISOString(), data: { workspaceId: auth.workspaceId } }));
+    },
+    message(ws, message) {
+      // application-level ping for clients that cannot see protocol pings
+      if ((message as { event?: unknown } | null)?.event === "ping") {
+        ws.send(JSON.stringify({ event: "pong", timestamp: deps.clock.now().toISOString(), data: {} }));
+      }
+    },
+    close(ws) {
+      const { realtimeState: state } = ws.data as unknown as Upgraded;
+      if (state.expiryTimer) clearTimeout(state.expiryTimer);
+      if (state.client) hub.remove(state.client);
+    },
+  });
+}

@@ -1,0 +1,283 @@
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { NetworkError, type DriverEvent } from "../../network/driver.ts";
+import { decryptCredentials, encryptCredentials } from "./credentials.ts";
+import type { LiveQr } from "./model.ts";
+import { qrDataUrl } from "./qr-image.ts";
+import { getSession, sessionForNetworkEvent, sessionsInStatus, updateSession, type SessionPatch, type SessionRow } from "./repo.ts";
+
+/** What a connect (or a QR request) waits for. */
+type Outcome = { kind: "qr" } | { kind: "connected" } | { kind: "failed"; reason: string; detail?: string } | { kind: "timeout" };
+
+/** Reasons after which the link is gone for good: credentials and number are wiped. */
+const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
+
+const managers = new WeakMap<AppDeps, SessionManager>();
+
+/** The one session manager of a runtime (routes and services share it). */
+export function sessionManager(deps: AppDeps): SessionManager {
+  let m = managers.get(deps);
+  if (!m) managers.set(deps, (m = new SessionManager(deps)));
+  return m;
+}
+
+/**
+ * Owns the live connections: starts and stops them on the driver, turns the driver's events
+ * into status changes (rows) and events (bus), keeps the current QR of each pending session,
+ * and brings back connected sessions after a restart. Events are handled synchronously and in
+ * order, so a status written to SQLite always follows the network's own order.
+ */
+export class SessionManager {
+  /** Sessions the driver is working on (linking, connected or reconnecting). */
+  private active = new Set<string>();
+  private qrs = new Map<string, LiveQr>();
+  private waiters = new Map<string, Set<(o: Outcome) => void>>();
+  private stopping = false;
+
+  constructor(private deps: AppDeps) {
+    deps.network.onEvent((e) => {
+      try {
+        this.onDriverEvent(e);
+      } catch (err) {
+        deps.log.error("session event failed", { sessionId: e.sessionId, event: e.type, err });
+      }
+    });
+  }
+
+  /** D7 connect: disconnected -> qr_pending (then connected); qr_pending answers again; connected is 409. */
+  async connect(workspaceId: string, id: string): Promise<SessionRow> {
+    const row = this.deps.bus.transaction(() => {
+      const row = this.require(workspaceId, id);
+      if (row.status === "connected") throw errors.conflict("The session is already connected");
+      if (row.status === "qr_pending" && this.active.has(id)) return null;
+      this.change(row, { status: "qr_pending", lastDisconnectReason: null });
+      return row;
+    });
+    if (!row) return this.require(workspaceId, id);
+    this.active.add(id);
+    const outcome = this.waitFor(id, this.deps.config.sessionConnectWaitMs);
+    try {
+      await this.deps.network.connect(id, { credentials: this.credentialsOf(row) });
+    } catch (err) {
+      outcome.cancel();
+      const detail = err instanceof Error ? err.message : String(err);
+      // a stored link the driver cannot read is useless: forget it so the next connect pairs anew
+      if (err instanceof NetworkError && err.code === "bad_credentials") {
+        this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
+      }
+      this.endSession(id, "error", detail);
+      throw errors.chatappUnavailable(`The network could not be reached: ${detail}`);
+    }
+    const o = await outcome.promise;
+    if (o.kind === "failed") throw errors.chatappUnavailable(`The session could not connect (${o.reason}${o.detail ? `: ${o.detail}` : ""})`);
+    return this.require(workspaceId, id);
+  }
+
+  /** D7 disconnect: unlinks the device (credentials wiped, logout on the network); on disconnected 409. */
+  async disconnect(workspaceId: string, id: string): Promise<void> {
+    this.deps.bus.transaction(() => {
+      const row = this.require(workspaceId, id);
+      // a session still reconnecting by itself counts as live: the user must be able to stop it
+      if (row.status === "disconnected" && !this.active.has(id)) throw errors.conflict("The session is already disconnected");
+      this.active.delete(id);
+      this.qrs.delete(id);
+      this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
+    });
+    this.settle(id, { kind: "failed", reason: "user_request" });
+    try {
+      await this.deps.network.disconnect(id, { logout: true });
+    } catch (err) {
+      // the local unlink stands: the credentials are gone whatever the network said
+      this.deps.log.warn("network logout failed", { sessionId: id, err });
+    }
+  }
+
+  /** Whether the driver is working on the session (linking, connected or reconnecting). */
+  isLive(id: string): boolean {
+    return this.active.has(id);
+  }
+
+  /** D7: the current QR while qr_pending (waits briefly for the first one), else 409. */
+  async qr(workspaceId: string, id: string): Promise<LiveQr> {
+    const row = this.require(workspaceId, id);
+    if (row.status !== "qr_pending") throw errors.conflict(`No QR code: the session is ${row.status}`);
+    if (!this.qrs.has(id) && this.active.has(id)) {
+      const w = this.waitFor(id, Math.min(5_000, this.deps.config.sessionConnectWaitMs));
+      if (this.qrs.has(id)) w.cancel();
+      else await w.promise;
+    }
+    const live = this.qrs.get(id);
+    if (!live) throw errors.conflict("No QR code is available for this session yet; retry shortly");
+    return live;
+  }
+
+  /** D7: linking by phone number while qr_pending. */
+  async pairingCode(workspaceId: string, id: string, phoneNumber: string): Promise<string> {
+    const row = this.require(workspaceId, id);
+    if (row.status !== "qr_pending" || !this.active.has(id)) throw errors.conflict(`No pairing in progress: the session is ${row.status}`);
+    try {
+      return await this.deps.network.requestPairingCode(id, phoneNumber);
+    } catch (err) {
+      if (err instanceof NetworkError && err.code === "not_pending") throw errors.conflict("The session is not waiting to be linked yet; retry shortly");
+      throw errors.chatappUnavailable(`The network refused the pairing code: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Reconnects sessions that were connected when the server stopped; pending QRs died with the process. */
+  async restore(): Promise<void> {
+    for (const row of sessionsInStatus(this.deps.db, ["connected", "qr_pending"])) {
+      if (row.status === "qr_pending") {
+        this.deps.bus.transaction(() => this.change(row, { status: "disconnected" }, false));
+        continue;
+      }
+      const credentials = this.credentialsOf(row);
+      if (!credentials) {
+        this.endSession(row.id, "error", "no stored credentials");
+        continue;
+      }
+      this.active.add(row.id);
+      try {
+        await this.deps.network.connect(row.id, { credentials });
+      } catch (err) {
+        this.endSession(row.id, "error", err instanceof Error ? err.message : String(err));
+      }
+    }
+  }
+
+  /** Stops reacting to status changes (shutdown closes connections on purpose); credentials are still saved. */
+  stop(): void {
+    this.stopping = true;
+    for (const id of [...this.waiters.keys()]) this.settle(id, { kind: "timeout" });
+  }
+
+  // ---- driver events ----
+
+  private onDriverEvent(e: DriverEvent): void {
+    if (e.type === "inbound" || e.type === "receipt") return; // messaging handles these
+    const row = sessionForNetworkEvent(this.deps.db, e.sessionId);
+    if (!row) return;
+    switch (e.type) {
+      case "credentials":
+        if (e.credentials === null) this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
+        else if (this.active.has(row.id)) {
+          const sealed = encryptCredentials(this.deps.secrets.credentialKey, row.id, e.credentials);
+          this.deps.bus.transaction(() => this.change(row, { credentials: sealed }, false));
+        }
+        return;
+      case "qr":
+        return this.onQr(row, e.qr, e.expiresAt);
+      case "connected":
+        return this.onConnected(row, e.phoneNumber);
+      case "disconnected":
+        return this.onDisconnected(row, e.reason, e.willReconnect, e.detail);
+    }
+  }
+
+  private onQr(row: SessionRow, qr: string, expiresAt: Date): void {
+    if (this.stopping || !this.active.has(row.id)) return;
+    const live: LiveQr = { qr, qrDataUrl: qrDataUrl(qr), expiresAt: expiresAt.toISOString() };
+    this.qrs.set(row.id, live);
+    this.deps.bus.transaction(() => {
+      if (row.status !== "qr_pending") this.change(row, { status: "qr_pending" });
+      this.deps.bus.publish(row.workspaceId, "session_qr", { sessionId: row.id, ...live });
+    });
+    this.settle(row.id, { kind: "qr" });
+  }
+
+  private onConnected(row: SessionRow, phoneNumber: string): void {
+    if (this.stopping || !this.active.has(row.id)) return;
+    this.qrs.delete(row.id);
+    if (row.status !== "connected" || row.phoneNumber !== phoneNumber) {
+      this.deps.bus.transaction(() => {
+        this.deps.bus.publish(row.workspaceId, "session_connected", { sessionId: row.id, phone: `+${phoneNumber}`, status: "connected" });
+        this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), lastDisconnectReason: null });
+      });
+    }
+    this.settle(row.id, { kind: "connected" });
+  }
+
+  private onDisconnected(row: SessionRow, reason: string, willReconnect: boolean, detail?: string): void {
+    if (this.stopping || !this.active.has(row.id)) return;
+    if (willReconnect) {
+      // a drop of a live link is news (D7: connection_lost); retries while linking are not
+      if (row.status === "connected") {
+        this.deps.bus.transaction(() => this.change(row, { status: "disconnected", lastDisconnectReason: reason }));
+      }
+      return;
+    }
+    this.endSession(row.id, reason, detail);
+  }
+
+  /** The driver gave up (or never started): the session is disconnected with a reason. */
+  private endSession(id: string, reason: string, detail?: string): void {
+    this.active.delete(id);
+    this.qrs.delete(id);
+    const row = sessionForNetworkEvent(this.deps.db, id);
+    if (row) {
+      const patch: SessionPatch = { status: "disconnected", lastDisconnectReason: reason };
+      if (UNLINKING.has(reason)) Object.assign(patch, { credentials: null, phoneNumber: null });
+      this.deps.bus.transaction(() => this.change(row, patch));
+    }
+    this.settle(id, { kind: "failed", reason, detail });
+  }
+
+  // ---- helpers ----
+
+  /**
+   * Writes a change and, when the status (or the reason of a disconnect) changed, publishes
+   * session_status; entering `disconnected` also publishes session_disconnected. A retry that
+   * gives up on an already disconnected session says nothing new. Runs inside bus.transaction.
+   */
+  private change(row: SessionRow, patch: SessionPatch, announce = true): void {
+    updateSession(this.deps.db, row.workspaceId, row.id, { ...patch, updatedAt: this.now() });
+    const next = { ...row, ...patch };
+    const news = next.status !== row.status || (next.status === "disconnected" && next.lastDisconnectReason !== row.lastDisconnectReason);
+    Object.assign(row, next);
+    if (!announce || patch.status === undefined || !news) return;
+    const reason = next.status === "disconnected" ? next.lastDisconnectReason : null;
+    if (next.status === "disconnected") this.deps.bus.publish(row.workspaceId, "session_disconnected", { sessionId: row.id, reason });
+    this.deps.bus.publish(row.workspaceId, "session_status", { sessionId: row.id, status: next.status, phoneNumber: next.phoneNumber, reason });
+  }
+
+  private require(workspaceId: string, id: string): SessionRow {
+    const row = getSession(this.deps.db, workspaceId, id);
+    if (!row) throw errors.notFound("Session");
+    return row;
+  }
+
+  private credentialsOf(row: SessionRow): string | null {
+    if (!row.credentials) return null;
+    try {
+      return decryptCredentials(this.deps.secrets.credentialKey, row.id, row.credentials);
+    } catch (err) {
+      // a changed key or a damaged value: the link cannot be used, linking starts over
+      this.deps.log.warn("stored credentials do not decrypt; linking anew", { sessionId: row.id, err });
+      this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
+      return null;
+    }
+  }
+
+  private waitFor(id: string, ms: number): { promise: Promise<Outcome>; cancel(): void } {
+    let set = this.waiters.get(id);
+    if (!set) this.waiters.set(id, (set = new Set()));
+    let resolve!: (o: Outcome) => void;
+    const promise = new Promise<Outcome>((r) => (resolve = r));
+    const timer = setTimeout(() => done({ kind: "timeout" }), ms);
+    const done = (o: Outcome) => {
+      clearTimeout(timer);
+      set.delete(done);
+      if (!set.size) this.waiters.delete(id);
+      resolve(o);
+    };
+    set.add(done);
+    return { promise, cancel: () => done({ kind: "timeout" }) };
+  }
+
+  private settle(id: string, o: Outcome): void {
+    for (const done of [...(this.waiters.get(id) ?? [])]) done(o);
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+}

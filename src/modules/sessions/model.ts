@@ -1,0 +1,53 @@
+import { z } from "zod";
+import type { SessionRow } from "./repo.ts";
+
+/** Path parameter of every session route. */
+export const sessionIdParams = z.object({ id: z.uuid("must be a session id (UUID)") });
+
+/** POST /api/v1/chatapp (D7: name 1-64, unique in the workspace). */
+export const createSessionBody = z.object({
+  name: z.string().trim().min(1, "must not be empty").max(64, "must be at most 64 characters"),
+});
+
+/** D1: digits with the country code, no plus, 8 to 15 digits. */
+export const phoneNumber = z.string().regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus");
+
+/** POST /api/v1/chatapp/{id}/pairing-code (D7). */
+export const pairingCodeBody = z.object({ phoneNumber });
+
+/** The session as the API shows it (spec part 2, plus timestamps and the last disconnect reason). */
+export interface SessionView {
+  id: string;
+  name: string;
+  status: SessionRow["status"];
+  phoneNumber: string | null;
+  connected: boolean;
+  lastDisconnectReason: string | null;
+  connectedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Maps a row to its API shape; credentials never leave the server. */
+export function sessionView(row: SessionRow): SessionView {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    phoneNumber: row.phoneNumber,
+    connected: row.status === "connected",
+    lastDisconnectReason: row.lastDisconnectReason,
+    connectedAt: iso(row.connectedAt),
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+  };
+}
+
+/** The QR of a session waiting to be linked (D7, D10). */
+export interface LiveQr {
+  qr: string;
+  qrDataUrl: string;
+  expiresAt: string;
+}

@@ -1,0 +1,87 @@
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import type { DB } from "../../db/open.ts";
+import { chatSessions, type SessionStatus } from "./table.ts";
+
+export type SessionRow = typeof chatSessions.$inferSelect;
+export type SessionPatch = Partial<Omit<SessionRow, "id" | "workspaceId" | "createdAt">>;
+
+/** Number of sessions of a workspace (the plan limit counts them). */
+export function countSessions(db: DB, workspaceId: string): number {
+  return db.select({ n: count() }).from(chatSessions).where(eq(chatSessions.workspaceId, workspaceId)).get()?.n ?? 0;
+}
+
+/** A session of the workspace by name. */
+export function findSessionByName(db: DB, workspaceId: string, name: string): SessionRow | undefined {
+  return db
+    .select()
+    .from(chatSessions)
+    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.name, name)))
+    .get();
+}
+
+/** A session of the workspace by id; another workspace's id finds nothing (D1: 404). */
+export function getSession(db: DB, workspaceId: string, id: string): SessionRow | undefined {
+  return db
+    .select()
+    .from(chatSessions)
+    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
+    .get();
+}
+
+/** One page of the workspace's sessions, oldest first, with the total. */
+export function listSessions(db: DB, workspaceId: string, page: number, limit: number): { rows: SessionRow[]; total: number } {
+  const rows = db
+    .select()
+    .from(chatSessions)
+    .where(eq(chatSessions.workspaceId, workspaceId))
+    .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))
+    .limit(limit)
+    .offset((page - 1) * limit)
+    .all();
+  return { rows, total: countSessions(db, workspaceId) };
+}
+
+/** Every session of the workspace as id and status (the API-key listing). */
+export function listSessionStatuses(db: DB, workspaceId: string): { id: string; status: SessionStatus }[] {
+  return db
+    .select({ id: chatSessions.id, status: chatSessions.status })
+    .from(chatSessions)
+    .where(eq(chatSessions.workspaceId, workspaceId))
+    .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))
+    .all();
+}
+
+/** Inserts a new session row. */
+export function insertSession(db: DB, workspaceId: string, row: Omit<typeof chatSessions.$inferInsert, "workspaceId">): void {
+  db.insert(chatSessions).values({ ...row, workspaceId }).run();
+}
+
+/** Updates a session of the workspace. */
+export function updateSession(db: DB, workspaceId: string, id: string, patch: SessionPatch): void {
+  db.update(chatSessions)
+    .set(patch)
+    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
+    .run();
+}
+
+/** Deletes a session of the workspace. */
+export function deleteSession(db: DB, workspaceId: string, id: string): void {
+  db.delete(chatSessions)
+    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
+    .run();
+}
+
+// ---- system-wide lookups of the session manager (no caller's workspace exists there) ----
+
+/**
+ * A session by id alone. Only the session manager uses it, for network events, which carry
+ * the session id and nothing else; callers acting for a workspace use `getSession`.
+ */
+export function sessionForNetworkEvent(db: DB, id: string): SessionRow | undefined {
+  return db.select().from(chatSessions).where(eq(chatSessions.id, id)).get();
+}
+
+/** Sessions of every workspace in the given states (restoring at start-up). */
+export function sessionsInStatus(db: DB, statuses: SessionStatus[]): SessionRow[] {
+  return db.select().from(chatSessions).where(inArray(chatSessions.status, statuses)).all();
+}

@@ -1,0 +1,89 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok, pageQuery, paged } from "../../http/envelope.ts";
+import { sessionManager } from "./manager.ts";
+import { createSessionBody, pairingCodeBody, sessionIdParams } from "./model.ts";
+import { createSession, pageOfSessions, removeSession, sessionOf, sessionStatuses } from "./service.ts";
+
+const tags = ["sessions"];
+
+/** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
+export function sessionRoutes(deps: AppDeps) {
+  const manager = sessionManager(deps);
+  return new Elysia({ name: "parley-sessions" })
+    .use(authGuard(deps))
+    .get(
+      "/api/v1/chatapp",
+      ({ auth, query }) => {
+        const { data, total } = pageOfSessions(deps, auth.workspaceId, query.page, query.limit);
+        return paged(data, query.page, query.limit, total);
+      },
+      { jwt: "read", query: pageQuery, detail: { summary: "List the workspace's sessions", tags } },
+    )
+    .post(
+      "/api/v1/chatapp",
+      ({ auth, body, set }) => {
+        set.status = 201;
+        return ok(createSession(deps, auth.workspaceId, body.name), "Session created");
+      },
+      { jwt: "manage", body: createSessionBody, detail: { summary: "Create a session (disconnected)", tags } },
+    )
+    .get("/api/v1/chatapp/:id", ({ auth, params }) => ok(sessionOf(deps, auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: sessionIdParams,
+      detail: { summary: "One session", tags },
+    })
+    .delete(
+      "/api/v1/chatapp/:id",
+      async ({ auth, params }) => {
+        await removeSession(deps, manager, auth.workspaceId, params.id);
+        return ok(undefined, "Session deleted");
+      },
+      { jwt: "manage", params: sessionIdParams, detail: { summary: "Delete a session (unlinks it first)", tags } },
+    )
+    .post(
+      "/api/v1/chatapp/:id/connect",
+      async ({ auth, params }) => {
+        const row = await manager.connect(auth.workspaceId, params.id);
+        const message =
+          row.status === "connected"
+            ? "Session connected"
+            : "Scan the QR code with the phone (GET /api/v1/chatapp/{id}/qr or the session_qr event)";
+        return ok({ id: row.id, status: row.status, phoneNumber: row.phoneNumber, message }, message);
+      },
+      { jwt: "manage", params: sessionIdParams, detail: { summary: "Start linking (QR) or reconnect a session", tags } },
+    )
+    .get("/api/v1/chatapp/:id/status", ({ auth, params }) => ok(sessionOf(deps, auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: sessionIdParams,
+      detail: { summary: "Status of a session", tags },
+    })
+    .get("/api/v1/chatapp/:id/qr", async ({ auth, params }) => ok(await manager.qr(auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: sessionIdParams,
+      detail: { summary: "The current QR code while the session is qr_pending", tags },
+    })
+    .post(
+      "/api/v1/chatapp/:id/pairing-code",
+      async ({ auth, params, body }) => ok({ code: await manager.pairingCode(auth.workspaceId, params.id, body.phoneNumber) }),
+      {
+        jwt: "manage",
+        params: sessionIdParams,
+        body: pairingCodeBody,
+        detail: { summary: "Link by phone number: an 8-character code to type on the phone", tags },
+      },
+    )
+    .post(
+      "/api/v1/chatapp/:id/disconnect",
+      async ({ auth, params }) => {
+        await manager.disconnect(auth.workspaceId, params.id);
+        return ok(sessionOf(deps, auth.workspaceId, params.id), "Session disconnected");
+      },
+      { jwt: "manage", params: sessionIdParams, detail: { summary: "Disconnect and unlink a session", tags } },
+    )
+    .get("/api/external/sessions", ({ auth }) => ok(sessionStatuses(deps, auth.workspaceId)), {
+      apiKey: "read",
+      detail: { summary: "Sessions of the key's workspace (id and status)", tags: ["external"] },
+    });
+}

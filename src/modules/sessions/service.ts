@@ -1,0 +1,51 @@
+import type { AppDeps } from "../../deps.ts";
+import { AppError, errors } from "../../errors.ts";
+import { assertQuota } from "../billing/quota.ts";
+import type { SessionManager } from "./manager.ts";
+import { sessionView, type SessionView } from "./model.ts";
+import { countSessions, deleteSession, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions } from "./repo.ts";
+
+/** Creates a disconnected session (D7); the plan limit is checked in the same transaction as the insert. */
+export function createSession(deps: AppDeps, workspaceId: string, name: string): SessionView {
+  const id = Bun.randomUUIDv7();
+  const now = deps.clock.now().getTime();
+  deps.bus.transaction(() => {
+    assertQuota(deps, workspaceId, "sessions", countSessions(deps.db, workspaceId));
+    if (findSessionByName(deps.db, workspaceId, name)) throw errors.conflict(`A session named "${name}" already exists`);
+    insertSession(deps.db, workspaceId, { id, name, status: "disconnected", createdAt: now, updatedAt: now });
+  });
+  return sessionView(getSession(deps.db, workspaceId, id)!);
+}
+
+/** One page of the workspace's sessions. */
+export function pageOfSessions(deps: AppDeps, workspaceId: string, page: number, limit: number): { data: SessionView[]; total: number } {
+  const { rows, total } = listSessions(deps.db, workspaceId, page, limit);
+  return { data: rows.map(sessionView), total };
+}
+
+/** A session of the workspace, or 404. */
+export function sessionOf(deps: AppDeps, workspaceId: string, id: string): SessionView {
+  const row = getSession(deps.db, workspaceId, id);
+  if (!row) throw errors.notFound("Session");
+  return sessionView(row);
+}
+
+/** The API-key listing: id and status of every session. */
+export function sessionStatuses(deps: AppDeps, workspaceId: string): { id: string; status: string }[] {
+  return listSessionStatuses(deps.db, workspaceId);
+}
+
+/** D7 DELETE: a live session is disconnected (unlinked) first, then the row goes. */
+export async function removeSession(deps: AppDeps, manager: SessionManager, workspaceId: string, id: string): Promise<void> {
+  const row = getSession(deps.db, workspaceId, id);
+  if (!row) throw errors.notFound("Session");
+  if (row.status !== "disconnected" || manager.isLive(id)) {
+    try {
+      await manager.disconnect(workspaceId, id);
+    } catch (err) {
+      // a concurrent disconnect got there first: nothing left to unlink
+      if (!(err instanceof AppError && err.code === "CONFLICT")) throw err;
+    }
+  }
+  deps.bus.transaction(() => deleteSession(deps.db, workspaceId, id));
+}

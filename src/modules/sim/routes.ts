@@ -1,0 +1,53 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok } from "../../http/envelope.ts";
+import type { SimDriver } from "../../network/sim/driver.ts";
+import { sessionIdParams } from "../sessions/model.ts";
+import { failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
+import { SimService } from "./service.ts";
+
+const tags = ["sim"];
+
+/** D12: the simulated network's side, only mounted while the server runs with `--network sim`. */
+export function simRoutes(deps: AppDeps, sim: SimDriver) {
+  const service = new SimService(deps, sim);
+  return new Elysia({ name: "parley-sim" })
+    .use(authGuard(deps))
+    .post(
+      "/api/sim/sessions/:id/scan",
+      ({ auth, params, body }) => {
+        service.scan(auth.workspaceId, params.id, body.phoneNumber);
+        return ok({ sessionId: params.id, phoneNumber: body.phoneNumber }, "QR code scanned; the session is connecting");
+      },
+      { jwt: "manage", params: sessionIdParams, body: scanBody, detail: { summary: "Sim: a phone scans the QR code", tags } },
+    )
+    .post(
+      "/api/sim/sessions/:id/inbound",
+      ({ auth, params, body }) => ok({ networkMessageId: service.inbound(auth.workspaceId, params.id, body) }, "Inbound message sent"),
+      { jwt: "manage", params: sessionIdParams, body: inboundBody, detail: { summary: "Sim: a contact sends a message", tags } },
+    )
+    .post(
+      "/api/sim/sessions/:id/receipt",
+      ({ auth, params, body }) =>
+        ok({ networkMessageId: service.receipt(auth.workspaceId, params.id, body.messageId, body.status), status: body.status }, "Receipt sent"),
+      { jwt: "manage", params: sessionIdParams, body: receiptBody, detail: { summary: "Sim: a delivery or read receipt", tags } },
+    )
+    .post(
+      "/api/sim/sessions/:id/logout",
+      ({ auth, params, body }) => {
+        const reason = body?.reason ?? "logged_out";
+        service.logout(auth.workspaceId, params.id, reason);
+        return ok({ sessionId: params.id, reason }, "The network ended the link");
+      },
+      { jwt: "manage", params: sessionIdParams, body: logoutBody, detail: { summary: "Sim: network-side logout", tags } },
+    )
+    .post(
+      "/api/sim/sessions/:id/fail",
+      ({ auth, params, body }) => {
+        service.fail(auth.workspaceId, params.id, body.count, body.code);
+        return ok({ sessionId: params.id, count: body.count, code: body.code ?? "send_failed" }, "The next sends will fail");
+      },
+      { jwt: "manage", params: sessionIdParams, body: failBody, detail: { summary: "Sim: make the next sends fail", tags } },
+    );
+}

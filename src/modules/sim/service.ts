@@ -1,0 +1,68 @@
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import type { MessageType } from "../../network/driver.ts";
+import type { SimDriver } from "../../network/sim/driver.ts";
+import { sessionOf } from "../sessions/service.ts";
+
+/** The network side of D12, acting on a session of the caller's workspace. */
+export class SimService {
+  constructor(
+    private deps: AppDeps,
+    private sim: SimDriver,
+  ) {}
+
+  /** A phone scans the current QR: pairing completes and the session connects. */
+  scan(workspaceId: string, sessionId: string, phoneNumber: string): void {
+    sessionOf(this.deps, workspaceId, sessionId);
+    if (this.sim.stateOf(sessionId) !== "qr") throw errors.conflict("No QR code is pending for this session on the sim network");
+    this.sim.scan(sessionId, phoneNumber);
+  }
+
+  /** A contact sends a message to the session's number; returns the network's message id. */
+  inbound(workspaceId: string, sessionId: string, m: { from: string; type: MessageType; text?: string; mediaUrl?: string }): string {
+    this.requireConnected(workspaceId, sessionId);
+    return this.sim.inbound(sessionId, { from: m.from, type: m.type, text: m.text, mediaUrl: m.mediaUrl });
+  }
+
+  /** The recipient's phone reports delivery or reading of a sent message. */
+  receipt(workspaceId: string, sessionId: string, messageId: string, status: "delivered" | "read"): string {
+    sessionOf(this.deps, workspaceId, sessionId);
+    const networkMessageId = this.networkIdOf(workspaceId, sessionId, messageId);
+    if (!networkMessageId) throw errors.notFound("Message");
+    this.sim.receipt(sessionId, networkMessageId, status);
+    return networkMessageId;
+  }
+
+  /** The network ends the link (logged_out, banned) or hands it to another client (replaced). */
+  logout(workspaceId: string, sessionId: string, reason: "logged_out" | "replaced" | "banned"): void {
+    this.requireConnected(workspaceId, sessionId);
+    this.sim.logout(sessionId, reason);
+  }
+
+  /** The next `count` sends of the session fail with `code`. */
+  fail(workspaceId: string, sessionId: string, count: number, code?: string): void {
+    sessionOf(this.deps, workspaceId, sessionId);
+    if (!this.sim.stateOf(sessionId)) throw errors.conflict("The session is not active on the sim network");
+    this.sim.failNextSends(sessionId, count, code);
+  }
+
+  private requireConnected(workspaceId: string, sessionId: string): void {
+    sessionOf(this.deps, workspaceId, sessionId);
+    if (this.sim.stateOf(sessionId) !== "connected") throw errors.conflict("The session is not connected on the sim network");
+  }
+
+  /**
+   * Receipts name the network's message id; the id Parley gave the message is accepted too
+   * when the messages table keeps the mapping (column `network_message_id`).
+   */
+  private networkIdOf(workspaceId: string, sessionId: string, messageId: string): string | null {
+    if (this.sim.hasSent(sessionId, messageId)) return messageId;
+    const columns = this.deps.sqlite.query("PRAGMA table_info(messages)").all() as { name: string }[];
+    const has = (c: string) => columns.some((x) => x.name === c);
+    if (!has("network_message_id") || !has("workspace_id")) return null;
+    const row = this.deps.sqlite
+      .query("SELECT network_message_id AS id FROM messages WHERE workspace_id = ? AND id = ?")
+      .get(workspaceId, messageId) as { id: string | null } | null;
+    return row?.id && this.sim.hasSent(sessionId, row.id) ? row.id : null;
+  }
+}

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { seedWorkspace } from "../modules/sessions/operator-fixtures.ts";
+import { BUN, ROOT, spawnServer, type ChildServer } from "../helpers/process.ts";
+
+// `parley pair` in a real pseudo-terminal (tmux) against a real server on the sim network.
+
+const MAIN = join(ROOT, "src/main.ts");
+let dataDir: string;
+let server: ChildServer;
+const tmuxSocket = `parley-test-${process.pid}`;
+
+beforeAll(async () => {
+  if (!Bun.which("tmux")) throw new Error("tmux is required (apt-get install -y tmux; .ci/run installs it)");
+  dataDir = mkdtempSync(join(tmpdir(), "parley-pair-"));
+  // QR codes rotate every 1.5 s here, so the test sees the terminal refresh one
+  server = await spawnServer({ dataDir, env: { PARLEY_SIM_QR_ROTATE_MS: "1500", PARLEY_SIM_QR_MAX_ROTATIONS: "40" } });
+  seedWorkspace(dataDir, "Acme");
+});
+afterAll(async () => {
+  Bun.spawnSync(["tmux", "-L", tmuxSocket, "kill-server"], { stderr: "ignore" });
+  await server.stop();
+});
+
+/** Runs a `parley` command against the test server; returns exit code and output. */
+async function parley(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const p = Bun.spawn([BUN, MAIN, ...args, "--data-dir", dataDir, "--url", server.url], { stdout: "pipe", stderr: "pipe", env: { ...process.env, PARLEY_JWT_SECRET: "" } });
+  const [out, err] = [await new Response(p.stdout).text(), await new Response(p.stderr).text()];
+  return { code: await p.exited, out, err };
+}
+
+const screen = () => Bun.spawnSync(["tmux", "-L", tmuxSocket, "capture-pane", "-p", "-t", "pair"]).stdout.toString();
+
+async function waitForScreen(pred: (s: string) => boolean, what: string, ms = 20_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const s = screen();
+    if (pred(s)) return s;
+    if (Date.now() > end) throw new Error(`screen never showed ${what}:\n${s}`);
+    await Bun.sleep(50);
+  }
+}
+
+test("parley pair shows the QR, redraws it when the network rotates it, and exits 0 showing the number after a scan", async () => {
+  const created = await parley("sessions", "create", "front-desk");
+  expect(created.code).toBe(0);
+
+  const cmd = `${BUN} ${MAIN} pair front-desk --data-dir ${dataDir} --url ${server.url} --timeout 60; echo "EXIT=$?"; sleep 60`;
+  const started = Bun.spawnSync(["tmux", "-L", tmuxSocket, "new-session", "-d", "-s", "pair", "-x", "120", "-y", "60", cmd]);
+  expect(started.exitCode).toBe(0);
+
+  const first = await waitForScreen((s) => s.includes("QR #1"), "the first QR");
+  expect(first).toMatch(/[█▀▄]{20,}/); // the code, as block characters
+  expect(first).toContain('Pairing session "front-desk"');
+  const qrOf = (s: string) => s.split("\n").filter((l) => /[█▀▄]/.test(l)).join("\n");
+  const second = await waitForScreen((s) => s.includes("QR #2"), "a rotated QR");
+  expect(qrOf(second)).not.toBe(qrOf(first));
+
+  const scan = await parley("sim", "scan", "front-desk", "--phone", "919812345678");
+  expect(scan.code).toBe(0);
+  const done = await waitForScreen((s) => s.includes("EXIT="), "the exit code");
+  expect(done).toContain("Connected as +919812345678");
+  expect(done).toContain("EXIT=0");
+
+  const list = await parley("sessions", "list", "--json");
+  expect(JSON.parse(list.out)).toMatchObject([{ name: "front-desk", status: "connected", phoneNumber: "919812345678" }]);
+}, 60_000);
+
+test("operator commands: sim inbound and logout, sessions connect and disconnect; failures exit non-zero with a message", async () => {
+  const inbound = await parley("sim", "inbound", "front-desk", "--from", "919800000001", "--text", "hello");
+  expect(inbound.code).toBe(0);
+  expect(inbound.out).toContain("inbound");
+
+  const already = await parley("pair", "front-desk");
+  expect(already.code).toBe(0);
+  expect(already.out).toContain("Connected as +919812345678");
+
+  const again = await parley("sessions", "connect", "front-desk");
+  expect(again.code).toBe(1);
+  expect(again.err).toContain("CONFLICT");
+
+  expect((await parley("sim", "logout", "front-desk")).code).toBe(0);
+  const list = async () => JSON.parse((await parley("sessions", "list", "--json")).out)[0];
+  for (let i = 0; i < 100 && (await list()).status !== "disconnected"; i++) await Bun.sleep(20);
+  expect(await list()).toMatchObject({ status: "disconnected" });
+
+  const connect = await parley("sessions", "connect", "front-desk");
+  expect(connect.code).toBe(0);
+  expect(connect.out).toContain("qr_pending");
+  const disconnect = await parley("sessions", "disconnect", "front-desk");
+  expect(disconnect.code).toBe(0);
+
+  const missing = await parley("pair", "no-such-session");
+  expect(missing.code).toBe(1);
+  expect(missing.err).toContain('no session "no-such-session"');
+  const down = Bun.spawn([BUN, MAIN, "sessions", "connect", "front-desk", "--data-dir", dataDir, "--url", "http://127.0.0.1:9"], { stderr: "pipe" });
+  expect(await down.exited).toBe(1);
+  expect(await new Response(down.stderr).text()).toContain("cannot reach the server");
+});
+
+test("parley pair gives up with a message and a non-zero code when nobody scans in time", async () => {
+  const r = await parley("pair", "front-desk", "--timeout", "1");
+  expect(r.code).toBe(1);
+  expect(r.out).toContain("timed out");
+  const state = JSON.parse((await parley("sessions", "list", "--json")).out)[0];
+  expect(state.status).toBe("disconnected"); // the pairing it started was withdrawn
+});

@@ -1,0 +1,58 @@
+import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { signToken, tokenKeys } from "../../../src/auth/tokens.ts";
+import { systemClock } from "../../../src/clock.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { eventually } from "./helpers.ts";
+import { seedWorkspace } from "./operator-fixtures.ts";
+
+async function call(s: ChildServer, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(s.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+test("a connected session comes back connected after the server restarts; a pending QR does not survive", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-restart-"));
+  let s = await spawnServer({ dataDir });
+  try {
+    const { workspaceId, ownerId } = seedWorkspace(dataDir);
+    const secret = (JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8")) as { jwtSecret: string }).jwtSecret;
+    const token = await signToken(tokenKeys(loadConfig({ dataDir }), secret), systemClock, { sub: ownerId, tenant: workspaceId, role: "owner", typ: "access" }, 600);
+
+    const id = (await call(s, token, "POST", "/api/v1/chatapp", { name: "main" })).body.data.id;
+    const pending = (await call(s, token, "POST", "/api/v1/chatapp", { name: "pending" })).body.data.id;
+    expect((await call(s, token, "POST", `/api/v1/chatapp/${id}/connect`)).body.data.status).toBe("qr_pending");
+    expect((await call(s, token, "POST", `/api/v1/chatapp/${pending}/connect`)).body.data.status).toBe("qr_pending");
+    expect((await call(s, token, "POST", `/api/sim/sessions/${id}/scan`, { phoneNumber: "919812345678" })).status).toBe(200);
+    await eventually(async () => expect((await call(s, token, "GET", `/api/v1/chatapp/${id}/status`)).body.data.status).toBe("connected"));
+
+    expect(await s.stop()).toBe(0);
+    // what survives: the row (encrypted link) and the sim network's linked devices
+    const db = new Database(join(dataDir, "parley.db"), { readonly: true });
+    const row = db.query("SELECT status, credentials FROM chat_sessions WHERE id = ?").get(id) as { status: string; credentials: string };
+    db.close();
+    expect(row.status).toBe("connected");
+    expect(row.credentials).toStartWith("v1:");
+    expect(existsSync(join(dataDir, "sim-network.json"))).toBe(true);
+
+    s = await spawnServer({ dataDir });
+    const st = await call(s, token, "GET", `/api/v1/chatapp/${id}/status`);
+    expect(st.body.data).toMatchObject({ status: "connected", phoneNumber: "919812345678", connected: true });
+    // really back on the network: it takes inbound messages (only a connected sim session does)
+    await eventually(async () =>
+      expect((await call(s, token, "POST", `/api/sim/sessions/${id}/inbound`, { from: "919800000001", text: "hi" })).status).toBe(200),
+    );
+    expect((await call(s, token, "GET", `/api/v1/chatapp/${pending}/status`)).body.data.status).toBe("disconnected");
+    expect(s.logs()).not.toContain('"level":"error"');
+  } finally {
+    await s.stop();
+  }
+}, 60_000);
