@@ -56,6 +56,10 @@ const invitationId = async ({ t, ws }: Ctx) => ({
   id: (await t.request("POST", "/api/team/invitations", { token: ws.owner.token, body: { email: uniqueEmail(), role: "agent" } })).body.data.id,
 });
 
+const sessionId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/v1/chatapp", { token: ws.owner.token, body: { name: `s-${++seq}` } })).body.data.id,
+});
+
 /** Keyed by "METHOD /openapi/path". */
 const RULES: Record<string, Rule> = {
   // public
@@ -88,6 +92,25 @@ const RULES: Record<string, Rule> = {
     ok: [200],
   },
   "PUT /api/auth/2fa": { perm: "read", body: () => ({ enabled: false, password: "correct horse battery" }), ok: [200] },
+
+  // sessions (D7); a fresh disconnected session per request
+  "GET /api/v1/chatapp": { ok: [200], seed: async (c) => void (await sessionId(c)) },
+  "POST /api/v1/chatapp": { perm: "manage", body: () => ({ name: `matrix-${++seq}` }), ok: [201] },
+  "GET /api/v1/chatapp/{id}": { params: sessionId, ok: [200] },
+  "DELETE /api/v1/chatapp/{id}": { perm: "manage", params: sessionId, ok: [200] },
+  "POST /api/v1/chatapp/{id}/connect": { perm: "manage", params: sessionId, ok: [200] },
+  "GET /api/v1/chatapp/{id}/status": { params: sessionId, ok: [200] },
+  "GET /api/v1/chatapp/{id}/qr": { params: sessionId, ok: [409] },
+  "POST /api/v1/chatapp/{id}/pairing-code": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
+  "POST /api/v1/chatapp/{id}/disconnect": { perm: "manage", params: sessionId, ok: [409] },
+  "GET /api/external/sessions": { auth: "apiKey", ok: [200], seed: async (c) => void (await sessionId(c)) },
+
+  // the sim network's controls (D12): the session is disconnected, so the network refuses (409)
+  "POST /api/sim/sessions/{id}/scan": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
+  "POST /api/sim/sessions/{id}/inbound": { perm: "manage", params: sessionId, body: () => ({ from: "919812345678", text: "hi" }), ok: [409] },
+  "POST /api/sim/sessions/{id}/receipt": { perm: "manage", params: sessionId, body: () => ({ messageId: "SIMX", status: "read" }), ok: [404, 409] },
+  "POST /api/sim/sessions/{id}/logout": { perm: "manage", params: sessionId, body: () => ({}), ok: [409] },
+  "POST /api/sim/sessions/{id}/fail": { perm: "manage", params: sessionId, body: () => ({ count: 1 }), ok: [200, 409] },
 
   // API keys (D6)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },

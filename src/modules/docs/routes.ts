@@ -32,6 +32,9 @@ export function openApiDocument(root: AnyElysia, version: string) {
     paths: Record<string, Record<string, Operation>>;
     components: { schemas?: Record<string, unknown> };
   };
+  // WebSocket routes are not HTTP operations; /api/ws is described in the document's description
+  for (const ops of Object.values(paths)) delete (ops as Record<string, unknown>).ws;
+  for (const [path, ops] of Object.entries(paths)) if (!Object.keys(ops).length) delete paths[path];
   for (const route of root.routes) {
     const body = (route.hooks as { body?: unknown } | undefined)?.body;
     const op = paths[route.path.replace(/:(\w+)/g, "{$1}")]?.[route.method.toLowerCase()];
@@ -43,7 +46,11 @@ export function openApiDocument(root: AnyElysia, version: string) {
   }
   return {
     openapi: "3.0.3",
-    info: { title: "Parley API", version, description: "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }." },
+    info: { title: "Parley API", version, description:
+        "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }. " +
+        "Real-time events: WebSocket GET /api/ws?token=<accessToken> (or Sec-WebSocket-Protocol: bearer, <token>); " +
+        "messages are { event, timestamp, data } for the token's workspace only.",
+    },
     components: {
       ...components,
       securitySchemes: {
