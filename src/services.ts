@@ -1,9 +1,13 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
+import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
+import { webhookServices } from "./modules/webhooks/setup.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
   periodic: PeriodicJob[];
+  /** sends webhook deliveries (tests call `runDue()`) */
+  webhooks: WebhookDispatcher;
   /** Starts background work that needs the server to be up (restoring sessions, ...). */
   start(): Promise<void>;
   /** Stops background work before the database closes. */
@@ -14,7 +18,9 @@ const DAY = 86_400_000;
 
 /** Wires every module's services, job handlers and periodic jobs. */
 export function createServices(deps: AppDeps): Services {
+  const webhooks = webhookServices(deps);
   const periodic: PeriodicJob[] = [
+    ...webhooks.periodic,
     {
       name: "jobs.prune",
       schedule: "17 3 * * *",
@@ -26,7 +32,12 @@ export function createServices(deps: AppDeps): Services {
   ];
   return {
     periodic,
-    async start() {},
-    async stop() {},
+    webhooks: webhooks.dispatcher,
+    async start() {
+      webhooks.start();
+    },
+    async stop() {
+      await webhooks.stop();
+    },
   };
 }
