@@ -57,11 +57,19 @@ function describeFailure(res: GuardedResponse): string {
   return `receiver answered ${res.status}`;
 }
 
+export type SendOutcome = Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
+
 /** Sends one claimed delivery and records the outcome; never throws for receiver-side failures. */
 export async function attemptDelivery(deps: AppDeps, d: ClaimedDelivery, opts: { manual?: boolean } = {}): Promise<AttemptOutcome> {
-  const started = deps.clock.now().getTime();
+  const at = deps.clock.now().getTime();
+  const outcome = await sendAttempt(deps, d, at);
+  return recordAttempt(deps, d, outcome, { manual: !!opts.manual, at });
+}
+
+/** The HTTP half of an attempt: signs and POSTs the stored payload; records nothing. */
+export async function sendAttempt(deps: AppDeps, d: ClaimedDelivery, started: number): Promise<SendOutcome> {
   const perfStart = performance.now();
-  let outcome: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
+  let outcome: SendOutcome;
   try {
     const secret = openSecret(d.secretEnc, deps.secrets.credentialKey);
     const res = await guardedFetch(d.url, {
@@ -91,5 +99,5 @@ export async function attemptDelivery(deps: AppDeps, d: ClaimedDelivery, opts: {
       : `request failed: ${err instanceof Error ? err.message : String(err)}`;
     outcome = { ok: false, gone: false, responseStatus: null, responseBody: null, durationMs: Math.round(performance.now() - perfStart), error, retryAfterSeconds: null };
   }
-  return recordAttempt(deps, d, outcome, { manual: !!opts.manual, at: started });
+  return outcome;
 }
