@@ -11,9 +11,9 @@ export const RESPONSE_EXCERPT_BYTES = 4096;
 /** Payload cap (D9). */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
-/** How long a claim holds: the whole request is bounded by the time-out, plus a margin. */
+/** How long a claim holds: the whole request (DNS included) is bounded by the time-out; the margin covers recording. */
 export function leaseMs(deps: Pick<AppDeps, "config">): number {
-  return deps.config.webhookTimeoutMs + 30_000;
+  return deps.config.webhookTimeoutMs + 5_000;
 }
 
 const caCache = new Map<string, string>();
