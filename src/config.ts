@@ -63,8 +63,8 @@ export const configSchema = z.object({
   ).default([0, 10, 60, 300, 1800, 7200, 21600, 43200]),
   /** Extra CA certificate(s), PEM file, trusted for webhook receivers (besides the system roots). */
   webhookCaFile: optionalString,
-  webhookConcurrency: int(1, 1024).default(16),
-  webhookConcurrencyPerWebhook: int(1, 64).default(2),
+  webhookConcurrency: int(1, 1024).default(32),
+  webhookConcurrencyPerWebhook: int(1, 64).default(4),
   simAutoReceipts: bool.default(false),
   sendMinGapMs: int(0, 600_000).default(1000),
   sendJitterMs: int(0, 600_000).default(500),

@@ -38,7 +38,7 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await Promise.race([Promise.allSettled([...this.running.keys()]), Bun.sleep(timeoutMs)]);
-    for (const d of this.running.values()) this.store.release(d.id, d.attempts);
+    for (const d of this.running.values()) this.store.release(d.id, d.attempts, this.deps.clock.now().getTime());
     this.running.clear();
     this.perWebhook.clear();
   }

@@ -1,5 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
-import type { ClaimedDelivery } from "./store.ts";
+import { deliveryStore, type ClaimedDelivery } from "./store.ts";
 import type { DeliveryStatus, DisabledReason } from "./table.ts";
 
 const DAY = 86_400_000;
@@ -79,6 +79,7 @@ export function recordAttempt(
     deps.sqlite
       .query(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`)
       .run(reason, now, d.webhookId, d.workspaceId);
+    deliveryStore(deps.sqlite).park(d.workspaceId, d.webhookId);
     deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
     deactivated = reason;
   })();

@@ -96,7 +96,11 @@ export async function updateWebhook(deps: AppDeps, workspaceId: string, id: stri
   if (url !== undefined) change.url = url;
   if (input.events !== undefined) change.events = input.events;
   if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null });
-  if (!repo.updateWebhook(deps.db, workspaceId, id, change)) throw errors.notFound("Webhook");
+  deps.sqlite.transaction(() => {
+    if (!repo.updateWebhook(deps.db, workspaceId, id, change)) throw errors.notFound("Webhook");
+    if (input.isActive === false) deliveryStore(deps.sqlite).park(workspaceId, id);
+    if (input.isActive === true) deliveryStore(deps.sqlite).unpark(workspaceId, id, change.updatedAt!);
+  })();
   return getWebhook(deps, workspaceId, id);
 }
 

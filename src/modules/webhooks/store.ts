@@ -26,27 +26,44 @@ export class DeliveryStore {
 
   constructor(private sqlite: Database) {
     this.s = {
-      // due, not leased, of an active webhook that is not already at its in-flight cap
+      // The first due delivery of an active webhook not at its in-flight cap. A claim moves
+      // next_attempt_at to the lease's end: a worker that dies leaves it due again then.
       claimDue: sqlite.prepare(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
-         WHERE id = (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, next_attempt_at = ?1, updated_at = ?2
+         WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
                      WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
-                       AND (d.lease_until IS NULL OR d.lease_until <= ?2) AND w.is_active = 1
                        AND d.webhook_id NOT IN (SELECT value FROM json_each(?3))
+                       AND (d.lease_until IS NULL OR d.lease_until <= ?2)
+                       AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
                      ORDER BY d.next_attempt_at LIMIT 1)
          RETURNING ${RETURNING}`,
       ),
       claimOne: sqlite.prepare(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1,
+           next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?1 ELSE next_attempt_at END, updated_at = ?2
          WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
       target: sqlite.prepare(`SELECT url, secret_enc AS secretEnc FROM webhooks WHERE id = ? AND workspace_id = ?`),
       nextDue: sqlite.prepare(
-        `SELECT min(max(d.next_attempt_at, coalesce(d.lease_until, 0))) AS t FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status IN ('pending', 'retrying') AND w.is_active = 1 AND d.webhook_id NOT IN (SELECT value FROM json_each(?))`,
+        `SELECT d.next_attempt_at AS t FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
+         WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at IS NOT NULL
+           AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
+           AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
+         ORDER BY d.next_attempt_at LIMIT 1`,
       ),
-      release: sqlite.prepare(`UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND attempts = ?`),
+      release: sqlite.prepare(
+        `UPDATE webhook_deliveries SET lease_until = NULL,
+           next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?3 ELSE next_attempt_at END
+         WHERE id = ?1 AND attempts = ?2`,
+      ),
+      // a switched-off webhook's open deliveries wait without a due time; switched on, they are due at once
+      park: sqlite.prepare(
+        `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND lease_until IS NULL`,
+      ),
+      unpark: sqlite.prepare(
+        `UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at IS NULL`,
+      ),
       prune: sqlite.prepare(
         `DELETE FROM webhook_deliveries WHERE id IN (
            SELECT id FROM webhook_deliveries WHERE created_at < ?1 AND (lease_until IS NULL OR lease_until <= ?2) LIMIT ?3)`,
@@ -76,9 +93,19 @@ export class DeliveryStore {
     return (this.s.nextDue.get(JSON.stringify(busy)) as { t: number | null } | null)?.t ?? null;
   }
 
-  /** Hands a claimed delivery back (shutdown); the attempt stays counted: it may have reached the receiver. */
-  release(id: string, attempts: number): void {
-    this.s.release.run(id, attempts);
+  /** Hands a claimed delivery back (shutdown), due at once; the attempt stays counted: it may have reached the receiver. */
+  release(id: string, attempts: number, now: number): void {
+    this.s.release.run(id, attempts, now);
+  }
+
+  /** Takes a switched-off webhook's open deliveries out of the due order (they are kept). */
+  park(workspaceId: string, webhookId: string): void {
+    this.s.park.run(webhookId, workspaceId);
+  }
+
+  /** Makes a switched-on webhook's waiting deliveries due now. */
+  unpark(workspaceId: string, webhookId: string, now: number): void {
+    this.s.unpark.run(now, webhookId, workspaceId);
   }
 
   /** Deletes up to `batch` deliveries created before `cutoff` (never one in flight); returns how many. */

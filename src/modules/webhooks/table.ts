@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { workspaces } from "../workspaces/table.ts";
 
@@ -59,7 +60,10 @@ export const webhookDeliveries = sqliteTable(
     status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
     /** attempts started so far (the X-Webhook-Attempt of the last one) */
     attempts: integer("attempts").notNull().default(0),
-    /** when the next automatic attempt is due; null when none is planned */
+    /**
+     * when the next automatic attempt is due; while an attempt is in flight, when its lease
+     * runs out; null when none is planned (finished, a test, or the webhook is switched off)
+     */
     nextAttemptAt: integer("next_attempt_at"),
     leaseUntil: integer("lease_until"),
     responseStatus: integer("response_status"),
@@ -74,7 +78,8 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     index("webhook_deliveries_history_idx").on(t.workspaceId, t.webhookId, t.id),
-    index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    // only open deliveries, in due order: the dispatcher's claim reads the first entries
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt, t.webhookId).where(sql`status IN ('pending', 'retrying')`),
     index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
 );

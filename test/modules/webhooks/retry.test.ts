@@ -12,7 +12,7 @@ const S = 1000;
 
 beforeAll(async () => {
   rx = startReceiver();
-  t = await webhookApp({ webhookTimeoutMs: 300 });
+  t = await webhookApp({ webhookTimeoutMs: 1000 });
   ws = await createWorkspace(t, { status: "active", planId: "pro" });
   connectSession(t, ws.id);
 });
@@ -97,7 +97,7 @@ describe("automatic retries", () => {
   test("a receiver that times out is retried; the error says so and no status is recorded", async () => {
     const hook = await createHook(t, ws, `${rx.url}/slow`, ["message_sent"]);
     rx.handler = async () => {
-      await Bun.sleep(2000);
+      await Bun.sleep(4000);
       return new Response("late");
     };
     sent(5);
