@@ -17,8 +17,8 @@ export function leaseMs(deps: Pick<AppDeps, "config">): number {
 }
 
 const caCache = new Map<string, string>();
-/** The operator's extra CA (PEM), read once. */
-function extraCa(path: string | undefined): string | undefined {
+/** The operator's extra CA (PEM), read once (at start-up: a missing file stops the server). */
+export function extraCa(path: string | undefined): string | undefined {
   if (!path) return undefined;
   let pem = caCache.get(path);
   if (pem === undefined) caCache.set(path, (pem = readFileSync(path, "utf8")));

@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
+import { extraCa } from "./deliver.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import { registerOutbox } from "./outbox.ts";
 import { DISABLED_NOTICE_JOB } from "./record.ts";
@@ -16,6 +17,7 @@ const REASONS: Record<DisabledReason, string> = {
 
 /** The webhooks' background side: outbox subscriber, dispatcher, owner notices, retention. */
 export function webhookServices(deps: AppDeps) {
+  extraCa(deps.config.webhookCaFile); // fail at start-up, not at every delivery
   const dispatcher = new WebhookDispatcher(deps);
   registerOutbox(deps, () => dispatcher.wake());
 
