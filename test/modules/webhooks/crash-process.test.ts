@@ -34,6 +34,8 @@ const ENV = {
   PARLEY_WEBHOOK_RETRY_SCHEDULE: "0,1,1,1,1,1,1,1,1,1,1,1",
   PARLEY_JOB_POLL_MS: "100",
   PARLEY_LOG_LEVEL: "warn",
+  // the driver below polls and steps quickly; a per-user rate limit must not get in its way
+  PARLEY_RATE_LIMIT_PER_MINUTE: "1000000",
 };
 const EVENTS = 24;
 const KILLS = 4;
