@@ -13,6 +13,7 @@ import { realtimeRoutes } from "./modules/realtime/routes.ts";
 import { sessionRoutes } from "./modules/sessions/routes.ts";
 import { simRoutes } from "./modules/sim/routes.ts";
 import { SimDriver } from "./network/sim/driver.ts";
+import { webhookRoutes } from "./modules/webhooks/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -28,6 +29,7 @@ export function buildApp(deps: AppDeps) {
     .use(billingRoutes(deps))
     .use(sessionRoutes(deps))
     .use(realtimeRoutes(deps))
+    .use(webhookRoutes(deps))
     // D12: the sim network's routes exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }

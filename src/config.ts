@@ -63,6 +63,15 @@ export const configSchema = z.object({
   webhookAllowPrivate: bool.default(false),
   webhookTimeoutMs: int(100, 120_000).default(10_000),
   webhookRetentionDays: int(1, 3650).default(30),
+  /** Delays (seconds) before each delivery attempt, after the previous one failed (D9); jittered. */
+  webhookRetrySchedule: z.preprocess(
+    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean).map(Number) : v),
+    z.array(z.number().int().min(0).max(7 * 86_400)).min(1).max(50),
+  ).default([0, 10, 60, 300, 1800, 7200, 21600, 43200]),
+  /** Extra CA certificate(s), PEM file, trusted for webhook receivers (besides the system roots). */
+  webhookCaFile: optionalString,
+  webhookConcurrency: int(1, 1024).default(32),
+  webhookConcurrencyPerWebhook: int(1, 64).default(4),
   simAutoReceipts: bool.default(false),
   /** How often the sim network replaces a pending QR code, and how many it shows before giving up. */
   simQrRotateMs: int(100, 600_000).default(20_000),

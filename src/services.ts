@@ -4,10 +4,14 @@ import { authPeriodicJobs } from "./modules/auth/periodic.ts";
 import { apiKeyJobs, flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
 import { billingJobs } from "./modules/billing/jobs.ts";
 import { sessionManager } from "./modules/sessions/manager.ts";
+import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
+import { webhookServices } from "./modules/webhooks/setup.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
   periodic: PeriodicJob[];
+  /** sends webhook deliveries (tests call `runDue()`) */
+  webhooks: WebhookDispatcher;
   /** Starts background work that needs the server to be up (restoring sessions, ...). */
   start(): Promise<void>;
   /** Stops background work before the database closes. */
@@ -18,7 +22,9 @@ const DAY = 86_400_000;
 
 /** Wires every module's services, job handlers and periodic jobs. */
 export function createServices(deps: AppDeps): Services {
+  const webhooks = webhookServices(deps);
   const periodic: PeriodicJob[] = [
+    ...webhooks.periodic,
     {
       name: "jobs.prune",
       schedule: "17 3 * * *",
@@ -34,11 +40,14 @@ export function createServices(deps: AppDeps): Services {
   const sessions = sessionManager(deps);
   return {
     periodic,
+    webhooks: webhooks.dispatcher,
     async start() {
+      webhooks.start();
       await sessions.restore();
     },
     async stop() {
       sessions.stop();
+      await webhooks.stop();
       flushApiKeyUsage(deps);
     },
   };

@@ -1,0 +1,85 @@
+// Webhook deliveries per second (outbox -> dispatcher -> signed POST -> recorded) against a
+// bare fetch loop POSTing the same body to the same local receiver with the same
+// concurrency, measured in the same run.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/log.ts";
+import { createWebhook } from "../src/modules/webhooks/service.ts";
+import { SimDriver } from "../src/network/sim/driver.ts";
+import { createRuntime } from "../src/runtime.ts";
+
+const WEBHOOKS = 8;
+const EVENTS = 500; // x WEBHOOKS deliveries
+const PER_WEBHOOK = 2;
+const CONCURRENCY = WEBHOOKS * PER_WEBHOOK;
+
+let received = 0;
+const receiver = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(req) {
+    await req.arrayBuffer();
+    received++;
+    return new Response("ok");
+  },
+});
+const base = `http://127.0.0.1:${receiver.port}`;
+
+const config = loadConfig({
+  dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")),
+  network: "sim",
+  logLevel: "silent",
+  webhookAllowHttp: true,
+  webhookAllowPrivate: true,
+  webhookConcurrency: CONCURRENCY,
+  webhookConcurrencyPerWebhook: PER_WEBHOOK,
+  jobPollMs: 50,
+});
+const rt = await createRuntime(config, silentLogger, { network: new SimDriver() });
+const { deps } = rt;
+const now = Date.now();
+const wsId = Bun.randomUUIDv7();
+deps.sqlite.query(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, 'Bench', 'pro', 'active', ?, ?)`).run(wsId, now, now);
+deps.sqlite.query(`INSERT INTO chat_sessions (id, workspace_id, name, status, created_at, updated_at) VALUES (?, ?, 'bench', 'connected', ?, ?)`).run(Bun.randomUUIDv7(), wsId, now, now);
+for (let i = 0; i < WEBHOOKS; i++) await createWebhook(deps, wsId, null, { name: `bench-${i}`, url: `${base}/hook/${i}`, events: ["message_received"] });
+
+const data = { sessionId: Bun.randomUUIDv7(), from: "919800000001", messageId: "x", text: "Hello there, this is a typical inbound message.", content: "", mediaUrl: null };
+
+// publish: each event in its own transaction, its outbox rows written with it
+let t0 = performance.now();
+for (let i = 0; i < EVENTS; i++) deps.bus.transaction(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
+const publishRate = EVENTS / ((performance.now() - t0) / 1000);
+
+const total = EVENTS * WEBHOOKS;
+const pending = () => (deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'success'").get() as { n: number }).n;
+t0 = performance.now();
+rt.services.webhooks.start();
+while (received < total) await Bun.sleep(2);
+while (pending() > 0) await Bun.sleep(2); // the last outcomes are being recorded
+const parleyRate = total / ((performance.now() - t0) / 1000);
+await rt.services.webhooks.stop(1000);
+
+// baseline: the same number of POSTs of the same body, same concurrency, plain fetch
+const body = (deps.sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
+const bare = async () => {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      while (next++ < total) await (await fetch(`${base}/hook/${w % WEBHOOKS}`, { method: "POST", headers: { "content-type": "application/json" }, body })).arrayBuffer();
+    }),
+  );
+  return total / ((performance.now() - start) / 1000);
+};
+await bare(); // warm-up
+const bareRate = await bare();
+
+console.log(`publish (event + ${WEBHOOKS} outbox rows per transaction): ${publishRate.toFixed(0)} events/s`);
+console.log(`bare fetch loop: ${bareRate.toFixed(0)} POST/s (concurrency ${CONCURRENCY})`);
+console.log(`parley webhooks: ${parleyRate.toFixed(0)} deliveries/s (${WEBHOOKS} webhooks x ${PER_WEBHOOK} in flight, signed, recorded)`);
+console.log(`ratio parley/bare: ${(parleyRate / bareRate).toFixed(2)}`);
+console.log(`received ${received} requests (${total} deliveries + ${2 * total} baseline)`);
+receiver.stop(true);
+await rt.close();

@@ -1,0 +1,45 @@
+import type { AppDeps } from "../../deps.ts";
+import { WEBHOOK_EVENTS, type AppEvent } from "../../events/bus.ts";
+import { MAX_PAYLOAD_BYTES } from "./deliver.ts";
+
+const SUBSCRIBABLE = new Set<string>(WEBHOOK_EVENTS);
+
+/** The JSON body of every delivery of an event (spec part 6), built once. */
+export function eventPayload(e: Pick<AppEvent, "event" | "timestamp" | "data">): string {
+  return JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
+}
+
+/**
+ * The transactional outbox: subscribed to the bus, it runs inside the publisher's
+ * transaction and writes one delivery row per active subscribed webhook, so the rows exist
+ * exactly when the change that caused the event is committed. `onCommitted` wakes the sender.
+ */
+export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
+  const subscribers = deps.sqlite.prepare(
+    `SELECT id FROM webhooks WHERE workspace_id = ? AND is_active = 1 AND EXISTS (SELECT 1 FROM json_each(events) WHERE value = ?)`,
+  );
+  const insert = deps.sqlite.prepare(
+    `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, is_test, status, attempts, next_attempt_at, error, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?, ?)`,
+  );
+  deps.bus.onPublish((e) => {
+    if (!SUBSCRIBABLE.has(e.event)) return; // session_qr, session_status: dashboard only
+    const hooks = subscribers.all(e.workspaceId, e.event) as { id: string }[];
+    if (!hooks.length) return;
+    const payload = eventPayload(e);
+    const size = Buffer.byteLength(payload);
+    const now = deps.clock.now().getTime();
+    const firstAt = now + (deps.config.webhookRetrySchedule[0] ?? 0) * 1000;
+    for (const h of hooks) {
+      if (size > MAX_PAYLOAD_BYTES) {
+        // never silently dropped: the history shows it, failed, with the reason
+        insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, "", "failed", null, `payload of ${size} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte cap`, now, now);
+      } else {
+        insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, payload, "pending", firstAt, null, now, now);
+      }
+    }
+  });
+  deps.bus.subscribe((e) => {
+    if (SUBSCRIBABLE.has(e.event)) onCommitted();
+  });
+}

@@ -1,0 +1,88 @@
+import type { AppDeps } from "../../deps.ts";
+import { deliveryStore, type ClaimedDelivery } from "./store.ts";
+import type { DeliveryStatus, DisabledReason } from "./table.ts";
+
+const DAY = 86_400_000;
+/** Failing without a single success this long deactivates a webhook (D9). */
+export const FAILING_DEACTIVATE_MS = 5 * DAY;
+/** A receiver's Retry-After is honoured up to this. */
+export const RETRY_AFTER_CAP_MS = 12 * 3_600_000;
+export const DISABLED_NOTICE_JOB = "webhooks.disabled-notice";
+
+export interface AttemptOutcome {
+  ok: boolean;
+  /** the receiver answered 410 Gone */
+  gone: boolean;
+  /** null when no HTTP answer came (time-out, refused, network) */
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+  retryAfterSeconds: number | null;
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  /** set when this attempt switched the webhook off */
+  deactivated: DisabledReason | null;
+}
+
+/** Delay before the attempt after `attemptsDone` failed ones: the schedule's entry, ±10% jitter, Retry-After honoured (capped). */
+export function retryDelayMs(schedule: readonly number[], attemptsDone: number, retryAfterSeconds: number | null, random = Math.random): number {
+  const base = (schedule[Math.min(attemptsDone, schedule.length - 1)] ?? 0) * 1000;
+  const jittered = Math.round(base * (0.9 + random() * 0.2));
+  if (retryAfterSeconds === null) return jittered;
+  return Math.max(jittered, Math.min(retryAfterSeconds * 1000, RETRY_AFTER_CAP_MS));
+}
+
+function nextStatus(deps: AppDeps, d: ClaimedDelivery, o: Pick<AttemptOutcome, "ok" | "gone" | "retryAfterSeconds">, manual: boolean, now: number) {
+  const schedule = deps.config.webhookRetrySchedule;
+  if (o.ok) return { status: "success" as const, next: null };
+  // a test, a receiver that is gone, a manual re-send of a finished delivery, or the schedule is spent
+  if (d.isTest || o.gone || (manual && (d.status === "failed" || d.status === "success")) || d.attempts >= schedule.length) {
+    return { status: "failed" as const, next: null };
+  }
+  return { status: "retrying" as const, next: now + retryDelayMs(schedule, d.attempts, o.retryAfterSeconds) };
+}
+
+/**
+ * Stores the outcome of one attempt, fenced by the attempt number (a worker whose claim was
+ * taken over cannot overwrite the newer attempt), and updates the webhook's health in the
+ * same transaction: success resets it; 410 or 5 failing days deactivate it and queue a mail.
+ */
+export function recordAttempt(
+  deps: AppDeps,
+  d: ClaimedDelivery,
+  o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
+  opts: { manual: boolean; at: number },
+): AttemptOutcome {
+  const now = deps.clock.now().getTime();
+  const { status, next } = nextStatus(deps, d, o, opts.manual, now);
+  let deactivated: DisabledReason | null = null;
+  deps.sqlite.transaction(() => {
+    const updated = deps.sqlite
+      .query(
+        `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
+           error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
+         WHERE id = ? AND workspace_id = ? AND attempts = ?`,
+      )
+      .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
+    if (updated.changes === 0 || d.isTest) return; // stale claim, or a test: the webhook's health is untouched
+    if (o.ok) {
+      deps.sqlite.query(`UPDATE webhooks SET failing_since = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`).run(now, d.webhookId, d.workspaceId);
+      return;
+    }
+    const hook = deps.sqlite
+      .query(`UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ? AND workspace_id = ? RETURNING failing_since AS failingSince, is_active AS isActive`)
+      .get(opts.at, d.webhookId, d.workspaceId) as { failingSince: number; isActive: number } | null;
+    if (!hook?.isActive) return;
+    const reason: DisabledReason | null = o.gone ? "gone" : now - hook.failingSince >= FAILING_DEACTIVATE_MS ? "failing" : null;
+    if (!reason) return;
+    deps.sqlite
+      .query(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`)
+      .run(reason, now, d.webhookId, d.workspaceId);
+    deliveryStore(deps.sqlite).park(d.workspaceId, d.webhookId);
+    deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
+    deactivated = reason;
+  })();
+  if (deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: deactivated });
+  return { ...o, status, nextAttemptAt: next, deactivated };
+}

@@ -1,0 +1,76 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { WEBHOOK_EVENTS } from "../../events/bus.ts";
+import { ok, paged } from "../../http/envelope.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { createWebhookBody, deliveryParams, historyQuery, updateWebhookBody, webhookParams } from "./model.ts";
+import * as service from "./service.ts";
+
+/** The webhook routes of spec part 4 and D9. */
+export function webhookRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/webhooks", tags: ["webhooks"] })
+    .use(authGuard(deps))
+    .get("/events", () => ok([...WEBHOOK_EVENTS]), {
+      detail: { summary: "Subscribable event names (dotted aliases such as message.received are accepted too)" },
+    })
+    .get("/", ({ auth }) => ok(service.listWebhooks(deps, auth.workspaceId)), {
+      jwt: "read",
+      detail: { summary: "List the workspace's webhooks" },
+    })
+    .post(
+      "/",
+      async ({ auth, body, set }) => {
+        const created = await service.createWebhook(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, body);
+        set.status = 201;
+        return ok(created, "Webhook created; the secret is shown only now");
+      },
+      { jwt: "manage", body: createWebhookBody, detail: { summary: "Create a webhook (needs a connected session; returns the secret once)" } },
+    )
+    .get("/:id", ({ auth, params }) => ok(service.getWebhook(deps, auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: webhookParams,
+      detail: { summary: "Get one webhook" },
+    })
+    .patch("/:id", async ({ auth, params, body }) => ok(await service.updateWebhook(deps, auth.workspaceId, params.id, body)), {
+      jwt: "manage",
+      params: webhookParams,
+      body: updateWebhookBody,
+      detail: { summary: "Change name, url, events or isActive" },
+    })
+    .delete(
+      "/:id",
+      ({ auth, params }) => {
+        service.deleteWebhook(deps, auth.workspaceId, params.id);
+        return ok(undefined, "Webhook deleted");
+      },
+      { jwt: "manage", params: webhookParams, detail: { summary: "Delete a webhook and its delivery history" } },
+    )
+    .post("/:id/rotate-secret", ({ auth, params }) => ok(service.rotateSecret(deps, auth.workspaceId, params.id), "New secret; the old one no longer signs"), {
+      jwt: "manage",
+      params: webhookParams,
+      detail: { summary: "Replace the signing secret (returned once)" },
+    })
+    .get(
+      "/:id/history",
+      ({ auth, params, query }) => {
+        const { entries, total } = service.history(deps, auth.workspaceId, params.id, query);
+        return paged(entries, query.page, query.limit, total);
+      },
+      {
+        jwt: "read",
+        params: webhookParams,
+        query: historyQuery,
+        detail: { summary: "Delivery history, newest first (page/limit or before/after cursors; filters status, event)" },
+      },
+    )
+    .post("/:id/test", async ({ auth, params }) => ok(await service.sendTest(deps, auth.workspaceId, params.id)), {
+      jwt: "manage",
+      params: webhookParams,
+      detail: { summary: "Send a sample of the first subscribed event now (X-Webhook-Test: true)" },
+    })
+    .post(
+      "/:id/deliveries/:deliveryId/retry",
+      async ({ auth, params }) => ok(await service.retryDelivery(deps, auth.workspaceId, params.id, params.deliveryId)),
+      { jwt: "manage", params: deliveryParams, detail: { summary: "Re-send a delivery now (same delivery id, next attempt number)" } },
+    );
+}

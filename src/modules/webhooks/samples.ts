@@ -1,0 +1,28 @@
+import type { WebhookEvent } from "../../events/bus.ts";
+
+const SESSION = "01900000-0000-7000-8000-000000000001";
+const MESSAGE = "01900000-0000-7000-8000-000000000002";
+const CAMPAIGN = "01900000-0000-7000-8000-000000000003";
+
+/** Sample `data` of each event for test deliveries, in the shapes of spec part 6 and D8/D11. */
+export function sampleData(event: WebhookEvent, at: Date): Record<string, unknown> {
+  const iso = at.toISOString();
+  switch (event) {
+    case "message_received":
+      return { sessionId: SESSION, from: "919800000001", messageId: MESSAGE, type: "text", text: "Hello from Parley (test delivery)", content: "Hello from Parley (test delivery)", mediaUrl: null, timestamp: iso };
+    case "message_sent":
+      return { sessionId: SESSION, to: "919800000001", messageId: MESSAGE };
+    case "message_delivered":
+      return { sessionId: SESSION, messageId: MESSAGE, deliveredAt: iso };
+    case "message_read":
+      return { sessionId: SESSION, messageId: MESSAGE, readAt: iso };
+    case "message_failed":
+      return { sessionId: SESSION, messageId: MESSAGE, to: "919800000001", error: { code: "network_error", message: "Sample failure (test delivery)" } };
+    case "campaign_progress":
+      return { campaignId: CAMPAIGN, status: "running", total: 100, sent: 40, delivered: 30, read: 10, failed: 1, pending: 59 };
+    case "session_connected":
+      return { sessionId: SESSION, phone: "+919800000000", status: "connected" };
+    case "session_disconnected":
+      return { sessionId: SESSION, reason: "logged_out" };
+  }
+}

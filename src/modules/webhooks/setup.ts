@@ -1,0 +1,71 @@
+import type { AppDeps } from "../../deps.ts";
+import type { PeriodicJob } from "../../jobs/periodic.ts";
+import { extraCa } from "./deliver.ts";
+import { WebhookDispatcher } from "./dispatcher.ts";
+import { registerOutbox } from "./outbox.ts";
+import { DISABLED_NOTICE_JOB } from "./record.ts";
+import * as repo from "./repo.ts";
+import { deliveryStore } from "./store.ts";
+import type { DisabledReason } from "./table.ts";
+
+const DAY = 86_400_000;
+
+const REASONS: Record<DisabledReason, string> = {
+  gone: "the receiver answered 410 Gone",
+  failing: "every delivery attempt failed for 5 days in a row",
+};
+
+/** The webhooks' background side: outbox subscriber, dispatcher, owner notices, retention. */
+export function webhookServices(deps: AppDeps) {
+  extraCa(deps.config.webhookCaFile); // fail at start-up, not at every delivery
+  const dispatcher = new WebhookDispatcher(deps);
+  registerOutbox(deps, () => dispatcher.wake());
+
+  deps.jobs.register<{ workspaceId: string; webhookId: string; reason: DisabledReason }>({
+    kind: DISABLED_NOTICE_JOB,
+    async run({ workspaceId, webhookId, reason }) {
+      const hook = repo.getWebhook(deps.db, workspaceId, webhookId);
+      if (!hook || hook.isActive) return; // deleted or switched back on meanwhile
+      const text = `Your webhook "${hook.name}" (${hook.url}) was deactivated because ${REASONS[reason]}.\n\n` +
+        `Events are no longer sent to it. Fix the receiver, then switch the webhook back on (PATCH /api/webhooks/${hook.id} {"isActive": true}); ` +
+        `deliveries that were still waiting will then be sent.`;
+      for (const to of repo.ownerEmails(deps.db, workspaceId)) {
+        await deps.notifier.sendEmail({ to, subject: `Webhook "${hook.name}" deactivated`, text, html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`, kind: "alert" });
+      }
+    },
+  });
+
+  const periodic: PeriodicJob[] = [
+    {
+      name: "webhooks.prune",
+      schedule: "23 * * * *",
+      run: () => {
+        const n = pruneDeliveries(deps);
+        if (n) deps.log.info("webhook deliveries pruned", { deleted: n });
+      },
+    },
+  ];
+
+  return {
+    dispatcher,
+    periodic,
+    start: () => dispatcher.start(),
+    stop: () => dispatcher.stop(deps.config.shutdownTimeoutMs),
+  };
+}
+
+/** Deletes delivery history older than the retention setting, in batches. Returns how many went. */
+export function pruneDeliveries(deps: AppDeps): number {
+  const now = deps.clock.now().getTime();
+  const cutoff = now - deps.config.webhookRetentionDays * DAY;
+  let total = 0;
+  for (;;) {
+    const n = deliveryStore(deps.sqlite).prune(cutoff, now);
+    total += n;
+    if (n === 0) return total;
+  }
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+}

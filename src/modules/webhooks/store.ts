@@ -1,0 +1,123 @@
+import type { Database } from "bun:sqlite";
+
+/** A delivery claimed for one attempt, with what is needed to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  workspaceId: string;
+  webhookId: string;
+  eventType: string;
+  payload: string;
+  isTest: boolean;
+  status: "pending" | "retrying" | "success" | "failed";
+  /** the number of this attempt (already counted) */
+  attempts: number;
+  url: string;
+  secretEnc: string;
+}
+
+const RETURNING = `id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts`;
+
+/**
+ * The dispatcher's prepared statements. These run for the whole server, across workspaces
+ * (like the job queue); every change to one delivery names its workspace too.
+ */
+export class DeliveryStore {
+  private s;
+
+  constructor(private sqlite: Database) {
+    this.s = {
+      // The first due delivery of an active webhook not at its in-flight cap. A claim moves
+      // next_attempt_at to the lease's end: a worker that dies leaves it due again then.
+      claimDue: sqlite.prepare(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, next_attempt_at = ?1, updated_at = ?2
+         WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
+                     WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
+                       AND d.webhook_id NOT IN (SELECT value FROM json_each(?3))
+                       AND (d.lease_until IS NULL OR d.lease_until <= ?2)
+                       AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
+                     ORDER BY d.next_attempt_at LIMIT 1)
+         RETURNING ${RETURNING}`,
+      ),
+      claimOne: sqlite.prepare(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1,
+           next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?1 ELSE next_attempt_at END, updated_at = ?2
+         WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
+         RETURNING ${RETURNING}`,
+      ),
+      target: sqlite.prepare(`SELECT url, secret_enc AS secretEnc FROM webhooks WHERE id = ? AND workspace_id = ?`),
+      nextDue: sqlite.prepare(
+        `SELECT d.next_attempt_at AS t FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
+         WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at IS NOT NULL
+           AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
+           AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
+         ORDER BY d.next_attempt_at LIMIT 1`,
+      ),
+      release: sqlite.prepare(
+        `UPDATE webhook_deliveries SET lease_until = NULL,
+           next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?3 ELSE next_attempt_at END
+         WHERE id = ?1 AND attempts = ?2`,
+      ),
+      // a switched-off webhook's open deliveries wait without a due time; switched on, they are due at once
+      park: sqlite.prepare(
+        `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND lease_until IS NULL`,
+      ),
+      unpark: sqlite.prepare(
+        `UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at IS NULL`,
+      ),
+      prune: sqlite.prepare(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE created_at < ?1 AND (lease_until IS NULL OR lease_until <= ?2) LIMIT ?3)`,
+      ),
+    };
+  }
+
+  private withTarget(row: Omit<ClaimedDelivery, "url" | "secretEnc"> | null): ClaimedDelivery | null {
+    if (!row) return null;
+    const t = this.s.target.get(row.webhookId, row.workspaceId) as { url: string; secretEnc: string } | null;
+    if (!t) return null; // deleted meanwhile: its deliveries go with it
+    return { ...row, isTest: !!row.isTest, ...t };
+  }
+
+  /** Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. */
+  claimDue(now: number, leaseMs: number, busy: string[]): ClaimedDelivery | null {
+    return this.withTarget(this.s.claimDue.get(now + leaseMs, now, JSON.stringify(busy)) as Omit<ClaimedDelivery, "url" | "secretEnc"> | null);
+  }
+
+  /** Claims one given delivery for a manual attempt; null when missing or in flight. */
+  claimOne(workspaceId: string, webhookId: string, id: string, now: number, leaseMs: number): ClaimedDelivery | null {
+    return this.withTarget(this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId) as Omit<ClaimedDelivery, "url" | "secretEnc"> | null);
+  }
+
+  /** When the dispatcher should look again (unix ms), or null when nothing is waiting. */
+  nextDue(busy: string[]): number | null {
+    return (this.s.nextDue.get(JSON.stringify(busy)) as { t: number | null } | null)?.t ?? null;
+  }
+
+  /** Hands a claimed delivery back (shutdown), due at once; the attempt stays counted: it may have reached the receiver. */
+  release(id: string, attempts: number, now: number): void {
+    this.s.release.run(id, attempts, now);
+  }
+
+  /** Takes a switched-off webhook's open deliveries out of the due order (they are kept). */
+  park(workspaceId: string, webhookId: string): void {
+    this.s.park.run(webhookId, workspaceId);
+  }
+
+  /** Makes a switched-on webhook's waiting deliveries due now. */
+  unpark(workspaceId: string, webhookId: string, now: number): void {
+    this.s.unpark.run(now, webhookId, workspaceId);
+  }
+
+  /** Deletes up to `batch` deliveries created before `cutoff` (never one in flight); returns how many. */
+  prune(cutoff: number, now: number, batch = 5000): number {
+    return this.s.prune.run(cutoff, now, batch).changes;
+  }
+}
+
+const stores = new WeakMap<Database, DeliveryStore>();
+/** The store of a database, prepared once. */
+export function deliveryStore(sqlite: Database): DeliveryStore {
+  let s = stores.get(sqlite);
+  if (!s) stores.set(sqlite, (s = new DeliveryStore(sqlite)));
+  return s;
+}

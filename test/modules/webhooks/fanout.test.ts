@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { TestApp } from "../../helpers/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { startReceiver, type Receiver } from "../../net/receiver.ts";
+import { connectSession, createHook, deliveries, emit, until, webhookApp } from "./helpers.ts";
+
+let t: TestApp;
+let ws: TestWorkspace;
+let slow: Receiver;
+let fast: Receiver;
+
+beforeAll(async () => {
+  slow = startReceiver();
+  fast = startReceiver();
+  t = await webhookApp({ webhookConcurrency: 3, webhookConcurrencyPerWebhook: 2, webhookTimeoutMs: 20_000 });
+  ws = await createWorkspace(t);
+  connectSession(t, ws.id);
+});
+afterAll(async () => {
+  slow.stop();
+  fast.stop();
+  await t.close();
+});
+
+test("a receiver that hangs holds at most its own slots; the others get every event meanwhile", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  slow.handler = async () => {
+    await gate;
+    return new Response("finally");
+  };
+  const a = await createHook(t, ws, `${slow.url}/a`, ["message_sent"]);
+  const b = await createHook(t, ws, `${fast.url}/b`, ["message_sent"]);
+  const c = await createHook(t, ws, `${fast.url}/c`, ["message_sent"]);
+  for (let i = 0; i < 6; i++) emit(t, ws.id, "message_sent", { sessionId: "s", to: "91", messageId: `m${i}` });
+
+  const all = t.services.webhooks.runDue();
+  // with head-of-line blocking this would never happen while the slow receiver hangs
+  await until(() => fast.received.length === 12, "the fast receivers to get all 12 deliveries");
+  expect(slow.received.length).toBe(2); // its per-webhook cap
+  expect(t.services.webhooks.inFlight).toBe(2);
+  expect(deliveries(t, b.id).every((d) => d.status === "success")).toBe(true);
+  expect(deliveries(t, c.id).every((d) => d.status === "success")).toBe(true);
+  open();
+  await all;
+  expect(slow.received.length).toBe(6);
+  expect(deliveries(t, a.id).every((d) => d.status === "success")).toBe(true);
+});
+
+test("the running dispatcher wakes on commit and sends without being asked", async () => {
+  fast.received.length = 0;
+  const hook = await createHook(t, ws, `${fast.url}/live`, ["message_read"]);
+  t.services.webhooks.start();
+  try {
+    emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m", readAt: t.clock.now().toISOString() });
+    await until(() => deliveries(t, hook.id)[0]?.status === "success", "the live delivery");
+    expect(fast.received.map((r) => r.path)).toEqual(["/live"]);
+  } finally {
+    await t.services.webhooks.stop(1000);
+  }
+});

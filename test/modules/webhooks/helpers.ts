@@ -1,0 +1,50 @@
+import type { EventName } from "../../../src/events/bus.ts";
+import type { EmailMessage } from "../../../src/notify/notifier.ts";
+import type { LogNotifier } from "../../../src/notify/log-notifier.ts";
+import { createTestApp, type TestApp, type TestAppOptions } from "../../helpers/app.ts";
+import type { TestWorkspace } from "../../helpers/fixtures.ts";
+
+/** A test app whose webhooks may target the loopback receiver over plain HTTP (operator settings). */
+export function webhookApp(config: TestAppOptions["config"] = {}): Promise<TestApp> {
+  return createTestApp({ config: { webhookAllowHttp: true, webhookAllowPrivate: true, webhookRetrySchedule: "0,10,60,300", ...config } });
+}
+
+/** Marks a session of the workspace connected, as the sessions module would (webhook creation needs one). */
+export function connectSession(t: TestApp, workspaceId: string): string {
+  const id = Bun.randomUUIDv7();
+  const now = t.clock.now().getTime();
+  t.deps.sqlite
+    .query(`INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)`)
+    .run(id, workspaceId, `s-${id.slice(-8)}`, now, now, now);
+  return id;
+}
+
+/** Creates a webhook through the API and returns its id and secret. */
+export async function createHook(t: TestApp, ws: TestWorkspace, url: string, events: string[] = ["message_received"], name = "hook"): Promise<{ id: string; secret: string }> {
+  const r = await t.request("POST", "/api/webhooks", { token: ws.owner.token, body: { name, url, events } });
+  if (r.status !== 201) throw new Error(`webhook create failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return { id: r.body.data.id, secret: r.body.data.secret };
+}
+
+/** Publishes an event the way every module does: inside a bus transaction. */
+export function emit(t: TestApp, workspaceId: string, event: EventName, data: Record<string, unknown>) {
+  return t.deps.bus.transaction(() => t.deps.bus.publish(workspaceId, event, data));
+}
+
+export function deliveries(t: TestApp, webhookId: string): any[] {
+  return t.deps.sqlite.query("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id").all(webhookId) as any[];
+}
+
+/** Mail the log channel recorded. */
+export function mails(t: TestApp): EmailMessage[] {
+  return (t.deps.notifier as LogNotifier).sent.filter((m): m is EmailMessage => "subject" in m);
+}
+
+/** Waits (bounded) until `cond` holds; for conditions that real I/O makes true. */
+export async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}

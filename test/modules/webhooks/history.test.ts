@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { parseRetryAfter } from "../../../src/modules/webhooks/deliver.ts";
+import { retryDelayMs, RETRY_AFTER_CAP_MS } from "../../../src/modules/webhooks/record.ts";
+import type { TestApp } from "../../helpers/app.ts";
+import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { startReceiver, type Receiver } from "../../net/receiver.ts";
+import { connectSession, createHook, deliveries, emit, webhookApp } from "./helpers.ts";
+
+let t: TestApp;
+let ws: TestWorkspace;
+let rx: Receiver;
+let hookId: string;
+
+beforeAll(async () => {
+  rx = startReceiver();
+  // every third request fails
+  rx.handler = (_r, n) => (n % 3 === 0 ? new Response("no", { status: 500 }) : new Response("ok"));
+  t = await webhookApp({ webhookRetentionDays: 30 });
+  ws = await createWorkspace(t);
+  connectSession(t, ws.id);
+  hookId = (await createHook(t, ws, `${rx.url}/h`, ["message_sent", "message_read"])).id;
+  for (let i = 0; i < 12; i++) {
+    if (i % 4 === 0) emit(t, ws.id, "message_read", { sessionId: "s", messageId: `r${i}`, readAt: t.clock.now().toISOString() });
+    else emit(t, ws.id, "message_sent", { sessionId: "s", to: "91", messageId: `m${i}` });
+  }
+  await t.services.webhooks.runDue();
+});
+afterAll(async () => {
+  rx.stop();
+  await t.close();
+});
+
+const get = async (query: string) => (await t.request("GET", `/api/webhooks/${hookId}/history${query}`, { token: ws.owner.token })).body;
+
+describe("history", () => {
+  test("newest first, paginated with page and limit", async () => {
+    const all = deliveries(t, hookId).map((d) => d.id).reverse();
+    const p1 = await get("?limit=5");
+    const p3 = await get("?limit=5&page=3");
+    expect(p1.pagination).toEqual({ page: 1, limit: 5, total: 12, totalPages: 3 });
+    expect(p1.data.map((e: { id: string }) => e.id)).toEqual(all.slice(0, 5));
+    expect(p3.data.map((e: { id: string }) => e.id)).toEqual(all.slice(10));
+  });
+
+  test("filters by status and by event (aliases accepted)", async () => {
+    const failed = await get("?status=retrying");
+    expect(failed.data.length).toBe(4);
+    expect(failed.data.every((e: { status: string; responseStatus: number }) => e.status === "retrying" && e.responseStatus === 500)).toBe(true);
+    const reads = await get("?event=message.read");
+    expect(reads.pagination.total).toBe(3);
+    expect(reads.data.every((e: { eventType: string }) => e.eventType === "message_read")).toBe(true);
+  });
+
+  test("keyset cursors: before and after a delivery id", async () => {
+    const all = deliveries(t, hookId).map((d) => d.id).reverse(); // newest first
+    const older = await get(`?before=${all[3]}&limit=4`);
+    expect(older.data.map((e: { id: string }) => e.id)).toEqual(all.slice(4, 8));
+    const newer = await get(`?after=${all[8]}&limit=3`);
+    expect(newer.data.map((e: { id: string }) => e.id)).toEqual(all.slice(5, 8));
+  });
+
+  test("bad query values are 400 naming the field", async () => {
+    for (const [q, field] of [["?status=lost", "status"], ["?event=nope", "event"], ["?limit=101", "limit"], ["?before=xyz", "before"]] as const) {
+      const r = await t.request("GET", `/api/webhooks/${hookId}/history${q}`, { token: ws.owner.token });
+      expect(`${q} ${r.status} ${Object.keys(r.body.errors ?? {})}`).toBe(`${q} 400 ${field}`);
+    }
+  });
+});
+
+describe("retention", () => {
+  test("the periodic prune deletes deliveries older than the retention setting, keeps newer ones", async () => {
+    const prune = t.services.periodic.find((p) => p.name === "webhooks.prune")!;
+    const before = deliveries(t, hookId).length;
+    t.clock.advance(29 * 86_400_000);
+    emit(t, ws.id, "message_sent", { sessionId: "s", to: "91", messageId: "fresh" });
+    await prune.run();
+    expect(deliveries(t, hookId).length).toBe(before + 1);
+    t.clock.advance(1 * 86_400_000 + 1);
+    await prune.run();
+    const left = deliveries(t, hookId);
+    expect(left.length).toBe(1);
+    expect(JSON.parse(left[0].payload).data.messageId).toBe("fresh");
+    ws.owner.token = await accessToken(t, ws.owner.userId, ws.id, "owner");
+    expect((await get("")).pagination.total).toBe(1);
+  });
+});
+
+describe("schedule arithmetic", () => {
+  test("jitter stays within ±10% of the step; Retry-After raises the delay, capped", () => {
+    const schedule = [0, 10, 60];
+    expect(retryDelayMs(schedule, 1, null, () => 0)).toBe(9000);
+    expect(retryDelayMs(schedule, 1, null, () => 1)).toBe(11000);
+    expect(retryDelayMs(schedule, 2, null, () => 0.5)).toBe(60000);
+    expect(retryDelayMs(schedule, 1, 120, () => 0.5)).toBe(120_000);
+    expect(retryDelayMs(schedule, 2, 5, () => 0.5)).toBe(60_000);
+    expect(retryDelayMs(schedule, 1, 10 * 86_400, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
+  });
+
+  test("Retry-After as seconds or as an HTTP date", () => {
+    const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+    expect(parseRetryAfter("30", now)).toBe(30);
+    expect(parseRetryAfter(new Date(now + 90_000).toUTCString(), now)).toBe(90);
+    expect(parseRetryAfter("soon", now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
+  });
+});
