@@ -60,6 +60,25 @@ const sessionId = async ({ t, ws }: Ctx) => ({
   id: (await t.request("POST", "/api/v1/chatapp", { token: ws.owner.token, body: { name: `s-${++seq}` } })).body.data.id,
 });
 
+const HOOK_URL = "http://127.0.0.1:9/hook";
+const connectedSession = ({ t, ws }: Ctx) => {
+  const now = t.clock.now().getTime();
+  t.deps.sqlite
+    .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
+    .run(Bun.randomUUIDv7(), ws.id, `connected-${++seq}`, now, now, now);
+};
+const webhookId = async (c: Ctx) => {
+  connectedSession(c);
+  const r = await c.t.request("POST", "/api/webhooks", { token: c.ws.owner.token, body: { name: "matrix", url: HOOK_URL, events: ["message_received"] } });
+  return { id: r.body.data.id as string };
+};
+const deliveryIds = async (c: Ctx) => {
+  const { id } = await webhookId(c);
+  c.t.deps.bus.transaction(() => c.t.deps.bus.publish(c.ws.id, "message_received", { sessionId: "s", from: "919800000001", messageId: "m", text: "hi", content: "hi", mediaUrl: null }));
+  const row = c.t.deps.sqlite.query("SELECT id FROM webhook_deliveries WHERE webhook_id = ?").get(id) as { id: string };
+  return { id, deliveryId: row.id };
+};
+
 /** Keyed by "METHOD /openapi/path". */
 const RULES: Record<string, Rule> = {
   // public
@@ -112,6 +131,25 @@ const RULES: Record<string, Rule> = {
   "POST /api/sim/sessions/{id}/logout": { perm: "manage", params: sessionId, body: () => ({}), ok: [409] },
   "POST /api/sim/sessions/{id}/fail": { perm: "manage", params: sessionId, body: () => ({ count: 1 }), ok: [200, 409] },
 
+  // webhooks (D9)
+  "GET /api/webhooks/events": { auth: "public" },
+  "GET /api/webhooks": { ok: [200], seed: async (c) => void (await webhookId(c)) },
+  "POST /api/webhooks": {
+    perm: "manage",
+    body: (c) => {
+      connectedSession(c);
+      return { name: "matrix", url: HOOK_URL, events: ["message.received"] };
+    },
+    ok: [201],
+  },
+  "GET /api/webhooks/{id}": { params: webhookId, ok: [200] },
+  "PATCH /api/webhooks/{id}": { perm: "manage", params: webhookId, body: () => ({ name: "renamed" }), ok: [200] },
+  "DELETE /api/webhooks/{id}": { perm: "manage", params: webhookId, ok: [200] },
+  "POST /api/webhooks/{id}/rotate-secret": { perm: "manage", params: webhookId, ok: [200] },
+  "GET /api/webhooks/{id}/history": { params: webhookId, ok: [200] },
+  "POST /api/webhooks/{id}/test": { perm: "manage", params: webhookId, ok: [200] },
+  "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": { perm: "manage", params: deliveryIds, ok: [200] },
+
   // API keys (D6)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },
   "GET /api/api-keys": { perm: "manage", ok: [200], seed: async (c) => void (await apiKeyId(c)) },
@@ -150,7 +188,8 @@ const RULES: Record<string, Rule> = {
 
 // ---------------------------------------------------------------------------------------------
 
-const t = await createTestApp({ config: { rateLimitPerMinute: 1_000_000 } });
+// webhooks point at a closed loopback port: allowed by the operator settings, never answered
+const t = await createTestApp({ config: { rateLimitPerMinute: 1_000_000, webhookAllowHttp: true, webhookAllowPrivate: true, webhookTimeoutMs: 500 } });
 afterAll(() => t.close());
 // quotas must not be what refuses a request here
 upsertPlan(t.deps.sqlite, "matrix", { name: "Matrix", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1000, messagesPerMonth: 1e6, contacts: 1e6, apiRequestsPerDay: 1e6, webhooks: 1000, teamSeats: 1000, campaigns: true } }, 0);

@@ -13,12 +13,12 @@ export function webhookRoutes(deps: AppDeps) {
     .get("/events", () => ok([...WEBHOOK_EVENTS]), {
       detail: { summary: "Subscribable event names (dotted aliases such as message.received are accepted too)" },
     })
-    .get("/", ({ auth }) => ok(service.listWebhooks(deps, auth.workspaceId)), {
+    .get("", ({ auth }) => ok(service.listWebhooks(deps, auth.workspaceId)), {
       jwt: "read",
       detail: { summary: "List the workspace's webhooks" },
     })
     .post(
-      "/",
+      "",
       async ({ auth, body, set }) => {
         const created = await service.createWebhook(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, body);
         set.status = 201;

@@ -1,12 +1,15 @@
 import type { EventName } from "../../../src/events/bus.ts";
 import type { EmailMessage } from "../../../src/notify/notifier.ts";
-import type { LogNotifier } from "../../../src/notify/log-notifier.ts";
 import { createTestApp, type TestApp, type TestAppOptions } from "../../helpers/app.ts";
 import type { TestWorkspace } from "../../helpers/fixtures.ts";
+import { RecordingNotifier } from "../../helpers/notifier.ts";
 
 /** A test app whose webhooks may target the loopback receiver over plain HTTP (operator settings). */
 export function webhookApp(config: TestAppOptions["config"] = {}): Promise<TestApp> {
-  return createTestApp({ config: { webhookAllowHttp: true, webhookAllowPrivate: true, webhookRetrySchedule: "0,10,60,300", ...config } });
+  return createTestApp({
+    config: { webhookAllowHttp: true, webhookAllowPrivate: true, webhookRetrySchedule: "0,10,60,300", ...config },
+    overrides: { notifier: new RecordingNotifier() },
+  });
 }
 
 /** Marks a session of the workspace connected, as the sessions module would (webhook creation needs one). */
@@ -37,7 +40,7 @@ export function deliveries(t: TestApp, webhookId: string): any[] {
 
 /** Mail the log channel recorded. */
 export function mails(t: TestApp): EmailMessage[] {
-  return (t.deps.notifier as LogNotifier).sent.filter((m): m is EmailMessage => "subject" in m);
+  return (t.deps.notifier as RecordingNotifier).emails;
 }
 
 /** Waits (bounded) until `cond` holds; for conditions that real I/O makes true. */
