@@ -1,5 +1,6 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
+import { messagingServices } from "./modules/messages/wiring.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -24,9 +25,15 @@ export function createServices(deps: AppDeps): Services {
       },
     },
   ];
+  const messaging = messagingServices(deps);
+  periodic.push(...messaging.periodic);
   return {
     periodic,
-    async start() {},
-    async stop() {},
+    async start() {
+      await messaging.start();
+    },
+    async stop() {
+      await messaging.stop();
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { DriverEmitter } from "../emitter.ts";
 import {
   NetworkError,
@@ -18,6 +19,12 @@ export interface SimOptions {
   receiptDelayMs: number;
   /** Latency of network-side steps (connect, reconnect). */
   latencyMs: number;
+  /**
+   * Append-only log of what the network accepted (`<dataDir>/sim-sent.jsonl`), reloaded on
+   * start: the receiving side survives a server crash, and a resend with a known
+   * `clientMessageId` is recognised instead of delivered twice.
+   */
+  sentLogPath?: string;
 }
 
 const DEFAULTS: SimOptions = { qrRotateMs: 20_000, qrMaxRotations: 6, autoReceipts: false, receiptDelayMs: 50, latencyMs: 5 };
@@ -49,9 +56,23 @@ export class SimDriver implements NetworkDriver {
   /** The network's side of linked devices: credentials -> phone number. */
   private devices = new Map<string, string>();
   private timers = new Set<ReturnType<typeof setTimeout>>();
+  /** clientMessageId -> networkMessageId of every accepted message */
+  private byClientId = new Map<string, string>();
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
+    if (this.opts.sentLogPath && existsSync(this.opts.sentLogPath)) {
+      for (const line of readFileSync(this.opts.sentLogPath, "utf8").split("\n")) {
+        if (!line.trim()) continue;
+        try {
+          const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
+          this.sent.push({ sessionId: e.sessionId, networkMessageId: e.networkMessageId, message: { to: e.to, type: e.type, text: e.text, clientMessageId: e.clientMessageId }, at: new Date(e.at) });
+          if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+        } catch {
+          // a line torn by a crash mid-write: the send it describes never returned
+        }
+      }
+    }
   }
 
   onEvent(listener: DriverListener): () => void {
@@ -102,8 +123,16 @@ export class SimDriver implements NetworkDriver {
       s.failNext.count--;
       throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
     }
+    const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
+    if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
-    this.sent.push({ sessionId, networkMessageId, message, at: new Date() });
+    const at = new Date();
+    if (this.opts.sentLogPath) {
+      const { to, type, text, clientMessageId } = message;
+      appendFileSync(this.opts.sentLogPath, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }) + "\n");
+    }
+    if (message.clientMessageId) this.byClientId.set(message.clientMessageId, networkMessageId);
+    this.sent.push({ sessionId, networkMessageId, message, at });
     if (this.opts.autoReceipts) {
       this.later(this.opts.receiptDelayMs, () => this.receipt(sessionId, networkMessageId, "delivered"));
       this.later(this.opts.receiptDelayMs * 2, () => this.receipt(sessionId, networkMessageId, "read"));

@@ -1,0 +1,66 @@
+import type { AppDeps } from "../../deps.ts";
+import type { InboundMessage } from "../../network/driver.ts";
+import { upsertInboundContact } from "../contacts/service.ts";
+import { touchConversation } from "../inbox/repo.ts";
+import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
+import { publishReceived } from "./events.ts";
+import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
+
+/**
+ * Stores an inbound message: its media file, the contact (phone, push name), the
+ * conversation, the message row and message_received, all in one transaction. A message the
+ * network delivers twice (same network id) is stored once.
+ */
+export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage): Promise<void> {
+  const owner = sessionOwner(deps.db, sessionId);
+  if (!owner) {
+    deps.log.warn("inbound message for an unknown session", { sessionId });
+    return;
+  }
+  const ws = owner.workspaceId;
+  if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
+  let prepared: PreparedMedia | null = null;
+  if (msg.media) {
+    prepared = await prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
+  }
+  try {
+    deps.bus.transaction(() => {
+      if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
+      const at = deps.clock.now().getTime();
+      const media = prepared ? commitMedia(deps, prepared) : null;
+      const pushName = msg.pushName?.trim() || null;
+      const contactId = upsertInboundContact(deps, ws, msg.from, pushName, at);
+      const id = Bun.randomUUIDv7();
+      const conversationId = touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
+      const row = {
+        id,
+        workspaceId: ws,
+        sessionId,
+        conversationId,
+        direction: "inbound" as const,
+        phone: msg.from,
+        sessionPhone: owner.phoneNumber,
+        type: msg.type,
+        body: msg.text ?? null,
+        mediaId: media?.id ?? null,
+        status: "received" as const,
+        networkMessageId: msg.networkMessageId,
+        createdAt: at,
+        updatedAt: at,
+      };
+      insertMessage(deps.db, ws, row);
+      publishReceived(deps, row, {
+        mediaUrl: media ? mediaUrl(deps.config, media.id) : null,
+        mimeType: media?.mimeType ?? null,
+        filename: media?.filename ?? null,
+        pushName,
+        timestamp: msg.timestamp,
+      });
+    });
+  } catch (err) {
+    if (prepared) await discardMedia(deps, prepared);
+    if (!(err instanceof Duplicate)) throw err;
+  }
+}
+
+class Duplicate extends Error {}
