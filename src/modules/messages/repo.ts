@@ -60,12 +60,8 @@ export interface MessageFilter {
   status?: MessageStatus;
 }
 
-/**
- * A keyset page: newest first below `before`, or the oldest `limit` above `after` (returned
- * newest first). Reads `limit + 1` rows to know whether more exist; every filter combination
- * walks an index that starts with workspace_id and ends with id, so no page scans past rows.
- */
-export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: { before?: string; after?: string; limit: number }) {
+/** The query of one keyset page (exposed so tests can check its plan). */
+export function messagePageQuery(db: DB, workspaceId: string, f: MessageFilter, c: { before?: string; after?: string; limit: number }) {
   const conds: (SQL | undefined)[] = [
     eq(messages.workspaceId, workspaceId),
     f.sessionId ? eq(messages.sessionId, f.sessionId) : undefined,
@@ -76,15 +72,22 @@ export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: {
     c.before ? lt(messages.id, c.before) : undefined,
     c.after ? gt(messages.id, c.after) : undefined,
   ];
-  const rows = db
+  return db
     .select(withMedia)
     .from(messages)
     .leftJoin(media, mediaJoin)
     .where(and(...conds))
     .orderBy(c.after ? asc(messages.id) : desc(messages.id))
-    .limit(c.limit + 1)
-    .all()
-    .map(flatten);
+    .limit(c.limit + 1);
+}
+
+/**
+ * A keyset page: newest first below `before`, or the oldest `limit` above `after` (returned
+ * newest first). Reads `limit + 1` rows to know whether more exist; every filter combination
+ * walks an index that starts with workspace_id and ends with id, so no page scans past rows.
+ */
+export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: { before?: string; after?: string; limit: number }) {
+  const rows = messagePageQuery(db, workspaceId, f, c).all().map(flatten);
   const hasMore = rows.length > c.limit;
   if (hasMore) rows.pop();
   if (c.after) rows.reverse();
