@@ -60,7 +60,7 @@ export class OutboundSender {
       // the job reschedules itself (RetryLaterError) for every message: attempts are not failures
       maxAttempts: 2_000_000_000,
       // short, so a sender orphaned by a crash is taken over soon after the restart
-      leaseMs: 15_000,
+      leaseMs: 5_000,
       backoffMs: (attempt) => Math.min(30_000, defaultBackoff(attempt)),
       run: (p) => this.step(p),
     };
