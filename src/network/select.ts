@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { NetworkDriver } from "./driver.ts";
@@ -6,7 +5,7 @@ import { SimDriver } from "./sim/driver.ts";
 
 /** The driver named by `--network`. */
 export async function createNetwork(config: Config, log: Logger, dataDir: string): Promise<NetworkDriver> {
-  if (config.network === "sim") return new SimDriver({ autoReceipts: config.simAutoReceipts, sentLogPath: join(dataDir, "sim-sent.jsonl") });
+  if (config.network === "sim") return new SimDriver({ autoReceipts: config.simAutoReceipts, dataDir });
   const { BaileysDriver } = await import("./baileys/driver.ts");
   return new BaileysDriver({ log: log.child({ component: "baileys" }), dataDir });
 }

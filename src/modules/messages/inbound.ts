@@ -1,5 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
 import type { InboundMessage } from "../../network/driver.ts";
+import { fetchMediaUrl } from "../media/fetch.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
@@ -19,10 +21,7 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
   }
   const ws = owner.workspaceId;
   if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
-  let prepared: PreparedMedia | null = null;
-  if (msg.media) {
-    prepared = await prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
-  }
+  const prepared = await inboundMedia(deps, ws, sessionId, msg);
   try {
     deps.bus.transaction(() => {
       if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
@@ -64,3 +63,23 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
 }
 
 class Duplicate extends Error {}
+
+/**
+ * Writes the media of an inbound message: the bytes the driver downloaded, or the file behind
+ * the URL the network gave (the sim's `mediaUrl`), fetched with the webhook URL guard. A
+ * download that fails leaves the message without media rather than losing it.
+ */
+async function inboundMedia(deps: AppDeps, ws: string, sessionId: string, msg: InboundMessage): Promise<PreparedMedia | null> {
+  if (msg.media) {
+    return prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
+  }
+  if (!msg.mediaUrl || msg.type === "text") return null;
+  try {
+    const f = await fetchMediaUrl(deps, msg.mediaUrl, msg.type);
+    return await prepareMedia(deps, ws, { bytes: f.bytes, declaredMime: f.declaredMime, filename: f.filename, source: "inbound" });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    deps.log.warn("inbound media not fetched", { sessionId, networkMessageId: msg.networkMessageId, reason: err.errors?.mediaUrl ?? err.message });
+    return null;
+  }
+}

@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
 import {
   NetworkError,
@@ -20,11 +21,11 @@ export interface SimOptions {
   /** Latency of network-side steps (connect, reconnect). */
   latencyMs: number;
   /**
-   * Append-only log of what the network accepted (`<dataDir>/sim-sent.jsonl`), reloaded on
-   * start: the receiving side survives a server crash, and a resend with a known
-   * `clientMessageId` is recognised instead of delivered twice.
+   * When set, what the network accepted is logged to `<dataDir>/sim-sent.jsonl` (append-only)
+   * and reloaded on start: the receiving side survives a server crash, and a resend with a
+   * known `clientMessageId` is recognised instead of delivered twice.
    */
-  sentLogPath?: string;
+  dataDir?: string;
 }
 
 const DEFAULTS: SimOptions = { qrRotateMs: 20_000, qrMaxRotations: 6, autoReceipts: false, receiptDelayMs: 50, latencyMs: 5 };
@@ -61,8 +62,9 @@ export class SimDriver implements NetworkDriver {
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
-    if (this.opts.sentLogPath && existsSync(this.opts.sentLogPath)) {
-      for (const line of readFileSync(this.opts.sentLogPath, "utf8").split("\n")) {
+    const log = this.sentLogFile();
+    if (log && existsSync(log)) {
+      for (const line of readFileSync(log, "utf8").split("\n")) {
         if (!line.trim()) continue;
         try {
           const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
@@ -127,9 +129,10 @@ export class SimDriver implements NetworkDriver {
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
     const at = new Date();
-    if (this.opts.sentLogPath) {
+    const log = this.sentLogFile();
+    if (log) {
       const { to, type, text, clientMessageId } = message;
-      appendFileSync(this.opts.sentLogPath, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }) + "\n");
+      appendFileSync(log, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }) + "\n");
     }
     if (message.clientMessageId) this.byClientId.set(message.clientMessageId, networkMessageId);
     this.sent.push({ sessionId, networkMessageId, message, at });
@@ -212,6 +215,10 @@ export class SimDriver implements NetworkDriver {
     const s = this.sessions.get(sessionId);
     if (!s) throw new NetworkError("session is not active on the network", false, "not_active");
     s.failNext = { count, code };
+  }
+
+  private sentLogFile(): string | null {
+    return this.opts.dataDir ? join(this.opts.dataDir, "sim-sent.jsonl") : null;
   }
 
   private requireConnected(sessionId: string): SimSession {

@@ -158,3 +158,36 @@ test("by default mediaUrl may not point at loopback or plain HTTP", async () => 
     await strict.close();
   }
 });
+
+describe("inbound media the network gives as a URL (the sim's mediaUrl)", () => {
+  test("is fetched with the guard and served at the event's mediaUrl", async () => {
+    served.set("/in/voice.mp3", () => new Response(mp3(), { headers: { "content-type": "audio/mpeg" } }));
+    const events: { event: string; data: Record<string, unknown> }[] = [];
+    const off = t.deps.bus.subscribe((e) => events.push(e));
+    t.sim.inbound(session.id, { from: "919855500001", type: "audio", mediaUrl: `http://127.0.0.1:${server.port}/in/voice.mp3` });
+    const deadline = Date.now() + 3000;
+    while (!events.some((e) => e.event === "message_received") && Date.now() < deadline) await Bun.sleep(2);
+    off();
+    const e = events.find((x) => x.event === "message_received")!;
+    expect(e.data).toMatchObject({ type: "audio", mimeType: "audio/mpeg", filename: "voice.mp3" });
+    const path = new URL(e.data.mediaUrl as string).pathname;
+    const file = await t.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${ws.owner.token}` } }));
+    expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.from(mp3()))).toBe(true);
+  });
+
+  test("a URL the guard refuses leaves the message stored without media", async () => {
+    const strict = await createTestApp();
+    try {
+      const w = await createWorkspace(strict);
+      const s = await connectedSession(strict, w);
+      const events: { event: string; data: Record<string, unknown> }[] = [];
+      strict.deps.bus.subscribe((e) => events.push(e));
+      strict.sim.inbound(s.id, { from: "919855500002", type: "image", text: "see", mediaUrl: `http://127.0.0.1:${server.port}/ok.png` });
+      const deadline = Date.now() + 3000;
+      while (!events.some((e) => e.event === "message_received") && Date.now() < deadline) await Bun.sleep(2);
+      expect(events.find((x) => x.event === "message_received")!.data).toMatchObject({ type: "image", text: "see", mediaUrl: null });
+    } finally {
+      await strict.close();
+    }
+  });
+});
