@@ -14,6 +14,10 @@ import { sessionRoutes } from "./modules/sessions/routes.ts";
 import { simRoutes } from "./modules/sim/routes.ts";
 import { SimDriver } from "./network/sim/driver.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
+import { contactsRoutes } from "./modules/contacts/routes.ts";
+import { inboxRoutes } from "./modules/inbox/routes.ts";
+import { mediaRoutes } from "./modules/media/routes.ts";
+import { messagesRoutes } from "./modules/messages/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -30,6 +34,10 @@ export function buildApp(deps: AppDeps) {
     .use(sessionRoutes(deps))
     .use(realtimeRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(messagesRoutes(deps))
+    .use(mediaRoutes(deps))
+    .use(inboxRoutes(deps))
+    .use(contactsRoutes(deps))
     // D12: the sim network's routes exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }

@@ -82,6 +82,10 @@ export const configSchema = z.object({
   wsPingIntervalMs: int(1000, 600_000).default(25_000),
   sendMinGapMs: int(0, 600_000).default(1000),
   sendJitterMs: int(0, 600_000).default(500),
+  /** Attempts of one outbound message on transient network failures before it fails. */
+  sendMaxAttempts: int(1, 100).default(8),
+  /** Whole fetch of a send request's `mediaUrl`. */
+  mediaFetchTimeoutMs: int(100, 600_000).default(30_000),
   razorpayKeyId: optionalString,
   razorpayKeySecret: optionalString,
   razorpayWebhookSecret: optionalString,

@@ -6,6 +6,7 @@ import { billingJobs } from "./modules/billing/jobs.ts";
 import { sessionManager } from "./modules/sessions/manager.ts";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
 import { webhookServices } from "./modules/webhooks/setup.ts";
+import { messagingServices } from "./modules/messages/wiring.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -38,15 +39,19 @@ export function createServices(deps: AppDeps): Services {
     ...apiKeyJobs(deps),
   ];
   const sessions = sessionManager(deps);
+  const messaging = messagingServices(deps);
+  periodic.push(...messaging.periodic);
   return {
     periodic,
     webhooks: webhooks.dispatcher,
     async start() {
       webhooks.start();
+      await messaging.start();
       await sessions.restore();
     },
     async stop() {
       sessions.stop();
+      await messaging.stop();
       await webhooks.stop();
       flushApiKeyUsage(deps);
     },

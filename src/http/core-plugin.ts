@@ -26,6 +26,8 @@ export async function readCapped(request: Request, limit: number): Promise<strin
 }
 
 const MEDIA_TYPES = /^multipart\/form-data/;
+/** JSON routes that carry base64 media (D1 "except routes that take media"): capped like uploads. */
+const JSON_MEDIA_ROUTES = /\/messages\/send$/;
 
 /**
  * Request id, CORS, body caps and JSON parsing, and the access log.
@@ -58,7 +60,8 @@ export function corePlugin(config: Config, log: Logger) {
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (MEDIA_TYPES.test(contentType)) return; // Elysia's own multipart parser; capped above
-      const text = await readCapped(request, config.jsonBodyLimit);
+      const limit = JSON_MEDIA_ROUTES.test(new URL(request.url).pathname) ? config.mediaBodyLimit : config.jsonBodyLimit;
+      const text = await readCapped(request, limit);
       if (contentType.startsWith("application/json") || contentType.endsWith("+json")) {
         if (text.trim() === "") return undefined;
         try {

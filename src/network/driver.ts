@@ -17,6 +17,12 @@ export interface OutboundMessage {
   /** text, or caption for media */
   text?: string;
   media?: MediaPayload;
+  /**
+   * Id chosen by Parley, stable across resends of the same message. A driver uses it as the
+   * network message id (baileys: the message key id) or otherwise recognises a repeat, so a
+   * send retried after a crash is not delivered twice.
+   */
+  clientMessageId?: string;
 }
 
 export interface InboundMessage {

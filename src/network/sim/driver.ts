@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
 import {
@@ -20,7 +20,12 @@ export interface SimOptions {
   receiptDelayMs: number;
   /** Latency of network-side steps (connect, reconnect). */
   latencyMs: number;
-  /** When set, the network's linked devices survive a restart in `<dataDir>/sim-network.json`. */
+  /**
+   * When set, the network's state survives a restart: linked devices in
+   * `<dataDir>/sim-network.json`, and what the network accepted in `<dataDir>/sim-sent.jsonl`
+   * (append-only), so a resend with a known `clientMessageId` is recognised instead of
+   * delivered twice.
+   */
   dataDir?: string;
 }
 
@@ -55,10 +60,25 @@ export class SimDriver implements NetworkDriver {
   /** The network's side of linked devices: credentials -> phone number. */
   private devices = new Map<string, string>();
   private timers = new Set<ReturnType<typeof setTimeout>>();
+  /** clientMessageId -> networkMessageId of every accepted message */
+  private byClientId = new Map<string, string>();
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
     this.loadDevices();
+    const log = this.sentLogFile();
+    if (log && existsSync(log)) {
+      for (const line of readFileSync(log, "utf8").split("\n")) {
+        if (!line.trim()) continue;
+        try {
+          const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
+          this.sent.push({ sessionId: e.sessionId, networkMessageId: e.networkMessageId, message: { to: e.to, type: e.type, text: e.text, clientMessageId: e.clientMessageId }, at: new Date(e.at) });
+          if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+        } catch {
+          // a line torn by a crash mid-write: the send it describes never returned
+        }
+      }
+    }
   }
 
   onEvent(listener: DriverListener): () => void {
@@ -117,8 +137,17 @@ export class SimDriver implements NetworkDriver {
       s.failNext.count--;
       throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
     }
+    const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
+    if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
-    this.sent.push({ sessionId, networkMessageId, message, at: new Date() });
+    const at = new Date();
+    const log = this.sentLogFile();
+    if (log) {
+      const { to, type, text, clientMessageId } = message;
+      appendFileSync(log, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }) + "\n");
+    }
+    if (message.clientMessageId) this.byClientId.set(message.clientMessageId, networkMessageId);
+    this.sent.push({ sessionId, networkMessageId, message, at });
     if (this.opts.autoReceipts) {
       this.later(this.opts.receiptDelayMs, () => this.receipt(sessionId, networkMessageId, "delivered"));
       this.later(this.opts.receiptDelayMs * 2, () => this.receipt(sessionId, networkMessageId, "read"));
@@ -240,6 +269,10 @@ export class SimDriver implements NetworkDriver {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ devices: Object.fromEntries(this.devices) }, null, 2) + "\n", { mode: 0o600 });
     renameSync(tmp, file);
+  }
+
+  private sentLogFile(): string | null {
+    return this.opts.dataDir ? join(this.opts.dataDir, "sim-sent.jsonl") : null;
   }
 
   private requireConnected(sessionId: string): SimSession {

@@ -1,0 +1,56 @@
+import { and, count, desc, eq, or, sql } from "drizzle-orm";
+import type { DB } from "../../db/open.ts";
+import { contacts } from "./table.ts";
+
+export type ContactRow = typeof contacts.$inferSelect;
+
+/** The contact with a phone number, if any. */
+export function findContactByPhone(db: DB, workspaceId: string, phone: string): ContactRow | undefined {
+  return db.select().from(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.phone, phone))).get();
+}
+
+/** One contact by id. */
+export function findContact(db: DB, workspaceId: string, id: string): ContactRow | undefined {
+  return db.select().from(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).get();
+}
+
+/** How many contacts the workspace has (the `contacts` quota). */
+export function countContacts(db: DB, workspaceId: string): number {
+  return db.select({ n: count() }).from(contacts).where(eq(contacts.workspaceId, workspaceId)).get()?.n ?? 0;
+}
+
+/** Inserts a new contact. */
+export function insertContact(db: DB, workspaceId: string, row: { id: string; phone: string; pushName: string | null; at: number; inbound: boolean }): void {
+  db.insert(contacts)
+    .values({
+      id: row.id,
+      workspaceId,
+      phone: row.phone,
+      pushName: row.pushName,
+      lastInboundAt: row.inbound ? row.at : null,
+      createdAt: row.at,
+      updatedAt: row.at,
+    })
+    .run();
+}
+
+/** Records an inbound message: the latest push name and when the contact last wrote. */
+export function touchContactInbound(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): void {
+  db.update(contacts)
+    .set({ pushName: pushName === null ? sql`push_name` : pushName, lastInboundAt: at, updatedAt: at })
+    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
+    .run();
+}
+
+/** A page of contacts, newest first, optionally matching a search on phone or names. */
+export function listContacts(db: DB, workspaceId: string, q: { search?: string; limit: number; offset: number }): { rows: ContactRow[]; total: number } {
+  const term = q.search ? `%${q.search.replace(/[%_\\]/g, (c) => "\\" + c)}%` : null;
+  const where = and(
+    eq(contacts.workspaceId, workspaceId),
+    term ? or(sql`${contacts.phone} LIKE ${term} ESCAPE '\\'`, sql`${contacts.name} LIKE ${term} ESCAPE '\\'`, sql`${contacts.pushName} LIKE ${term} ESCAPE '\\'`) : undefined,
+  );
+  const rows = db.select().from(contacts).where(where).orderBy(desc(contacts.createdAt), desc(contacts.id)).limit(q.limit).offset(q.offset).all();
+  const total = db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+

@@ -1,0 +1,135 @@
+import type { Database } from "bun:sqlite";
+import { and, eq, sql } from "drizzle-orm";
+import type { DB } from "../../db/open.ts";
+import { conversations } from "./table.ts";
+
+export type ConversationRow = typeof conversations.$inferSelect;
+
+/**
+ * Creates or updates the conversation of (session, phone) for a new message and returns its
+ * id. Inbound messages count as unread. Call inside the message's transaction.
+ */
+export function touchConversation(
+  db: DB,
+  workspaceId: string,
+  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number; inbound: boolean },
+): string {
+  const row = db
+    .insert(conversations)
+    .values({
+      id: Bun.randomUUIDv7(),
+      workspaceId,
+      sessionId: c.sessionId,
+      phone: c.phone,
+      contactId: c.contactId,
+      lastMessageId: c.messageId,
+      lastMessageAt: c.at,
+      unreadCount: c.inbound ? 1 : 0,
+      createdAt: c.at,
+      updatedAt: c.at,
+    })
+    .onConflictDoUpdate({
+      target: [conversations.workspaceId, conversations.sessionId, conversations.phone],
+      set: {
+        contactId: sql`coalesce(excluded.contact_id, ${conversations.contactId})`,
+        lastMessageId: c.messageId,
+        lastMessageAt: sql`max(${conversations.lastMessageAt}, excluded.last_message_at)`,
+        unreadCount: c.inbound ? sql`${conversations.unreadCount} + 1` : sql`${conversations.unreadCount}`,
+        updatedAt: c.at,
+      },
+    })
+    .returning({ id: conversations.id })
+    .get();
+  return row!.id;
+}
+
+/** One conversation of the workspace. */
+export function findConversation(db: DB, workspaceId: string, id: string): ConversationRow | undefined {
+  return db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id))).get();
+}
+
+/** Marks a conversation read: no unread messages left. */
+export function markConversationRead(db: DB, workspaceId: string, id: string, at: number): void {
+  db.update(conversations)
+    .set({ unreadCount: 0, lastReadAt: at, updatedAt: at })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+    .run();
+}
+
+/** Sets or clears the member a conversation is assigned to. */
+export function setAssignee(db: DB, workspaceId: string, id: string, userId: string | null, at: number): void {
+  db.update(conversations)
+    .set({ assigneeId: userId, updatedAt: at })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+    .run();
+}
+
+export interface ConversationFilter {
+  unread?: boolean;
+  assigned?: boolean;
+  assigneeId?: string;
+  sessionId?: string;
+}
+
+export interface ConversationListRow {
+  id: string;
+  sessionId: string;
+  phone: string;
+  contactId: string | null;
+  contactName: string | null;
+  contactPushName: string | null;
+  unreadCount: number;
+  lastMessageAt: number;
+  lastReadAt: number | null;
+  createdAt: number;
+  assigneeId: string | null;
+  assigneeName: string | null;
+  assigneeEmail: string | null;
+  lastId: string | null;
+  lastDirection: string | null;
+  lastType: string | null;
+  lastBody: string | null;
+  lastStatus: string | null;
+  lastCreatedAt: number | null;
+}
+
+const LIST_SELECT = `
+  SELECT c.id, c.session_id AS sessionId, c.phone, c.contact_id AS contactId, ct.name AS contactName, ct.push_name AS contactPushName,
+         c.unread_count AS unreadCount, c.last_message_at AS lastMessageAt, c.last_read_at AS lastReadAt, c.created_at AS createdAt,
+         c.assignee_id AS assigneeId, u.name AS assigneeName, u.email AS assigneeEmail,
+         m.id AS lastId, m.direction AS lastDirection, m.type AS lastType, m.body AS lastBody, m.status AS lastStatus, m.created_at AS lastCreatedAt
+  FROM conversations c
+  LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id
+  LEFT JOIN users u ON u.id = c.assignee_id AND u.workspace_id = c.workspace_id
+  LEFT JOIN messages m ON m.id = c.last_message_id AND m.workspace_id = c.workspace_id`;
+
+function whereClause(workspaceId: string, f: ConversationFilter & { id?: string }): { sql: string; args: (string | number)[] } {
+  const parts = ["c.workspace_id = ?"];
+  const args: (string | number)[] = [workspaceId];
+  if (f.id) (parts.push("c.id = ?"), args.push(f.id));
+  if (f.unread !== undefined) parts.push(f.unread ? "c.unread_count > 0" : "c.unread_count = 0");
+  if (f.assigned !== undefined) parts.push(f.assigned ? "c.assignee_id IS NOT NULL" : "c.assignee_id IS NULL");
+  if (f.assigneeId) (parts.push("c.assignee_id = ?"), args.push(f.assigneeId));
+  if (f.sessionId) (parts.push("c.session_id = ?"), args.push(f.sessionId));
+  return { sql: parts.join(" AND "), args };
+}
+
+/** A page of conversations with their last message, contact and assignee, most recent first. */
+export function listConversations(
+  sqlite: Database,
+  workspaceId: string,
+  f: ConversationFilter & { limit: number; offset: number },
+): { rows: ConversationListRow[]; total: number } {
+  const w = whereClause(workspaceId, f);
+  const rows = sqlite
+    .query(`${LIST_SELECT} WHERE ${w.sql} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ? OFFSET ?`)
+    .all(...w.args, f.limit, f.offset) as ConversationListRow[];
+  const total = (sqlite.query(`SELECT count(*) AS n FROM conversations c WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  return { rows, total };
+}
+
+/** One conversation with its last message, contact and assignee. */
+export function getConversationRow(sqlite: Database, workspaceId: string, id: string): ConversationListRow | null {
+  const w = whereClause(workspaceId, { id });
+  return (sqlite.query(`${LIST_SELECT} WHERE ${w.sql}`).get(...w.args) as ConversationListRow | null) ?? null;
+}

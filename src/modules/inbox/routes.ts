@@ -1,0 +1,48 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok, paged } from "../../http/envelope.ts";
+import { cursorPaged } from "../messages/cursor.ts";
+import { cursorQuery } from "../messages/model.ts";
+import { listMessages } from "../messages/service.ts";
+import { assignBody, conversationIdParams, conversationListQuery } from "./model.ts";
+import { assignConversation, getConversation, pageConversations, readConversation, requireConversation } from "./service.ts";
+
+/** The inbox: conversations per (session, contact). Agents reply through POST /api/v1/messages/send. */
+export function inboxRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
+    .use(authGuard(deps))
+    .get(
+      "",
+      ({ auth, query }) => {
+        const { data, total } = pageConversations(deps, auth.workspaceId, query);
+        return paged(data, query.page, query.limit, total);
+      },
+      { jwt: "read", query: conversationListQuery, detail: { summary: "List conversations (last message, unread count, assignee), most recent first" } },
+    )
+    .get("/:id", ({ auth, params }) => ok(getConversation(deps, auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: conversationIdParams,
+      detail: { summary: "Get a conversation" },
+    })
+    .get(
+      "/:id/messages",
+      ({ auth, params, query }) => {
+        requireConversation(deps, auth.workspaceId, params.id);
+        const { data, pagination } = listMessages(deps, auth.workspaceId, { ...query, conversationId: params.id });
+        return cursorPaged(data, pagination);
+      },
+      { jwt: "read", params: conversationIdParams, query: cursorQuery, detail: { summary: "Messages of a conversation, newest first (keyset cursors)" } },
+    )
+    .post("/:id/read", ({ auth, params }) => ok(readConversation(deps, auth.workspaceId, params.id), "Conversation marked read"), {
+      jwt: "messaging",
+      params: conversationIdParams,
+      detail: { summary: "Mark a conversation read" },
+    })
+    .put("/:id/assign", ({ auth, params, body }) => ok(assignConversation(deps, auth.workspaceId, params.id, body.userId)), {
+      jwt: "messaging",
+      params: conversationIdParams,
+      body: assignBody,
+      detail: { summary: "Assign a conversation to a member (userId null unassigns)" },
+    });
+}

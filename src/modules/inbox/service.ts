@@ -1,0 +1,77 @@
+import type { AppDeps } from "../../deps.ts";
+import { can } from "../../auth/permissions.ts";
+import { errors } from "../../errors.ts";
+import type { Role } from "../users/table.ts";
+import { markInboundRead } from "../messages/repo.ts";
+import {
+  findConversation,
+  getConversationRow,
+  listConversations,
+  markConversationRead,
+  setAssignee,
+  type ConversationFilter,
+  type ConversationListRow,
+} from "./repo.ts";
+
+type Deps = Pick<AppDeps, "db" | "sqlite" | "clock">;
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/** API shape of a conversation. */
+export function conversationView(c: ConversationListRow) {
+  return {
+    id: c.id,
+    sessionId: c.sessionId,
+    phone: c.phone,
+    contact: c.contactId ? { id: c.contactId, phone: c.phone, name: c.contactName, pushName: c.contactPushName } : null,
+    lastMessage: c.lastId
+      ? { id: c.lastId, direction: c.lastDirection, type: c.lastType, body: c.lastBody, status: c.lastStatus, createdAt: iso(c.lastCreatedAt) }
+      : null,
+    lastMessageAt: iso(c.lastMessageAt),
+    unreadCount: c.unreadCount,
+    lastReadAt: iso(c.lastReadAt),
+    assignee: c.assigneeId ? { id: c.assigneeId, name: c.assigneeName, email: c.assigneeEmail } : null,
+    createdAt: iso(c.createdAt),
+  };
+}
+
+/** A page of conversations, most recent first. */
+export function pageConversations(deps: Deps, workspaceId: string, q: ConversationFilter & { page: number; limit: number }) {
+  const { rows, total } = listConversations(deps.sqlite, workspaceId, { ...q, offset: (q.page - 1) * q.limit });
+  return { data: rows.map(conversationView), total };
+}
+
+/** One conversation, or 404. */
+export function getConversation(deps: Deps, workspaceId: string, id: string) {
+  const row = getConversationRow(deps.sqlite, workspaceId, id);
+  if (!row) throw errors.notFound("Conversation");
+  return conversationView(row);
+}
+
+/** Throws 404 unless the conversation is the workspace's. */
+export function requireConversation(deps: Deps, workspaceId: string, id: string): void {
+  if (!findConversation(deps.db, workspaceId, id)) throw errors.notFound("Conversation");
+}
+
+/** Marks every message of the conversation read. */
+export function readConversation(deps: Deps, workspaceId: string, id: string) {
+  requireConversation(deps, workspaceId, id);
+  const at = deps.clock.now().getTime();
+  deps.sqlite.transaction(() => {
+    markConversationRead(deps.db, workspaceId, id, at);
+    markInboundRead(deps.db, workspaceId, id, at);
+  })();
+  return getConversation(deps, workspaceId, id);
+}
+
+/** Assigns the conversation to a member who may send messages, or unassigns it (null). */
+export function assignConversation(deps: Deps, workspaceId: string, id: string, userId: string | null) {
+  requireConversation(deps, workspaceId, id);
+  if (userId !== null) {
+    const user = deps.sqlite.query("SELECT role FROM users WHERE workspace_id = ? AND id = ?").get(workspaceId, userId) as { role: Role } | null;
+    // another workspace's user reads exactly like a missing one
+    if (!user) throw errors.validation({ userId: "is not a member of this workspace" });
+    if (!can(user.role, "messaging")) throw errors.validation({ userId: `cannot handle conversations (role ${user.role})` });
+  }
+  setAssignee(deps.db, workspaceId, id, userId, deps.clock.now().getTime());
+  return getConversation(deps, workspaceId, id);
+}

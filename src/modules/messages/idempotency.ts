@@ -1,0 +1,51 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { idempotencyKeys } from "./table.ts";
+
+const TTL_MS = 24 * 3600_000;
+
+/** A stored first answer to an `Idempotency-Key`. */
+export interface StoredAnswer {
+  statusCode: number;
+  data: unknown;
+}
+
+/** SHA-256 of what makes two requests "the same": route and body. */
+export function requestHash(route: string, body: unknown): string {
+  return new Bun.CryptoHasher("sha256").update(route).update("\n").update(JSON.stringify(body)).digest("hex");
+}
+
+/**
+ * The first answer under `key` in the last 24 h, or null. The same key with another
+ * request body is a client bug: 409 CONFLICT.
+ */
+export function replay(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string): StoredAnswer | null {
+  const row = deps.db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key)))
+    .get();
+  if (!row || row.expiresAt <= deps.clock.now().getTime()) return null;
+  if (row.requestHash !== hash) throw errors.conflict("This Idempotency-Key was already used with a different request body");
+  return { statusCode: row.statusCode, data: JSON.parse(row.response) };
+}
+
+/** Stores the first answer; call in the transaction of the change. Replaces an expired entry. */
+export function remember(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string, answer: StoredAnswer): void {
+  const now = deps.clock.now().getTime();
+  deps.db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.expiresAt, now + 1)))
+    .run();
+  // a concurrent first request that committed meanwhile makes this insert fail: the caller replays it
+  deps.db
+    .insert(idempotencyKeys)
+    .values({ workspaceId, key, requestHash: hash, statusCode: answer.statusCode, response: JSON.stringify(answer.data), createdAt: now, expiresAt: now + TTL_MS })
+    .run();
+}
+
+/** Deletes expired keys (periodic). */
+export function pruneIdempotencyKeys(deps: Pick<AppDeps, "db" | "clock">): number {
+  return deps.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, deps.clock.now().getTime())).returning({ key: idempotencyKeys.key }).all().length;
+}

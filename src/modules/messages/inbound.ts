@@ -1,0 +1,85 @@
+import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import type { InboundMessage } from "../../network/driver.ts";
+import { fetchMediaUrl } from "../media/fetch.ts";
+import { upsertInboundContact } from "../contacts/service.ts";
+import { touchConversation } from "../inbox/repo.ts";
+import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
+import { publishReceived } from "./events.ts";
+import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
+
+/**
+ * Stores an inbound message: its media file, the contact (phone, push name), the
+ * conversation, the message row and message_received, all in one transaction. A message the
+ * network delivers twice (same network id) is stored once.
+ */
+export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage): Promise<void> {
+  const owner = sessionOwner(deps.db, sessionId);
+  if (!owner) {
+    deps.log.warn("inbound message for an unknown session", { sessionId });
+    return;
+  }
+  const ws = owner.workspaceId;
+  if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
+  const prepared = await inboundMedia(deps, ws, sessionId, msg);
+  try {
+    deps.bus.transaction(() => {
+      if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
+      const at = deps.clock.now().getTime();
+      const media = prepared ? commitMedia(deps, prepared) : null;
+      const pushName = msg.pushName?.trim() || null;
+      const contactId = upsertInboundContact(deps, ws, msg.from, pushName, at);
+      const id = Bun.randomUUIDv7();
+      const conversationId = touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
+      const row = {
+        id,
+        workspaceId: ws,
+        sessionId,
+        conversationId,
+        direction: "inbound" as const,
+        phone: msg.from,
+        sessionPhone: owner.phoneNumber,
+        type: msg.type,
+        body: msg.text ?? null,
+        mediaId: media?.id ?? null,
+        status: "received" as const,
+        networkMessageId: msg.networkMessageId,
+        createdAt: at,
+        updatedAt: at,
+      };
+      insertMessage(deps.db, ws, row);
+      publishReceived(deps, row, {
+        mediaUrl: media ? mediaUrl(deps.config, media.id) : null,
+        mimeType: media?.mimeType ?? null,
+        filename: media?.filename ?? null,
+        pushName,
+        timestamp: msg.timestamp,
+      });
+    });
+  } catch (err) {
+    if (prepared) await discardMedia(deps, prepared);
+    if (!(err instanceof Duplicate)) throw err;
+  }
+}
+
+class Duplicate extends Error {}
+
+/**
+ * Writes the media of an inbound message: the bytes the driver downloaded, or the file behind
+ * the URL the network gave (the sim's `mediaUrl`), fetched with the webhook URL guard. A
+ * download that fails leaves the message without media rather than losing it.
+ */
+async function inboundMedia(deps: AppDeps, ws: string, sessionId: string, msg: InboundMessage): Promise<PreparedMedia | null> {
+  if (msg.media) {
+    return prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
+  }
+  if (!msg.mediaUrl || msg.type === "text") return null;
+  try {
+    const f = await fetchMediaUrl(deps, msg.mediaUrl, msg.type);
+    return await prepareMedia(deps, ws, { bytes: f.bytes, declaredMime: f.declaredMime, filename: f.filename, source: "inbound" });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    deps.log.warn("inbound media not fetched", { sessionId, networkMessageId: msg.networkMessageId, reason: err.errors?.mediaUrl ?? err.message });
+    return null;
+  }
+}

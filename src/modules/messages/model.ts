@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
+
+/** D1: digits with the country code, no plus, 8 to 15 digits. */
+export const phoneNumber = z.string().regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus");
+
+const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
+
+/** POST /api/v1/messages/send (D8). */
+export const sendBody = z
+  .object({
+    session_id: z.uuid(),
+    to: phoneNumber,
+    type: z.enum(MESSAGE_TYPES).default("text"),
+    /** text, or the caption of media */
+    body: z.string().max(4096).optional(),
+    mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
+    mediaId: z.uuid().optional(),
+    /** base64 (or a data: URI) of the file */
+    media: z.string().min(1).optional(),
+    mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type like image/png").max(127).optional(),
+    filename: z.string().min(1).max(255).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const given = SOURCES.filter((k) => v[k] !== undefined);
+    if (v.type === "text") {
+      if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
+      for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
+      return;
+    }
+    if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
+    for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
+  });
+export type SendBody = z.infer<typeof sendBody>;
+
+export const messageIdParams = z.object({ id: z.uuid() });
+
+/** Keyset pagination (D1): `before`/`after` are message ids (UUIDv7, time-ordered). */
+export const cursorFields = {
+  before: z.uuid().optional(),
+  after: z.uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  // OFFSET paging would scan millions of rows: only the first page is addressed by number
+  page: z.coerce.number().int().min(1).max(1, "only page 1 exists here; continue with before=pagination.nextCursor").optional(),
+};
+
+/** Refuses `before` together with `after`. */
+export function oneCursor<T extends z.ZodObject>(schema: T) {
+  return schema.refine((q: { before?: string; after?: string }) => !(q.before && q.after), { path: ["after"], message: "cannot be combined with before" });
+}
+
+export const cursorQuery = oneCursor(z.object(cursorFields));
+
+export const messageListQuery = oneCursor(
+  z.object({
+    ...cursorFields,
+    sessionId: z.uuid().optional(),
+    phone: phoneNumber.optional(),
+    contactId: z.uuid().optional(),
+    direction: z.enum(DIRECTIONS).optional(),
+    status: z.enum(MESSAGE_STATUSES).optional(),
+  }),
+);
+export type MessageListQuery = z.infer<typeof messageListQuery>;
+
+/** The `pagination` of keyset lists: no total (it would cost a count over the whole table). */
+export interface CursorPagination {
+  limit: number;
+  hasMore: boolean;
+  /** pass as `before` for the next (older) page; null when there is none */
+  nextCursor: string | null;
+  /** pass as `after` for newer messages; null when this page holds the newest */
+  prevCursor: string | null;
+}

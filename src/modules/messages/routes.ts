@@ -1,0 +1,69 @@
+import { Elysia } from "elysia";
+import type { AuthContext } from "../../http/auth-guard.ts";
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok } from "../../http/envelope.ts";
+import { cursorPaged } from "./cursor.ts";
+import { messageIdParams, messageListQuery, sendBody, type SendBody } from "./model.ts";
+import { acceptSend, getMessage, listMessages } from "./service.ts";
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+const SEND_DOC = {
+  summary: "Send a message (202: queued; Idempotency-Key honoured for 24 h)",
+  description:
+    "Types text, image, document, audio, video. Media from `mediaUrl` (fetched by the server), `mediaId` (POST /api/v1/media) or `media` (base64) " +
+    "with `mimeType` and `filename`. Caps: image 5 MB, audio and video 16 MB, document 100 MB. 502 CHATAPP_UNAVAILABLE when the session is not connected.",
+};
+
+/** Messages: send (JWT or API key), read one, list with filters and keyset cursors. */
+export function messagesRoutes(deps: AppDeps) {
+  const send = async (auth: AuthContext, body: SendBody, key: string | undefined, set: { status?: number | string; headers: Record<string, unknown> }) => {
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      throw errors.validation({ "Idempotency-Key": "must be 1 to 255 printable ASCII characters" });
+    }
+    const actorId = auth.kind === "user" ? auth.userId : auth.apiKeyId;
+    const { data, replayed } = await acceptSend(deps, { workspaceId: auth.workspaceId, actorId }, body, key);
+    set.status = 202;
+    if (replayed) set.headers["idempotent-replayed"] = "true";
+    return ok(data, "Message queued");
+  };
+  return new Elysia({ tags: ["messages"] })
+    .use(authGuard(deps))
+    .post("/api/v1/messages/send", ({ auth, body, headers, set }) => send(auth, body, headers["idempotency-key"], set), {
+      jwtOrApiKey: "messaging",
+      body: sendBody,
+      detail: SEND_DOC,
+    })
+    .post("/api/external/messages/send", ({ auth, body, headers, set }) => send(auth, body, headers["idempotency-key"], set), {
+      apiKey: "messaging",
+      body: sendBody,
+      detail: SEND_DOC,
+    })
+    .get("/api/external/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id)), {
+      apiKey: "read",
+      params: messageIdParams,
+      detail: { summary: "Get a message and its status (API key)" },
+    })
+    .get("/api/v1/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: messageIdParams,
+      detail: { summary: "Get a message and its status" },
+    })
+    .get(
+      "/api/v1/messages",
+      ({ auth, query }) => {
+        const { data, pagination } = listMessages(deps, auth.workspaceId, query);
+        return cursorPaged(data, pagination);
+      },
+      {
+        jwt: "read",
+        query: messageListQuery,
+        detail: {
+          summary: "List messages, newest first (filters; keyset cursors before/after)",
+          description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }. No page numbers past 1 and no total.",
+        },
+      },
+    );
+}

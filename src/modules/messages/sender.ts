@@ -1,0 +1,155 @@
+import type { AppDeps } from "../../deps.ts";
+import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
+import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
+import { findMedia } from "../media/repo.ts";
+import { readMediaFile } from "../media/store.ts";
+import { publishFailed, publishSent } from "./events.ts";
+import { claimSend, markFailed, markRetry, markSent, nextQueued, sessionsWithQueued, type MessageRow } from "./repo.ts";
+
+export const SENDER_JOB = "messages.send";
+
+interface SenderPayload {
+  workspaceId: string;
+  sessionId: string;
+}
+
+/** Makes sure the session's sender job exists; joins the caller's transaction. */
+export function enqueueSender(deps: Pick<AppDeps, "jobs">, workspaceId: string, sessionId: string): void {
+  deps.jobs.enqueue(SENDER_JOB, { workspaceId, sessionId } satisfies SenderPayload, { dedupeKey: `${SENDER_JOB}:${sessionId}` });
+}
+
+/** Enqueues a sender for every session with queued messages (after a restart, and as a safety net). */
+export function sweepQueued(deps: Pick<AppDeps, "db" | "jobs">): number {
+  const sessions = sessionsWithQueued(deps.db);
+  for (const s of sessions) enqueueSender(deps, s.workspaceId, s.sessionId);
+  return sessions.length;
+}
+
+/**
+ * The network message id Parley asks for: derived from the message id, so a resend after a
+ * crash carries the same id and the network (sim: by its sent log; baileys: the message key)
+ * recognises it instead of delivering a second copy.
+ */
+export function clientMessageId(messageId: string): string {
+  return "PRL" + messageId.replace(/-/g, "").toUpperCase();
+}
+
+class PermanentSendError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * The durable outbound queue's worker: one job per session (dedupe key) sends the oldest
+ * queued message, then reschedules itself after the pacing gap (min gap + jitter), so
+ * messages go out in order and a worker slot is never held while waiting.
+ */
+export class OutboundSender {
+  private inflight = new Set<string>();
+  private nextAllowedAt = new Map<string, number>();
+  private timers = new Set<ReturnType<typeof setTimeout>>();
+  private stopped = false;
+
+  constructor(private deps: AppDeps) {}
+
+  /** The job handler to register. */
+  handler(): JobHandler<SenderPayload> {
+    return {
+      kind: SENDER_JOB,
+      // the job reschedules itself (RetryLaterError) for every message: attempts are not failures
+      maxAttempts: 2_000_000_000,
+      // short, so a sender orphaned by a crash is taken over soon after the restart
+      leaseMs: 5_000,
+      backoffMs: (attempt) => Math.min(30_000, defaultBackoff(attempt)),
+      run: (p) => this.step(p),
+    };
+  }
+
+  /** Stops rescheduling checks (before the database closes). */
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private async step({ workspaceId, sessionId }: SenderPayload): Promise<void> {
+    const { db, clock, config } = this.deps;
+    const head = nextQueued(db, workspaceId, sessionId);
+    if (!head) return this.recheckSoon(workspaceId, sessionId);
+    const wait = Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) - clock.now().getTime();
+    if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
+    if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");
+    await this.attempt(head);
+    const gap = config.sendMinGapMs + Math.floor(Math.random() * (config.sendJitterMs + 1));
+    this.nextAllowedAt.set(sessionId, clock.now().getTime() + gap);
+    if (nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
+    this.recheckSoon(workspaceId, sessionId);
+  }
+
+  /**
+   * A message committed while this job was finishing found the job still pending (dedupe) and
+   * enqueued nothing. Once the job is marked done (before the next macrotask), look again.
+   */
+  private recheckSoon(workspaceId: string, sessionId: string): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (this.stopped) return;
+      try {
+        if (nextQueued(this.deps.db, workspaceId, sessionId)) enqueueSender(this.deps, workspaceId, sessionId);
+      } catch (err) {
+        this.deps.log.warn("sender recheck failed; the periodic sweep will pick it up", { sessionId, err });
+      }
+    }, 0);
+    this.timers.add(t);
+  }
+
+  private async attempt(head: MessageRow): Promise<void> {
+    const { db, clock, log, network, bus, config } = this.deps;
+    const ws = head.workspaceId;
+    const token = Bun.randomUUIDv7();
+    // a token without a network id is an attempt cut short by a crash: policy in the README (exactly once)
+    if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
+    if (!claimSend(db, ws, head.id, token, head.sendingToken, clock.now().getTime())) return;
+    this.inflight.add(head.id);
+    let networkMessageId: string;
+    try {
+      networkMessageId = (await network.send(head.sessionId, await this.outbound(head))).networkMessageId;
+    } catch (err) {
+      const e = describe(err);
+      const attempt = head.attempts + 1;
+      bus.transaction(() => {
+        const now = clock.now().getTime();
+        if (e.transient && attempt < config.sendMaxAttempts) markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
+        else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
+      });
+      if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
+      return;
+    } finally {
+      this.inflight.delete(head.id);
+    }
+    // outside the catch: a database error here must not fail a message the network accepted;
+    // the job retries and the resend is recognised by its client id
+    bus.transaction(() => {
+      if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
+    });
+  }
+
+  private async outbound(head: MessageRow): Promise<OutboundMessage> {
+    const out: OutboundMessage = { to: head.phone, type: head.type, clientMessageId: clientMessageId(head.id) };
+    if (head.body) out.text = head.body;
+    if (head.mediaId) {
+      const row = findMedia(this.deps.db, head.workspaceId, head.mediaId);
+      const data = row ? await readMediaFile(this.deps.config.dataDir, head.workspaceId, row.id).catch(() => null) : null;
+      if (!row || !data) throw new PermanentSendError("media_missing", "the message's media file is no longer stored");
+      out.media = { data, mimeType: row.mimeType, filename: row.filename ?? undefined };
+    }
+    return out;
+  }
+}
+
+function describe(err: unknown): { code: string; message: string; transient: boolean } {
+  if (err instanceof NetworkError) return { code: err.code, message: err.message, transient: err.transient };
+  if (err instanceof PermanentSendError) return { code: err.code, message: err.message, transient: false };
+  return { code: "internal_error", message: "unexpected error while sending", transient: false };
+}

@@ -1,0 +1,130 @@
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { assertCanSend, assertQuota } from "../billing/quota.ts";
+import { contactIdByPhone } from "../contacts/service.ts";
+import { findContact } from "../contacts/repo.ts";
+import { touchConversation } from "../inbox/repo.ts";
+import { commitMedia, discardMedia } from "../media/service.ts";
+import { cursorPagination } from "./cursor.ts";
+import { remember, replay, requestHash } from "./idempotency.ts";
+import type { MessageListQuery, SendBody } from "./model.ts";
+import { addUsage, findMessage, findSession, insertMessage, pageMessages, usageOf, type MessageFilter } from "./repo.ts";
+import { resolveSendMedia } from "./send-media.ts";
+import { enqueueSender } from "./sender.ts";
+import { messageView } from "./view.ts";
+
+/** The 202 answer of a send (D8). */
+export interface SendAnswer {
+  id: string;
+  status: "queued";
+  sessionId: string;
+  to: string;
+  type: string;
+  createdAt: string;
+}
+
+/** `YYYY-MM` of a time, UTC: the window of the monthly message quota. */
+export function monthOf(t: number): string {
+  return new Date(t).toISOString().slice(0, 7);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.code === "string" && e.code.startsWith("SQLITE_CONSTRAINT")) return true;
+  }
+  return false;
+}
+
+/**
+ * Accepts an outbound message: checks the session (404, 502 when not connected), the plan
+ * and quota, resolves its media, and commits it as `queued` together with the job that sends
+ * it. With an `Idempotency-Key`, a repeat within 24 h returns the first answer and queues nothing.
+ */
+export async function acceptSend(
+  deps: AppDeps,
+  caller: { workspaceId: string; actorId: string },
+  input: SendBody,
+  idempotencyKey?: string,
+): Promise<{ data: SendAnswer; replayed: boolean }> {
+  const ws = caller.workspaceId;
+  const hash = idempotencyKey ? requestHash("POST /messages/send", input) : "";
+  if (idempotencyKey) {
+    const prior = replay(deps, ws, idempotencyKey, hash);
+    if (prior) return { data: prior.data as SendAnswer, replayed: true };
+  }
+  const session = findSession(deps.db, ws, input.session_id);
+  if (!session) throw errors.notFound("Session");
+  if (session.status !== "connected") throw errors.chatappUnavailable(`Session is ${session.status}, not connected`);
+  assertCanSend(deps, ws);
+  const media = await resolveSendMedia(deps, ws, input);
+  try {
+    const data = deps.bus.transaction((): SendAnswer => {
+      const at = deps.clock.now().getTime();
+      const period = monthOf(at);
+      assertCanSend(deps, ws);
+      assertQuota(deps, ws, "messagesPerMonth", usageOf(deps.db, ws, period));
+      if (media?.prepared) commitMedia(deps, media.prepared);
+      const id = Bun.randomUUIDv7();
+      const conversationId = touchConversation(deps.db, ws, {
+        sessionId: session.id,
+        phone: input.to,
+        contactId: contactIdByPhone(deps, ws, input.to),
+        messageId: id,
+        at,
+        inbound: false,
+      });
+      insertMessage(deps.db, ws, {
+        id,
+        sessionId: session.id,
+        conversationId,
+        direction: "outbound",
+        phone: input.to,
+        sessionPhone: session.phoneNumber,
+        type: input.type,
+        body: input.body ?? null,
+        mediaId: media?.mediaId ?? null,
+        status: "queued",
+        createdBy: caller.actorId,
+        createdAt: at,
+        updatedAt: at,
+      });
+      addUsage(deps.db, ws, period, 1);
+      enqueueSender(deps, ws, session.id);
+      const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString() };
+      if (idempotencyKey) remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
+      return answer;
+    });
+    return { data, replayed: false };
+  } catch (err) {
+    if (media?.prepared) await discardMedia(deps, media.prepared);
+    // a concurrent request with the same key committed first: answer as it did
+    if (idempotencyKey && isUniqueViolation(err)) {
+      const prior = replay(deps, ws, idempotencyKey, hash);
+      if (prior) return { data: prior.data as SendAnswer, replayed: true };
+    }
+    throw err;
+  }
+}
+
+/** One message of the workspace, or 404. */
+export function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, id: string) {
+  const m = findMessage(deps.db, workspaceId, id);
+  if (!m) throw errors.notFound("Message");
+  return messageView(deps.config, m);
+}
+
+/** A keyset page of messages, newest first, with filters. */
+export function listMessages(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, q: MessageListQuery & { conversationId?: string }) {
+  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status };
+  if (q.contactId) {
+    const contact = findContact(deps.db, workspaceId, q.contactId);
+    // an unknown contact (or another workspace's) simply matches nothing
+    if (!contact || (q.phone && q.phone !== contact.phone)) return { data: [], pagination: cursorPagination([], false, q) };
+    filter.phone = contact.phone;
+  }
+  const { rows, hasMore } = pageMessages(deps.db, workspaceId, filter, q);
+  return {
+    data: rows.map((m) => messageView(deps.config, m)),
+    pagination: cursorPagination(rows.map((m) => m.id), hasMore, q),
+  };
+}

@@ -1,0 +1,93 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { workspaces } from "../workspaces/table.ts";
+
+export const MESSAGE_TYPES = ["text", "image", "document", "audio", "video"] as const;
+export const DIRECTIONS = ["outbound", "inbound"] as const;
+/** Outbound: queued -> sent -> delivered -> read, or failed. Inbound messages are `received`. */
+export const MESSAGE_STATUSES = ["queued", "sent", "delivered", "read", "failed", "received"] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/**
+ * Every message, both directions. Ids are UUIDv7, so `id` orders by creation and is the
+ * keyset cursor; every list index starts with workspace_id and ends with id.
+ */
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    // no foreign key: history outlives a deleted session
+    sessionId: text("session_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    direction: text("direction", { enum: DIRECTIONS }).notNull(),
+    /** the contact's number (recipient of outbound, sender of inbound) */
+    phone: text("phone").notNull(),
+    /** the session's own number when the message was made */
+    sessionPhone: text("session_phone"),
+    type: text("type", { enum: MESSAGE_TYPES }).notNull(),
+    /** text, or the caption of media */
+    body: text("body"),
+    mediaId: text("media_id"),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    networkMessageId: text("network_message_id"),
+    /** set while a send is in flight: fences the completion of that attempt */
+    sendingToken: text("sending_token"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    /** who asked for an outbound message: user id or api key id */
+    createdBy: text("created_by"),
+    createdAt: integer("created_at").notNull(),
+    sentAt: integer("sent_at"),
+    deliveredAt: integer("delivered_at"),
+    readAt: integer("read_at"),
+    failedAt: integer("failed_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("messages_ws_id_idx").on(t.workspaceId, t.id),
+    index("messages_ws_session_idx").on(t.workspaceId, t.sessionId, t.id),
+    index("messages_ws_phone_idx").on(t.workspaceId, t.phone, t.id),
+    index("messages_ws_conversation_idx").on(t.workspaceId, t.conversationId, t.id),
+    index("messages_ws_status_idx").on(t.workspaceId, t.status, t.id),
+    index("messages_network_idx").on(t.workspaceId, t.sessionId, t.networkMessageId),
+    // the sender's queue: small, holds only messages waiting to go out
+    index("messages_queue_idx").on(t.workspaceId, t.sessionId, t.id).where(sql`status = 'queued'`),
+  ],
+);
+
+/** Outbound messages accepted per workspace and UTC month: the `messagesPerMonth` quota. */
+export const messageUsage = sqliteTable(
+  "message_usage",
+  {
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** YYYY-MM (UTC) */
+    period: text("period").notNull(),
+    outbound: integer("outbound").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.period] })],
+);
+
+/** `Idempotency-Key` of send requests: the first answer, kept 24 h. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    /** SHA-256 of the route and the request body: the same key with another body is a conflict */
+    requestHash: text("request_hash").notNull(),
+    statusCode: integer("status_code").notNull(),
+    response: text("response").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.key] }), index("idempotency_expires_idx").on(t.expiresAt)],
+);

@@ -1,0 +1,59 @@
+import type { AppDeps } from "../../deps.ts";
+import type { PeriodicJob } from "../../jobs/periodic.ts";
+import type { InboundMessage } from "../../network/driver.ts";
+import { pruneIdempotencyKeys } from "./idempotency.ts";
+import { receiveInbound } from "./inbound.ts";
+import { applyReceipt } from "./receipts.ts";
+import { OutboundSender, sweepQueued } from "./sender.ts";
+
+export interface MessagingServices {
+  periodic: PeriodicJob[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The background side of messaging: the outbound sender job, the driver's inbound messages
+ * and receipts, and the periodic sweeps. Built once by createServices.
+ */
+export function messagingServices(deps: AppDeps): MessagingServices {
+  const sender = new OutboundSender(deps);
+  deps.jobs.register(sender.handler());
+  // inbound messages of one session are stored one after another, in arrival order
+  const chains = new Map<string, Promise<void>>();
+  const inbound = (sessionId: string, message: InboundMessage) => {
+    const next = (chains.get(sessionId) ?? Promise.resolve())
+      .then(() => receiveInbound(deps, sessionId, message))
+      .catch((err) => deps.log.error("inbound message not stored", { sessionId, networkMessageId: message.networkMessageId, err }))
+      .finally(() => {
+        if (chains.get(sessionId) === next) chains.delete(sessionId);
+      });
+    chains.set(sessionId, next);
+  };
+  const unsubscribe = deps.network.onEvent((e) => {
+    if (e.type === "inbound") inbound(e.sessionId, e.message);
+    else if (e.type === "receipt") {
+      try {
+        applyReceipt(deps, e);
+      } catch (err) {
+        deps.log.error("receipt not applied", { sessionId: e.sessionId, networkMessageId: e.networkMessageId, err });
+      }
+    }
+  });
+  return {
+    periodic: [
+      // safety net: every session with queued messages has a sender job
+      { name: "messages.sweep", schedule: "*/30 * * * * *", run: () => void sweepQueued(deps) },
+      { name: "messages.idempotency-prune", schedule: "41 * * * *", run: () => void pruneIdempotencyKeys(deps) },
+    ],
+    async start() {
+      const n = sweepQueued(deps);
+      if (n) deps.log.info("outbound queue resumed", { sessions: n });
+    },
+    async stop() {
+      unsubscribe();
+      sender.stop();
+      await Promise.allSettled([...chains.values()]);
+    },
+  };
+}
