@@ -79,6 +79,33 @@ const deliveryIds = async (c: Ctx) => {
   return { id, deliveryId: row.id };
 };
 
+const connectedSessionId = ({ t, ws }: Ctx) => {
+  const id = Bun.randomUUIDv7();
+  const now = t.clock.now().getTime();
+  t.deps.sqlite
+    .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
+    .run(id, ws.id, `live-${++seq}`, now, now, now);
+  return id;
+};
+const sendBody = (c: Ctx) => ({ session_id: connectedSessionId(c), to: "919822222222", type: "text", body: "hello" });
+const messageId = async (c: Ctx) => ({
+  id: (await c.t.request("POST", "/api/v1/messages/send", { token: c.ws.owner.token, body: sendBody(c) })).body.data.id as string,
+});
+/** An inbound message through the messaging module's own handler: a contact and a conversation. */
+const inbound = async (c: Ctx) => {
+  const { receiveInbound } = await import("../../src/modules/messages/inbound.ts");
+  const sessionId = connectedSessionId(c);
+  const from = `9198${String(++seq).padStart(8, "0")}`;
+  await receiveInbound(c.t.deps, sessionId, { networkMessageId: `IN${seq}`, from, pushName: "Ravi", type: "text", text: "hi", timestamp: c.t.clock.now() });
+  return c.t.deps.sqlite.query("SELECT id, contact_id AS contactId FROM conversations WHERE workspace_id = ? AND phone = ?").get(c.ws.id, from) as { id: string; contactId: string };
+};
+const pdf = () => {
+  const form = new FormData();
+  form.append("file", new File([new TextEncoder().encode("%PDF-1.4\n%matrix\n")], "matrix.pdf", { type: "application/pdf" }));
+  return form;
+};
+const mediaId = async (c: Ctx) => ({ id: (await c.t.request("POST", "/api/v1/media", { token: c.ws.owner.token, body: pdf() })).body.data.id as string });
+
 /** Keyed by "METHOD /openapi/path". */
 const RULES: Record<string, Rule> = {
   // public
@@ -150,6 +177,30 @@ const RULES: Record<string, Rule> = {
   "POST /api/webhooks/{id}/test": { perm: "manage", params: webhookId, ok: [200] },
   "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": { perm: "manage", params: deliveryIds, ok: [200] },
 
+  // messages (D8): the session is connected in the database; the sender runs later
+  "POST /api/v1/messages/send": { auth: "jwtOrApiKey", perm: "messaging", body: sendBody, bodyIds: true, ok: [202] },
+  "POST /api/external/messages/send": { auth: "apiKey", perm: "messaging", body: sendBody, bodyIds: true, ok: [202] },
+  "GET /api/external/messages/{id}": { auth: "apiKey", params: messageId, ok: [200] },
+  "GET /api/v1/messages/{id}": { params: messageId, ok: [200] },
+  "GET /api/v1/messages": { ok: [200], seed: async (c) => void (await messageId(c)) },
+  "POST /api/v1/media": { auth: "jwtOrApiKey", perm: "messaging", body: pdf, ok: [201] },
+  "GET /api/v1/media/{id}": { auth: "jwtOrApiKey", params: mediaId, ok: [200] },
+
+  // inbox and contacts
+  "GET /api/v1/inbox/conversations": { ok: [200], seed: async (c) => void (await inbound(c)) },
+  "GET /api/v1/inbox/conversations/{id}": { params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },
+  "GET /api/v1/inbox/conversations/{id}/messages": { params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },
+  "POST /api/v1/inbox/conversations/{id}/read": { perm: "messaging", params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },
+  "PUT /api/v1/inbox/conversations/{id}/assign": {
+    perm: "messaging",
+    params: async (c) => ({ id: (await inbound(c)).id }),
+    body: ({ ws }) => ({ userId: ws.owner.userId }),
+    bodyIds: true,
+    ok: [200],
+  },
+  "GET /api/v1/contacts": { ok: [200], seed: async (c) => void (await inbound(c)) },
+  "GET /api/v1/contacts/{id}": { params: async (c) => ({ id: (await inbound(c)).contactId }), ok: [200] },
+
   // API keys (D6)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },
   "GET /api/api-keys": { perm: "manage", ok: [200], seed: async (c) => void (await apiKeyId(c)) },
@@ -212,7 +263,11 @@ const routes: Route[] = Object.entries(doc.paths).flatMap(([path, ops]) =>
 
 /** Digest of every table: a refused request must leave it identical. */
 function dbDigest(): string {
-  const tables = t.deps.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != '__drizzle_migrations' ORDER BY name").all() as { name: string }[];
+  // usage_counters is metering, not data: an authenticated API-key request counts against its
+  // own workspace's daily quota even when the answer is 404
+  const tables = t.deps.sqlite
+    .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('__drizzle_migrations', 'usage_counters') ORDER BY name")
+    .all() as { name: string }[];
   const h = new Bun.CryptoHasher("sha256");
   for (const { name } of tables) h.update(name).update(JSON.stringify(t.deps.sqlite.query(`SELECT * FROM "${name}" ORDER BY rowid`).all()));
   return h.digest("hex");

@@ -34,12 +34,12 @@ export function messagesRoutes(deps: AppDeps) {
     .post("/api/v1/messages/send", ({ auth, body, headers, set }) => send(auth, body, headers["idempotency-key"], set), {
       jwtOrApiKey: "messaging",
       body: sendBody,
-      detail: SEND_DOC,
+      detail: { ...SEND_DOC }, // a copy each: the guard adds its own security to the detail
     })
     .post("/api/external/messages/send", ({ auth, body, headers, set }) => send(auth, body, headers["idempotency-key"], set), {
       apiKey: "messaging",
       body: sendBody,
-      detail: SEND_DOC,
+      detail: { ...SEND_DOC },
     })
     .get("/api/external/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id)), {
       apiKey: "read",

@@ -8,8 +8,6 @@ import { systemClock } from "../../../src/clock.ts";
 import { loadConfig } from "../../../src/config.ts";
 import { BUN, ROOT, spawnServer, type ChildServer } from "../../helpers/process.ts";
 
-// Creating, connecting and pairing a session over HTTP needs the sessions module (D7, D12).
-const HAS_SESSIONS = existsSync(join(ROOT, "src/modules/sessions/routes.ts"));
 const N = 40;
 const ENV = { PARLEY_SEND_MIN_GAP_MS: "40", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
 
@@ -94,23 +92,7 @@ async function killScenario(dataDir: string, token: string, start: () => Promise
 }
 type Caller = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
-// the same scenario with the session linked by a test harness, for builds without the
-// sessions module (with it, the session manager owns session status and the test below runs)
-test.skipIf(HAS_SESSIONS)(
-  "SIGKILL with queued messages, restart: every message is sent exactly once (session linked at start)",
-  async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "parley-crash-"));
-    const sid = Bun.randomUUIDv7();
-    const token = await prepareDataDir(dataDir, (db, wsId) => {
-      db.query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, created_at, updated_at) VALUES (?, ?, 'crash', 'connected', '919811111111', 0, 0)").run(sid, wsId);
-    });
-    const start = () => spawnServer({ dataDir, env: { ...ENV, PARLEY_TEST_LINK: `${sid}:919811111111` }, cmd: [BUN, join(import.meta.dir, "crash-child.ts")] });
-    await killScenario(dataDir, token, start, async () => sid);
-  },
-  120_000,
-);
-
-test.skipIf(!HAS_SESSIONS)(
+test(
   "SIGKILL with queued messages, restart: every message is sent exactly once (session paired over HTTP)",
   async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "parley-crash-"));

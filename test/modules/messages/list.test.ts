@@ -13,7 +13,7 @@ let insert: (ws: string, i: number, at: number) => void;
 let base: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ config: { rateLimitPerMinute: 1_000_000 } }); // walks a thousand pages
   ws = await createWorkspace(t);
   other = await createWorkspace(t);
   const stmt = t.deps.sqlite.prepare(
