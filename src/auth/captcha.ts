@@ -1,5 +1,5 @@
 import { PNG } from "pngjs";
-import { randomFrom } from "./crypto.ts";
+import { randomFrom } from "../crypto/random.ts";
 import { CAPTCHA_ALPHABET, GLYPH_H, GLYPH_W, GLYPHS } from "./captcha-font.ts";
 
 /** A freshly drawn challenge: the answer (kept only hashed) and its PNG. */

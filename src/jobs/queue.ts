@@ -66,7 +66,7 @@ export class JobQueue {
   private stmts;
 
   constructor(
-    private sqlite: Database,
+    sqlite: Database,
     private clock: Clock,
     private log: Logger,
     private opts: { concurrency: number; pollMs: number },

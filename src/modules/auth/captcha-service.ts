@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { pngDataUri } from "../../auth/captcha.ts";
-import { hmacHex, sameHex } from "../../auth/crypto.ts";
+import { hmacHex, sameHex } from "../../crypto/hash.ts";
 import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { captchas } from "./table.ts";

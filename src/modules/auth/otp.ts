@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, sql } from "drizzle-orm";
-import { hmacHex, randomDigits, sameHex } from "../../auth/crypto.ts";
+import { hmacHex, sameHex } from "../../crypto/hash.ts";
+import { randomDigits } from "../../crypto/random.ts";
 import { AppError, errors } from "../../errors.ts";
 import { NotifyError } from "../../notify/notifier.ts";
 import { nowMs, type AuthKit } from "./kit.ts";

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
-import { randomToken, sha256Hex } from "../../auth/crypto.ts";
+import { sha256Hex } from "../../crypto/hash.ts";
+import { randomToken } from "../../crypto/random.ts";
 import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { resetMail } from "./messages.ts";

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { hmacHex, sameHex } from "../../crypto/hash.ts";
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 
@@ -56,20 +56,8 @@ function providerError(message: string, cause?: unknown): AppError {
   return new AppError("CHATAPP_UNAVAILABLE", message, { cause });
 }
 
-/** HMAC-SHA256 hex of a message. */
-export function hmacHex(secret: string, message: string): string {
-  return createHmac("sha256", secret).update(message).digest("hex");
-}
-
-/** Constant-time comparison of a hex signature with the expected one. */
-export function signatureMatches(expectedHex: string, given: string | undefined | null): boolean {
-  if (!given || !/^[0-9a-f]+$/i.test(given)) return false;
-  const a = Buffer.from(expectedHex, "hex");
-  const b = Buffer.from(given.toLowerCase(), "hex");
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** Checkout's payment signature: HMAC-SHA256(`order_id|payment_id`, key secret). */
 export function paymentSignatureValid(keySecret: string, orderId: string, paymentId: string, signature: string): boolean {
-  return signatureMatches(hmacHex(keySecret, `${orderId}|${paymentId}`), signature);
+  return sameHex(hmacHex(keySecret, `${orderId}|${paymentId}`), signature);
 }

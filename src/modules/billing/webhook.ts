@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { findPlan, type BillingInterval } from "./plans.ts";
-import { hmacHex, signatureMatches } from "./razorpay.ts";
+import { hmacHex, sameHex } from "../../crypto/hash.ts";
 import { findOrderForWebhook, findWorkspace, markOrderPaid, recordEvent, setEventWorkspace } from "./repo.ts";
 import { activatePaidPeriod, setStatus } from "./subscription.ts";
 
@@ -41,7 +41,7 @@ const sha256 = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("h
 export function handleRazorpayWebhook(deps: Deps, raw: string, signature: string | undefined, eventIdHeader: string | undefined): WebhookOutcome {
   const secret = deps.config.razorpayWebhookSecret;
   if (!secret) throw errors.conflict("Razorpay webhooks are not configured on this server (billing is manual)");
-  if (!signatureMatches(hmacHex(secret, raw), signature)) {
+  if (!sameHex(hmacHex(secret, raw), signature)) {
     throw errors.validation({ "x-razorpay-signature": "does not match the body" }, "Webhook signature is invalid");
   }
   let body: RazorpayEvent;

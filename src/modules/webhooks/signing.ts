@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { seal, unseal } from "../../crypto/seal.ts";
 
 /** A new signing secret: 32 random bytes as hex (D9). */
 export function newSecret(): string {
@@ -15,23 +16,12 @@ export function standardSignature(secret: string, id: string, timestampSeconds: 
   return "v1," + new Bun.CryptoHasher("sha256", secret).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
 }
 
-// Secrets are needed in clear to sign, so they cannot be hashed; at rest they are sealed with
-// the data dir's key (AES-256-GCM) so a copied database alone does not reveal them.
-const PREFIX = "v1:";
-
-/** Seals a secret with the 32-byte hex key. */
+/** Seals a signing secret with the data dir's key (it is needed in clear to sign, so it cannot be hashed). */
 export function sealSecret(secret: string, keyHex: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", Buffer.from(keyHex, "hex"), iv);
-  const ct = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-  return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ct]).toString("base64");
+  return seal(keyHex, secret);
 }
 
 /** Opens a sealed secret; throws when the key is wrong or the data was altered. */
 export function openSecret(sealed: string, keyHex: string): string {
-  if (!sealed.startsWith(PREFIX)) throw new Error("unknown secret format");
-  const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");
-  const decipher = createDecipheriv("aes-256-gcm", Buffer.from(keyHex, "hex"), raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(12, 28));
-  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+  return unseal(keyHex, sealed);
 }

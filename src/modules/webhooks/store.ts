@@ -24,7 +24,7 @@ const RETURNING = `id, workspace_id AS workspaceId, webhook_id AS webhookId, eve
 export class DeliveryStore {
   private s;
 
-  constructor(private sqlite: Database) {
+  constructor(sqlite: Database) {
     this.s = {
       // The first due delivery of an active webhook not at its in-flight cap. A claim moves
       // next_attempt_at to the lease's end: a worker that dies leaves it due again then.

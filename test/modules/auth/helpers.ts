@@ -1,6 +1,6 @@
 import { renderCaptcha, type CaptchaGenerator } from "../../../src/auth/captcha.ts";
 import { CAPTCHA_ALPHABET } from "../../../src/auth/captcha-font.ts";
-import { randomFrom } from "../../../src/auth/crypto.ts";
+import { randomFrom } from "../../../src/crypto/random.ts";
 import type { ConfigKey } from "../../../src/config.ts";
 import type { Notifier } from "../../../src/notify/notifier.ts";
 import { listOutbox } from "../../../src/notify/outbox.ts";

@@ -1,22 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
-
-/** SHA-256 hex of a string (refresh, reset and API-key lookups: high-entropy secrets need no key). */
-export function sha256Hex(value: string): string {
-  return new Bun.CryptoHasher("sha256").update(value).digest("hex");
-}
-
-/** HMAC-SHA256 hex keyed with a server secret (low-entropy secrets: OTP codes, captcha answers). */
-export function hmacHex(secret: string, value: string): string {
-  return new Bun.CryptoHasher("sha256", secret).update(value).digest("hex");
-}
-
-/** Constant-time equality of two hex digests. */
-export function sameHex(a: string, b: string): boolean {
-  const x = Buffer.from(a, "hex");
-  const y = Buffer.from(b, "hex");
-  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
-}
-
 /** `bytes` random bytes as base64url (32 bytes = 256 bits). */
 export function randomToken(bytes = 32): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
