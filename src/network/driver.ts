@@ -32,8 +32,6 @@ export interface InboundMessage {
   type: MessageType;
   text?: string;
   media?: MediaPayload;
-  /** where the driver stored downloaded media (`<dataDir>/media/...`), when it did */
-  mediaPath?: string;
   /** a URL the media can be fetched from, when the network gives one (the sim's `mediaUrl`) */
   mediaUrl?: string;
   timestamp: Date;

@@ -14,5 +14,5 @@ export async function createNetwork(config: Config, log: Logger, dataDir: string
     });
   }
   const { BaileysDriver } = await import("./baileys/driver.ts");
-  return new BaileysDriver({ log: log.child({ component: "baileys" }), dataDir });
+  return new BaileysDriver({ log: log.child({ component: "baileys" }) });
 }

@@ -5,12 +5,11 @@ import { DriverEmitter } from "../emitter.ts";
 import { memoryAuthState, type MemoryAuthState } from "./auth-state.ts";
 import { ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
 import { baileysLogger } from "./logger.ts";
-import { mediaPathFor, outboundContent, saveMedia } from "./media.ts";
+import { outboundContent } from "./media.ts";
 import { phoneOfJid, translateConnectionUpdate, translateInbound, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
-  dataDir: string;
   /** the network's WebSocket (tests point it at a closed loopback port) */
   waWebSocketUrl?: string;
   connectTimeoutMs?: number;
@@ -247,10 +246,8 @@ export class BaileysDriver implements NetworkDriver {
     if (t.media) {
       try {
         const data = await downloadMediaMessage(m, "buffer", {}, { logger: baileysLogger(this.log), reuploadRequest: sock.updateMediaMessage });
-        const path = mediaPathFor(this.opts.dataDir, conn.sessionId, t.message.networkMessageId, t.media.mimeType, t.media.filename);
-        await saveMedia(path, data);
+        // the bytes travel with the event; the messaging module stores the one copy
         message.media = { data, mimeType: t.media.mimeType, filename: t.media.filename };
-        message.mediaPath = path;
       } catch (err) {
         // the message still arrives; its media is missing
         this.log.warn("inbound media download failed", { sessionId: conn.sessionId, networkMessageId: t.message.networkMessageId, err });

@@ -99,7 +99,7 @@ function seconds(ts: unknown): number | undefined {
 
 /** An inbound message without its media bytes, and what media to download. */
 export interface InboundTranslation {
-  message: Omit<InboundMessage, "media" | "mediaPath">;
+  message: Omit<InboundMessage, "media">;
   media?: { mimeType: string; filename?: string };
 }
 

@@ -119,7 +119,7 @@ test("the sim routes do not exist on the real network", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-nosim-"));
   const rt = await createRuntime(loadConfig({ network: "baileys", dataDir, logLevel: "silent" }), silentLogger, {
     dbPath: ":memory:",
-    network: new BaileysDriver({ log: silentLogger, dataDir }),
+    network: new BaileysDriver({ log: silentLogger }),
     secrets: { jwtSecret: "s".repeat(48), credentialKey: "00".repeat(32) },
   });
   try {

@@ -42,7 +42,6 @@ beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-baileys-"));
   const driver = new BaileysDriver({
     log: silentLogger,
-    dataDir,
     waWebSocketUrl: `ws://127.0.0.1:${listener.port}/ws/chat`,
     connectTimeoutMs: 2_000,
     backoff: BACKOFF,
@@ -135,7 +134,7 @@ test("offline restart: a linked session is tried with the full budget, keeps its
 });
 
 test("the driver refuses an unusable address and idle sessions with NetworkError (502 at the API)", async () => {
-  const driver = new BaileysDriver({ log: silentLogger, dataDir: tmpdir(), waWebSocketUrl: "tcp://127.0.0.1:1" });
+  const driver = new BaileysDriver({ log: silentLogger, waWebSocketUrl: "tcp://127.0.0.1:1" });
   await expect(driver.connect("x", { credentials: null })).rejects.toMatchObject({ name: "NetworkError" });
   await expect(driver.send("x", { to: "919800000001", type: "text", text: "hi" })).rejects.toMatchObject({ code: "not_connected" });
   await expect(driver.requestPairingCode("x", "919800000001")).rejects.toMatchObject({ code: "not_pending" });
