@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { DataDirBusyError } from "../src/db/lock.ts";
 import { startServer } from "../src/server.ts";
 import { configOrExit, DATA_DIR_FLAG, processLogger } from "./context.ts";
 
@@ -20,6 +21,10 @@ export function serveCommand(program: Command): void {
       try {
         server = await startServer(config, log);
       } catch (err) {
+        if (err instanceof DataDirBusyError) {
+          process.stderr.write(`parley: ${err.message}\n`);
+          process.exit(1);
+        }
         log.error("start-up failed", { err });
         process.exit(1);
       }

@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import { startPeriodic } from "./jobs/periodic.ts";
 import type { Logger } from "./log.ts";
+import { lockDataDir } from "./db/lock.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 
 export interface RunningServer {
@@ -13,7 +14,16 @@ export interface RunningServer {
 
 /** Starts Parley: migrate, listen, start jobs, periodic jobs and services. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const runtime = await createRuntime(config, log);
+  const unlock = lockDataDir(config.dataDir);
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime(config, log);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const freed = runtime.deps.jobs.releaseAbandoned();
+  if (freed) log.warn("released jobs left running by a previous process", { jobs: freed });
   // Elysia's own listen wires its WebSocket handlers into Bun.serve
   runtime.app.listen({
     hostname: config.host,
@@ -38,6 +48,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         periodic.stop();
         await runtime.app.stop(false); // stop accepting; in-flight requests finish
         await runtime.close();
+        unlock();
         log.info("stopped");
       })();
       return stopping;

@@ -94,6 +94,7 @@ export class JobQueue {
         `UPDATE jobs SET run_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND attempts = ?`,
       ),
       release: sqlite.prepare(`UPDATE jobs SET lease_until = NULL, attempts = attempts - 1, updated_at = ? WHERE id = ? AND attempts = ?`),
+      releaseAll: sqlite.prepare(`UPDATE jobs SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL`),
       nextDue: sqlite.prepare(`SELECT min(max(run_at, coalesce(lease_until, 0))) AS t FROM jobs WHERE status = 'pending'`),
     };
   }
@@ -117,6 +118,14 @@ export class JobQueue {
     this.stmts.insert.run(id, kind, JSON.stringify(payload ?? null), runAt, maxAttempts, opts.dedupeKey ?? null, now, now);
     queueMicrotask(() => this.wake());
     return id;
+  }
+
+  /**
+   * Frees the leases a previous process held (it crashed or was killed): with one server per
+   * data dir, no lease at start-up belongs to a live worker. Returns how many were freed.
+   */
+  releaseAbandoned(): number {
+    return this.stmts.releaseAll.run().changes;
   }
 
   /** Starts the worker loop. */

@@ -50,3 +50,18 @@ test("parley migrate creates the schema; --help lists every command", async () =
   const text = await new Response(help.stdout).text();
   for (const cmd of ["serve", "migrate", "version"]) expect(text).toContain(cmd);
 });
+
+test("one server per data dir: a second one refuses; after a SIGKILL the next one takes over", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-lock-"));
+  const first = await spawnServer({ dataDir });
+  const second = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--network", "sim", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+  expect(await second.exited).toBe(1);
+  expect(await new Response(second.stderr).text()).toContain(`pid ${first.proc.pid}`);
+  first.proc.kill("SIGKILL");
+  await first.proc.exited;
+  expect(existsSync(join(dataDir, "parley.pid"))).toBe(true); // left behind by the killed one
+  const next = await spawnServer({ dataDir });
+  expect((await fetch(`${next.url}/health`)).status).toBe(200);
+  expect(await next.stop()).toBe(0);
+  expect(existsSync(join(dataDir, "parley.pid"))).toBe(false);
+});

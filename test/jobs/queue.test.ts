@@ -158,3 +158,20 @@ describe("durable jobs", () => {
     expect(row(id)).toMatchObject({ status: "pending", lease_until: null, attempts: 0 });
   });
 });
+
+test("releaseAbandoned frees the leases of a dead process at start-up, keeping the attempt count", async () => {
+  const o = openDb(":memory:");
+  migrate(o.db);
+  const c = new ManualClock();
+  const q2 = new JobQueue(o.sqlite, c, silentLogger, { concurrency: 1, pollMs: 10 });
+  let ran = 0;
+  q2.register({ kind: "k", run: () => void ran++ });
+  const id = q2.enqueue("k", {});
+  o.sqlite.query("UPDATE jobs SET lease_until = ?, attempts = 1 WHERE id = ?").run(c.now().getTime() + 3_600_000, id);
+  expect(await q2.runDue()).toBe(0); // still leased by the dead worker
+  expect(q2.releaseAbandoned()).toBe(1);
+  expect(await q2.runDue()).toBe(1);
+  expect(ran).toBe(1);
+  expect((o.sqlite.query("SELECT attempts, status FROM jobs WHERE id = ?").get(id) as any)).toEqual({ attempts: 2, status: "done" });
+  o.close();
+});
