@@ -47,7 +47,8 @@ test("parley pair shows the QR, redraws it when the network rotates it, and exit
   const created = await parley("sessions", "create", "front-desk");
   expect(created.code).toBe(0);
 
-  const cmd = `${BUN} ${MAIN} pair front-desk --data-dir ${dataDir} --url ${server.url} --timeout 60; echo "EXIT=$?"; sleep 60`;
+  // an operator's terminal, not a CI log: Ink draws nothing live when it sees CI=true
+  const cmd = `env -u CI -u CONTINUOUS_INTEGRATION ${BUN} ${MAIN} pair front-desk --data-dir ${dataDir} --url ${server.url} --timeout 60; echo "EXIT=$?"; sleep 60`;
   const started = Bun.spawnSync(["tmux", "-L", tmuxSocket, "new-session", "-d", "-s", "pair", "-x", "120", "-y", "60", cmd]);
   expect(started.exitCode).toBe(0);
 

@@ -51,15 +51,9 @@ export class SimService {
     if (this.sim.stateOf(sessionId) !== "connected") throw errors.conflict("The session is not connected on the sim network");
   }
 
-  /**
-   * Receipts name the network's message id; the id Parley gave the message is accepted too
-   * when the messages table keeps the mapping (column `network_message_id`).
-   */
+  /** Receipts name the network's message id; the id Parley gave the message is accepted too. */
   private networkIdOf(workspaceId: string, sessionId: string, messageId: string): string | null {
     if (this.sim.hasSent(sessionId, messageId)) return messageId;
-    const columns = this.deps.sqlite.query("PRAGMA table_info(messages)").all() as { name: string }[];
-    const has = (c: string) => columns.some((x) => x.name === c);
-    if (!has("network_message_id") || !has("workspace_id")) return null;
     const row = this.deps.sqlite
       .query("SELECT network_message_id AS id FROM messages WHERE workspace_id = ? AND id = ?")
       .get(workspaceId, messageId) as { id: string | null } | null;
