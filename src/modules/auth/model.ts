@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isCommonPassword } from "../../auth/common-passwords.ts";
+import { phoneField } from "../../http/phone.ts";
 
 /** Lower-cased, trimmed email (users are unique by it). */
 export const emailField = z
@@ -19,7 +20,7 @@ export const newPasswordField = z
 export const passwordField = z.string({ error: "is required" }).min(1, "is required").max(128, "must be at most 128 characters");
 
 /** Digits with the country code, no plus, 8 to 15 digits (D1). */
-export const mobileField = z.string({ error: "is required" }).regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus sign");
+export const mobileField = phoneField;
 
 const label = () => z.string({ error: "is required" }).trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
+import { phoneField } from "../../http/phone.ts";
 
 /** D1: digits with the country code, no plus, 8 to 15 digits. */
-export const phoneNumber = z.string().regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus");
+export const phoneNumber = phoneField;
 
 const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SessionRow } from "./repo.ts";
+import { phoneField } from "../../http/phone.ts";
 
 /** Path parameter of every session route. */
 export const sessionIdParams = z.object({ id: z.uuid("must be a session id (UUID)") });
@@ -10,7 +11,7 @@ export const createSessionBody = z.object({
 });
 
 /** D1: digits with the country code, no plus, 8 to 15 digits. */
-export const phoneNumber = z.string().regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus");
+export const phoneNumber = phoneField;
 
 /** POST /api/v1/chatapp/{id}/pairing-code (D7). */
 export const pairingCodeBody = z.object({ phoneNumber });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { phoneField } from "../../http/phone.ts";
 
 /** Roles that can be given by invitation or role change; `owner` only moves by transfer. */
 export const ASSIGNABLE_ROLES = ["admin", "agent", "viewer"] as const;
@@ -14,7 +15,7 @@ export const acceptBody = z.object({
   name: z.string().trim().min(2).max(80),
   password: z.string().min(8).max(128),
   /** digits with country code, no plus (D1) */
-  mobile: z.string().regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code, no plus").optional(),
+  mobile: phoneField.optional(),
 });
 export type AcceptInput = z.infer<typeof acceptBody>;
 
