@@ -1,0 +1,236 @@
+// The rules of the permission matrix (test/security/permission-matrix.test.ts): for every route
+// of the OpenAPI document, who may call it and how to build a valid request for it.
+import { setPlanManually } from "../../src/modules/billing/subscription.ts";
+import type { Role } from "../../src/modules/users/table.ts";
+import type { TestApp } from "../helpers/app.ts";
+import type { TestWorkspace } from "../helpers/fixtures.ts";
+
+export type Permission = "read" | "messaging" | "manage" | "team" | "billing";
+/** "registration": carries a registration token (D3), covered in depth by test/modules/auth. */
+export type AuthKind = "public" | "registration" | "jwt" | "apiKey" | "jwtOrApiKey";
+
+/** D5, written out again here on purpose (not imported from src/auth/permissions.ts). */
+export const D5: Record<Permission, Role[]> = {
+  read: ["owner", "admin", "agent", "viewer"],
+  messaging: ["owner", "admin", "agent"],
+  manage: ["owner", "admin"],
+  team: ["owner", "admin"],
+  billing: ["owner"],
+};
+export const ROLES: Role[] = ["owner", "admin", "agent", "viewer"];
+
+/** What a builder gets: the app and the workspace whose resources it must use (created fresh per call). */
+export interface Ctx {
+  t: TestApp;
+  ws: TestWorkspace;
+}
+
+export interface Rule {
+  /** default "jwt" */
+  auth?: AuthKind;
+  /** default by method: GET -> read; any other method must say */
+  perm?: Permission;
+  /** values of the path parameters: ids of resources of `ctx.ws` */
+  params?: (c: Ctx) => Promise<Record<string, string>> | Record<string, string>;
+  /** a valid body (ids in it from `ctx.ws`) */
+  body?: (c: Ctx) => Promise<unknown> | unknown;
+  /** the body carries ids of the workspace: another workspace's owner must get 404 */
+  bodyIds?: boolean;
+  /** statuses an allowed caller may get (default: anything but 401, 403 FORBIDDEN and 404) */
+  ok?: number[];
+  /** data to put in the workspace before a list is read by another workspace's owner */
+  seed?: (c: Ctx) => Promise<void> | void;
+}
+
+let seq = 0;
+const uniqueEmail = () => `matrix-${++seq}-${Bun.randomUUIDv7().slice(-8)}@example.com`;
+
+// -- builders shared by rules --
+const apiKeyId = async ({ t, ws }: Ctx) => ({ id: (await t.request("POST", "/api/api-keys", { token: ws.owner.token, body: { name: "fixture" } })).body.data.id });
+const memberId = async ({ ws }: Ctx) => ({ id: (await ws.member("agent")).userId });
+const invitationId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/team/invitations", { token: ws.owner.token, body: { email: uniqueEmail(), role: "agent" } })).body.data.id,
+});
+
+const sessionId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/v1/chatapp", { token: ws.owner.token, body: { name: `s-${++seq}` } })).body.data.id,
+});
+
+const HOOK_URL = "http://127.0.0.1:9/hook";
+const connectedSession = ({ t, ws }: Ctx) => {
+  const now = t.clock.now().getTime();
+  t.deps.sqlite
+    .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
+    .run(Bun.randomUUIDv7(), ws.id, `connected-${++seq}`, now, now, now);
+};
+const webhookId = async (c: Ctx) => {
+  connectedSession(c);
+  const r = await c.t.request("POST", "/api/webhooks", { token: c.ws.owner.token, body: { name: "matrix", url: HOOK_URL, events: ["message_received"] } });
+  return { id: r.body.data.id as string };
+};
+const deliveryIds = async (c: Ctx) => {
+  const { id } = await webhookId(c);
+  c.t.deps.bus.transaction(() => c.t.deps.bus.publish(c.ws.id, "message_received", { sessionId: "s", from: "919800000001", messageId: "m", text: "hi", content: "hi", mediaUrl: null }));
+  const row = c.t.deps.sqlite.query("SELECT id FROM webhook_deliveries WHERE webhook_id = ?").get(id) as { id: string };
+  return { id, deliveryId: row.id };
+};
+
+const connectedSessionId = ({ t, ws }: Ctx) => {
+  const id = Bun.randomUUIDv7();
+  const now = t.clock.now().getTime();
+  t.deps.sqlite
+    .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
+    .run(id, ws.id, `live-${++seq}`, now, now, now);
+  return id;
+};
+const sendBody = (c: Ctx) => ({ session_id: connectedSessionId(c), to: "919822222222", type: "text", body: "hello" });
+const messageId = async (c: Ctx) => ({
+  id: (await c.t.request("POST", "/api/v1/messages/send", { token: c.ws.owner.token, body: sendBody(c) })).body.data.id as string,
+});
+/** An inbound message through the messaging module's own handler: a contact and a conversation. */
+const inbound = async (c: Ctx) => {
+  const { receiveInbound } = await import("../../src/modules/messages/inbound.ts");
+  const sessionId = connectedSessionId(c);
+  const from = `9198${String(++seq).padStart(8, "0")}`;
+  await receiveInbound(c.t.deps, sessionId, { networkMessageId: `IN${seq}`, from, pushName: "Ravi", type: "text", text: "hi", timestamp: c.t.clock.now() });
+  return c.t.deps.sqlite.query("SELECT id, contact_id AS contactId FROM conversations WHERE workspace_id = ? AND phone = ?").get(c.ws.id, from) as { id: string; contactId: string };
+};
+const pdf = () => {
+  const form = new FormData();
+  form.append("file", new File([new TextEncoder().encode("%PDF-1.4\n%matrix\n")], "matrix.pdf", { type: "application/pdf" }));
+  return form;
+};
+const mediaId = async (c: Ctx) => ({ id: (await c.t.request("POST", "/api/v1/media", { token: c.ws.owner.token, body: pdf() })).body.data.id as string });
+
+/** Keyed by "METHOD /openapi/path". */
+export const RULES: Record<string, Rule> = {
+  // public
+  "GET /health": { auth: "public" },
+  "GET /ready": { auth: "public" },
+  "POST /api/team/invitations/accept": { auth: "public" },
+  "POST /api/billing/webhooks/razorpay": { auth: "public" },
+  "GET /api/auth/captcha": { auth: "public" },
+  "POST /api/auth/register": { auth: "public" },
+  "POST /api/auth/login": { auth: "public" },
+  "POST /api/auth/login/send-otp": { auth: "public" },
+  "POST /api/auth/login/verify-otp": { auth: "public" },
+  "POST /api/auth/refresh": { auth: "public" },
+  "POST /api/auth/logout": { auth: "public" },
+  "POST /api/auth/forgot-password": { auth: "public" },
+  "POST /api/auth/reset-password": { auth: "public" },
+
+  // registration steps (D3): a registration token, never an access token or a key
+  "POST /api/auth/mobile/send-otp": { auth: "registration" },
+  "POST /api/auth/mobile/verify-otp": { auth: "registration", body: () => ({ otpCode: "123456" }) },
+  "POST /api/auth/email/send-verification-code": { auth: "registration" },
+  "POST /api/auth/email/verify": { auth: "registration", body: () => ({ code: "123456" }) },
+
+  // own account: every role
+  "GET /api/auth/profile": { ok: [200] },
+  "PUT /api/auth/profile": { perm: "read", body: () => ({ name: "Renamed Member" }), ok: [200] },
+  "POST /api/auth/change-password": {
+    perm: "read",
+    body: () => ({ currentPassword: "correct horse battery", newPassword: "a brand new passphrase 42" }),
+    ok: [200],
+  },
+  "PUT /api/auth/2fa": { perm: "read", body: () => ({ enabled: false, password: "correct horse battery" }), ok: [200] },
+
+  // sessions (D7); a fresh disconnected session per request
+  "GET /api/v1/chatapp": { ok: [200], seed: async (c) => void (await sessionId(c)) },
+  "POST /api/v1/chatapp": { perm: "manage", body: () => ({ name: `matrix-${++seq}` }), ok: [201] },
+  "GET /api/v1/chatapp/{id}": { params: sessionId, ok: [200] },
+  "DELETE /api/v1/chatapp/{id}": { perm: "manage", params: sessionId, ok: [200] },
+  "POST /api/v1/chatapp/{id}/connect": { perm: "manage", params: sessionId, ok: [200] },
+  "GET /api/v1/chatapp/{id}/status": { params: sessionId, ok: [200] },
+  "GET /api/v1/chatapp/{id}/qr": { params: sessionId, ok: [409] },
+  "POST /api/v1/chatapp/{id}/pairing-code": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
+  "POST /api/v1/chatapp/{id}/disconnect": { perm: "manage", params: sessionId, ok: [409] },
+  "GET /api/external/sessions": { auth: "apiKey", ok: [200], seed: async (c) => void (await sessionId(c)) },
+
+  // the sim network's controls (D12): the session is disconnected, so the network refuses (409)
+  "POST /api/sim/sessions/{id}/scan": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
+  "POST /api/sim/sessions/{id}/inbound": { perm: "manage", params: sessionId, body: () => ({ from: "919812345678", text: "hi" }), ok: [409] },
+  "POST /api/sim/sessions/{id}/receipt": { perm: "manage", params: sessionId, body: () => ({ messageId: "SIMX", status: "read" }), ok: [404, 409] },
+  "POST /api/sim/sessions/{id}/logout": { perm: "manage", params: sessionId, body: () => ({}), ok: [409] },
+  "POST /api/sim/sessions/{id}/fail": { perm: "manage", params: sessionId, body: () => ({ count: 1 }), ok: [200, 409] },
+
+  // webhooks (D9)
+  "GET /api/webhooks/events": { auth: "public" },
+  "GET /api/webhooks": { ok: [200], seed: async (c) => void (await webhookId(c)) },
+  "POST /api/webhooks": {
+    perm: "manage",
+    body: (c) => {
+      connectedSession(c);
+      return { name: "matrix", url: HOOK_URL, events: ["message.received"] };
+    },
+    ok: [201],
+  },
+  "GET /api/webhooks/{id}": { params: webhookId, ok: [200] },
+  "PATCH /api/webhooks/{id}": { perm: "manage", params: webhookId, body: () => ({ name: "renamed" }), ok: [200] },
+  "DELETE /api/webhooks/{id}": { perm: "manage", params: webhookId, ok: [200] },
+  "POST /api/webhooks/{id}/rotate-secret": { perm: "manage", params: webhookId, ok: [200] },
+  "GET /api/webhooks/{id}/history": { params: webhookId, ok: [200] },
+  "POST /api/webhooks/{id}/test": { perm: "manage", params: webhookId, ok: [200] },
+  "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": { perm: "manage", params: deliveryIds, ok: [200] },
+
+  // messages (D8): the session is connected in the database; the sender runs later
+  "POST /api/v1/messages/send": { auth: "jwtOrApiKey", perm: "messaging", body: sendBody, bodyIds: true, ok: [202] },
+  "POST /api/external/messages/send": { auth: "apiKey", perm: "messaging", body: sendBody, bodyIds: true, ok: [202] },
+  "GET /api/external/messages/{id}": { auth: "apiKey", params: messageId, ok: [200] },
+  "GET /api/v1/messages/{id}": { params: messageId, ok: [200] },
+  "GET /api/v1/messages": { ok: [200], seed: async (c) => void (await messageId(c)) },
+  "POST /api/v1/media": { auth: "jwtOrApiKey", perm: "messaging", body: pdf, ok: [201] },
+  "GET /api/v1/media/{id}": { auth: "jwtOrApiKey", params: mediaId, ok: [200] },
+
+  // inbox and contacts
+  "GET /api/v1/inbox/conversations": { ok: [200], seed: async (c) => void (await inbound(c)) },
+  "GET /api/v1/inbox/conversations/{id}": { params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },
+  "GET /api/v1/inbox/conversations/{id}/messages": { params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },
+  "POST /api/v1/inbox/conversations/{id}/read": { perm: "messaging", params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },
+  "PUT /api/v1/inbox/conversations/{id}/assign": {
+    perm: "messaging",
+    params: async (c) => ({ id: (await inbound(c)).id }),
+    body: ({ ws }) => ({ userId: ws.owner.userId }),
+    bodyIds: true,
+    ok: [200],
+  },
+  "GET /api/v1/contacts": { ok: [200], seed: async (c) => void (await inbound(c)) },
+  "GET /api/v1/contacts/{id}": { params: async (c) => ({ id: (await inbound(c)).contactId }), ok: [200] },
+
+  // API keys (D6)
+  "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },
+  "GET /api/api-keys": { perm: "manage", ok: [200], seed: async (c) => void (await apiKeyId(c)) },
+  "DELETE /api/api-keys/{id}": { perm: "manage", params: apiKeyId, ok: [200] },
+
+  // team
+  "GET /api/team/members": { ok: [200] },
+  "PATCH /api/team/members/{id}": { perm: "team", params: memberId, body: () => ({ role: "viewer" }), ok: [200] },
+  "DELETE /api/team/members/{id}": { perm: "team", params: memberId, ok: [200] },
+  "POST /api/team/transfer-ownership": {
+    perm: "billing",
+    body: async ({ ws }) => ({ userId: (await ws.member("admin")).userId }),
+    bodyIds: true,
+    ok: [200],
+  },
+  "GET /api/team/invitations": { perm: "team", ok: [200], seed: async (c) => void (await invitationId(c)) },
+  "POST /api/team/invitations": { perm: "team", body: () => ({ email: uniqueEmail(), role: "agent" }), ok: [201] },
+  "POST /api/team/invitations/{id}/resend": { perm: "team", params: invitationId, ok: [200] },
+  "DELETE /api/team/invitations/{id}": { perm: "team", params: invitationId, ok: [200] },
+
+  // workspace
+  "GET /api/workspace": { ok: [200] },
+  "PATCH /api/workspace": { perm: "team", body: () => ({ name: "Renamed by matrix" }), ok: [200] },
+
+  // billing (no Razorpay keys here: checkout and verify answer 409 "billing is manual")
+  "GET /api/billing/plans": { ok: [200] },
+  "GET /api/billing/subscription": { ok: [200] },
+  "GET /api/billing/invoices": { ok: [200], seed: ({ t, ws }) => void setPlanManually(t.deps, ws.id, "pro", "monthly") },
+  "POST /api/billing/checkout": { perm: "billing", body: () => ({ planId: "pro", interval: "monthly" }), ok: [409] },
+  "POST /api/billing/verify": {
+    perm: "billing",
+    body: () => ({ razorpay_order_id: "order_matrix", razorpay_payment_id: "pay_matrix", razorpay_signature: "00" }),
+    ok: [409],
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
