@@ -354,6 +354,7 @@ CREATE TABLE `webhook_deliveries` (
 --> statement-breakpoint
 CREATE INDEX `webhook_deliveries_history_idx` ON `webhook_deliveries` (`workspace_id`,`webhook_id`,`id`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_due_idx` ON `webhook_deliveries` (`next_attempt_at`,`webhook_id`) WHERE status IN ('pending', 'retrying');--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_webhook_due_idx` ON `webhook_deliveries` (`webhook_id`,`next_attempt_at`) WHERE status IN ('pending', 'retrying');--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_created_idx` ON `webhook_deliveries` (`created_at`);--> statement-breakpoint
 CREATE TABLE `webhooks` (
 	`id` text PRIMARY KEY NOT NULL,

@@ -110,6 +110,14 @@ export class WebhookDispatcher {
         const left = (this.perWebhook.get(d.webhookId) ?? 1) - 1;
         if (left > 0) this.perWebhook.set(d.webhookId, left);
         else this.perWebhook.delete(d.webhookId);
+        // the freed slot goes first to this webhook's own backlog: one index probe, no scan
+        if (this.started && this.running.size < this.deps.config.webhookConcurrency) {
+          const next = this.store.claimNextOf(d.webhookId, this.deps.clock.now().getTime(), leaseMs(this.deps));
+          if (next) {
+            this.launch(next);
+            return;
+          }
+        }
         this.wake();
       });
     this.running.set(p, d);

@@ -80,6 +80,8 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_history_idx").on(t.workspaceId, t.webhookId, t.id),
     // only open deliveries, in due order: the dispatcher's claim reads the first entries
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt, t.webhookId).where(sql`status IN ('pending', 'retrying')`),
+    // the same per webhook: when an attempt ends, its webhook's next delivery is one index probe away
+    index("webhook_deliveries_webhook_due_idx").on(t.webhookId, t.nextAttemptAt).where(sql`status IN ('pending', 'retrying')`),
     index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
 );
