@@ -7,6 +7,7 @@ import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
 import { billingRoutes } from "./modules/billing/routes.ts";
 import { docsRoutes } from "./modules/docs/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
+import { pagesRoutes } from "./modules/pages/routes.ts";
 import { teamRoutes } from "./modules/team/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 import { realtimeRoutes } from "./modules/realtime/routes.ts";
@@ -26,6 +27,7 @@ export function buildApp(deps: AppDeps) {
     .use(errorsPlugin(deps.log))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
+    .use(pagesRoutes())
     .use(authRoutes(deps))
     .use(apiKeyRoutes(deps))
     .use(teamRoutes(deps))

@@ -3,6 +3,7 @@ import { tokenKeys, type TokenKeys } from "../../auth/tokens.ts";
 import type { AppDeps } from "../../deps.ts";
 import { createOidcVerifier, type OidcVerifier } from "./oidc.ts";
 import { WindowCounter } from "./throttle.ts";
+import { publicBaseUrl } from "../../http/public-url.ts";
 
 /** What the auth services share for one app: deps plus the long-lived helpers built once. */
 export interface AuthKit {
@@ -28,7 +29,7 @@ export function createAuthKit(deps: AppDeps): AuthKit {
     oidc: createOidcVerifier(config, clock, deps.log.child({ component: "oidc" })),
     routeLimiter: new WindowCounter(clock, config.authRateLimitPerMinute, 60_000),
     loginFailures: new WindowCounter(clock, config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
-    publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
+    publicUrl: publicBaseUrl(config),
   };
 }
 

@@ -18,17 +18,17 @@ ${paragraphs.map((p) => `<p>${p}</p>`).join("\n")}
 }
 
 /** The email verification code mail (D3). */
-export function verificationMail(publicUrl: string, to: string, name: string, code: string, minutes: number): EmailMessage {
-  const url = link(publicUrl, "verify-email");
+export function verificationMail(to: string, name: string, code: string, minutes: number): EmailMessage {
+  // no link: the code is entered where the sign-up happened, which holds the registration token
   return {
     to,
     kind: "verification",
     subject: "Your Parley verification code",
-    text: `Hello ${name},\n\nYour email verification code is: ${code}\n\nIt is valid for ${minutes} minutes. Enter it at ${url}\n\nIf you did not sign up for Parley, ignore this mail.\n`,
+    text: `Hello ${name},\n\nYour email verification code is: ${code}\n\nIt is valid for ${minutes} minutes. Enter it in the app where you signed up.\n\nIf you did not sign up for Parley, ignore this mail.\n`,
     html: html("Verify your email", [
       `Hello ${esc(name)},`,
       `Your email verification code is: <strong style="font-size:20px;letter-spacing:3px">${code}</strong>`,
-      `It is valid for ${minutes} minutes. Enter it at <a href="${esc(url)}">${esc(url)}</a>.`,
+      `It is valid for ${minutes} minutes. Enter it in the app where you signed up.`,
       "If you did not sign up for Parley, ignore this mail.",
     ]),
   };

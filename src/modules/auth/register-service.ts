@@ -97,7 +97,7 @@ export async function sendEmailCode(kit: AuthKit, user: UserRow): Promise<{ emai
   if (step === "mobile") throw errors.conflict("Verify the mobile number first");
   if (step === "done") throw errors.conflict("The email address is already verified");
   const { id, code } = issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "email_verify" }, user.email);
-  const mail = verificationMail(kit.publicUrl, user.email, user.name, code, OTP_TTL_SECONDS / 60);
+  const mail = verificationMail(user.email, user.name, code, OTP_TTL_SECONDS / 60);
   await deliverOtp(kit, id, "email", () => kit.deps.notifier.sendEmail(mail));
   return { emailMasked: maskEmail(user.email), expiresIn: OTP_TTL_SECONDS };
 }

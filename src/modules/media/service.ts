@@ -5,6 +5,7 @@ import { findMedia, insertMedia, type MediaRow } from "./repo.ts";
 import { sniffMime } from "./sniff.ts";
 import { removeMediaFile, writeMediaFile } from "./store.ts";
 import type { MEDIA_SOURCES } from "./table.ts";
+import { publicBaseUrl } from "../../http/public-url.ts";
 
 type Deps = Pick<AppDeps, "db" | "config" | "clock">;
 export type MediaSource = (typeof MEDIA_SOURCES)[number];
@@ -78,8 +79,7 @@ export function mediaView(m: MediaRow) {
 
 /** Absolute URL where a media file is downloaded with the workspace's credentials. */
 export function mediaUrl(config: AppDeps["config"], id: string): string {
-  const base = config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
-  return `${base.replace(/\/+$/, "")}/api/v1/media/${id}`;
+  return `${publicBaseUrl(config)}/api/v1/media/${id}`;
 }
 
 /** Keeps a file name to its last path segment, printable and short. */

@@ -3,6 +3,7 @@ import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import { countStock } from "../billing/usage.ts";
 import type { AcceptInput, InvitationStatus, InvitationView, InviteInput } from "./model.ts";
+import { publicBaseUrl } from "../../http/public-url.ts";
 import {
   countMembers,
   emailTaken,
@@ -42,14 +43,9 @@ function view(row: InvitationRow, now: number): InvitationView {
   };
 }
 
-/** Base of links in mail: the configured public URL, else the listen address. */
-export function publicBase(config: AppDeps["config"]): string {
-  return (config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/+$/, "");
-}
-
 async function mailInvitation(deps: Deps, row: InvitationRow, token: string): Promise<boolean> {
   const tenant = workspaceName(deps.db, row.workspaceId);
-  const link = `${publicBase(deps.config)}/accept-invitation?token=${encodeURIComponent(token)}`;
+  const link = `${publicBaseUrl(deps.config)}/accept-invitation?token=${encodeURIComponent(token)}`;
   const expires = new Date(row.expiresAt).toISOString();
   const text =
     `You are invited to join ${tenant} on Parley as ${row.role}.\n\n` +
