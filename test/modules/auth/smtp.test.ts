@@ -28,13 +28,20 @@ test("the email verification code arrives at a real SMTP server and verifies the
   const code = parts["text/plain"]?.match(/verification code is: (\d{6})/)?.[1];
   expect(code).toMatch(/^\d{6}$/);
   expect(parts["text/html"]).toContain(code!);
-  expect(parts["text/plain"]).toContain("https://chat.example.org/app/verify-email");
+  expect(parts["text/plain"]).toContain("Enter it in the app where you signed up");
   // over SMTP the code is not kept anywhere in clear text
   expect(JSON.stringify(t.deps.sqlite.query("SELECT * FROM notifications").all())).not.toContain(code!);
 
   const verified = await t.request("POST", "/api/auth/email/verify", { token, body: { code } });
   expect(verified.status).toBe(200);
   expect(verified.body.data).toEqual({ nextStep: "done", verified: true });
+
+  // links in mail are built from the configured public URL
+  expect((await t.request("POST", "/api/auth/forgot-password", { body: { email: a.email } })).status).toBe(200);
+  for (let i = 0; i < 100 && smtp.mails.length < 2; i++) await Bun.sleep(10);
+  const reset = mimeParts(smtp.mails[1]!.raw);
+  expect(reset["text/plain"]).toMatch(/https:\/\/chat\.example\.org\/app\/reset-password\?token=[A-Za-z0-9_-]{40,}/);
+  expect(reset["text/html"]).toContain("https://chat.example.org/app/reset-password?token=");
 });
 
 test("when the mail server is down: 500 INTERNAL_ERROR, the code is dropped, a retry is not held by the cooldown", async () => {
