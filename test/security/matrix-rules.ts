@@ -179,8 +179,10 @@ export const RULES: Record<string, Rule> = {
   "GET /api/external/messages/{id}": { auth: "apiKey", params: messageId, ok: [200] },
   "GET /api/v1/messages/{id}": { params: messageId, ok: [200] },
   "GET /api/v1/messages": { ok: [200], seed: async (c) => void (await messageId(c)) },
-  "POST /api/v1/media": { auth: "jwtOrApiKey", perm: "messaging", body: pdf, ok: [201] },
-  "GET /api/v1/media/{id}": { auth: "jwtOrApiKey", params: mediaId, ok: [200] },
+  "POST /api/v1/media": { perm: "messaging", body: pdf, ok: [201] },
+  "GET /api/v1/media/{id}": { params: mediaId, ok: [200] },
+  "POST /api/external/media": { auth: "apiKey", perm: "messaging", body: pdf, ok: [201] },
+  "GET /api/external/media/{id}": { auth: "apiKey", params: mediaId, ok: [200] },
 
   // inbox and contacts
   "GET /api/v1/inbox/conversations": { ok: [200], seed: async (c) => void (await inbound(c)) },

@@ -32,3 +32,4 @@ export const uploadBody = z.object({
   /** the message type the file is meant for: its size cap and MIME check apply now */
   type: z.enum(MEDIA_KINDS as [MediaKind, ...MediaKind[]]).optional(),
 });
+export type UploadBody = z.infer<typeof uploadBody>;

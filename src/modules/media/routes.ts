@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import { authGuard, type AuthContext } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
-import { mediaIdParams, uploadBody } from "./model.ts";
+import { mediaIdParams, uploadBody, type UploadBody } from "./model.ts";
 import { commitMedia, getMediaRow, mediaView, prepareMedia } from "./service.ts";
 import { mediaPath } from "./store.ts";
 
@@ -14,51 +14,67 @@ function disposition(filename: string | null): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-/** Media upload (multipart) and authenticated download (the `mediaUrl` of inbound events). */
-export function mediaRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/media", tags: ["media"] })
-    .use(authGuard(deps))
-    .post(
-      "",
-      async ({ auth, body, set }) => {
-        const bytes = new Uint8Array(await body.file.arrayBuffer());
-        const prepared = await prepareMedia(
-          deps,
-          auth.workspaceId,
-          { bytes, declaredMime: body.file.type, filename: body.file.name, source: "upload" },
-          { kind: body.type ?? "document", field: "file" },
-        );
-        const row = deps.sqlite.transaction(() => commitMedia(deps, prepared))();
-        set.status = 201;
-        return ok(mediaView(row));
-      },
-      {
-        jwtOrApiKey: "messaging",
-        body: uploadBody,
-        detail: {
-          summary: "Upload a media file (multipart field `file`; optional `type` applies that message type's cap)",
-          description: "Caps: image 5 MB, audio and video 16 MB, document 100 MB. The MIME type is read from the file's bytes.",
+// spread into each route: Elysia merges the guard's security into the detail object it is given
+const UPLOAD_DOC = {
+  summary: "Upload a media file (multipart field `file`; optional `type` applies that message type's cap)",
+  description: "Caps: image 5 MB, audio and video 16 MB, document 100 MB. The MIME type is read from the file's bytes.",
+};
+
+/** The two handlers, shared by the JWT and the API-key prefixes. */
+function mediaHandlers(deps: AppDeps) {
+  return {
+    async upload(auth: AuthContext, body: UploadBody, set: { status?: number | string }) {
+      const bytes = new Uint8Array(await body.file.arrayBuffer());
+      const prepared = await prepareMedia(
+        deps,
+        auth.workspaceId,
+        { bytes, declaredMime: body.file.type, filename: body.file.name, source: "upload" },
+        { kind: body.type ?? "document", field: "file" },
+      );
+      const row = deps.sqlite.transaction(() => commitMedia(deps, prepared))();
+      set.status = 201;
+      return ok(mediaView(row));
+    },
+    async download(auth: AuthContext, id: string) {
+      const row = getMediaRow(deps, auth.workspaceId, id);
+      const file = Bun.file(mediaPath(deps.config.dataDir, auth.workspaceId, row.id));
+      if (!(await file.exists())) throw errors.notFound("Media");
+      return new Response(file, {
+        headers: {
+          "content-type": row.mimeType,
+          "content-length": String(row.size),
+          "content-disposition": disposition(row.filename),
+          // user content: never rendered or sniffed as a page of this origin
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; sandbox",
+          "cache-control": "private, max-age=3600",
         },
-      },
-    )
-    .get(
-      "/:id",
-      async ({ auth, params }) => {
-        const row = getMediaRow(deps, auth.workspaceId, params.id);
-        const file = Bun.file(mediaPath(deps.config.dataDir, auth.workspaceId, row.id));
-        if (!(await file.exists())) throw errors.notFound("Media");
-        return new Response(file, {
-          headers: {
-            "content-type": row.mimeType,
-            "content-length": String(row.size),
-            "content-disposition": disposition(row.filename),
-            // user content: never rendered or sniffed as a page of this origin
-            "x-content-type-options": "nosniff",
-            "content-security-policy": "default-src 'none'; sandbox",
-            "cache-control": "private, max-age=3600",
-          },
-        });
-      },
-      { jwtOrApiKey: "read", params: mediaIdParams, detail: { summary: "Download a media file (same workspace's JWT or API key)" } },
-    );
+      });
+    },
+  };
+}
+
+/**
+ * Media upload (multipart) and authenticated download. D6: an API key works only under
+ * /api/external and a JWT never there, so the same routes exist under both prefixes.
+ */
+export function mediaRoutes(deps: AppDeps) {
+  const h = mediaHandlers(deps);
+  const dashboard = new Elysia({ prefix: "/api/v1/media", tags: ["media"] })
+    .use(authGuard(deps))
+    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { jwt: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC } })
+    .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
+      jwt: "read",
+      params: mediaIdParams,
+      detail: { summary: "Download a media file (the dashboard's JWT; same workspace only)" },
+    });
+  const external = new Elysia({ prefix: "/api/external/media", tags: ["media"] })
+    .use(authGuard(deps))
+    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { apiKey: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC } })
+    .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
+      apiKey: "read",
+      params: mediaIdParams,
+      detail: { summary: "Download a media file (API key; same workspace only): the mediaUrl of events" },
+    });
+  return new Elysia().use(dashboard).use(external);
 }

@@ -77,9 +77,12 @@ export function mediaView(m: MediaRow) {
   return { id: m.id, mimeType: m.mimeType, size: m.size, filename: m.filename, createdAt: new Date(m.createdAt).toISOString() };
 }
 
-/** Absolute URL where a media file is downloaded with the workspace's credentials. */
-export function mediaUrl(config: AppDeps["config"], id: string): string {
-  return `${publicBaseUrl(config)}/api/v1/media/${id}`;
+/**
+ * Absolute URL where a media file is downloaded with the workspace's credentials: under
+ * /api/external for API keys (webhook receivers, scripts; D6), under /api/v1 for the dashboard.
+ */
+export function mediaUrl(config: AppDeps["config"], id: string, audience: "external" | "dashboard"): string {
+  return `${publicBaseUrl(config)}${audience === "external" ? "/api/external/media" : "/api/v1/media"}/${id}`;
 }
 
 /** Keeps a file name to its last path segment, printable and short. */

@@ -30,7 +30,7 @@ export function publishFailed(deps: Bus, m: Msg, error: { code: string; message:
 export function publishReceived(
   deps: Bus,
   m: Msg & Pick<MessageRow, "type" | "body">,
-  extra: { mediaUrl: string | null; mimeType: string | null; filename: string | null; pushName: string | null; timestamp: Date },
+  extra: { mediaUrl: string | null; mediaId: string | null; mimeType: string | null; filename: string | null; pushName: string | null; timestamp: Date },
 ): void {
   const text = m.body ?? "";
   deps.bus.publish(m.workspaceId, "message_received", {
@@ -41,6 +41,7 @@ export function publishReceived(
     text,
     content: text,
     mediaUrl: extra.mediaUrl,
+    mediaId: extra.mediaId,
     mimeType: extra.mimeType,
     filename: extra.filename,
     pushName: extra.pushName,

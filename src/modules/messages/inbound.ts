@@ -49,7 +49,9 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
       };
       insertMessage(deps.db, ws, row);
       publishReceived(deps, row, {
-        mediaUrl: media ? mediaUrl(deps.config, media.id) : null,
+        // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
+        mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
+        mediaId: media?.id ?? null,
         mimeType: media?.mimeType ?? null,
         filename: media?.filename ?? null,
         pushName,

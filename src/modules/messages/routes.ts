@@ -41,7 +41,7 @@ export function messagesRoutes(deps: AppDeps) {
       body: sendBody,
       detail: { ...SEND_DOC },
     })
-    .get("/api/external/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id)), {
+    .get("/api/external/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id, "external")), {
       apiKey: "read",
       params: messageIdParams,
       detail: { summary: "Get a message and its status (API key)" },

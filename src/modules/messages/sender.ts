@@ -28,10 +28,11 @@ export function sweepQueued(deps: Pick<AppDeps, "db" | "jobs">): number {
 /**
  * The network message id Parley asks for: derived from the message id, so a resend after a
  * crash carries the same id and the network (sim: by its sent log; baileys: the message key)
- * recognises it instead of delivering a second copy.
+ * recognises it instead of delivering a second copy. Shaped like the ids the network's web
+ * clients make ("3EB0" + 36 upper-case hex digits).
  */
 export function clientMessageId(messageId: string): string {
-  return "PRL" + messageId.replace(/-/g, "").toUpperCase();
+  return "3EB0" + new Bun.CryptoHasher("sha256").update(messageId).digest("hex").slice(0, 36).toUpperCase();
 }
 
 class PermanentSendError extends Error {

@@ -107,10 +107,10 @@ export async function acceptSend(
 }
 
 /** One message of the workspace, or 404. */
-export function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, id: string) {
+export function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, id: string, audience: "external" | "dashboard" = "dashboard") {
   const m = findMessage(deps.db, workspaceId, id);
   if (!m) throw errors.notFound("Message");
-  return messageView(deps.config, m);
+  return messageView(deps.config, m, audience);
 }
 
 /** A keyset page of messages, newest first, with filters. */

@@ -5,7 +5,7 @@ import type { MessageWithMedia } from "./repo.ts";
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** API shape of a message (both directions). */
-export function messageView(config: AppDeps["config"], m: MessageWithMedia) {
+export function messageView(config: AppDeps["config"], m: MessageWithMedia, audience: "external" | "dashboard" = "dashboard") {
   const outbound = m.direction === "outbound";
   return {
     id: m.id,
@@ -17,7 +17,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia) {
     type: m.type,
     body: m.body,
     mediaId: m.mediaId,
-    mediaUrl: m.mediaId ? mediaUrl(config, m.mediaId) : null,
+    mediaUrl: m.mediaId ? mediaUrl(config, m.mediaId, audience) : null,
     mimeType: m.mimeType,
     filename: m.filename,
     status: m.status,

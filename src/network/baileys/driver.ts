@@ -5,7 +5,7 @@ import { DriverEmitter } from "../emitter.ts";
 import { memoryAuthState, type MemoryAuthState } from "./auth-state.ts";
 import { ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
 import { baileysLogger } from "./logger.ts";
-import { outboundContent } from "./media.ts";
+import { outboundContent, sendOptions } from "./media.ts";
 import { phoneOfJid, translateConnectionUpdate, translateInbound, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
@@ -123,7 +123,7 @@ export class BaileysDriver implements NetworkDriver {
     if (!conn?.sock || !conn.open) throw new NetworkError("session is not connected", true, "not_connected");
     let sent: WAMessage | undefined;
     try {
-      sent = await conn.sock.sendMessage(`${message.to}@s.whatsapp.net`, outboundContent(message) as never);
+      sent = await conn.sock.sendMessage(`${message.to}@s.whatsapp.net`, outboundContent(message) as never, sendOptions(message));
     } catch (err) {
       throw new NetworkError(`the network refused the message: ${(err as Error).message}`, true, "send_failed");
     }

@@ -1,5 +1,10 @@
 import type { OutboundMessage } from "../driver.ts";
 
+/** The options of baileys' `sendMessage`: Parley's client id becomes the message key id, so a resend is the same message. */
+export function sendOptions(m: OutboundMessage): { messageId?: string } {
+  return m.clientMessageId ? { messageId: m.clientMessageId } : {};
+}
+
 /** The content baileys' `sendMessage` takes for an outbound message. */
 export function outboundContent(m: OutboundMessage): Record<string, unknown> {
   if (m.type === "text" || !m.media) return { text: m.text ?? "" };

@@ -30,7 +30,9 @@ function upload(file: File | null, opts: { token?: string; apiKey?: string; type
   const fd = new FormData();
   if (file) fd.append("file", file);
   if (opts.type) fd.append("type", opts.type);
-  return t.request("POST", "/api/v1/media", { token: opts.apiKey ? undefined : (opts.token ?? ws.owner.token), apiKey: opts.apiKey, body: fd });
+  // D6: API keys upload under /api/external, the dashboard under /api/v1
+  const path = opts.apiKey ? "/api/external/media" : "/api/v1/media";
+  return t.request("POST", path, { token: opts.apiKey ? undefined : (opts.token ?? ws.owner.token), apiKey: opts.apiKey, body: fd });
 }
 
 describe("upload", () => {
@@ -42,8 +44,17 @@ describe("upload", () => {
     expect(existsSync(join(t.deps.config.dataDir, "media", ws.id, r.body.data.id))).toBe(true);
   });
 
-  test("an API key may upload; a viewer may not", async () => {
-    expect((await upload(new File([pdf()], "a.pdf"), { apiKey: createApiKey(t, ws) })).status).toBe(201);
+  test("an API key may upload under /api/external; a viewer may not", async () => {
+    const key = createApiKey(t, ws);
+    expect((await upload(new File([pdf()], "a.pdf"), { apiKey: key })).status).toBe(201);
+    // D6 both wrong ways: a key under /api/v1, a JWT under /api/external
+    const fd = () => {
+      const f = new FormData();
+      f.append("file", new File([pdf()], "a.pdf"));
+      return f;
+    };
+    expect((await t.request("POST", "/api/v1/media", { apiKey: key, body: fd() })).status).toBe(401);
+    expect((await t.request("POST", "/api/external/media", { token: ws.owner.token, body: fd() })).status).toBe(401);
     const viewer = await ws.member("viewer");
     expect((await upload(new File([pdf()], "a.pdf"), { token: viewer.token })).status).toBe(403);
   });
@@ -171,7 +182,8 @@ describe("inbound media the network gives as a URL (the sim's mediaUrl)", () => 
     const e = events.find((x) => x.event === "message_received")!;
     expect(e.data).toMatchObject({ type: "audio", mimeType: "audio/mpeg", filename: "voice.mp3" });
     const path = new URL(e.data.mediaUrl as string).pathname;
-    const file = await t.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${ws.owner.token}` } }));
+    expect(path).toBe(`/api/external/media/${e.data.mediaId}`);
+    const file = await t.app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": createApiKey(t, ws) } }));
     expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.from(mp3()))).toBe(true);
   });
 

@@ -27,7 +27,7 @@ test("an inbound text is stored, its contact upserted and message_received carri
   const events = recordEvents(t);
   const networkId = t.sim.inbound(session.id, { from: "919822200001", pushName: "Asha", type: "text", text: "hi there" });
   const e = await firstReceived(events);
-  expect(Object.keys(e!.data).sort()).toEqual(["content", "filename", "from", "mediaUrl", "messageId", "mimeType", "pushName", "sessionId", "text", "timestamp", "type"]);
+  expect(Object.keys(e!.data).sort()).toEqual(["content", "filename", "from", "mediaId", "mediaUrl", "messageId", "mimeType", "pushName", "sessionId", "text", "timestamp", "type"]);
   expect(e!.data).toMatchObject({ sessionId: session.id, from: "919822200001", type: "text", text: "hi there", content: "hi there", mediaUrl: null, pushName: "Asha" });
   expect(e!.data.timestamp).toMatch(ISO_MS);
   const msg = (await t.request("GET", `/api/v1/messages/${e!.data.messageId}`, { token: ws.owner.token })).body.data;
@@ -58,10 +58,21 @@ test("inbound media: stored in the data dir, downloadable only with the workspac
   t.sim.inbound(session.id, { from: "919822200003", type: "image", text: "look", media: { data: bytes, mimeType: "image/png", filename: "photo.png" } });
   const e = await firstReceived(events);
   expect(e!.data).toMatchObject({ type: "image", text: "look", content: "look", mimeType: "image/png", filename: "photo.png" });
+  // the event's mediaUrl is for webhook receivers (API keys, D6); the dashboard has /api/v1/media/{mediaId}
   const url = e!.data.mediaUrl as string;
-  expect(url).toMatch(/^https:\/\/parley\.test\/api\/v1\/media\/[0-9a-f-]{36}$/);
-  const path = new URL(url).pathname;
-  const get = (headers: Record<string, string>) => t.app.handle(new Request(`http://localhost${path}`, { headers }));
+  expect(url).toBe(`https://parley.test/api/external/media/${e!.data.mediaId}`);
+  const external = new URL(url).pathname;
+  const dashboard = `/api/v1/media/${e!.data.mediaId}`;
+  const fetchAt = (path: string) => (headers: Record<string, string>) => t.app.handle(new Request(`http://localhost${path}`, { headers }));
+  const get = fetchAt(dashboard);
+  const getExternal = fetchAt(external);
+
+  const byKey = await getExternal({ "x-api-key": createApiKey(t, ws) });
+  expect(byKey.status).toBe(200);
+  expect(Buffer.from(await byKey.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+  expect((await getExternal({ authorization: `Bearer ${ws.owner.token}` })).status).toBe(401);
+  expect((await getExternal({ "x-api-key": createApiKey(t, other) })).status).toBe(404);
+  expect((await getExternal({})).status).toBe(401);
 
   const byOwner = await get({ authorization: `Bearer ${ws.owner.token}` });
   expect(byOwner.status).toBe(200);
@@ -72,14 +83,13 @@ test("inbound media: stored in the data dir, downloadable only with the workspac
 
   const viewer = await ws.member("viewer");
   expect((await get({ authorization: `Bearer ${viewer.token}` })).status).toBe(200);
-  expect((await get({ "x-api-key": createApiKey(t, ws) })).status).toBe(200);
+  expect((await get({ "x-api-key": createApiKey(t, ws) })).status).toBe(401); // D6: keys only under /api/external
 
   const none = await get({});
   expect(none.status).toBe(401);
   expect(((await none.json()) as { code: string }).code).toBe("UNAUTHORIZED");
   const foreign = await get({ authorization: `Bearer ${other.owner.token}` });
   expect(foreign.status).toBe(404);
-  expect((await get({ "x-api-key": createApiKey(t, other) })).status).toBe(404);
   expect((await get({ authorization: "Bearer not-a-token" })).status).toBe(401);
 });
 

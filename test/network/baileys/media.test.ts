@@ -1,5 +1,14 @@
 import { expect, test } from "bun:test";
-import { outboundContent } from "../../../src/network/baileys/media.ts";
+import { outboundContent, sendOptions } from "../../../src/network/baileys/media.ts";
+import { clientMessageId } from "../../../src/modules/messages/sender.ts";
+
+test("Parley's client message id becomes the network message key id (a resend after a crash is the same message)", () => {
+  const id = clientMessageId("01a201e9-8b52-76a6-9bad-eed57b3ae2c3");
+  expect(id).toMatch(/^3EB0[0-9A-F]{36}$/);
+  expect(clientMessageId("01a201e9-8b52-76a6-9bad-eed57b3ae2c3")).toBe(id);
+  expect(sendOptions({ to: "919800000001", type: "text", text: "hi", clientMessageId: id })).toEqual({ messageId: id });
+  expect(sendOptions({ to: "919800000001", type: "text", text: "hi" })).toEqual({});
+});
 
 test("outbound content: text, and media with a given thumbnail (no optional image library is needed)", () => {
   expect(outboundContent({ to: "919800000001", type: "text", text: "hi" })).toEqual({ text: "hi" });
