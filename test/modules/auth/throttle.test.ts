@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const forgot = (ip: string, body: unknown = { email: "someone@example.com" }) =>
-  t.request("POST", "/api/auth/forgot-password", { body, headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+  t.request("POST", "/api/auth/forgot-password", { body, headers: { "x-forwarded-for": `10.9.9.9, ${ip}` } });
 
 describe("auth route throttle (D3)", () => {
   test("10 a minute per IP and route, then 429 RATE_LIMITED with Retry-After", async () => {
@@ -31,6 +31,18 @@ describe("auth route throttle (D3)", () => {
   test("malformed requests count too (the throttle runs before validation)", async () => {
     for (let i = 0; i < 10; i++) expect((await forgot("198.51.100.7", {})).status).toBe(400);
     expect((await forgot("198.51.100.7")).status).toBe(429);
+  });
+
+  test("rotating the client-written (leftmost) X-Forwarded-For entries does not escape the per-IP throttle", async () => {
+    const spoofed = (i: number) =>
+      t.request("POST", "/api/auth/forgot-password", {
+        body: { email: "someone@example.com" },
+        headers: { "x-forwarded-for": `198.18.0.${i}, 192.0.2.77` },
+      });
+    for (let i = 0; i < 10; i++) expect((await spoofed(i)).status).toBe(200);
+    const r = await spoofed(200);
+    expect(r.status).toBe(429);
+    expect(r.body.code).toBe("RATE_LIMITED");
   });
 
   test("the profile routes are not throttled per IP", async () => {
@@ -60,7 +72,7 @@ describe("WindowCounter and clientIp", () => {
   test("X-Forwarded-For is used only when the proxy is trusted", () => {
     const req = new Request("http://localhost/", { headers: { "x-forwarded-for": "1.2.3.4, 5.6.7.8" } });
     const server = { requestIP: () => ({ address: "127.0.0.1" }) };
-    expect(clientIp(req, server, true)).toBe("1.2.3.4");
+    expect(clientIp(req, server, true)).toBe("5.6.7.8"); // the hop the trusted proxy saw
     expect(clientIp(req, server, false)).toBe("127.0.0.1");
     expect(clientIp(req, null, false)).toBe("local");
   });
