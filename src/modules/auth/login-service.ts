@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { ACCESS_TTL_SECONDS, ACCESS_TTL_TEXT, signToken, TOKEN_TTL_SECONDS, verifyToken } from "../../auth/tokens.ts";
-import { errors } from "../../errors.ts";
+import { AppError, errors } from "../../errors.ts";
 import { checkCaptcha } from "./captcha-service.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { maskPhone } from "./masks.ts";
@@ -27,6 +27,10 @@ export interface ChallengeResult {
   loginChallengeToken: string;
   phoneMasked: string | null;
   expiresIn: number;
+  /** present (false) only when the send limits held the code back; resend with login/send-otp */
+  codeSent?: false;
+  /** seconds until login/send-otp may send a code */
+  retryAfter?: number;
 }
 
 const BAD_CREDENTIALS = "Invalid email or password";
@@ -76,9 +80,26 @@ async function startChallenge(kit: AuthKit, user: UserRow): Promise<ChallengeRes
     { sub: user.id, tenant: user.workspaceId, typ: "login_challenge", cid: challengeId },
     TOKEN_TTL_SECONDS.login_challenge,
   );
+  const result: ChallengeResult = { requiresOtp: true, loginChallengeToken, phoneMasked: maskPhone(user.mobile), expiresIn: TOKEN_TTL_SECONDS.login_challenge };
   // without a mobile number only the identity-provider ID token can complete the challenge
-  if (user.mobile) await sendLoginCode(kit, user, challengeId);
-  return { requiresOtp: true, loginChallengeToken, phoneMasked: maskPhone(user.mobile), expiresIn: TOKEN_TTL_SECONDS.login_challenge };
+  if (!user.mobile) return result;
+  try {
+    await sendLoginCode(kit, user, challengeId);
+  } catch (err) {
+    // The send limits (D3) protect the phone, not the login: a right password still gets its
+    // challenge, and the client asks for the code with login/send-otp once the wait is over.
+    const wait = sendLimitWait(err);
+    if (wait === null) throw err;
+    return { ...result, codeSent: false, retryAfter: wait };
+  }
+  return result;
+}
+
+/** Seconds to wait when `err` is the OTP send cooldown or hourly cap refusing; null otherwise. */
+function sendLimitWait(err: unknown): number | null {
+  if (!(err instanceof AppError) || err.code !== "RATE_LIMITED") return null;
+  const seconds = Number(err.headers?.["Retry-After"]);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 1;
 }
 
 async function sendLoginCode(kit: AuthKit, user: UserRow, challengeId: string): Promise<void> {
