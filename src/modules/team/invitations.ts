@@ -11,7 +11,7 @@ import {
   findInvitationByTokenHash,
   findPendingByEmail,
   insertInvitation,
-  insertVerifiedUser,
+  insertInvitedMember,
   listOpenInvitations,
   updateInvitation,
   workspaceName,
@@ -154,7 +154,7 @@ export async function acceptInvitation(deps: Deps, input: AcceptInput) {
       if (!inv || status(inv, now) !== "pending") throw badToken();
       if (emailTaken(deps.db, inv.email)) throw errors.conflict("An account with this email already exists");
       assertQuota(deps, inv.workspaceId, "teamSeats", countMembers(deps.db, inv.workspaceId));
-      insertVerifiedUser(deps.db, inv.workspaceId, { id: userId, email: inv.email, name: input.name, passwordHash, mobile: input.mobile ?? null, role: inv.role, at: now });
+      insertInvitedMember(deps.db, inv.workspaceId, { id: userId, email: inv.email, name: input.name, passwordHash, mobile: input.mobile ?? null, role: inv.role, at: now });
       updateInvitation(deps.db, inv.workspaceId, inv.id, { acceptedAt: now });
       return { id: userId, email: inv.email, name: input.name, role: inv.role, tenantId: inv.workspaceId, tenantName: workspaceName(deps.db, inv.workspaceId) };
     })

@@ -83,8 +83,11 @@ export function updateInvitation(db: DB, workspaceId: string, id: string, patch:
   db.update(invitations).set(patch).where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.id, id))).run();
 }
 
-/** Creates a verified member (invitation accepted: the mail proved the address). */
-export function insertVerifiedUser(
+/**
+ * Creates a member from an accepted invitation: the mail proved the address, so the email is
+ * verified; a mobile given at acceptance is not (nothing checked it), so it gets no login codes.
+ */
+export function insertInvitedMember(
   db: DB,
   workspaceId: string,
   u: { id: string; email: string; name: string; passwordHash: string; mobile: string | null; role: Role; at: number },
@@ -98,7 +101,7 @@ export function insertVerifiedUser(
       passwordHash: u.passwordHash,
       mobile: u.mobile,
       role: u.role,
-      mobileVerifiedAt: u.at,
+      mobileVerifiedAt: null,
       emailVerifiedAt: u.at,
       createdAt: u.at,
       updatedAt: u.at,

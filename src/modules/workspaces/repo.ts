@@ -55,7 +55,7 @@ export function findWorkspacesByRef(db: DB, ref: string): WorkspaceRow[] {
 /** Members of a workspace (operator CLI). */
 export function listUsersOf(db: DB, workspaceId: string) {
   return db
-    .select({ id: users.id, email: users.email, name: users.name, role: users.role, emailVerifiedAt: users.emailVerifiedAt, mobileVerifiedAt: users.mobileVerifiedAt, createdAt: users.createdAt })
+    .select({ id: users.id, email: users.email, name: users.name, role: users.role, mobile: users.mobile, emailVerifiedAt: users.emailVerifiedAt, mobileVerifiedAt: users.mobileVerifiedAt, createdAt: users.createdAt })
     .from(users)
     .where(eq(users.workspaceId, workspaceId))
     .orderBy(asc(users.createdAt))

@@ -159,12 +159,39 @@ describe("invitations", () => {
     const u = userRow(r.body.data.id);
     expect(u.workspace_id).toBe(a.id);
     expect(u.email_verified_at).toBe(t.clock.now().getTime());
-    expect(u.mobile_verified_at).toBe(t.clock.now().getTime());
+    expect(u.mobile).toBe("919812345678");
+    expect(u.mobile_verified_at).toBeNull(); // nothing verified the mobile
     expect(u.password_hash).toStartWith("$argon2id$");
     expect(await Bun.password.verify("a long passphrase", u.password_hash)).toBe(true);
     // the new member is a real member: a token for them works with their role
     const token = await accessToken(t, u.id, a.id, "admin");
     expect((await t.request("GET", "/api/team/invitations", { token })).status).toBe(200);
+  });
+
+  test("an invited member (email verified by the invitation, mobile unverified) signs in; codes never go to the unverified mobile", async () => {
+    const to = email();
+    await invite(a, to, "agent");
+    expect((await accept(mailbox.tokenFor(to), { mobile: "919812340000" })).status).toBe(201);
+    const login = () => t.request("POST", "/api/auth/login", { body: { email: to, password: "a long passphrase" } });
+    const r = await login();
+    expect(r.status).toBe(200);
+    expect(r.body.data.accessToken).toBeString();
+    // with a second factor, the unverified number gets no code (only an ID token could answer)
+    const sent: string[] = [];
+    const sendMobile = mailbox.sendMobile;
+    mailbox.sendMobile = async (m) => void sent.push(m.to);
+    t.deps.sqlite.query("UPDATE users SET two_factor_enabled = 1 WHERE email = ?").run(to);
+    try {
+      const challenge = await login();
+      expect(challenge.status).toBe(200);
+      expect(challenge.body.data).toMatchObject({ requiresOtp: true, phoneMasked: null });
+      expect(sent).toEqual([]);
+      const resend = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge.body.data.loginChallengeToken } });
+      expect(resend.status).toBe(409);
+      expect(sent).toEqual([]);
+    } finally {
+      mailbox.sendMobile = sendMobile;
+    }
   });
 
   test("a token accepts once", async () => {
