@@ -4,6 +4,7 @@ import { assertQuota } from "../billing/quota.ts";
 import { countStock } from "../billing/usage.ts";
 import type { AcceptInput, InvitationStatus, InvitationView, InviteInput } from "./model.ts";
 import { publicBaseUrl } from "../../http/public-url.ts";
+import { releaseInvitationMailSlot, takeInvitationMailSlot } from "./mail-limit.ts";
 import {
   countMembers,
   emailTaken,
@@ -84,15 +85,18 @@ export async function invite(deps: Deps, workspaceId: string, input: InviteInput
     acceptedAt: null,
     revokedAt: null,
   };
-  deps.sqlite
+  const slot = deps.sqlite
     .transaction(() => {
       if (emailTaken(deps.db, email)) throw errors.conflict("An account with this email already exists");
       if (findPendingByEmail(deps.db, workspaceId, email, now.getTime())) throw errors.conflict("This email already has a pending invitation");
       assertQuota(deps, workspaceId, "teamSeats", countStock(deps.sqlite, workspaceId, "teamSeats", now));
+      const slot = takeInvitationMailSlot(deps.db, workspaceId, email, now.getTime());
       insertInvitation(deps.db, workspaceId, row);
+      return slot;
     })
     .immediate();
   const emailSent = await mailInvitation(deps, row, token);
+  if (!emailSent) releaseInvitationMailSlot(deps.db, workspaceId, slot);
   return { ...view(row, now.getTime()), emailSent };
 }
 
@@ -123,17 +127,19 @@ export function revokeInvitation(deps: Deps, workspaceId: string, id: string): v
 export async function resendInvitation(deps: Deps, workspaceId: string, id: string): Promise<InvitationView & { emailSent: boolean }> {
   const token = newToken();
   const now = deps.clock.now();
-  const row = deps.sqlite
+  const { row, slot } = deps.sqlite
     .transaction(() => {
       const current = openInvitation(deps, workspaceId, id);
       // an expired invitation no longer holds a seat: renewing it must fit the plan again
       if (current.expiresAt <= now.getTime()) assertQuota(deps, workspaceId, "teamSeats", countStock(deps.sqlite, workspaceId, "teamSeats", now));
+      const slot = takeInvitationMailSlot(deps.db, workspaceId, current.email, now.getTime());
       const patch = { tokenHash: sha256(token), expiresAt: now.getTime() + INVITATION_TTL_MS };
       updateInvitation(deps.db, workspaceId, id, patch);
-      return { ...current, ...patch };
+      return { row: { ...current, ...patch }, slot };
     })
     .immediate();
   const emailSent = await mailInvitation(deps, row, token);
+  if (!emailSent) releaseInvitationMailSlot(deps.db, workspaceId, slot);
   return { ...view(row, now.getTime()), emailSent };
 }
 

@@ -25,6 +25,9 @@ const invite = (ws: TestWorkspace, to: string, role = "agent", token = ws.owner.
   t.request("POST", "/api/team/invitations", { token, body: { email: to, role } });
 const accept = (token: string, extra: Record<string, unknown> = {}) =>
   t.request("POST", "/api/team/invitations/accept", { body: { token, name: "New Person", password: "a long passphrase", ...extra } });
+/** Moves a recipient's invitation mails a minute into the past (the per-recipient limit) without moving the clock. */
+const ageInvitationMails = (to: string, ms = 61_000) =>
+  t.deps.sqlite.query("UPDATE invitation_mails SET created_at = created_at - ? WHERE email = ?").run(ms, to);
 const userRow = (id: string) => t.deps.sqlite.query("SELECT * FROM users WHERE id = ?").get(id) as any;
 
 describe("members", () => {
@@ -242,12 +245,64 @@ describe("invitations", () => {
     const id = (await invite(a, to)).body.data.id;
     const first = mailbox.tokenFor(to);
     expect((await t.request("POST", `/api/team/invitations/${id}/resend`, { token: b.owner.token })).status).toBe(404);
+    ageInvitationMails(to); // past the one-a-minute limit per recipient
     const r = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
     expect(r.status).toBe(200);
     const second = mailbox.tokenFor(to);
     expect(second).not.toBe(first);
     expect((await accept(first)).status).toBe(400);
     expect((await accept(second)).status).toBe(201);
+  });
+
+  test("invitation mails per recipient: one a minute, five an hour; a refusal is 429 with Retry-After and changes nothing", async () => {
+    const to = email();
+    const mailsTo = () => mailbox.mails.filter((m) => m.to === to).length;
+    const inv = await invite(a, to);
+    expect(inv.status).toBe(201);
+    const id = inv.body.data.id;
+    const stored = () => t.deps.sqlite.query("SELECT token_hash AS h, expires_at AS e FROM invitations WHERE id = ?").get(id);
+    const before = stored();
+    ageInvitationMails(to, 30_000); // the mail went out 30 s ago
+    const early = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
+    expect(early.status).toBe(429);
+    expect(early.body.code).toBe("RATE_LIMITED");
+    expect(early.headers.get("retry-after")).toBe("30");
+    expect(stored()).toEqual(before); // the old link still works, nothing renewed
+    expect(mailsTo()).toBe(1);
+    // the limit is the recipient's, whichever workspace invites
+    const other = await invite(b, to);
+    expect(other.status).toBe(429);
+    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM invitations WHERE email = ?").get(to) as any).n).toBe(1);
+    // four more resends, a minute apart (aged rows: the fixtures' tokens live 15 minutes), then the hourly cap
+    ageInvitationMails(to, 31_000);
+    for (let i = 0; i < 4; i++) {
+      if (i > 0) ageInvitationMails(to);
+      expect((await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token })).status).toBe(200);
+    }
+    expect(mailsTo()).toBe(5);
+    ageInvitationMails(to);
+    const capped = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
+    expect(capped.status).toBe(429);
+    expect(Number(capped.headers.get("retry-after"))).toBeGreaterThan(60);
+    expect(mailsTo()).toBe(5);
+    // another recipient is not affected
+    expect((await invite(a, email())).status).toBe(201);
+  });
+
+  test("a mail that could not be sent does not hold the recipient's limit", async () => {
+    const to = email();
+    mailbox.failing = true;
+    let id: string;
+    try {
+      const r = await invite(a, to);
+      expect(r.body.data.emailSent).toBe(false);
+      id = r.body.data.id;
+    } finally {
+      mailbox.failing = false;
+    }
+    const again = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
+    expect(again.status).toBe(200);
+    expect(again.body.data.emailSent).toBe(true);
   });
 
   test("an email with an account or a pending invitation is 409 CONFLICT", async () => {
