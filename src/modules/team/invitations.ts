@@ -1,3 +1,4 @@
+import { hasherFor } from "../../auth/passwords.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
@@ -150,7 +151,8 @@ export async function acceptInvitation(deps: Deps, input: AcceptInput) {
   const hash = sha256(input.token);
   const before = findInvitationByTokenHash(deps.db, hash);
   if (!before || status(before, deps.clock.now().getTime()) !== "pending") throw badToken();
-  const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
+  // the shared hasher: its concurrency cap keeps a burst of accepts from exhausting the machine
+  const passwordHash = await hasherFor(deps.config).hash(input.password);
   const userId = Bun.randomUUIDv7();
   // re-read inside the transaction: two accepts of one token race past the check above
   return deps.sqlite

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hasherFor } from "../../../src/auth/passwords.ts";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -156,6 +157,7 @@ describe("invitations", () => {
   test("accepting creates a verified member with the invited role and an argon2id password", async () => {
     const to = email();
     await invite(a, to, "admin");
+    const hashesBefore = hasherFor(t.deps.config).stats().hashes;
     const r = await accept(mailbox.tokenFor(to), { name: "Asha Rao", mobile: "919812345678" });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ email: to, name: "Asha Rao", role: "admin", tenantId: a.id });
@@ -164,8 +166,9 @@ describe("invitations", () => {
     expect(u.email_verified_at).toBe(t.clock.now().getTime());
     expect(u.mobile).toBe("919812345678");
     expect(u.mobile_verified_at).toBeNull(); // nothing verified the mobile
-    expect(u.password_hash).toStartWith("$argon2id$");
+    expect(u.password_hash).toStartWith("$argon2id$v=19$m=19456,t=2,"); // the configured hasher's parameters
     expect(await Bun.password.verify("a long passphrase", u.password_hash)).toBe(true);
+    expect(hasherFor(t.deps.config).stats().hashes).toBe(hashesBefore + 1); // through the shared, capped hasher
     // the new member is a real member: a token for them works with their role
     const token = await accessToken(t, u.id, a.id, "admin");
     expect((await t.request("GET", "/api/team/invitations", { token })).status).toBe(200);
@@ -327,6 +330,11 @@ describe("invitations", () => {
     const short = await accept(mailbox.tokenFor(to), { password: "short" });
     expect(short.status).toBe(400);
     expect(short.body.errors.password).toBeDefined();
+    const common = await accept(mailbox.tokenFor(to), { password: "password123" });
+    expect(common.status).toBe(400);
+    expect(common.body.code).toBe("VALIDATION_ERROR");
+    expect(Object.keys(common.body.errors)).toEqual(["password"]);
+    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE email = ?").get(to) as any).n).toBe(0);
     const mobile = await accept(mailbox.tokenFor(to), { mobile: "+91 98" });
     expect(mobile.body.errors.mobile).toBeDefined();
     const noName = await t.request("POST", "/api/team/invitations/accept", { body: { token: mailbox.tokenFor(to), password: "a long passphrase" } });
