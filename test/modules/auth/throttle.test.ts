@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/clock.ts";
 import { clientIp, WindowCounter } from "../../../src/modules/auth/throttle.ts";
+import { throttlePath } from "../../../src/modules/auth/throttle-plugin.ts";
 import { createAuthApp, type AuthTestApp } from "./helpers.ts";
 
 let t: AuthTestApp;
@@ -45,6 +46,16 @@ describe("auth route throttle (D3)", () => {
     expect(r.body.code).toBe("RATE_LIMITED");
   });
 
+  test("a trailing slash does not open a second budget for the same route", async () => {
+    const at = (path: string) =>
+      t.request("POST", path, { body: { email: "someone@example.com" }, headers: { "x-forwarded-for": "192.0.2.91" } });
+    for (let i = 0; i < 5; i++) expect((await at("/api/auth/forgot-password")).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await at("/api/auth/forgot-password/")).status).toBe(200);
+    const r = await at("/api/auth/forgot-password/");
+    expect(r.status).toBe(429);
+    expect((await at("/api/auth/forgot-password")).status).toBe(429);
+  });
+
   test("the profile routes are not throttled per IP", async () => {
     const { createWorkspace } = await import("../../helpers/fixtures.ts");
     const ws = await createWorkspace(t);
@@ -75,5 +86,12 @@ describe("WindowCounter and clientIp", () => {
     expect(clientIp(req, server, true)).toBe("5.6.7.8"); // the hop the trusted proxy saw
     expect(clientIp(req, server, false)).toBe("127.0.0.1");
     expect(clientIp(req, null, false)).toBe("local");
+  });
+
+  test("throttle keys strip trailing slashes", () => {
+    expect(throttlePath("/api/auth/login/")).toBe("/api/auth/login");
+    expect(throttlePath("/api/auth/login//")).toBe("/api/auth/login");
+    expect(throttlePath("/api/auth/login")).toBe("/api/auth/login");
+    expect(throttlePath("/")).toBe("/");
   });
 });
