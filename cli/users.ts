@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { nextStep } from "../src/modules/auth/repo.ts";
 import { listUsersOf } from "../src/modules/workspaces/repo.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
@@ -12,7 +13,7 @@ export function listUsers(ctx: OperatorContext, workspace: string, json = false)
     email: u.email,
     name: u.name,
     role: u.role,
-    verified: u.emailVerifiedAt !== null && u.mobileVerifiedAt !== null,
+    verified: nextStep(u) === "done",
     createdAt: isoOrNull(u.createdAt),
   }));
   if (json) return ctx.out(JSON.stringify(rows, null, 2));

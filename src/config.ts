@@ -43,7 +43,10 @@ export const configSchema = z.object({
   smtpUrl: optionalUrl,
   mailFrom: z.string().default("Parley <no-reply@localhost>"),
   mobileChannel: z.enum(["log", "session", "http"]).default("log"),
-  mobileSession: optionalString,
+  /** The session that sends mobile codes (channel `session`): its id, never its name, since names are per workspace. */
+  mobileSession: z
+    .preprocess((v) => (v === "" ? undefined : v), z.uuid("must be a session id (UUID), see `parley sessions list`").optional())
+    .describe("session id, see `parley sessions list`"),
   mobileHttpUrl: optionalUrl,
   oidcIssuer: optionalString,
   oidcAudience: optionalString,

@@ -28,7 +28,7 @@ export class ChannelNotifier implements Notifier {
 
   constructor(private d: NotifierDeps) {
     const { config } = d;
-    if (config.mobileChannel === "session" && !config.mobileSession) throw new Error("mobileSession must name a session when mobileChannel is session");
+    if (config.mobileChannel === "session" && !config.mobileSession) throw new Error("mobileSession must be a session id (see `parley sessions list`) when mobileChannel is session");
     if (config.mobileChannel === "http" && !config.mobileHttpUrl) throw new Error("mobileHttpUrl is required when mobileChannel is http");
     this.smtp = config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : null;
   }

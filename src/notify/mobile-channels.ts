@@ -2,17 +2,14 @@ import type { Database } from "bun:sqlite";
 import type { NetworkDriver } from "../network/driver.ts";
 import type { MobileMessage } from "./notifier.ts";
 
-/** Sends a code as a chat message over the operator's paired session, named by id or name (D4). */
-export async function sendOverSession(sqlite: Database, network: NetworkDriver, sessionRef: string, m: MobileMessage): Promise<void> {
-  // the operator names one session for the whole installation, so this lookup spans workspaces
-  const rows = sqlite
-    .query("SELECT id, status FROM chat_sessions WHERE id = ? OR name = ? ORDER BY created_at")
-    .all(sessionRef, sessionRef) as { id: string; status: string }[];
-  if (!rows.length) throw new Error(`no session named "${sessionRef}"`);
-  const connected = rows.filter((r) => r.status === "connected");
-  if (!connected.length) throw new Error(`session "${sessionRef}" is not connected`);
-  if (connected.length > 1) throw new Error(`several connected sessions are named "${sessionRef}"; configure its id instead`);
-  await network.send(connected[0]!.id, { to: m.to, type: "text", text: m.text });
+/** Sends a code as a chat message over the operator's paired session, given by its id (D4). */
+export async function sendOverSession(sqlite: Database, network: NetworkDriver, sessionId: string, m: MobileMessage): Promise<void> {
+  // The operator names one session for the whole installation, so this lookup spans workspaces.
+  // By id only: any tenant can pick any session name, and a name match would hand it everyone's codes.
+  const row = sqlite.query("SELECT id, status FROM chat_sessions WHERE id = ?").get(sessionId) as { id: string; status: string } | null;
+  if (!row) throw new Error(`no session with id "${sessionId}"`);
+  if (row.status !== "connected") throw new Error(`session "${sessionId}" is not connected`);
+  await network.send(row.id, { to: m.to, type: "text", text: m.text });
 }
 
 /** Sends a code through a generic SMS gateway: JSON POST {to, text}; any 2xx is success (D4). */

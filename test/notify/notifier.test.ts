@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 import { NotifyError } from "../../src/notify/notifier.ts";
 import { ChannelNotifier } from "../../src/notify/channel-notifier.ts";
 import { listOutbox } from "../../src/notify/outbox.ts";
@@ -74,8 +75,9 @@ describe("SMTP channel", () => {
 
 describe("session channel", () => {
   let t: TestApp;
+  const senderId = Bun.randomUUIDv7();
   beforeAll(async () => {
-    t = await createTestApp({ config: { mobileChannel: "session", mobileSession: "otp-sender" } });
+    t = await createTestApp({ config: { mobileChannel: "session", mobileSession: senderId } });
   });
   afterAll(() => t.close());
 
@@ -88,7 +90,7 @@ describe("session channel", () => {
 
   test("not connected: the send fails and is recorded with its error", async () => {
     const ws = await createWorkspace(t);
-    insertSession(ws.id, Bun.randomUUIDv7(), "otp-sender", "disconnected");
+    insertSession(ws.id, senderId, "otp-sender", "disconnected");
     const err = await t.deps.notifier.sendMobile({ to: "919822222222", text: "Your code is 111111", kind: "otp" }).catch((e) => e);
     expect(err).toBeInstanceOf(NotifyError);
     expect(err.message).toContain("not connected");
@@ -98,7 +100,7 @@ describe("session channel", () => {
 
   test("over a paired sim session: the code goes out as a text message; the record keeps no code", async () => {
     const ws = await createWorkspace(t);
-    const id = Bun.randomUUIDv7();
+    const id = senderId;
     const qr = new Promise<void>((resolve) => {
       const off = t.sim.onEvent((e) => {
         if (e.type === "qr" && e.sessionId === id) {
@@ -120,8 +122,46 @@ describe("session channel", () => {
     expect(JSON.stringify(records(t))).not.toContain("424242");
   });
 
-  test("the session channel needs a session name", async () => {
+  test("another tenant's session named like the configured value gets no codes (lookup by id only)", async () => {
+    // runs after the test above, which paired the configured session
+    const squatter = await createWorkspace(t);
+    // a tenant names its own connected session after the configured value: it must not become the sender
+    const rogue = Bun.randomUUIDv7();
+    const qr = new Promise<void>((resolve) => {
+      const off = t.sim.onEvent((e) => {
+        if (e.type === "qr" && e.sessionId === rogue) {
+          off();
+          resolve();
+        }
+      });
+    });
+    await t.sim.connect(rogue, { credentials: null });
+    await qr;
+    t.sim.scan(rogue, "919844444444");
+    insertSession(squatter.id, rogue, senderId, "connected");
+    await Bun.sleep(5);
+    const before = t.sim.sent.length;
+    await t.deps.notifier.sendMobile({ to: "919855555555", text: "Your code is 777777", kind: "otp" });
+    expect(t.sim.sent.slice(before)).toEqual([expect.objectContaining({ sessionId: senderId })]);
+    expect(t.sim.sent.some((s) => s.sessionId === rogue)).toBe(false);
+  });
+
+  test("the session channel needs a session id", async () => {
     await expect(createTestApp({ config: { mobileChannel: "session" } })).rejects.toThrow(/mobileSession/);
+  });
+
+  test("a session name instead of an id stops start-up with a config error", () => {
+    let err: unknown;
+    try {
+      loadConfig({ mobileChannel: "session", mobileSession: "otp-sender" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain("mobileSession");
+    expect((err as Error).message).toContain("session id");
+    expect((err as Error).message).toContain("parley sessions list");
+    expect(loadConfig({ mobileSession: senderId }).mobileSession).toBe(senderId);
   });
 });
 

@@ -51,6 +51,12 @@ const memberId = async ({ ws }: Ctx) => ({ id: (await ws.member("agent")).userId
 const invitationId = async ({ t, ws }: Ctx) => ({
   id: (await t.request("POST", "/api/team/invitations", { token: ws.owner.token, body: { email: uniqueEmail(), role: "agent" } })).body.data.id,
 });
+/** An invitation whose mail went out over a minute ago, so a resend passes the per-recipient limit. */
+const resendableInvitationId = async (c: Ctx) => {
+  const { id } = await invitationId(c);
+  c.t.deps.sqlite.query("UPDATE invitation_mails SET created_at = created_at - 61000 WHERE email = (SELECT email FROM invitations WHERE id = ?)").run(id);
+  return { id };
+};
 
 const sessionId = async ({ t, ws }: Ctx) => ({
   id: (await t.request("POST", "/api/v1/chatapp", { token: ws.owner.token, body: { name: `s-${++seq}` } })).body.data.id,
@@ -216,7 +222,7 @@ export const RULES: Record<string, Rule> = {
   },
   "GET /api/team/invitations": { perm: "team", ok: [200], seed: async (c) => void (await invitationId(c)) },
   "POST /api/team/invitations": { perm: "team", body: () => ({ email: uniqueEmail(), role: "agent" }), ok: [201] },
-  "POST /api/team/invitations/{id}/resend": { perm: "team", params: invitationId, ok: [200] },
+  "POST /api/team/invitations/{id}/resend": { perm: "team", params: resendableInvitationId, ok: [200] },
   "DELETE /api/team/invitations/{id}": { perm: "team", params: invitationId, ok: [200] },
 
   // workspace

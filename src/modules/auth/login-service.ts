@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { ACCESS_TTL_SECONDS, ACCESS_TTL_TEXT, signToken, TOKEN_TTL_SECONDS, verifyToken } from "../../auth/tokens.ts";
-import { errors } from "../../errors.ts";
+import { AppError, errors } from "../../errors.ts";
 import { checkCaptcha } from "./captcha-service.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { maskPhone } from "./masks.ts";
@@ -8,7 +8,7 @@ import { otpText } from "./messages.ts";
 import type { LoginInput } from "./model.ts";
 import { deliverOtp, issueOtp, OTP_TTL_SECONDS, verifyOtp } from "./otp.ts";
 import { revokeFamilyOf, rotate, startFamily } from "./refresh.ts";
-import { findUserByEmail, getUser, nextStep, workspaceRequires2fa, type UserRow } from "./repo.ts";
+import { findUserByEmail, getUser, nextStep, verifiedMobile, workspaceRequires2fa, type UserRow } from "./repo.ts";
 import { resumeData } from "./register-service.ts";
 import { loginChallenges } from "./table.ts";
 
@@ -27,6 +27,10 @@ export interface ChallengeResult {
   loginChallengeToken: string;
   phoneMasked: string | null;
   expiresIn: number;
+  /** present (false) only when the send limits held the code back; resend with login/send-otp */
+  codeSent?: false;
+  /** seconds until login/send-otp may send a code */
+  retryAfter?: number;
 }
 
 const BAD_CREDENTIALS = "Invalid email or password";
@@ -76,15 +80,33 @@ async function startChallenge(kit: AuthKit, user: UserRow): Promise<ChallengeRes
     { sub: user.id, tenant: user.workspaceId, typ: "login_challenge", cid: challengeId },
     TOKEN_TTL_SECONDS.login_challenge,
   );
-  // without a mobile number only the identity-provider ID token can complete the challenge
-  if (user.mobile) await sendLoginCode(kit, user, challengeId);
-  return { requiresOtp: true, loginChallengeToken, phoneMasked: maskPhone(user.mobile), expiresIn: TOKEN_TTL_SECONDS.login_challenge };
+  const mobile = verifiedMobile(user);
+  const result: ChallengeResult = { requiresOtp: true, loginChallengeToken, phoneMasked: maskPhone(mobile), expiresIn: TOKEN_TTL_SECONDS.login_challenge };
+  // without a verified mobile number only the identity-provider ID token can complete the challenge
+  if (!mobile) return result;
+  try {
+    await sendLoginCode(kit, user, mobile, challengeId);
+  } catch (err) {
+    // The send limits (D3) protect the phone, not the login: a right password still gets its
+    // challenge, and the client asks for the code with login/send-otp once the wait is over.
+    const wait = sendLimitWait(err);
+    if (wait === null) throw err;
+    return { ...result, codeSent: false, retryAfter: wait };
+  }
+  return result;
 }
 
-async function sendLoginCode(kit: AuthKit, user: UserRow, challengeId: string): Promise<void> {
-  const { id, code } = issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "login", challengeId }, user.mobile!);
+/** Seconds to wait when `err` is the OTP send cooldown or hourly cap refusing; null otherwise. */
+function sendLimitWait(err: unknown): number | null {
+  if (!(err instanceof AppError) || err.code !== "RATE_LIMITED") return null;
+  const seconds = Number(err.headers?.["Retry-After"]);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 1;
+}
+
+async function sendLoginCode(kit: AuthKit, user: UserRow, mobile: string, challengeId: string): Promise<void> {
+  const { id, code } = issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "login", challengeId }, mobile);
   const text = otpText(code, "login", OTP_TTL_SECONDS / 60);
-  await deliverOtp(kit, id, "mobile", () => kit.deps.notifier.sendMobile({ to: user.mobile!, text, kind: "otp" }));
+  await deliverOtp(kit, id, "mobile", () => kit.deps.notifier.sendMobile({ to: mobile, text, kind: "otp" }));
 }
 
 /** The user and challenge of a live login challenge token; 401 otherwise. */
@@ -107,9 +129,10 @@ async function openChallenge(kit: AuthKit, token: string): Promise<{ user: UserR
 /** POST login/send-otp: resends the code of a challenge (send limits apply). */
 export async function resendLoginOtp(kit: AuthKit, token: string): Promise<{ phoneMasked: string | null; expiresIn: number }> {
   const { user, challengeId } = await openChallenge(kit, token);
-  if (!user.mobile) throw errors.conflict("This account has no mobile number; use an identity-provider ID token");
-  await sendLoginCode(kit, user, challengeId);
-  return { phoneMasked: maskPhone(user.mobile), expiresIn: OTP_TTL_SECONDS };
+  const mobile = verifiedMobile(user);
+  if (!mobile) throw errors.conflict("This account has no verified mobile number; use an identity-provider ID token");
+  await sendLoginCode(kit, user, mobile, challengeId);
+  return { phoneMasked: maskPhone(mobile), expiresIn: OTP_TTL_SECONDS };
 }
 
 /** POST login/verify-otp: a code, or an OpenID Connect ID token whose verified email is the user's. */

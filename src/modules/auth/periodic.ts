@@ -20,7 +20,46 @@ export function pruneAuthRows(deps: Pick<AppDeps, "sqlite" | "clock">): void {
   })();
 }
 
+/** an account whose verification is still incomplete this long after registering is deleted */
+export const UNVERIFIED_ACCOUNT_TTL_HOURS = 24;
+
+/**
+ * Deletes accounts whose verification is incomplete 24 hours after registering, so a squatter
+ * cannot hold an email forever; the workspace goes too (with everything in it, by cascade) when
+ * the account is its only member. Incomplete means the email is unverified (see `nextStep`:
+ * registration verifies it last, invitations verify it at once). Safe to run twice.
+ */
+export function purgeUnverifiedAccounts(deps: Pick<AppDeps, "sqlite" | "clock" | "log">): number {
+  const cutoff = deps.clock.now().getTime() - UNVERIFIED_ACCOUNT_TTL_HOURS * 3_600_000;
+  const db = deps.sqlite;
+  const stale = db
+    .query("SELECT id, workspace_id AS workspaceId FROM users WHERE email_verified_at IS NULL AND created_at <= ?")
+    .all(cutoff) as { id: string; workspaceId: string }[];
+  let purged = 0;
+  for (const u of stale) {
+    db.transaction(() => {
+      // re-checked in the statements: the account may have verified since the select
+      const alone = db
+        .query(
+          `DELETE FROM workspaces WHERE id = ?1
+             AND EXISTS (SELECT 1 FROM users WHERE workspace_id = ?1 AND id = ?2 AND email_verified_at IS NULL)
+             AND NOT EXISTS (SELECT 1 FROM users WHERE workspace_id = ?1 AND id <> ?2)`,
+        )
+        .run(u.workspaceId, u.id).changes;
+      const user = alone ? 0 : db.query("DELETE FROM users WHERE workspace_id = ? AND id = ? AND email_verified_at IS NULL").run(u.workspaceId, u.id).changes;
+      if (alone || user) {
+        purged++;
+        deps.log.info("unverified account deleted", { workspaceId: u.workspaceId, userId: u.id, workspaceDeleted: alone > 0 });
+      }
+    })();
+  }
+  return purged;
+}
+
 /** The auth module's periodic jobs. */
 export function authPeriodicJobs(deps: AppDeps): PeriodicJob[] {
-  return [{ name: "auth.prune", schedule: "*/10 * * * *", run: () => pruneAuthRows(deps) }];
+  return [
+    { name: "auth.prune", schedule: "*/10 * * * *", run: () => pruneAuthRows(deps) },
+    { name: "auth.purge-unverified", schedule: "*/15 * * * *", run: () => void purgeUnverifiedAccounts(deps) },
+  ];
 }

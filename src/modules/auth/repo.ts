@@ -97,9 +97,19 @@ export function getProfile(db: DB, workspaceId: string, userId: string) {
     .get();
 }
 
-/** The verification step a user is at (D3): mobile first, then email. */
+/**
+ * The verification step a user is at (D3). Registration verifies the mobile first and the email
+ * last (the email step refuses before the mobile one), so a verified email means a registration
+ * owner has both; an invited member's email is verified by the invitation itself and their
+ * mobile, if any, is not required.
+ */
 export function nextStep(user: Pick<UserRow, "mobile" | "mobileVerifiedAt" | "emailVerifiedAt">): "mobile" | "email" | "done" {
+  if (user.emailVerifiedAt != null) return "done";
   if (user.mobile && user.mobileVerifiedAt == null) return "mobile";
-  if (user.emailVerifiedAt == null) return "email";
-  return "done";
+  return "email";
+}
+
+/** The number login codes may go to: only a verified one. */
+export function verifiedMobile(user: Pick<UserRow, "mobile" | "mobileVerifiedAt">): string | null {
+  return user.mobile && user.mobileVerifiedAt != null ? user.mobile : null;
 }

@@ -17,7 +17,8 @@ export function loginRoutes(kit: AuthKit) {
       "/login",
       async ({ body, request, server }) => {
         const result = await login(kit, body, clientIp(request, server, kit.deps.config.trustProxy));
-        return ok(result, "requiresOtp" in result ? "Enter the code sent to your mobile" : "Signed in");
+        if (!("requiresOtp" in result)) return ok(result, "Signed in");
+        return ok(result, result.codeSent === false ? "A code was sent moments ago; request a new one with login/send-otp after retryAfter seconds" : "Enter the code sent to your mobile");
       },
       { body: loginBody(captchaOn), detail: { summary: "Password login (captcha); may answer a second-factor challenge", tags } },
     )

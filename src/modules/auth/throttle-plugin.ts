@@ -9,6 +9,11 @@ import { clientIp } from "./throttle.ts";
 export function routeThrottle(kit: AuthKit) {
   return new Elysia().onTransform({ as: "scoped" }, ({ request, server }) => {
     const ip = clientIp(request, server, kit.deps.config.trustProxy);
-    kit.routeLimiter.hit(`${ip} ${request.method} ${new URL(request.url).pathname}`);
+    kit.routeLimiter.hit(`${ip} ${request.method} ${throttlePath(new URL(request.url).pathname)}`);
   });
+}
+
+/** The pathname a route's budget is keyed by: the router serves `/login/` as `/login`, so they share one. */
+export function throttlePath(pathname: string): string {
+  return pathname.replace(/\/+$/, "") || "/";
 }

@@ -1,9 +1,11 @@
+import { hasherFor } from "../../auth/passwords.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import { countStock } from "../billing/usage.ts";
 import type { AcceptInput, InvitationStatus, InvitationView, InviteInput } from "./model.ts";
 import { publicBaseUrl } from "../../http/public-url.ts";
+import { releaseInvitationMailSlot, takeInvitationMailSlot } from "./mail-limit.ts";
 import {
   countMembers,
   emailTaken,
@@ -11,7 +13,7 @@ import {
   findInvitationByTokenHash,
   findPendingByEmail,
   insertInvitation,
-  insertVerifiedUser,
+  insertInvitedMember,
   listOpenInvitations,
   updateInvitation,
   workspaceName,
@@ -84,15 +86,18 @@ export async function invite(deps: Deps, workspaceId: string, input: InviteInput
     acceptedAt: null,
     revokedAt: null,
   };
-  deps.sqlite
+  const slot = deps.sqlite
     .transaction(() => {
       if (emailTaken(deps.db, email)) throw errors.conflict("An account with this email already exists");
       if (findPendingByEmail(deps.db, workspaceId, email, now.getTime())) throw errors.conflict("This email already has a pending invitation");
       assertQuota(deps, workspaceId, "teamSeats", countStock(deps.sqlite, workspaceId, "teamSeats", now));
+      const slot = takeInvitationMailSlot(deps.db, workspaceId, email, now.getTime());
       insertInvitation(deps.db, workspaceId, row);
+      return slot;
     })
     .immediate();
   const emailSent = await mailInvitation(deps, row, token);
+  if (!emailSent) releaseInvitationMailSlot(deps.db, workspaceId, slot);
   return { ...view(row, now.getTime()), emailSent };
 }
 
@@ -123,17 +128,19 @@ export function revokeInvitation(deps: Deps, workspaceId: string, id: string): v
 export async function resendInvitation(deps: Deps, workspaceId: string, id: string): Promise<InvitationView & { emailSent: boolean }> {
   const token = newToken();
   const now = deps.clock.now();
-  const row = deps.sqlite
+  const { row, slot } = deps.sqlite
     .transaction(() => {
       const current = openInvitation(deps, workspaceId, id);
       // an expired invitation no longer holds a seat: renewing it must fit the plan again
       if (current.expiresAt <= now.getTime()) assertQuota(deps, workspaceId, "teamSeats", countStock(deps.sqlite, workspaceId, "teamSeats", now));
+      const slot = takeInvitationMailSlot(deps.db, workspaceId, current.email, now.getTime());
       const patch = { tokenHash: sha256(token), expiresAt: now.getTime() + INVITATION_TTL_MS };
       updateInvitation(deps.db, workspaceId, id, patch);
-      return { ...current, ...patch };
+      return { row: { ...current, ...patch }, slot };
     })
     .immediate();
   const emailSent = await mailInvitation(deps, row, token);
+  if (!emailSent) releaseInvitationMailSlot(deps.db, workspaceId, slot);
   return { ...view(row, now.getTime()), emailSent };
 }
 
@@ -144,7 +151,8 @@ export async function acceptInvitation(deps: Deps, input: AcceptInput) {
   const hash = sha256(input.token);
   const before = findInvitationByTokenHash(deps.db, hash);
   if (!before || status(before, deps.clock.now().getTime()) !== "pending") throw badToken();
-  const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
+  // the shared hasher: its concurrency cap keeps a burst of accepts from exhausting the machine
+  const passwordHash = await hasherFor(deps.config).hash(input.password);
   const userId = Bun.randomUUIDv7();
   // re-read inside the transaction: two accepts of one token race past the check above
   return deps.sqlite
@@ -154,7 +162,7 @@ export async function acceptInvitation(deps: Deps, input: AcceptInput) {
       if (!inv || status(inv, now) !== "pending") throw badToken();
       if (emailTaken(deps.db, inv.email)) throw errors.conflict("An account with this email already exists");
       assertQuota(deps, inv.workspaceId, "teamSeats", countMembers(deps.db, inv.workspaceId));
-      insertVerifiedUser(deps.db, inv.workspaceId, { id: userId, email: inv.email, name: input.name, passwordHash, mobile: input.mobile ?? null, role: inv.role, at: now });
+      insertInvitedMember(deps.db, inv.workspaceId, { id: userId, email: inv.email, name: input.name, passwordHash, mobile: input.mobile ?? null, role: inv.role, at: now });
       updateInvitation(deps.db, inv.workspaceId, inv.id, { acceptedAt: now });
       return { id: userId, email: inv.email, name: input.name, role: inv.role, tenantId: inv.workspaceId, tenantName: workspaceName(deps.db, inv.workspaceId) };
     })

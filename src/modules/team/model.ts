@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { phoneField } from "../../http/phone.ts";
+import { newPasswordField } from "../auth/model.ts";
 
 /** Roles that can be given by invitation or role change; `owner` only moves by transfer. */
 export const ASSIGNABLE_ROLES = ["admin", "agent", "viewer"] as const;
@@ -13,7 +14,8 @@ export type InviteInput = z.infer<typeof inviteBody>;
 export const acceptBody = z.object({
   token: z.string().min(20).max(200),
   name: z.string().trim().min(2).max(80),
-  password: z.string().min(8).max(128),
+  /** the rules of registration (D3): 8-128 characters, not a common password */
+  password: newPasswordField,
   /** digits with country code, no plus (D1) */
   mobile: phoneField.optional(),
 });

@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { users, type Role } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
-import { invitations } from "./table.ts";
+import { invitationMails, invitations } from "./table.ts";
 
 export type MemberRow = Pick<typeof users.$inferSelect, "id" | "email" | "name" | "role" | "twoFactorEnabled" | "createdAt">;
 export type InvitationRow = typeof invitations.$inferSelect;
@@ -83,8 +83,11 @@ export function updateInvitation(db: DB, workspaceId: string, id: string, patch:
   db.update(invitations).set(patch).where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.id, id))).run();
 }
 
-/** Creates a verified member (invitation accepted: the mail proved the address). */
-export function insertVerifiedUser(
+/**
+ * Creates a member from an accepted invitation: the mail proved the address, so the email is
+ * verified; a mobile given at acceptance is not (nothing checked it), so it gets no login codes.
+ */
+export function insertInvitedMember(
   db: DB,
   workspaceId: string,
   u: { id: string; email: string; name: string; passwordHash: string; mobile: string | null; role: Role; at: number },
@@ -98,10 +101,37 @@ export function insertVerifiedUser(
       passwordHash: u.passwordHash,
       mobile: u.mobile,
       role: u.role,
-      mobileVerifiedAt: u.at,
+      mobileVerifiedAt: null,
       emailVerifiedAt: u.at,
       createdAt: u.at,
       updatedAt: u.at,
     })
     .run();
+}
+
+/**
+ * Times of the invitation mails to a recipient since `since`, newest first. Across workspaces on
+ * purpose: the limit protects the recipient's inbox, whoever invites.
+ */
+export function recentInvitationMailTimes(db: DB, email: string, since: number): number[] {
+  return db
+    .select({ createdAt: invitationMails.createdAt })
+    .from(invitationMails)
+    .where(and(eq(invitationMails.email, email), gt(invitationMails.createdAt, since)))
+    .orderBy(desc(invitationMails.createdAt))
+    .all()
+    .map((r) => r.createdAt);
+}
+
+export function insertInvitationMail(db: DB, workspaceId: string, row: { id: string; email: string; createdAt: number }): void {
+  db.insert(invitationMails).values({ ...row, workspaceId }).run();
+}
+
+export function deleteInvitationMail(db: DB, workspaceId: string, id: string): void {
+  db.delete(invitationMails).where(and(eq(invitationMails.workspaceId, workspaceId), eq(invitationMails.id, id))).run();
+}
+
+/** Drops a recipient's mail rows that no longer count (older than the hour), whichever workspace sent them. */
+export function dropOldInvitationMails(db: DB, email: string, before: number): void {
+  db.delete(invitationMails).where(and(eq(invitationMails.email, email), lte(invitationMails.createdAt, before))).run();
 }

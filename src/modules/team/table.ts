@@ -22,3 +22,21 @@ export const invitations = sqliteTable(
   },
   (t) => [uniqueIndex("invitations_token_uq").on(t.tokenHash), index("invitations_workspace_idx").on(t.workspaceId, t.email)],
 );
+
+/**
+ * One invitation mail (invite or resend), kept to limit mails per recipient: one a minute and
+ * five an hour, counted across workspaces (the inbox is what is protected). Times are unix ms.
+ */
+export const invitationMails = sqliteTable(
+  "invitation_mails",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** lower-cased recipient */
+    email: text("email").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("invitation_mails_email_idx").on(t.email, t.createdAt)],
+);

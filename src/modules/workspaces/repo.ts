@@ -1,4 +1,4 @@
-import { asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { users } from "../users/table.ts";
 import { workspaces } from "./table.ts";
@@ -13,6 +13,15 @@ export function findWorkspace(db: DB, workspaceId: string): WorkspaceRow | undef
 /** Changes the workspace's own settings. */
 export function updateWorkspace(db: DB, workspaceId: string, patch: Partial<Pick<WorkspaceRow, "name" | "require2fa">>, at: number): void {
   db.update(workspaces).set({ ...patch, updatedAt: at }).where(eq(workspaces.id, workspaceId)).run();
+}
+
+/** Members without a verified mobile number: they cannot receive a login code. */
+export function countMembersWithoutVerifiedMobile(db: DB, workspaceId: string): number {
+  return db
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.workspaceId, workspaceId), or(isNull(users.mobile), isNull(users.mobileVerifiedAt))))
+    .get()!.n;
 }
 
 /**
@@ -46,7 +55,7 @@ export function findWorkspacesByRef(db: DB, ref: string): WorkspaceRow[] {
 /** Members of a workspace (operator CLI). */
 export function listUsersOf(db: DB, workspaceId: string) {
   return db
-    .select({ id: users.id, email: users.email, name: users.name, role: users.role, emailVerifiedAt: users.emailVerifiedAt, mobileVerifiedAt: users.mobileVerifiedAt, createdAt: users.createdAt })
+    .select({ id: users.id, email: users.email, name: users.name, role: users.role, mobile: users.mobile, emailVerifiedAt: users.emailVerifiedAt, mobileVerifiedAt: users.mobileVerifiedAt, createdAt: users.createdAt })
     .from(users)
     .where(eq(users.workspaceId, workspaceId))
     .orderBy(asc(users.createdAt))

@@ -1,9 +1,9 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { UpdateWorkspaceInput, WorkspaceView } from "./model.ts";
-import { findWorkspace, findWorkspacesByRef, updateWorkspace, type WorkspaceRow } from "./repo.ts";
+import { countMembersWithoutVerifiedMobile, findWorkspace, findWorkspacesByRef, updateWorkspace, type WorkspaceRow } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "clock">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config">;
 
 function view(w: WorkspaceRow): WorkspaceView {
   return { id: w.id, name: w.name, planId: w.planId, subscriptionStatus: w.subscriptionStatus, require2fa: w.require2fa, createdAt: new Date(w.createdAt).toISOString() };
@@ -16,12 +16,25 @@ export function getWorkspace(deps: Deps, workspaceId: string): WorkspaceView {
   return view(w);
 }
 
-/** Renames the workspace or changes whether every member needs a second factor. */
+/**
+ * Renames the workspace or changes whether every member needs a second factor. Requiring it
+ * is refused (409) while a member could not pass one: no verified mobile for a code and no
+ * identity provider for an ID token would lock them out.
+ */
 export function changeWorkspace(deps: Deps, workspaceId: string, input: UpdateWorkspaceInput): WorkspaceView {
   const patch: Partial<Pick<WorkspaceRow, "name" | "require2fa">> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.require2fa !== undefined) patch.require2fa = input.require2fa;
-  updateWorkspace(deps.db, workspaceId, patch, deps.clock.now().getTime());
+  deps.db.transaction((tx) => {
+    if (input.require2fa === true && !deps.config.oidcIssuer) {
+      const stuck = countMembersWithoutVerifiedMobile(tx, workspaceId);
+      if (stuck > 0) {
+        const who = stuck === 1 ? "1 member has" : `${stuck} members have`;
+        throw errors.conflict(`Cannot require a second factor: ${who} no verified mobile number and no identity provider is configured, so they could not sign in`);
+      }
+    }
+    updateWorkspace(tx, workspaceId, patch, deps.clock.now().getTime());
+  });
   return getWorkspace(deps, workspaceId);
 }
 

@@ -145,6 +145,51 @@ describe("second factor", () => {
     expect(ok.status).toBe(200);
   });
 
+  test("a second login within the send gap: 200 with the challenge, codeSent false and retryAfter; send-otp later", async () => {
+    const a = await withTwoFactor();
+    const first = await loginRequest(t, a.email, a.password);
+    expect(first.status).toBe(200);
+    expect(first.body.data.codeSent).toBeUndefined();
+    const sends = () => (t.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(a.mobile) as { n: number }).n;
+    const before = sends();
+    t.clock.advance(20_000);
+    const second = await loginRequest(t, a.email, a.password);
+    expect(second.status).toBe(200);
+    expect(second.body.data).toEqual({
+      requiresOtp: true,
+      loginChallengeToken: expect.any(String),
+      phoneMasked: expect.any(String),
+      expiresIn: 600,
+      codeSent: false,
+      retryAfter: 40,
+    });
+    expect(sends()).toBe(before); // nothing was sent
+    const challenge = second.body.data.loginChallengeToken;
+    // send-otp keeps the D3 cooldown: 429 with Retry-After until the gap is over
+    const early = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } });
+    expect(early.status).toBe(429);
+    expect(early.headers.get("retry-after")).toBe("40");
+    t.clock.advance(40_000);
+    expect((await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } })).status).toBe(200);
+    const done = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: lastCode(t, a.mobile) } });
+    expect(done.status).toBe(200);
+    expect(done.body.data.accessToken).toBeString();
+  });
+
+  test("the hourly cap also answers the challenge with codeSent false (retryAfter up to the hour)", async () => {
+    const a = await withTwoFactor();
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(61_000);
+      expect((await loginRequest(t, a.email, a.password)).status).toBe(200);
+    }
+    t.clock.advance(61_000);
+    const capped = await loginRequest(t, a.email, a.password);
+    expect(capped.status).toBe(200);
+    expect(capped.body.data).toMatchObject({ requiresOtp: true, codeSent: false });
+    expect(capped.body.data.retryAfter).toBeGreaterThan(60);
+    expect(capped.body.data.retryAfter).toBeLessThanOrEqual(3600);
+  });
+
   test("a wrong code is 400 errors.otpCode; an expired challenge is 401", async () => {
     const a = await withTwoFactor();
     const challenge = (await loginRequest(t, a.email, a.password)).body.data.loginChallengeToken;

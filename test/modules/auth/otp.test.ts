@@ -124,7 +124,8 @@ describe("OTP codes", () => {
 
 describe("delivery failures", () => {
   test("the session channel without a connected session: 502 CHATAPP_UNAVAILABLE, and no code is kept", async () => {
-    const s = await createAuthApp({ config: { mobileChannel: "session", mobileSession: "otp-sender" } });
+    const sender = Bun.randomUUIDv7();
+    const s = await createAuthApp({ config: { mobileChannel: "session", mobileSession: sender } });
     try {
       const a = await registered(s);
       const r = await s.request("POST", "/api/auth/mobile/send-otp", { token: a.registrationToken });
@@ -132,7 +133,7 @@ describe("delivery failures", () => {
       expect(r.body.code).toBe("CHATAPP_UNAVAILABLE");
       expect(s.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes").get()).toEqual({ n: 0 });
       expect(s.deps.sqlite.query("SELECT channel, status, error FROM notifications").all()).toEqual([
-        { channel: "session", status: "failed", error: 'no session named "otp-sender"' },
+        { channel: "session", status: "failed", error: `no session with id "${sender}"` },
       ]);
     } finally {
       await s.close();

@@ -39,3 +39,51 @@ test("auth.prune deletes spent rows only once they no longer matter", async () =
   pruneAuthRows(t.deps);
   expect(count("notifications")).toBe(0);
 });
+
+test("auth.purge-unverified deletes accounts still unverified 24 hours after registering, with their lone workspace", async () => {
+  const s = await createAuthApp();
+  try {
+    const job = s.services.periodic.find((p) => p.name === "auth.purge-unverified");
+    expect(job).toBeDefined();
+    const n = (sql: string, ...args: string[]) => (s.deps.sqlite.query(sql).get(...args) as { n: number }).n;
+    const workspaceOf = (email: string) => (s.deps.sqlite.query("SELECT workspace_id AS w FROM users WHERE email = ?").get(email) as { w: string }).w;
+
+    const squatter = await registered(s); // never verifies
+    await s.request("POST", "/api/auth/mobile/send-otp", { token: squatter.registrationToken });
+    const halfway = await registered(s); // verifies the mobile only
+    await s.request("POST", "/api/auth/mobile/send-otp", { token: halfway.registrationToken });
+    await s.request("POST", "/api/auth/mobile/verify-otp", { token: halfway.registrationToken, body: { otpCode: lastCode(s, halfway.mobile) } });
+    const done = await verifiedAccount(s);
+    const squatterWs = workspaceOf(squatter.email);
+    const halfwayWs = workspaceOf(halfway.email);
+    // an unverified user in a workspace that has other members: only the user goes
+    const shared = workspaceOf(done.email);
+    const strayId = Bun.randomUUIDv7();
+    const at = s.clock.now().getTime();
+    s.deps.sqlite
+      .query("INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_at, updated_at) VALUES (?, ?, 'stray@example.com', 'Stray', 'x', 'viewer', ?, ?)")
+      .run(strayId, shared, at, at);
+
+    s.clock.advance(23 * 3_600_000);
+    const late = await registered(s); // registered 23 hours after the others
+    await job!.run();
+    expect(n("SELECT count(*) AS n FROM users")).toBe(5); // nothing is 24 hours old yet
+
+    s.clock.advance(3_600_000);
+    await job!.run();
+    const emails = (s.deps.sqlite.query("SELECT email FROM users ORDER BY email").all() as { email: string }[]).map((r) => r.email);
+    expect(emails.sort()).toEqual([done.email, late.email].sort());
+    expect(n("SELECT count(*) AS n FROM workspaces WHERE id IN (?, ?)", squatterWs, halfwayWs)).toBe(0);
+    expect(n("SELECT count(*) AS n FROM workspaces WHERE id = ?", shared)).toBe(1);
+    // the cascade took their codes too
+    expect(n("SELECT count(*) AS n FROM otp_codes WHERE user_id NOT IN (SELECT id FROM users)")).toBe(0);
+    await job!.run(); // safe to run twice
+    expect(n("SELECT count(*) AS n FROM users")).toBe(2);
+
+    // the real owner of the email can now register it
+    const again = await registered(s, { email: squatter.email });
+    expect(again.response.status).toBe(201);
+  } finally {
+    await s.close();
+  }
+});

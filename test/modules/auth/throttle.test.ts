@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/clock.ts";
 import { clientIp, WindowCounter } from "../../../src/modules/auth/throttle.ts";
+import { throttlePath } from "../../../src/modules/auth/throttle-plugin.ts";
 import { createAuthApp, type AuthTestApp } from "./helpers.ts";
 
 let t: AuthTestApp;
@@ -10,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const forgot = (ip: string, body: unknown = { email: "someone@example.com" }) =>
-  t.request("POST", "/api/auth/forgot-password", { body, headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+  t.request("POST", "/api/auth/forgot-password", { body, headers: { "x-forwarded-for": `10.9.9.9, ${ip}` } });
 
 describe("auth route throttle (D3)", () => {
   test("10 a minute per IP and route, then 429 RATE_LIMITED with Retry-After", async () => {
@@ -31,6 +32,28 @@ describe("auth route throttle (D3)", () => {
   test("malformed requests count too (the throttle runs before validation)", async () => {
     for (let i = 0; i < 10; i++) expect((await forgot("198.51.100.7", {})).status).toBe(400);
     expect((await forgot("198.51.100.7")).status).toBe(429);
+  });
+
+  test("rotating the client-written (leftmost) X-Forwarded-For entries does not escape the per-IP throttle", async () => {
+    const spoofed = (i: number) =>
+      t.request("POST", "/api/auth/forgot-password", {
+        body: { email: "someone@example.com" },
+        headers: { "x-forwarded-for": `198.18.0.${i}, 192.0.2.77` },
+      });
+    for (let i = 0; i < 10; i++) expect((await spoofed(i)).status).toBe(200);
+    const r = await spoofed(200);
+    expect(r.status).toBe(429);
+    expect(r.body.code).toBe("RATE_LIMITED");
+  });
+
+  test("a trailing slash does not open a second budget for the same route", async () => {
+    const at = (path: string) =>
+      t.request("POST", path, { body: { email: "someone@example.com" }, headers: { "x-forwarded-for": "192.0.2.91" } });
+    for (let i = 0; i < 5; i++) expect((await at("/api/auth/forgot-password")).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await at("/api/auth/forgot-password/")).status).toBe(200);
+    const r = await at("/api/auth/forgot-password/");
+    expect(r.status).toBe(429);
+    expect((await at("/api/auth/forgot-password")).status).toBe(429);
   });
 
   test("the profile routes are not throttled per IP", async () => {
@@ -60,8 +83,15 @@ describe("WindowCounter and clientIp", () => {
   test("X-Forwarded-For is used only when the proxy is trusted", () => {
     const req = new Request("http://localhost/", { headers: { "x-forwarded-for": "1.2.3.4, 5.6.7.8" } });
     const server = { requestIP: () => ({ address: "127.0.0.1" }) };
-    expect(clientIp(req, server, true)).toBe("1.2.3.4");
+    expect(clientIp(req, server, true)).toBe("5.6.7.8"); // the hop the trusted proxy saw
     expect(clientIp(req, server, false)).toBe("127.0.0.1");
     expect(clientIp(req, null, false)).toBe("local");
+  });
+
+  test("throttle keys strip trailing slashes", () => {
+    expect(throttlePath("/api/auth/login/")).toBe("/api/auth/login");
+    expect(throttlePath("/api/auth/login//")).toBe("/api/auth/login");
+    expect(throttlePath("/api/auth/login")).toBe("/api/auth/login");
+    expect(throttlePath("/")).toBe("/");
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hasherFor } from "../../../src/auth/passwords.ts";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -25,6 +26,9 @@ const invite = (ws: TestWorkspace, to: string, role = "agent", token = ws.owner.
   t.request("POST", "/api/team/invitations", { token, body: { email: to, role } });
 const accept = (token: string, extra: Record<string, unknown> = {}) =>
   t.request("POST", "/api/team/invitations/accept", { body: { token, name: "New Person", password: "a long passphrase", ...extra } });
+/** Moves a recipient's invitation mails a minute into the past (the per-recipient limit) without moving the clock. */
+const ageInvitationMails = (to: string, ms = 61_000) =>
+  t.deps.sqlite.query("UPDATE invitation_mails SET created_at = created_at - ? WHERE email = ?").run(ms, to);
 const userRow = (id: string) => t.deps.sqlite.query("SELECT * FROM users WHERE id = ?").get(id) as any;
 
 describe("members", () => {
@@ -153,18 +157,47 @@ describe("invitations", () => {
   test("accepting creates a verified member with the invited role and an argon2id password", async () => {
     const to = email();
     await invite(a, to, "admin");
+    const hashesBefore = hasherFor(t.deps.config).stats().hashes;
     const r = await accept(mailbox.tokenFor(to), { name: "Asha Rao", mobile: "919812345678" });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ email: to, name: "Asha Rao", role: "admin", tenantId: a.id });
     const u = userRow(r.body.data.id);
     expect(u.workspace_id).toBe(a.id);
     expect(u.email_verified_at).toBe(t.clock.now().getTime());
-    expect(u.mobile_verified_at).toBe(t.clock.now().getTime());
-    expect(u.password_hash).toStartWith("$argon2id$");
+    expect(u.mobile).toBe("919812345678");
+    expect(u.mobile_verified_at).toBeNull(); // nothing verified the mobile
+    expect(u.password_hash).toStartWith("$argon2id$v=19$m=19456,t=2,"); // the configured hasher's parameters
     expect(await Bun.password.verify("a long passphrase", u.password_hash)).toBe(true);
+    expect(hasherFor(t.deps.config).stats().hashes).toBe(hashesBefore + 1); // through the shared, capped hasher
     // the new member is a real member: a token for them works with their role
     const token = await accessToken(t, u.id, a.id, "admin");
     expect((await t.request("GET", "/api/team/invitations", { token })).status).toBe(200);
+  });
+
+  test("an invited member (email verified by the invitation, mobile unverified) signs in; codes never go to the unverified mobile", async () => {
+    const to = email();
+    await invite(a, to, "agent");
+    expect((await accept(mailbox.tokenFor(to), { mobile: "919812340000" })).status).toBe(201);
+    const login = () => t.request("POST", "/api/auth/login", { body: { email: to, password: "a long passphrase" } });
+    const r = await login();
+    expect(r.status).toBe(200);
+    expect(r.body.data.accessToken).toBeString();
+    // with a second factor, the unverified number gets no code (only an ID token could answer)
+    const sent: string[] = [];
+    const sendMobile = mailbox.sendMobile;
+    mailbox.sendMobile = async (m) => void sent.push(m.to);
+    t.deps.sqlite.query("UPDATE users SET two_factor_enabled = 1 WHERE email = ?").run(to);
+    try {
+      const challenge = await login();
+      expect(challenge.status).toBe(200);
+      expect(challenge.body.data).toMatchObject({ requiresOtp: true, phoneMasked: null });
+      expect(sent).toEqual([]);
+      const resend = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge.body.data.loginChallengeToken } });
+      expect(resend.status).toBe(409);
+      expect(sent).toEqual([]);
+    } finally {
+      mailbox.sendMobile = sendMobile;
+    }
   });
 
   test("a token accepts once", async () => {
@@ -215,12 +248,64 @@ describe("invitations", () => {
     const id = (await invite(a, to)).body.data.id;
     const first = mailbox.tokenFor(to);
     expect((await t.request("POST", `/api/team/invitations/${id}/resend`, { token: b.owner.token })).status).toBe(404);
+    ageInvitationMails(to); // past the one-a-minute limit per recipient
     const r = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
     expect(r.status).toBe(200);
     const second = mailbox.tokenFor(to);
     expect(second).not.toBe(first);
     expect((await accept(first)).status).toBe(400);
     expect((await accept(second)).status).toBe(201);
+  });
+
+  test("invitation mails per recipient: one a minute, five an hour; a refusal is 429 with Retry-After and changes nothing", async () => {
+    const to = email();
+    const mailsTo = () => mailbox.mails.filter((m) => m.to === to).length;
+    const inv = await invite(a, to);
+    expect(inv.status).toBe(201);
+    const id = inv.body.data.id;
+    const stored = () => t.deps.sqlite.query("SELECT token_hash AS h, expires_at AS e FROM invitations WHERE id = ?").get(id);
+    const before = stored();
+    ageInvitationMails(to, 30_000); // the mail went out 30 s ago
+    const early = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
+    expect(early.status).toBe(429);
+    expect(early.body.code).toBe("RATE_LIMITED");
+    expect(early.headers.get("retry-after")).toBe("30");
+    expect(stored()).toEqual(before); // the old link still works, nothing renewed
+    expect(mailsTo()).toBe(1);
+    // the limit is the recipient's, whichever workspace invites
+    const other = await invite(b, to);
+    expect(other.status).toBe(429);
+    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM invitations WHERE email = ?").get(to) as any).n).toBe(1);
+    // four more resends, a minute apart (aged rows: the fixtures' tokens live 15 minutes), then the hourly cap
+    ageInvitationMails(to, 31_000);
+    for (let i = 0; i < 4; i++) {
+      if (i > 0) ageInvitationMails(to);
+      expect((await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token })).status).toBe(200);
+    }
+    expect(mailsTo()).toBe(5);
+    ageInvitationMails(to);
+    const capped = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
+    expect(capped.status).toBe(429);
+    expect(Number(capped.headers.get("retry-after"))).toBeGreaterThan(60);
+    expect(mailsTo()).toBe(5);
+    // another recipient is not affected
+    expect((await invite(a, email())).status).toBe(201);
+  });
+
+  test("a mail that could not be sent does not hold the recipient's limit", async () => {
+    const to = email();
+    mailbox.failing = true;
+    let id: string;
+    try {
+      const r = await invite(a, to);
+      expect(r.body.data.emailSent).toBe(false);
+      id = r.body.data.id;
+    } finally {
+      mailbox.failing = false;
+    }
+    const again = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
+    expect(again.status).toBe(200);
+    expect(again.body.data.emailSent).toBe(true);
   });
 
   test("an email with an account or a pending invitation is 409 CONFLICT", async () => {
@@ -245,6 +330,11 @@ describe("invitations", () => {
     const short = await accept(mailbox.tokenFor(to), { password: "short" });
     expect(short.status).toBe(400);
     expect(short.body.errors.password).toBeDefined();
+    const common = await accept(mailbox.tokenFor(to), { password: "password123" });
+    expect(common.status).toBe(400);
+    expect(common.body.code).toBe("VALIDATION_ERROR");
+    expect(Object.keys(common.body.errors)).toEqual(["password"]);
+    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE email = ?").get(to) as any).n).toBe(0);
     const mobile = await accept(mailbox.tokenFor(to), { mobile: "+91 98" });
     expect(mobile.body.errors.mobile).toBeDefined();
     const noName = await t.request("POST", "/api/team/invitations/accept", { body: { token: mailbox.tokenFor(to), password: "a long passphrase" } });

@@ -32,6 +32,42 @@ describe("/api/workspace", () => {
     expect((t.deps.sqlite.query("SELECT name FROM workspaces WHERE id = ?").get(b.id) as any).name).toBe("Globex");
   });
 
+  test("requiring 2FA while members have no verified mobile (and no identity provider): 409 naming how many, unchanged", async () => {
+    const c = await createWorkspace(t, { name: "Initech" });
+    const invited = await c.member("agent");
+    const noMobile = await c.member("viewer");
+    t.deps.sqlite.query("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(invited.userId);
+    t.deps.sqlite.query("UPDATE users SET mobile = NULL, mobile_verified_at = NULL WHERE id = ?").run(noMobile.userId);
+    const r = await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { name: "Initech 2", require2fa: true } });
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe("CONFLICT");
+    expect(r.body.message).toContain("2 members");
+    expect(t.deps.sqlite.query("SELECT name, require_2fa AS r FROM workspaces WHERE id = ?").get(c.id)).toEqual({ name: "Initech", r: 0 });
+    // another workspace's unverified members do not count
+    expect((await t.request("PATCH", "/api/workspace", { token: b.owner.token, body: { require2fa: true } })).status).toBe(200);
+    // turning it off, or renaming, stays possible
+    expect((await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { require2fa: false } })).status).toBe(200);
+    expect((await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { name: "Initech 3" } })).status).toBe(200);
+    t.deps.sqlite.query("UPDATE users SET mobile_verified_at = 1 WHERE id = ?").run(invited.userId);
+    const one = await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { require2fa: true } });
+    expect(one.status).toBe(409);
+    expect(one.body.message).toContain("1 member ");
+  });
+
+  test("with an identity provider configured every member can pass (ID token): requiring 2FA is allowed", async () => {
+    const o = await createTestApp({ config: { oidcIssuer: "https://idp.example.test", oidcAudience: "parley", oidcJwksUrl: "https://idp.example.test/jwks" } });
+    try {
+      const c = await createWorkspace(o);
+      const m = await c.member("agent");
+      o.deps.sqlite.query("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(m.userId);
+      const r = await o.request("PATCH", "/api/workspace", { token: c.owner.token, body: { require2fa: true } });
+      expect(r.status).toBe(200);
+      expect(r.body.data.require2fa).toBe(true);
+    } finally {
+      await o.close();
+    }
+  });
+
   test("agents and viewers cannot change it (403, unchanged)", async () => {
     for (const role of ["agent", "viewer"] as const) {
       const m = await a.member(role);
