@@ -293,6 +293,15 @@ CREATE TABLE `chat_sessions` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `chat_sessions_name_uq` ON `chat_sessions` (`workspace_id`,`name`);--> statement-breakpoint
 CREATE INDEX `chat_sessions_status_idx` ON `chat_sessions` (`status`);--> statement-breakpoint
+CREATE TABLE `invitation_mails` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`email` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `invitation_mails_email_idx` ON `invitation_mails` (`email`,`created_at`);--> statement-breakpoint
 CREATE TABLE `invitations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,
