@@ -92,7 +92,10 @@ export async function setTwoFactor(kit: AuthKit, workspaceId: string, userId: st
   const user = getUser(db, workspaceId, userId);
   if (!user) throw errors.unauthorized();
   if (!(await kit.hasher.verify(password, user.passwordHash))) throw errors.validation({ password: "is incorrect" }, "Wrong password");
-  if (enabled && !user.mobile && !kit.oidc) throw errors.conflict("Add a mobile number before turning on the second factor");
+  // codes go only to a verified mobile: without one (and without OIDC) the member would be locked out
+  if (enabled && !(user.mobile && user.mobileVerifiedAt) && !kit.oidc) {
+    throw errors.conflict("A verified mobile number (or an identity provider) is needed before turning on the second factor");
+  }
   updateUser(db, workspaceId, userId, { twoFactorEnabled: enabled }, nowMs(kit));
   return { twoFactorEnabled: enabled };
 }

@@ -1,3 +1,4 @@
+import { createWorkspace } from "../../helpers/fixtures.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { hasherFor } from "../../../src/auth/passwords.ts";
@@ -108,6 +109,20 @@ describe("second factor", () => {
     expect(r.status).toBe(400);
     expect(Object.keys(r.body.errors)).toEqual(["password"]);
     expect((await t.request("PUT", "/api/auth/2fa", { body: { enabled: true, password: a.password } })).status).toBe(401);
+  });
+
+  test("PUT /api/auth/2fa refuses 409 without a verified mobile (no identity provider): nobody locks themselves out", async () => {
+    const plain = await createAuthApp(); // no OIDC issuer configured here
+    try {
+      const invitedLike = await createWorkspace(plain);
+      plain.deps.sqlite.query("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(invitedLike.owner.userId);
+      const r = await plain.request("PUT", "/api/auth/2fa", { token: invitedLike.owner.token, body: { enabled: true, password: "correct horse battery" } });
+      expect(r.status).toBe(409);
+      expect(r.body.code).toBe("CONFLICT");
+      expect((plain.deps.sqlite.query("SELECT two_factor_enabled AS on2 FROM users WHERE id = ?").get(invitedLike.owner.userId) as { on2: number }).on2).toBe(0);
+    } finally {
+      await plain.close();
+    }
   });
 
   test("login answers a challenge without tokens; verify-otp issues the tokens once", async () => {
