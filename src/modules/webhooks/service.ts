@@ -95,7 +95,7 @@ export async function updateWebhook(deps: AppDeps, workspaceId: string, id: stri
   if (input.name !== undefined) change.name = input.name;
   if (url !== undefined) change.url = url;
   if (input.events !== undefined) change.events = input.events;
-  if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null });
+  if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null, lastFailureAt: null });
   deps.sqlite.transaction(() => {
     if (!repo.updateWebhook(deps.db, workspaceId, id, change)) throw errors.notFound("Webhook");
     if (input.isActive === false) deliveryStore(deps.sqlite).park(workspaceId, id);
