@@ -3,6 +3,8 @@ import { errors } from "../../errors.ts";
 import type { WebhookEvent } from "../../events/bus.ts";
 import { assertSafeUrl, UrlGuardError } from "../../net/url-guard.ts";
 import { assertQuota } from "../billing/quota.ts";
+import { cursorPagination } from "../messages/cursor.ts";
+import type { CursorPagination } from "../messages/model.ts";
 import { attemptDelivery, leaseMs } from "./deliver.ts";
 import type { CreateWebhookInput, HistoryEntryOut, HistoryQuery, UpdateWebhookInput, WebhookOut } from "./model.ts";
 import { eventPayload } from "./outbox.ts";
@@ -117,8 +119,18 @@ export function rotateSecret(deps: AppDeps, workspaceId: string, id: string): { 
   return { id, secret };
 }
 
-export function history(deps: AppDeps, workspaceId: string, id: string, q: HistoryQuery): { entries: HistoryEntryOut[]; total: number } {
+/** Delivery history: numbered pages with a total, or (with `before`/`after`) a keyset page with cursors like the message lists. */
+export function history(
+  deps: AppDeps,
+  workspaceId: string,
+  id: string,
+  q: HistoryQuery,
+): { entries: HistoryEntryOut[]; total: number; cursor?: undefined } | { entries: HistoryEntryOut[]; cursor: CursorPagination; total?: undefined } {
   mustGet(deps, workspaceId, id);
+  if (q.before || q.after) {
+    const { rows, hasMore } = repo.pageDeliveries(deps.db, workspaceId, id, q);
+    return { entries: rows.map(toHistoryEntry), cursor: cursorPagination(rows.map((r) => r.id), hasMore, q) };
+  }
   const { rows, total } = repo.listDeliveries(deps.db, workspaceId, id, q);
   return { entries: rows.map(toHistoryEntry), total };
 }

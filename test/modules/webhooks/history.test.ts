@@ -59,6 +59,35 @@ describe("history", () => {
     expect(newer.data.map((e: { id: string }) => e.id)).toEqual(all.slice(5, 8));
   });
 
+  test("cursor pages answer the message lists' keyset pagination (no total), and walk the whole history", async () => {
+    const all = deliveries(t, hookId).map((d) => d.id).reverse(); // newest first
+    const first = await get(`?before=${all[0]}&limit=5`);
+    expect(first.pagination).toEqual({ limit: 5, hasMore: true, nextCursor: all[5], prevCursor: all[1] });
+    const seen: string[] = [all[0]!];
+    let page = first;
+    for (;;) {
+      seen.push(...page.data.map((e: { id: string }) => e.id));
+      if (!page.pagination.hasMore) break;
+      page = await get(`?before=${page.pagination.nextCursor}&limit=5`);
+    }
+    expect(seen).toEqual(all);
+    expect(page.pagination).toEqual({ limit: 5, hasMore: false, nextCursor: null, prevCursor: page.data[0].id });
+    // newer than the oldest: the page right after it, and a cursor to go on
+    const newer = await get(`?after=${all.at(-1)}&limit=4`);
+    expect(newer.data.map((e: { id: string }) => e.id)).toEqual(all.slice(-5, -1));
+    expect(newer.pagination).toEqual({ limit: 4, hasMore: true, nextCursor: all.at(-2), prevCursor: all.at(-5) });
+    // page/limit keeps the numbered pagination
+    expect((await get("?limit=5&page=1")).pagination).toEqual({ page: 1, limit: 5, total: all.length, totalPages: Math.ceil(all.length / 5) });
+  });
+
+  test("before with after, and a page number past 1 with a cursor, are 400 naming the field", async () => {
+    const [a, b] = deliveries(t, hookId).map((d) => d.id);
+    for (const [q, field] of [[`?before=${b}&after=${a}`, "after"], [`?before=${b}&page=2`, "page"], [`?after=${a}&page=3`, "page"]] as const) {
+      const r = await t.request("GET", `/api/webhooks/${hookId}/history${q}`, { token: ws.owner.token });
+      expect(`${q} ${r.status} ${r.body.code} ${Object.keys(r.body.errors ?? {})}`).toBe(`${q} 400 VALIDATION_ERROR ${field}`);
+    }
+  });
+
   test("bad query values are 400 naming the field", async () => {
     for (const [q, field] of [["?status=lost", "status"], ["?event=nope", "event"], ["?limit=101", "limit"], ["?before=xyz", "before"]] as const) {
       const r = await t.request("GET", `/api/webhooks/${hookId}/history${q}`, { token: ws.owner.token });
