@@ -87,6 +87,8 @@ export const configSchema = z.object({
   sendJitterMs: int(0, 600_000).default(500),
   /** Attempts of one outbound message on transient network failures before it fails. */
   sendMaxAttempts: int(1, 100).default(8),
+  /** One send on the network: past it the attempt counts as a transient failure. */
+  sendTimeoutMs: int(10, 3_600_000).default(60_000),
   /** Whole fetch of a send request's `mediaUrl`. */
   mediaFetchTimeoutMs: int(100, 600_000).default(30_000),
   razorpayKeyId: optionalString,

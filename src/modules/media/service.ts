@@ -46,7 +46,13 @@ export async function prepareMedia(deps: Deps, workspaceId: string, input: Media
   if (check) checkMedia(input.bytes.byteLength, mimeType, check);
   const id = Bun.randomUUIDv7();
   const sha256 = new Bun.CryptoHasher("sha256").update(input.bytes).digest("hex");
-  await writeMediaFile(deps.config.dataDir, workspaceId, id, input.bytes);
+  try {
+    await writeMediaFile(deps.config.dataDir, workspaceId, id, input.bytes);
+  } catch (err) {
+    // a half-written file (disk full) has no row and never will
+    await removeMediaFile(deps.config.dataDir, workspaceId, id).catch(() => {});
+    throw err;
+  }
   const filename = cleanFilename(input.filename);
   return {
     workspaceId,

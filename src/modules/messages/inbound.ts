@@ -11,7 +11,9 @@ import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
 /**
  * Stores an inbound message: its media file, the contact (phone, push name), the
  * conversation, the message row and message_received, all in one transaction. A message the
- * network delivers twice (same network id) is stored once.
+ * network delivers twice (same network id) is stored once. The network has already been told
+ * the message arrived, so media never costs the message: a file that cannot be written, or a
+ * media row that cannot be inserted, leaves the message stored without media (mediaUrl null).
  */
 export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage): Promise<void> {
   const owner = sessionOwner(deps.db, sessionId);
@@ -23,45 +25,59 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
   if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
   const prepared = await inboundMedia(deps, ws, sessionId, msg);
   try {
-    deps.bus.transaction(() => {
-      if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
-      const at = deps.clock.now().getTime();
-      const media = prepared ? commitMedia(deps, prepared) : null;
-      const pushName = msg.pushName?.trim() || null;
-      const contactId = upsertInboundContact(deps, ws, msg.from, pushName, at);
-      const id = Bun.randomUUIDv7();
-      const conversationId = touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
-      const row = {
-        id,
-        workspaceId: ws,
-        sessionId,
-        conversationId,
-        direction: "inbound" as const,
-        phone: msg.from,
-        sessionPhone: owner.phoneNumber,
-        type: msg.type,
-        body: msg.text ?? null,
-        mediaId: media?.id ?? null,
-        status: "received" as const,
-        networkMessageId: msg.networkMessageId,
-        createdAt: at,
-        updatedAt: at,
-      };
-      insertMessage(deps.db, ws, row);
-      publishReceived(deps, row, {
-        // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
-        mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
-        mediaId: media?.id ?? null,
-        mimeType: media?.mimeType ?? null,
-        filename: media?.filename ?? null,
-        pushName,
-        timestamp: msg.timestamp,
-      });
-    });
+    storeInbound(deps, owner, sessionId, msg, prepared);
+    return;
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
+    if (err instanceof Duplicate) return;
+    if (!prepared) throw err;
+    deps.log.warn("inbound media not stored; keeping the message without it", { sessionId, networkMessageId: msg.networkMessageId, err });
+  }
+  try {
+    storeInbound(deps, owner, sessionId, msg, null);
+  } catch (err) {
     if (!(err instanceof Duplicate)) throw err;
   }
+}
+
+/** One transaction: media row, contact, conversation, message row and message_received (once, with the row's final state). */
+function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: string | null }, sessionId: string, msg: InboundMessage, prepared: PreparedMedia | null): void {
+  const ws = owner.workspaceId;
+  deps.bus.transaction(() => {
+    if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
+    const at = deps.clock.now().getTime();
+    const media = prepared ? commitMedia(deps, prepared) : null;
+    const pushName = msg.pushName?.trim() || null;
+    const contactId = upsertInboundContact(deps, ws, msg.from, pushName, at);
+    const id = Bun.randomUUIDv7();
+    const conversationId = touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
+    const row = {
+      id,
+      workspaceId: ws,
+      sessionId,
+      conversationId,
+      direction: "inbound" as const,
+      phone: msg.from,
+      sessionPhone: owner.phoneNumber,
+      type: msg.type,
+      body: msg.text ?? null,
+      mediaId: media?.id ?? null,
+      status: "received" as const,
+      networkMessageId: msg.networkMessageId,
+      createdAt: at,
+      updatedAt: at,
+    };
+    insertMessage(deps.db, ws, row);
+    publishReceived(deps, row, {
+      // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
+      mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
+      mediaId: media?.id ?? null,
+      mimeType: media?.mimeType ?? null,
+      filename: media?.filename ?? null,
+      pushName,
+      timestamp: msg.timestamp,
+    });
+  });
 }
 
 class Duplicate extends Error {}
@@ -69,19 +85,20 @@ class Duplicate extends Error {}
 /**
  * Writes the media of an inbound message: the bytes the driver downloaded, or the file behind
  * the URL the network gave (the sim's `mediaUrl`), fetched with the webhook URL guard. A
- * download that fails leaves the message without media rather than losing it.
+ * download or a write that fails (disk full, unwritable media folder) leaves the message
+ * without media rather than losing it.
  */
 async function inboundMedia(deps: AppDeps, ws: string, sessionId: string, msg: InboundMessage): Promise<PreparedMedia | null> {
-  if (msg.media) {
-    return prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
-  }
-  if (!msg.mediaUrl || msg.type === "text") return null;
   try {
+    if (msg.media) {
+      return await prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
+    }
+    if (!msg.mediaUrl || msg.type === "text") return null;
     const f = await fetchMediaUrl(deps, msg.mediaUrl, msg.type);
     return await prepareMedia(deps, ws, { bytes: f.bytes, declaredMime: f.declaredMime, filename: f.filename, source: "inbound" });
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    deps.log.warn("inbound media not fetched", { sessionId, networkMessageId: msg.networkMessageId, reason: err.errors?.mediaUrl ?? err.message });
+    const reason = err instanceof AppError ? (err.errors?.mediaUrl ?? err.message) : undefined;
+    deps.log.warn("inbound media not stored; keeping the message without it", { sessionId, networkMessageId: msg.networkMessageId, reason, err });
     return null;
   }
 }

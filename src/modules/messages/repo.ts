@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, notInArray, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { media } from "../media/table.ts";
 import { chatSessions } from "../sessions/table.ts";
@@ -11,7 +11,7 @@ export type MessageWithMedia = MessageRow & { mimeType: string | null; filename:
 /** The session of the workspace a message is sent through. */
 export function findSession(db: DB, workspaceId: string, sessionId: string) {
   return db
-    .select({ id: chatSessions.id, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber })
+    .select({ id: chatSessions.id, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber, lastDisconnectReason: chatSessions.lastDisconnectReason })
     .from(chatSessions)
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
     .get();
@@ -152,6 +152,34 @@ export function markRetry(db: DB, workspaceId: string, id: string, token: string
     .set({ sendingToken: null, nextAttemptAt, errorCode: err.code, errorMessage: err.message, updatedAt: at })
     .where(ofAttempt(workspaceId, id, token))
     .run();
+}
+
+/** Gives an attempt back uncounted: the session was not connected, so nothing reached the network. */
+export function releaseClaim(db: DB, workspaceId: string, id: string, token: string, at: number): void {
+  db.update(messages)
+    .set({ sendingToken: null, attempts: sql`max(${messages.attempts} - 1, 0)`, updatedAt: at })
+    .where(ofAttempt(workspaceId, id, token))
+    .run();
+}
+
+/**
+ * Fails every queued message of a session at once (it ended for good), except the ones whose
+ * attempt is in flight in this process (their outcome is still coming). Returns the failed rows.
+ */
+export function failQueuedOfSession(db: DB, workspaceId: string, sessionId: string, except: string[], err: { code: string; message: string }, at: number) {
+  return db
+    .update(messages)
+    .set({ status: "failed", sendingToken: null, nextAttemptAt: null, errorCode: err.code, errorMessage: err.message, failedAt: at, updatedAt: at })
+    .where(
+      and(
+        eq(messages.workspaceId, workspaceId),
+        eq(messages.sessionId, sessionId),
+        eq(messages.status, "queued"),
+        except.length ? notInArray(messages.id, except) : undefined,
+      ),
+    )
+    .returning({ id: messages.id, workspaceId: messages.workspaceId, sessionId: messages.sessionId, phone: messages.phone })
+    .all();
 }
 
 /** Fails an outbound message for good. */

@@ -4,9 +4,33 @@ import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
 import { findMedia } from "../media/repo.ts";
 import { readMediaFile } from "../media/store.ts";
 import { publishFailed, publishSent } from "./events.ts";
-import { claimSend, markFailed, markRetry, markSent, nextQueued, sessionsWithQueued, type MessageRow } from "./repo.ts";
+import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, markSent, nextQueued, releaseClaim, sessionsWithQueued, type MessageRow } from "./repo.ts";
 
 export const SENDER_JOB = "messages.send";
+
+/** Disconnect reasons after which a session does not come back by itself: its queue fails at once. */
+export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request", "logged_out", "banned", "replaced"]);
+/** While a session is away but may come back, the queue is looked at again after this (doubling to the cap). */
+const HOLD_FIRST_MS = 5_000;
+const HOLD_MAX_MS = 30_000;
+
+/** What the sender does with a session's queue, from the session's row. */
+export type SessionGate = { kind: "send" } | { kind: "hold" } | { kind: "end"; error: { code: string; message: string } };
+
+/**
+ * `send` while connected; `hold` (attempts not counted) while the session may come back
+ * (linking, or disconnected after a drop the driver retries, or without a final reason);
+ * `end` when it was deleted or disconnected for good.
+ */
+export function sessionGate(session: { status: string; lastDisconnectReason: string | null } | undefined): SessionGate {
+  if (!session) return { kind: "end", error: { code: "session_deleted", message: "the session was deleted before the message was sent" } };
+  if (session.status === "connected") return { kind: "send" };
+  const reason = session.lastDisconnectReason;
+  if (session.status === "disconnected" && reason && SESSION_ENDED_REASONS.has(reason)) {
+    return { kind: "end", error: { code: "session_disconnected", message: `the session was disconnected (${reason}) before the message was sent` } };
+  }
+  return { kind: "hold" };
+}
 
 interface SenderPayload {
   workspaceId: string;
@@ -49,6 +73,8 @@ class PermanentSendError extends Error {
 export class OutboundSender {
   private inflight = new Set<string>();
   private nextAllowedAt = new Map<string, number>();
+  /** sessions whose queue is held (not connected): how many holds in a row */
+  private holds = new Map<string, number>();
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private stopped = false;
 
@@ -74,14 +100,37 @@ export class OutboundSender {
     this.timers.clear();
   }
 
+  /**
+   * Fails every queued message of a session that ended for good, with message_failed each, in
+   * one transaction. Called when the session ends and by the job when it finds it ended.
+   */
+  failSession(workspaceId: string, sessionId: string, error: { code: string; message: string }): number {
+    const { db, clock, bus } = this.deps;
+    this.holds.delete(sessionId);
+    return bus.transaction(() => {
+      const failed = failQueuedOfSession(db, workspaceId, sessionId, [...this.inflight], error, clock.now().getTime());
+      for (const m of failed) publishFailed(this.deps, m, error);
+      return failed.length;
+    });
+  }
+
   private async step({ workspaceId, sessionId }: SenderPayload): Promise<void> {
     const { db, clock, config } = this.deps;
     const head = nextQueued(db, workspaceId, sessionId);
     if (!head) return this.recheckSoon(workspaceId, sessionId);
+    const gate = sessionGate(findSession(db, workspaceId, sessionId));
+    if (gate.kind === "end") {
+      this.failSession(workspaceId, sessionId, gate.error);
+      // a message in flight may still come back to the queue: look again then
+      if (nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(1000, "send in flight");
+      return;
+    }
+    if (gate.kind === "hold") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected; queue held");
     const wait = Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) - clock.now().getTime();
     if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
     if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");
-    await this.attempt(head);
+    if ((await this.attempt(head)) === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
+    this.holds.delete(sessionId);
     const gap = config.sendMinGapMs + Math.floor(Math.random() * (config.sendJitterMs + 1));
     this.nextAllowedAt.set(sessionId, clock.now().getTime() + gap);
     if (nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
@@ -105,18 +154,32 @@ export class OutboundSender {
     this.timers.add(t);
   }
 
-  private async attempt(head: MessageRow): Promise<void> {
+  /** The next delay of a held queue: 5 s doubling to 30 s while the session stays away. */
+  private holdDelay(sessionId: string): number {
+    const n = this.holds.get(sessionId) ?? 0;
+    this.holds.set(sessionId, n + 1);
+    return Math.min(HOLD_MAX_MS, HOLD_FIRST_MS * 2 ** n);
+  }
+
+  /** One send attempt of the queue's head; `held` when the network says the session is not connected (not counted). */
+  private async attempt(head: MessageRow): Promise<"done" | "held"> {
     const { db, clock, log, network, bus, config } = this.deps;
     const ws = head.workspaceId;
     const token = Bun.randomUUIDv7();
     // a token without a network id is an attempt cut short by a crash: policy in the README (exactly once)
     if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
-    if (!claimSend(db, ws, head.id, token, head.sendingToken, clock.now().getTime())) return;
+    if (!claimSend(db, ws, head.id, token, head.sendingToken, clock.now().getTime())) return "done";
     this.inflight.add(head.id);
     let networkMessageId: string;
     try {
-      networkMessageId = (await network.send(head.sessionId, await this.outbound(head))).networkMessageId;
+      const out = await this.outbound(head);
+      networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
     } catch (err) {
+      if (err instanceof NetworkError && err.code === "not_connected") {
+        // a drop the session row has not caught up with: wait for the session, keep the attempt budget
+        releaseClaim(db, ws, head.id, token, clock.now().getTime());
+        return "held";
+      }
       const e = describe(err);
       const attempt = head.attempts + 1;
       bus.transaction(() => {
@@ -125,7 +188,7 @@ export class OutboundSender {
         else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
       });
       if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
-      return;
+      return "done";
     } finally {
       this.inflight.delete(head.id);
     }
@@ -134,6 +197,7 @@ export class OutboundSender {
     bus.transaction(() => {
       if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
     });
+    return "done";
   }
 
   private async outbound(head: MessageRow): Promise<OutboundMessage> {
@@ -147,6 +211,19 @@ export class OutboundSender {
     }
     return out;
   }
+}
+
+/**
+ * A send that does not answer in time is a transient failure. The call itself cannot be
+ * cancelled: if it still succeeds, the retry carries the same client id and is recognised.
+ */
+function withTimeout<T>(send: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NetworkError(`the network did not answer within ${ms} ms`, true, "send_timeout")), ms);
+  });
+  send.catch(() => {}); // a late failure of an abandoned send is not news
+  return Promise.race([send, timeout]).finally(() => clearTimeout(timer));
 }
 
 function describe(err: unknown): { code: string; message: string; transient: boolean } {

@@ -4,7 +4,8 @@ import type { InboundMessage } from "../../network/driver.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import { receiveInbound } from "./inbound.ts";
 import { applyReceipt } from "./receipts.ts";
-import { OutboundSender, sweepQueued } from "./sender.ts";
+import { findSession } from "./repo.ts";
+import { OutboundSender, sessionGate, sweepQueued } from "./sender.ts";
 
 export interface MessagingServices {
   periodic: PeriodicJob[];
@@ -40,6 +41,12 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       }
     }
   });
+  // a session that ended for good fails its whole queue at once (the sender job would find it too, later)
+  const unlisten = deps.bus.subscribe((e) => {
+    if (e.event !== "session_disconnected" || typeof e.data.sessionId !== "string") return;
+    const gate = sessionGate(findSession(deps.db, e.workspaceId, e.data.sessionId));
+    if (gate.kind === "end") sender.failSession(e.workspaceId, e.data.sessionId, gate.error);
+  });
   return {
     periodic: [
       // safety net: every session with queued messages has a sender job
@@ -52,6 +59,7 @@ export function messagingServices(deps: AppDeps): MessagingServices {
     },
     async stop() {
       unsubscribe();
+      unlisten();
       sender.stop();
       await Promise.allSettled([...chains.values()]);
     },

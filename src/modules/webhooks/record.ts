@@ -25,6 +25,17 @@ export interface AttemptOutcome {
   deactivated: DisabledReason | null;
 }
 
+/**
+ * The longest a webhook that keeps failing can go between two failed attempts: the longest
+ * step of the retry schedule (with its jitter) or a honoured Retry-After, plus an attempt's
+ * lease and an hour of margin for a busy dispatcher. A failure after a longer quiet gap is a
+ * new failing streak, not the continuation of an old one.
+ */
+export function failingStreakGapMs(config: Pick<AppDeps["config"], "webhookRetrySchedule" | "webhookTimeoutMs">): number {
+  const longestStep = Math.max(0, ...config.webhookRetrySchedule) * 1000 * 1.1;
+  return Math.ceil(Math.max(longestStep, RETRY_AFTER_CAP_MS) + config.webhookTimeoutMs + 5_000 + 3_600_000);
+}
+
 /** Delay before the attempt after `attemptsDone` failed ones: the schedule's entry, ±10% jitter, Retry-After honoured (capped). */
 export function retryDelayMs(schedule: readonly number[], attemptsDone: number, retryAfterSeconds: number | null, random = Math.random): number {
   const base = (schedule[Math.min(attemptsDone, schedule.length - 1)] ?? 0) * 1000;
@@ -67,12 +78,21 @@ export function recordAttempt(
       .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
     if (updated.changes === 0 || d.isTest) return; // stale claim, or a test: the webhook's health is untouched
     if (o.ok) {
-      deps.sqlite.query(`UPDATE webhooks SET failing_since = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`).run(now, d.webhookId, d.workspaceId);
+      deps.sqlite
+        .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
+        .run(now, d.webhookId, d.workspaceId);
       return;
     }
+    // "failing for 5 days" means without a break: a streak older than the longest retry gap is over
+    const streakFrom = opts.at - failingStreakGapMs(deps.config);
     const hook = deps.sqlite
-      .query(`UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ? AND workspace_id = ? RETURNING failing_since AS failingSince, is_active AS isActive`)
-      .get(opts.at, d.webhookId, d.workspaceId) as { failingSince: number; isActive: number } | null;
+      .query(
+        `UPDATE webhooks SET
+           failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?2 THEN ?1 ELSE failing_since END,
+           last_failure_at = max(coalesce(last_failure_at, 0), ?1)
+         WHERE id = ?3 AND workspace_id = ?4 RETURNING failing_since AS failingSince, is_active AS isActive`,
+      )
+      .get(opts.at, streakFrom, d.webhookId, d.workspaceId) as { failingSince: number; isActive: number } | null;
     if (!hook?.isActive) return;
     const reason: DisabledReason | null = o.gone ? "gone" : now - hook.failingSince >= FAILING_DEACTIVATE_MS ? "failing" : null;
     if (!reason) return;

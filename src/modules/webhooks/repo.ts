@@ -64,27 +64,56 @@ export function ownerEmails(db: DB, workspaceId: string): string[] {
 export interface HistoryFilter {
   status?: DeliveryStatus;
   event?: string;
-  before?: string;
-  after?: string;
   page: number;
   limit: number;
 }
 
-/** A page of a webhook's deliveries, newest first; keyset cursors when given, else page/limit. */
+function historyWhere(workspaceId: string, webhookId: string, f: { status?: DeliveryStatus; event?: string }): SQL[] {
+  const where: SQL[] = [eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.webhookId, webhookId)];
+  if (f.status) where.push(eq(webhookDeliveries.status, f.status));
+  if (f.event) where.push(eq(webhookDeliveries.eventType, f.event));
+  return where;
+}
+
+/** A numbered page of a webhook's deliveries, newest first, with the total. */
 export function listDeliveries(db: DB, workspaceId: string, webhookId: string, f: HistoryFilter): { rows: DeliveryRow[]; total: number } {
-  const base: SQL[] = [eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.webhookId, webhookId)];
-  if (f.status) base.push(eq(webhookDeliveries.status, f.status));
-  if (f.event) base.push(eq(webhookDeliveries.eventType, f.event));
-  const total = db.select({ n: count() }).from(webhookDeliveries).where(and(...base)).get()?.n ?? 0;
-  const where = [...base];
+  const where = historyWhere(workspaceId, webhookId, f);
+  const total = db.select({ n: count() }).from(webhookDeliveries).where(and(...where)).get()?.n ?? 0;
+  const rows = db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(...where))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(f.limit)
+    .offset((f.page - 1) * f.limit)
+    .all();
+  return { rows, total };
+}
+
+/**
+ * A keyset page (one cursor): newest first below `before`, or the oldest `limit` above `after`
+ * (returned newest first). Reads `limit + 1` rows to know whether more exist; no total.
+ */
+export function pageDeliveries(
+  db: DB,
+  workspaceId: string,
+  webhookId: string,
+  f: Omit<HistoryFilter, "page"> & { before?: string; after?: string },
+): { rows: DeliveryRow[]; hasMore: boolean } {
+  const where = historyWhere(workspaceId, webhookId, f);
   if (f.before) where.push(lt(webhookDeliveries.id, f.before));
   if (f.after) where.push(gt(webhookDeliveries.id, f.after));
-  const q = db.select().from(webhookDeliveries).where(and(...where)).limit(f.limit);
-  let rows: DeliveryRow[];
-  if (f.after && !f.before) rows = q.orderBy(asc(webhookDeliveries.id)).all().reverse(); // the page right after the cursor
-  else if (f.before || f.after) rows = q.orderBy(desc(webhookDeliveries.id)).all();
-  else rows = q.orderBy(desc(webhookDeliveries.id)).offset((f.page - 1) * f.limit).all();
-  return { rows, total };
+  const rows = db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(...where))
+    .orderBy(f.after ? asc(webhookDeliveries.id) : desc(webhookDeliveries.id))
+    .limit(f.limit + 1)
+    .all();
+  const hasMore = rows.length > f.limit;
+  if (hasMore) rows.pop();
+  if (f.after) rows.reverse();
+  return { rows, hasMore };
 }
 
 export function getDelivery(db: DB, workspaceId: string, webhookId: string, id: string): DeliveryRow | null {

@@ -3,6 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { WEBHOOK_EVENTS } from "../../events/bus.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { authGuard } from "../../http/auth-guard.ts";
+import { cursorPaged } from "../messages/cursor.ts";
 import { createWebhookBody, deliveryParams, historyQuery, updateWebhookBody, webhookParams } from "./model.ts";
 import * as service from "./service.ts";
 
@@ -53,14 +54,19 @@ export function webhookRoutes(deps: AppDeps) {
     .get(
       "/:id/history",
       ({ auth, params, query }) => {
-        const { entries, total } = service.history(deps, auth.workspaceId, params.id, query);
-        return paged(entries, query.page, query.limit, total);
+        const h = service.history(deps, auth.workspaceId, params.id, query);
+        return h.cursor ? cursorPaged(h.entries, h.cursor) : paged(h.entries, query.page, query.limit, h.total);
       },
       {
         jwt: "read",
         params: webhookParams,
         query: historyQuery,
-        detail: { summary: "Delivery history, newest first (page/limit or before/after cursors; filters status, event)" },
+        detail: {
+          summary: "Delivery history, newest first (page/limit or before/after cursors; filters status, event)",
+          description:
+            "With page/limit: pagination { page, limit, total, totalPages }. With before or after (one of them, a delivery id): " +
+            "pagination { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }, no total; page past 1 is refused.",
+        },
       },
     )
     .post("/:id/test", async ({ auth, params }) => ok(await service.sendTest(deps, auth.workspaceId, params.id)), {

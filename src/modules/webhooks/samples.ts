@@ -4,12 +4,28 @@ const SESSION = "01900000-0000-7000-8000-000000000001";
 const MESSAGE = "01900000-0000-7000-8000-000000000002";
 const CAMPAIGN = "01900000-0000-7000-8000-000000000003";
 
-/** Sample `data` of each event for test deliveries, in the shapes of spec part 6 and D8/D11. */
+/**
+ * Sample `data` of each event for test deliveries, in the shapes of spec part 6 and D8/D11:
+ * exactly the keys the real events carry (src/modules/messages/events.ts, the session manager).
+ */
 export function sampleData(event: WebhookEvent, at: Date): Record<string, unknown> {
   const iso = at.toISOString();
   switch (event) {
     case "message_received":
-      return { sessionId: SESSION, from: "919800000001", messageId: MESSAGE, type: "text", text: "Hello from Parley (test delivery)", content: "Hello from Parley (test delivery)", mediaUrl: null, timestamp: iso };
+      return {
+        sessionId: SESSION,
+        from: "919800000001",
+        messageId: MESSAGE,
+        type: "text",
+        text: "Hello from Parley (test delivery)",
+        content: "Hello from Parley (test delivery)",
+        mediaUrl: null,
+        mediaId: null,
+        mimeType: null,
+        filename: null,
+        pushName: "Parley Test",
+        timestamp: iso,
+      };
     case "message_sent":
       return { sessionId: SESSION, to: "919800000001", messageId: MESSAGE };
     case "message_delivered":

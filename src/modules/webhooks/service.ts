@@ -3,6 +3,8 @@ import { errors } from "../../errors.ts";
 import type { WebhookEvent } from "../../events/bus.ts";
 import { assertSafeUrl, UrlGuardError } from "../../net/url-guard.ts";
 import { assertQuota } from "../billing/quota.ts";
+import { cursorPagination } from "../messages/cursor.ts";
+import type { CursorPagination } from "../messages/model.ts";
 import { attemptDelivery, leaseMs } from "./deliver.ts";
 import type { CreateWebhookInput, HistoryEntryOut, HistoryQuery, UpdateWebhookInput, WebhookOut } from "./model.ts";
 import { eventPayload } from "./outbox.ts";
@@ -95,7 +97,7 @@ export async function updateWebhook(deps: AppDeps, workspaceId: string, id: stri
   if (input.name !== undefined) change.name = input.name;
   if (url !== undefined) change.url = url;
   if (input.events !== undefined) change.events = input.events;
-  if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null });
+  if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null, lastFailureAt: null });
   deps.sqlite.transaction(() => {
     if (!repo.updateWebhook(deps.db, workspaceId, id, change)) throw errors.notFound("Webhook");
     if (input.isActive === false) deliveryStore(deps.sqlite).park(workspaceId, id);
@@ -117,8 +119,18 @@ export function rotateSecret(deps: AppDeps, workspaceId: string, id: string): { 
   return { id, secret };
 }
 
-export function history(deps: AppDeps, workspaceId: string, id: string, q: HistoryQuery): { entries: HistoryEntryOut[]; total: number } {
+/** Delivery history: numbered pages with a total, or (with `before`/`after`) a keyset page with cursors like the message lists. */
+export function history(
+  deps: AppDeps,
+  workspaceId: string,
+  id: string,
+  q: HistoryQuery,
+): { entries: HistoryEntryOut[]; total: number; cursor?: undefined } | { entries: HistoryEntryOut[]; cursor: CursorPagination; total?: undefined } {
   mustGet(deps, workspaceId, id);
+  if (q.before || q.after) {
+    const { rows, hasMore } = repo.pageDeliveries(deps.db, workspaceId, id, q);
+    return { entries: rows.map(toHistoryEntry), cursor: cursorPagination(rows.map((r) => r.id), hasMore, q) };
+  }
   const { rows, total } = repo.listDeliveries(deps.db, workspaceId, id, q);
   return { entries: rows.map(toHistoryEntry), total };
 }

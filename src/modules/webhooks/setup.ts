@@ -40,6 +40,7 @@ export function webhookServices(deps: AppDeps) {
       name: "webhooks.prune",
       schedule: "23 * * * *",
       run: () => {
+        failInterruptedTests(deps);
         const n = pruneDeliveries(deps);
         if (n) deps.log.info("webhook deliveries pruned", { deleted: n });
       },
@@ -49,12 +50,22 @@ export function webhookServices(deps: AppDeps) {
   return {
     dispatcher,
     periodic,
-    start: () => dispatcher.start(),
+    start: () => {
+      failInterruptedTests(deps);
+      dispatcher.start();
+    },
     stop: () => dispatcher.stop(deps.config.shutdownTimeoutMs),
   };
 }
 
-/** Deletes delivery history older than the retention setting, in batches. Returns how many went. */
+/** Marks test deliveries cut short by a crash `failed` (at start-up and hourly). Returns how many. */
+export function failInterruptedTests(deps: AppDeps): number {
+  const n = deliveryStore(deps.sqlite).failInterruptedTests(deps.clock.now().getTime());
+  if (n) deps.log.warn("interrupted test deliveries marked failed", { count: n });
+  return n;
+}
+
+/** Deletes finished delivery history (success, failed) older than the retention setting, in batches. Returns how many went. */
 export function pruneDeliveries(deps: AppDeps): number {
   const now = deps.clock.now().getTime();
   const cutoff = now - deps.config.webhookRetentionDays * DAY;

@@ -74,9 +74,17 @@ export class DeliveryStore {
       unpark: sqlite.prepare(
         `UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at IS NULL`,
       ),
+      // finished deliveries only: open ones (e.g. parked on a switched-off webhook) wait to be sent
       prune: sqlite.prepare(
         `DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE created_at < ?1 AND (lease_until IS NULL OR lease_until <= ?2) LIMIT ?3)`,
+           SELECT id FROM webhook_deliveries WHERE created_at < ?1 AND status IN ('success', 'failed') AND (lease_until IS NULL OR lease_until <= ?2) LIMIT ?3)`,
+      ),
+      // a test attempt is made by the request that asked for it, never by the dispatcher: one whose
+      // lease ran out without an outcome was cut short (the process died) and will never finish
+      failInterruptedTests: sqlite.prepare(
+        `UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL, next_attempt_at = NULL,
+           error = 'interrupted: the server stopped during the attempt', updated_at = ?1
+         WHERE is_test = 1 AND status = 'pending' AND next_attempt_at IS NULL AND (lease_until IS NULL OR lease_until <= ?1)`,
       ),
     };
   }
@@ -123,9 +131,14 @@ export class DeliveryStore {
     this.s.unpark.run(now, webhookId, workspaceId);
   }
 
-  /** Deletes up to `batch` deliveries created before `cutoff` (never one in flight); returns how many. */
+  /** Deletes up to `batch` finished (success, failed) deliveries created before `cutoff` (never one in flight); returns how many. */
   prune(cutoff: number, now: number, batch = 5000): number {
     return this.s.prune.run(cutoff, now, batch).changes;
+  }
+
+  /** Fails test deliveries whose attempt was cut short (lease over, no outcome); returns how many. */
+  failInterruptedTests(now: number): number {
+    return this.s.failInterruptedTests.run(now).changes;
   }
 }
 

@@ -25,6 +25,8 @@ export const webhooks = sqliteTable(
     disabledReason: text("disabled_reason", { enum: DISABLED_REASONS }),
     /** first failed attempt since the last success (test deliveries excluded); null while healthy */
     failingSince: integer("failing_since"),
+    /** the last failed attempt (test deliveries excluded): a quiet gap longer than any retry starts the count anew */
+    lastFailureAt: integer("last_failure_at"),
     lastSuccessAt: integer("last_success_at"),
     createdBy: text("created_by"),
     createdAt: integer("created_at").notNull(),

@@ -6,7 +6,8 @@ import { memoryAuthState, type MemoryAuthState } from "./auth-state.ts";
 import { ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
 import { baileysLogger } from "./logger.ts";
 import { outboundContent, sendOptions } from "./media.ts";
-import { phoneOfJid, translateConnectionUpdate, translateInbound, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
+import { KeyedSerializer } from "./chat-queue.ts";
+import { phoneOfJid, shouldHandleUpsert, translateConnectionUpdate, translateInbound, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
@@ -47,6 +48,8 @@ export class BaileysDriver implements NetworkDriver {
   readonly name = "baileys" as const;
   private emitter = new DriverEmitter();
   private conns = new Map<string, Conn>();
+  /** inbound messages of one chat are handed over in arrival order (media downloads take time) */
+  private chats = new KeyedSerializer();
   private log: Logger;
 
   constructor(private opts: BaileysOptions) {
@@ -190,8 +193,11 @@ export class BaileysDriver implements NetworkDriver {
     });
     sock.ev.on("creds.update", () => this.credsChanged(conn));
     sock.ev.on("messages.upsert", ({ messages, type }) => {
-      if (type !== "notify") return;
-      for (const m of messages) void this.inbound(conn, sock, m);
+      for (const m of messages) {
+        if (!shouldHandleUpsert(type, m)) continue;
+        const onError = (err: unknown) => this.log.error("inbound message not handled", { sessionId: conn.sessionId, err });
+        void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound(conn, sock, m), onError);
+      }
     });
     sock.ev.on("messages.update", (updates) => {
       for (const r of translateStatusUpdates(updates, new Date())) this.emitter.emit({ type: "receipt", sessionId: conn.sessionId, ...r });

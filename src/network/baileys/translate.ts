@@ -110,7 +110,17 @@ const MEDIA: Partial<Record<string, MessageType>> = {
   documentMessage: "document",
 };
 
-/** One message of `messages.upsert` (type notify) from a contact, or null for what Parley does not handle. */
+/**
+ * Whether the driver handles one message of a `messages.upsert` batch. `notify` is a message
+ * received live; `append` is one the network queued while Parley was away (delivered with the
+ * `offline` flag after a restart or reconnect, and already acknowledged to the network, so it
+ * is never offered again). Our own messages (`fromMe`, echoed as `append`) are not inbound.
+ */
+export function shouldHandleUpsert(type: string, msg: Pick<WAMessage, "key">): boolean {
+  return (type === "notify" || type === "append") && !msg.key?.fromMe;
+}
+
+/** One message of `messages.upsert` from a contact, or null for what Parley does not handle. */
 export function translateInbound(msg: WAMessage, now: Date): InboundTranslation | null {
   const key = msg.key;
   if (!key?.id || key.fromMe || !msg.message) return null;

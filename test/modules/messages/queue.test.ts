@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { clientMessageId } from "../../../src/modules/messages/sender.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { linkSession, newSession } from "../sessions/helpers.ts";
 import { connectedSession, drain, ISO_MS, recordEvents, statusOf } from "./helpers.ts";
 
 let t: TestApp;
@@ -137,6 +138,9 @@ describe("exactly once across an interrupted attempt", () => {
   });
 
   test("the restart sweep gives every session with queued messages a sender", async () => {
+    // a session linked through the sessions module, so the restart's restore finds its stored link
+    session = { id: await newSession(t, ws), phone: "919811100009" };
+    await linkSession(t, ws, session.id, session.phone);
     const id = await send("left queued");
     // the job is lost (as if enqueued by a process that died mid-commit of another change)
     t.deps.sqlite.query("DELETE FROM jobs").run();

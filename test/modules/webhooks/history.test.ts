@@ -59,6 +59,35 @@ describe("history", () => {
     expect(newer.data.map((e: { id: string }) => e.id)).toEqual(all.slice(5, 8));
   });
 
+  test("cursor pages answer the message lists' keyset pagination (no total), and walk the whole history", async () => {
+    const all = deliveries(t, hookId).map((d) => d.id).reverse(); // newest first
+    const first = await get(`?before=${all[0]}&limit=5`);
+    expect(first.pagination).toEqual({ limit: 5, hasMore: true, nextCursor: all[5], prevCursor: all[1] });
+    const seen: string[] = [all[0]!];
+    let page = first;
+    for (;;) {
+      seen.push(...page.data.map((e: { id: string }) => e.id));
+      if (!page.pagination.hasMore) break;
+      page = await get(`?before=${page.pagination.nextCursor}&limit=5`);
+    }
+    expect(seen).toEqual(all);
+    expect(page.pagination).toEqual({ limit: 5, hasMore: false, nextCursor: null, prevCursor: page.data[0].id });
+    // newer than the oldest: the page right after it, and a cursor to go on
+    const newer = await get(`?after=${all.at(-1)}&limit=4`);
+    expect(newer.data.map((e: { id: string }) => e.id)).toEqual(all.slice(-5, -1));
+    expect(newer.pagination).toEqual({ limit: 4, hasMore: true, nextCursor: all.at(-2), prevCursor: all.at(-5) });
+    // page/limit keeps the numbered pagination
+    expect((await get("?limit=5&page=1")).pagination).toEqual({ page: 1, limit: 5, total: all.length, totalPages: Math.ceil(all.length / 5) });
+  });
+
+  test("before with after, and a page number past 1 with a cursor, are 400 naming the field", async () => {
+    const [a, b] = deliveries(t, hookId).map((d) => d.id);
+    for (const [q, field] of [[`?before=${b}&after=${a}`, "after"], [`?before=${b}&page=2`, "page"], [`?after=${a}&page=3`, "page"]] as const) {
+      const r = await t.request("GET", `/api/webhooks/${hookId}/history${q}`, { token: ws.owner.token });
+      expect(`${q} ${r.status} ${r.body.code} ${Object.keys(r.body.errors ?? {})}`).toBe(`${q} 400 VALIDATION_ERROR ${field}`);
+    }
+  });
+
   test("bad query values are 400 naming the field", async () => {
     for (const [q, field] of [["?status=lost", "status"], ["?event=nope", "event"], ["?limit=101", "limit"], ["?before=xyz", "before"]] as const) {
       const r = await t.request("GET", `/api/webhooks/${hookId}/history${q}`, { token: ws.owner.token });
@@ -68,9 +97,11 @@ describe("history", () => {
 });
 
 describe("retention", () => {
-  test("the periodic prune deletes deliveries older than the retention setting, keeps newer ones", async () => {
+  test("the periodic prune deletes finished deliveries older than the retention setting, keeps newer ones and open ones", async () => {
     const prune = t.services.periodic.find((p) => p.name === "webhooks.prune")!;
     const before = deliveries(t, hookId).length;
+    const open = deliveries(t, hookId).filter((d) => d.status === "retrying").map((d) => d.id);
+    expect(open.length).toBe(4);
     t.clock.advance(29 * 86_400_000);
     emit(t, ws.id, "message_sent", { sessionId: "s", to: "91", messageId: "fresh" });
     await prune.run();
@@ -78,10 +109,51 @@ describe("retention", () => {
     t.clock.advance(1 * 86_400_000 + 1);
     await prune.run();
     const left = deliveries(t, hookId);
-    expect(left.length).toBe(1);
-    expect(JSON.parse(left[0].payload).data.messageId).toBe("fresh");
+    // the deliveries still waiting for a retry (on a receiver that was down) are kept whatever their age
+    expect(left.filter((d) => d.status === "success").map((d) => JSON.parse(d.payload).data.messageId)).toEqual([]);
+    expect(left.map((d) => d.id)).toEqual([...open, left.at(-1).id]);
+    expect(JSON.parse(left.at(-1).payload).data.messageId).toBe("fresh");
     ws.owner.token = await accessToken(t, ws.owner.userId, ws.id, "owner");
-    expect((await get("")).pagination.total).toBe(1);
+    expect((await get("")).pagination.total).toBe(5);
+  });
+
+  test("a switched-off webhook's parked deliveries survive retention; failed ones go", async () => {
+    const prune = t.services.periodic.find((p) => p.name === "webhooks.prune")!;
+    rx.handler = () => new Response("no", { status: 500 });
+    const parked = (await createHook(t, ws, `${rx.url}/parked`, ["message_delivered"], "parked")).id;
+    emit(t, ws.id, "message_delivered", { sessionId: "s", messageId: "p1", deliveredAt: t.clock.now().toISOString() });
+    await t.request("PATCH", `/api/webhooks/${parked}`, { token: ws.owner.token, body: { isActive: false } });
+    const failedRow = Bun.randomUUIDv7();
+    const now = t.clock.now().getTime();
+    t.deps.sqlite
+      .query(`INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, attempts, created_at, updated_at)
+              VALUES (?, ?, ?, ?, 'message_delivered', '{}', 'failed', 8, ?, ?)`)
+      .run(failedRow, ws.id, parked, Bun.randomUUIDv7(), now, now);
+    t.clock.advance(60 * 86_400_000);
+    await prune.run();
+    expect(deliveries(t, parked).map((d) => [d.status, d.next_attempt_at])).toEqual([["pending", null]]);
+    rx.handler = (_r, n) => (n % 3 === 0 ? new Response("no", { status: 500 }) : new Response("ok"));
+  });
+
+  test("a test delivery cut short by a crash is marked failed, not left pending forever", async () => {
+    const prune = t.services.periodic.find((p) => p.name === "webhooks.prune")!;
+    const now = t.clock.now().getTime();
+    const id = Bun.randomUUIDv7();
+    // what POST /test leaves when the process dies during its attempt: claimed, leased, no outcome
+    t.deps.sqlite
+      .query(`INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, is_test, status, attempts, lease_until, created_at, updated_at)
+              VALUES (?, ?, ?, ?, 'message_sent', '{}', 1, 'pending', 1, ?, ?, ?)`)
+      .run(id, ws.id, hookId, Bun.randomUUIDv7(), now + 15_000, now, now);
+    const row = () => t.deps.sqlite.query("SELECT status, error, lease_until AS lease FROM webhook_deliveries WHERE id = ?").get(id) as { status: string; error: string | null; lease: number | null };
+    await prune.run();
+    expect(row().status).toBe("pending"); // its lease has not run out: the attempt may still be going
+    t.clock.advance(15_001);
+    await prune.run();
+    expect(row()).toEqual({ status: "failed", error: "interrupted: the server stopped during the attempt", lease: null });
+    // and, being finished, it ages out with the rest
+    t.clock.advance(31 * 86_400_000);
+    await prune.run();
+    expect(row()).toBeNull();
   });
 });
 

@@ -212,6 +212,47 @@ describe("test deliveries", () => {
 });
 
 describe("five days of failures", () => {
+  test("a quiet gap ends a failing streak: one failure after five quiet days does not deactivate", async () => {
+    const hook = await createHook(t, ws, `${rx.url}/quiet`, ["message_sent"]);
+    const DAY = 86_400 * S;
+    const failingSince = () => (t.deps.sqlite.query("SELECT failing_since AS f FROM webhooks WHERE id = ?").get(hook.id) as { f: number | null }).f;
+    rx.handler = () => new Response("down", { status: 500 });
+    sent(900);
+    const day0 = t.clock.now().getTime();
+    await run();
+    // the delivery's retries (10 s, 60 s, 300 s) fail too, then it is failed
+    for (let i = 0; i < 4; i++) {
+      t.clock.advance(400 * S);
+      await run();
+    }
+    expect(deliveries(t, hook.id).map((d) => d.status)).toEqual(["failed"]);
+    expect(failingSince()).toBe(day0);
+    // five quiet days: nothing to send
+    t.clock.advance(5 * DAY);
+    sent(901);
+    const day5 = t.clock.now().getTime();
+    await run();
+    await refreshToken();
+    const got = (await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data;
+    expect(got).toMatchObject({ isActive: true, disabledReason: null });
+    expect(failingSince()).toBe(day5);
+    // failures that follow each other within the longest retry gap (12 h Retry-After cap + margin) still add up
+    for (let i = 0; i < 9; i++) {
+      t.clock.advance(DAY / 2);
+      sent(902 + i);
+      await run();
+    }
+    expect(failingSince()).toBe(day5);
+    await refreshToken();
+    expect((await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data.isActive).toBe(true); // 4.5 days
+    t.clock.advance(DAY / 2);
+    sent(911);
+    await run();
+    await refreshToken();
+    expect((await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data).toMatchObject({ isActive: false, disabledReason: "failing" });
+    await t.deps.jobs.runDue(); // its notice goes out now, not in the next test
+  });
+
   test("deactivate the webhook and mail the owner; a success in between resets the count; tests do not count", async () => {
     const hook = await createHook(t, ws, `${rx.url}/dying`, ["message_sent"]);
     const DAY = 86_400 * S;

@@ -3,6 +3,7 @@ import { Boom } from "@hapi/boom";
 import { DisconnectReason } from "baileys";
 import {
   senderOf,
+  shouldHandleUpsert,
   translateConnectionUpdate,
   translateInbound,
   translateStatusUpdates,
@@ -103,6 +104,37 @@ describe("messages.upsert", () => {
     expect(translateInbound({ key, message: { reactionMessage: { text: "👍", key } } }, NOW)).toBeNull();
     expect(translateInbound({ key, message: { protocolMessage: { type: 0 } } }, NOW)).toBeNull();
     expect(translateInbound({ key, messageStubType: 2 }, NOW)).toBeNull();
+  });
+});
+
+describe("messages.upsert types", () => {
+  // What baileys emits for a message the network kept while Parley was offline (the node has
+  // `offline="1"`): messages-recv.js upserts it as `append`, after acknowledging it to the network.
+  const offline = {
+    type: "append" as const,
+    messages: [
+      {
+        key: { remoteJid: "919800000001@s.whatsapp.net", fromMe: false, id: "3EB0OFFLINE0001" },
+        messageTimestamp: 1767225500,
+        pushName: "Asha",
+        message: { conversation: "sent while you were away" },
+      },
+    ],
+  };
+  // sendMessage with emitOwnEvents echoes our own message as `append`
+  const ownEcho = { type: "append" as const, messages: [{ key: { remoteJid: "919800000001@s.whatsapp.net", fromMe: true, id: "3EB0MINE" }, message: { conversation: "mine" } }] };
+
+  test("a message queued while offline (append) is handled like a live one (notify)", () => {
+    const handled = offline.messages.filter((m) => shouldHandleUpsert(offline.type, m)).map((m) => translateInbound(m, NOW));
+    expect(handled).toEqual([
+      { message: { networkMessageId: "3EB0OFFLINE0001", from: "919800000001", pushName: "Asha", type: "text", text: "sent while you were away", timestamp: new Date(1767225500_000) } },
+    ]);
+    expect(shouldHandleUpsert("notify", offline.messages[0]!)).toBe(true);
+  });
+
+  test("our own echoed messages are not inbound, whatever the type", () => {
+    expect(ownEcho.messages.filter((m) => shouldHandleUpsert(ownEcho.type, m))).toEqual([]);
+    expect(shouldHandleUpsert("notify", ownEcho.messages[0]!)).toBe(false);
   });
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `webhooks` ADD `last_failure_at` integer;
