@@ -375,6 +375,7 @@ CREATE TABLE `webhooks` (
 	`is_active` integer DEFAULT true NOT NULL,
 	`disabled_reason` text,
 	`failing_since` integer,
+	`last_failure_at` integer,
 	`last_success_at` integer,
 	`created_by` text,
 	`created_at` integer NOT NULL,

@@ -1,1 +1,0 @@
-ALTER TABLE `webhooks` ADD `last_failure_at` integer;
