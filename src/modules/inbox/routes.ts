@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
-import { cursorPaged } from "../messages/cursor.ts";
+import { cursorPaged } from "../../http/cursor.ts";
 import { cursorQuery } from "../messages/model.ts";
 import { listMessages } from "../messages/service.ts";
 import { assignBody, conversationIdParams, conversationListQuery } from "./model.ts";

@@ -65,11 +65,3 @@ export const messageListQuery = oneCursor(
 export type MessageListQuery = z.infer<typeof messageListQuery>;
 
 /** The `pagination` of keyset lists: no total (it would cost a count over the whole table). */
-export interface CursorPagination {
-  limit: number;
-  hasMore: boolean;
-  /** pass as `before` for the next (older) page; null when there is none */
-  nextCursor: string | null;
-  /** pass as `after` for newer messages; null when this page holds the newest */
-  prevCursor: string | null;
-}

@@ -4,7 +4,7 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
-import { cursorPaged } from "./cursor.ts";
+import { cursorPaged } from "../../http/cursor.ts";
 import { messageIdParams, messageListQuery, sendBody, type SendBody } from "./model.ts";
 import { acceptSend, getMessage, listMessages } from "./service.ts";
 

@@ -5,7 +5,7 @@ import { contactIdByPhone } from "../contacts/service.ts";
 import { findContact } from "../contacts/repo.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
-import { cursorPagination } from "./cursor.ts";
+import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { addUsage, findMessage, findSession, insertMessage, pageMessages, usageOf, type MessageFilter } from "./repo.ts";

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { WEBHOOK_EVENTS } from "../../events/bus.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { authGuard } from "../../http/auth-guard.ts";
-import { cursorPaged } from "../messages/cursor.ts";
+import { cursorPaged } from "../../http/cursor.ts";
 import { createWebhookBody, deliveryParams, historyQuery, updateWebhookBody, webhookParams } from "./model.ts";
 import * as service from "./service.ts";
 

@@ -1,4 +1,12 @@
-import type { CursorPagination } from "./model.ts";
+/** Keyset pagination (D1: large, growing lists take `before`/`after` cursors on UUIDv7 ids). */
+export interface CursorPagination {
+  limit: number;
+  hasMore: boolean;
+  /** pass as `before` for the next (older) page; null when there is none */
+  nextCursor: string | null;
+  /** pass as `after` for newer items; null when this page holds the newest */
+  prevCursor: string | null;
+}
 
 /** The pagination of a keyset page (data newest first), from the query that produced it. */
 export function cursorPagination(ids: string[], hasMore: boolean, q: { before?: string; after?: string; limit: number }): CursorPagination {
