@@ -31,6 +31,8 @@ export interface TestAppOptions {
   config?: Partial<Record<ConfigKey, unknown>>;
   clock?: ManualClock;
   sim?: Partial<SimOptions>;
+  /** a sim network built by the test (a subclass that slows or records calls); `sim` is then ignored */
+  simDriver?: SimDriver;
   log?: Logger;
   /** runtime overrides beyond clock and network (notifier, captcha, ...) */
   overrides?: Omit<RuntimeOverrides, "clock" | "network" | "dbPath">;
@@ -43,7 +45,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
   const config = loadConfig({ network: "sim", dataDir, logLevel: "silent", captcha: "off", ...opts.config });
   const clock = opts.clock ?? new ManualClock(new Date());
-  const sim = new SimDriver({ latencyMs: 1, ...opts.sim });
+  const sim = opts.simDriver ?? new SimDriver({ latencyMs: 1, ...opts.sim });
   const runtime = await createRuntime(config, opts.log ?? silentLogger, {
     dbPath: opts.fileDb ? undefined : ":memory:",
     clock,

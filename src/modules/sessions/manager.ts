@@ -4,13 +4,27 @@ import { NetworkError, type DriverEvent } from "../../network/driver.ts";
 import { decryptCredentials, encryptCredentials } from "./credentials.ts";
 import type { LiveQr } from "./model.ts";
 import { qrDataUrl } from "./qr-image.ts";
-import { getSession, sessionForNetworkEvent, sessionsInStatus, updateSession, type SessionPatch, type SessionRow } from "./repo.ts";
+import {
+  getSession,
+  sessionForNetworkEvent,
+  sessionsInStatus,
+  sessionsToRestore,
+  updateSession,
+  type SessionPatch,
+  type SessionRow,
+} from "./repo.ts";
 
 /** What a connect (or a QR request) waits for. */
 type Outcome = { kind: "qr" } | { kind: "connected" } | { kind: "failed"; reason: string; detail?: string } | { kind: "timeout" };
 
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
 const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
+
+/** Whether a session is one restore brings back (see `sessionsToRestore`). */
+function restorable(row: SessionRow): boolean {
+  if (row.status === "connected") return true;
+  return row.status === "disconnected" && row.lastDisconnectReason === "connection_lost" && row.credentials !== null && row.phoneNumber !== null;
+}
 
 const managers = new WeakMap<AppDeps, SessionManager>();
 
@@ -24,7 +38,7 @@ export function sessionManager(deps: AppDeps): SessionManager {
 /**
  * Owns the live connections: starts and stops them on the driver, turns the driver's events
  * into status changes (rows) and events (bus), keeps the current QR of each pending session,
- * and brings back connected sessions after a restart. Events are handled synchronously and in
+ * and brings back connected (and dropped) sessions after a restart. Events are handled synchronously and in
  * order, so a status written to SQLite always follows the network's own order.
  */
 export class SessionManager {
@@ -33,6 +47,8 @@ export class SessionManager {
   private qrs = new Map<string, LiveQr>();
   private waiters = new Map<string, Set<(o: Outcome) => void>>();
   private stopping = false;
+  /** ends the restore's current pause early (stop) */
+  private wake: (() => void) | null = null;
 
   constructor(private deps: AppDeps) {
     deps.network.onEvent((e) => {
@@ -79,17 +95,9 @@ export class SessionManager {
       const row = this.require(workspaceId, id);
       // a session still reconnecting by itself counts as live: the user must be able to stop it
       if (row.status === "disconnected" && !this.active.has(id)) throw errors.conflict("The session is already disconnected");
-      this.active.delete(id);
-      this.qrs.delete(id);
-      this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
+      this.unlink(row);
     });
-    this.settle(id, { kind: "failed", reason: "user_request" });
-    try {
-      await this.deps.network.disconnect(id, { logout: true });
-    } catch (err) {
-      // the local unlink stands: the credentials are gone whatever the network said
-      this.deps.log.warn("network logout failed", { sessionId: id, err });
-    }
+    await this.logout(id);
   }
 
   /** Whether the driver is working on the session (linking, connected or reconnecting). */
@@ -123,23 +131,33 @@ export class SessionManager {
     }
   }
 
-  /** Reconnects sessions that were connected when the server stopped; pending QRs died with the process. */
+  /**
+   * After a start: sessions that were connected, and linked ones that had dropped
+   * (`connection_lost`), reconnect with their stored link, one after another with a random gap
+   * (`sessionRestoreGapMs`) so a server with many sessions does not open them all at once;
+   * pending QRs died with the process. Resolves when every session was started or on stop().
+   */
   async restore(): Promise<void> {
-    for (const row of sessionsInStatus(this.deps.db, ["connected", "qr_pending"])) {
-      if (row.status === "qr_pending") {
-        this.deps.bus.transaction(() => this.change(row, { status: "disconnected" }, false));
-        continue;
-      }
+    for (const row of sessionsInStatus(this.deps.db, ["qr_pending"])) {
+      this.deps.bus.transaction(() => this.change(row, { status: "disconnected" }, false));
+    }
+    const ids = sessionsToRestore(this.deps.db).map((r) => r.id);
+    for (const [i, id] of ids.entries()) {
+      if (i > 0) await this.pause(Math.round(this.deps.config.sessionRestoreGapMs * (0.2 + 0.8 * Math.random())));
+      if (this.stopping) return;
+      // read again: a user may have connected, disconnected or deleted it meanwhile
+      const row = sessionForNetworkEvent(this.deps.db, id);
+      if (!row || this.active.has(id) || !restorable(row)) continue;
       const credentials = this.credentialsOf(row);
       if (!credentials) {
-        this.endSession(row.id, "error", "no stored credentials");
+        this.endSession(id, "error", "no stored credentials");
         continue;
       }
-      this.active.add(row.id);
+      this.active.add(id);
       try {
-        await this.deps.network.connect(row.id, { credentials });
+        await this.deps.network.connect(id, { credentials });
       } catch (err) {
-        this.endSession(row.id, "error", err instanceof Error ? err.message : String(err));
+        if (!this.stopping) this.endSession(id, "error", err instanceof Error ? err.message : String(err));
       }
     }
   }
@@ -147,6 +165,7 @@ export class SessionManager {
   /** Stops reacting to status changes (shutdown closes connections on purpose); credentials are still saved. */
   stop(): void {
     this.stopping = true;
+    this.wake?.();
     for (const id of [...this.waiters.keys()]) this.settle(id, { kind: "timeout" });
   }
 
@@ -243,6 +262,38 @@ export class SessionManager {
     const row = getSession(this.deps.db, workspaceId, id);
     if (!row) throw errors.notFound("Session");
     return row;
+  }
+
+  /** The local side of an unlink (inside bus.transaction): disconnected by the user, link wiped. */
+  private unlink(row: SessionRow): void {
+    this.active.delete(row.id);
+    this.qrs.delete(row.id);
+    this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
+    this.settle(row.id, { kind: "failed", reason: "user_request" });
+  }
+
+  /** The network side of an unlink. */
+  private async logout(id: string): Promise<void> {
+    try {
+      await this.deps.network.disconnect(id, { logout: true });
+    } catch (err) {
+      // the local unlink stands: the credentials are gone whatever the network said
+      this.deps.log.warn("network logout failed", { sessionId: id, err });
+    }
+  }
+
+  /** Waits `ms`, or less when stop() comes first. */
+  private pause(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
   }
 
   private credentialsOf(row: SessionRow): string | null {
