@@ -5,6 +5,7 @@ import { decryptCredentials, encryptCredentials } from "./credentials.ts";
 import type { LiveQr } from "./model.ts";
 import { qrDataUrl } from "./qr-image.ts";
 import {
+  deleteSession,
   getSession,
   sessionForNetworkEvent,
   sessionsInStatus,
@@ -46,6 +47,8 @@ export class SessionManager {
   private active = new Set<string>();
   private qrs = new Map<string, LiveQr>();
   private waiters = new Map<string, Set<(o: Outcome) => void>>();
+  /** Sessions whose DELETE is under way: they answer 404 so nothing starts on a row about to go. */
+  private deleting = new Set<string>();
   private stopping = false;
   /** ends the restore's current pause early (stop) */
   private wake: (() => void) | null = null;
@@ -85,6 +88,7 @@ export class SessionManager {
       throw errors.chatappUnavailable(`The network could not be reached: ${detail}`);
     }
     const o = await outcome.promise;
+    if (o.kind === "failed" && (this.deleting.has(id) || !getSession(this.deps.db, workspaceId, id))) throw errors.notFound("Session");
     if (o.kind === "failed") throw errors.chatappUnavailable(`The session could not connect (${o.reason}${o.detail ? `: ${o.detail}` : ""})`);
     return this.require(workspaceId, id);
   }
@@ -98,6 +102,31 @@ export class SessionManager {
       this.unlink(row);
     });
     await this.logout(id);
+  }
+
+  /**
+   * D7 DELETE: a live session is unlinked first, then the row goes. From the first moment the
+   * session answers 404 to connect, disconnect, QR and pairing code, so nothing can start on a
+   * row that is about to vanish.
+   */
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const row = this.require(workspaceId, id);
+    this.deleting.add(id); // before any await: a request in the gap sees the session as gone
+    try {
+      if (row.status !== "disconnected" || this.active.has(id)) {
+        this.deps.bus.transaction(() => this.unlink(row));
+        await this.logout(id);
+      }
+      this.deps.bus.transaction(() => deleteSession(this.deps.db, workspaceId, id));
+      // nothing of the session may outlive its row on the network side
+      if (this.active.has(id) || this.qrs.has(id)) {
+        this.active.delete(id);
+        this.qrs.delete(id);
+        await this.logout(id);
+      }
+    } finally {
+      this.deleting.delete(id);
+    }
   }
 
   /** Whether the driver is working on the session (linking, connected or reconnecting). */
@@ -147,7 +176,7 @@ export class SessionManager {
       if (this.stopping) return;
       // read again: a user may have connected, disconnected or deleted it meanwhile
       const row = sessionForNetworkEvent(this.deps.db, id);
-      if (!row || this.active.has(id) || !restorable(row)) continue;
+      if (!row || this.active.has(id) || this.deleting.has(id) || !restorable(row)) continue;
       const credentials = this.credentialsOf(row);
       if (!credentials) {
         this.endSession(id, "error", "no stored credentials");
@@ -259,7 +288,7 @@ export class SessionManager {
   }
 
   private require(workspaceId: string, id: string): SessionRow {
-    const row = getSession(this.deps.db, workspaceId, id);
+    const row = this.deleting.has(id) ? undefined : getSession(this.deps.db, workspaceId, id);
     if (!row) throw errors.notFound("Session");
     return row;
   }

@@ -37,7 +37,7 @@ export function sessionRoutes(deps: AppDeps) {
     .delete(
       "/api/v1/chatapp/:id",
       async ({ auth, params }) => {
-        await removeSession(deps, manager, auth.workspaceId, params.id);
+        await removeSession(manager, auth.workspaceId, params.id);
         return ok(undefined, "Session deleted");
       },
       { jwt: "manage", params: sessionIdParams, detail: { summary: "Delete a session (unlinks it first)", tags } },
