@@ -4,28 +4,13 @@ import { NetworkError, type DriverEvent } from "../../network/driver.ts";
 import { decryptCredentials, encryptCredentials } from "./credentials.ts";
 import type { LiveQr } from "./model.ts";
 import { qrDataUrl } from "./qr-image.ts";
-import {
-  deleteSession,
-  getSession,
-  sessionForNetworkEvent,
-  sessionsInStatus,
-  sessionsToRestore,
-  updateSession,
-  type SessionPatch,
-  type SessionRow,
-} from "./repo.ts";
-
-/** What a connect (or a QR request) waits for. */
-type Outcome = { kind: "qr" } | { kind: "connected" } | { kind: "failed"; reason: string; detail?: string } | { kind: "timeout" };
+import { Pauses, restorable, restoreGap } from "./restore.ts";
+import { OutcomeWaiters } from "./waiters.ts";
+import { deleteSession, getSession, sessionForNetworkEvent, sessionsInStatus, sessionsToRestore, updateSession } from "./repo.ts";
+import type { SessionPatch, SessionRow } from "./repo.ts";
 
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
 const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
-
-/** Whether a session is one restore brings back (see `sessionsToRestore`). */
-function restorable(row: SessionRow): boolean {
-  if (row.status === "connected") return true;
-  return row.status === "disconnected" && row.lastDisconnectReason === "connection_lost" && row.credentials !== null && row.phoneNumber !== null;
-}
 
 const managers = new WeakMap<AppDeps, SessionManager>();
 
@@ -39,19 +24,18 @@ export function sessionManager(deps: AppDeps): SessionManager {
 /**
  * Owns the live connections: starts and stops them on the driver, turns the driver's events
  * into status changes (rows) and events (bus), keeps the current QR of each pending session,
- * and brings back connected (and dropped) sessions after a restart. Events are handled synchronously and in
- * order, so a status written to SQLite always follows the network's own order.
+ * and brings back connected (and dropped) sessions after a restart. Events are handled
+ * synchronously and in order, so a status written to SQLite follows the network's own order.
  */
 export class SessionManager {
   /** Sessions the driver is working on (linking, connected or reconnecting). */
   private active = new Set<string>();
   private qrs = new Map<string, LiveQr>();
-  private waiters = new Map<string, Set<(o: Outcome) => void>>();
+  private waiters = new OutcomeWaiters();
   /** Sessions whose DELETE is under way: they answer 404 so nothing starts on a row about to go. */
   private deleting = new Set<string>();
   private stopping = false;
-  /** ends the restore's current pause early (stop) */
-  private wake: (() => void) | null = null;
+  private pauses = new Pauses();
 
   constructor(private deps: AppDeps) {
     deps.network.onEvent((e) => {
@@ -74,7 +58,7 @@ export class SessionManager {
     });
     if (!row) return this.require(workspaceId, id);
     this.active.add(id);
-    const outcome = this.waitFor(id, this.deps.config.sessionConnectWaitMs);
+    const outcome = this.waiters.waitFor(id, this.deps.config.sessionConnectWaitMs);
     try {
       await this.deps.network.connect(id, { credentials: this.credentialsOf(row) });
     } catch (err) {
@@ -139,7 +123,7 @@ export class SessionManager {
     const row = this.require(workspaceId, id);
     if (row.status !== "qr_pending") throw errors.conflict(`No QR code: the session is ${row.status}`);
     if (!this.qrs.has(id) && this.active.has(id)) {
-      const w = this.waitFor(id, Math.min(5_000, this.deps.config.sessionConnectWaitMs));
+      const w = this.waiters.waitFor(id, Math.min(5_000, this.deps.config.sessionConnectWaitMs));
       if (this.qrs.has(id)) w.cancel();
       else await w.promise;
     }
@@ -172,7 +156,7 @@ export class SessionManager {
     }
     const ids = sessionsToRestore(this.deps.db).map((r) => r.id);
     for (const [i, id] of ids.entries()) {
-      if (i > 0) await this.pause(Math.round(this.deps.config.sessionRestoreGapMs * (0.2 + 0.8 * Math.random())));
+      if (i > 0) await this.pauses.pause(restoreGap(this.deps.config.sessionRestoreGapMs));
       if (this.stopping) return;
       // read again: a user may have connected, disconnected or deleted it meanwhile
       const row = sessionForNetworkEvent(this.deps.db, id);
@@ -194,8 +178,8 @@ export class SessionManager {
   /** Stops reacting to status changes (shutdown closes connections on purpose); credentials are still saved. */
   stop(): void {
     this.stopping = true;
-    this.wake?.();
-    for (const id of [...this.waiters.keys()]) this.settle(id, { kind: "timeout" });
+    this.pauses.stop();
+    this.waiters.settleAll({ kind: "timeout" });
   }
 
   // ---- driver events ----
@@ -229,7 +213,7 @@ export class SessionManager {
       if (row.status !== "qr_pending") this.change(row, { status: "qr_pending" });
       this.deps.bus.publish(row.workspaceId, "session_qr", { sessionId: row.id, ...live });
     });
-    this.settle(row.id, { kind: "qr" });
+    this.waiters.settle(row.id, { kind: "qr" });
   }
 
   private onConnected(row: SessionRow, phoneNumber: string): void {
@@ -241,7 +225,7 @@ export class SessionManager {
         this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), lastDisconnectReason: null });
       });
     }
-    this.settle(row.id, { kind: "connected" });
+    this.waiters.settle(row.id, { kind: "connected" });
   }
 
   private onDisconnected(row: SessionRow, reason: string, willReconnect: boolean, detail?: string): void {
@@ -266,7 +250,7 @@ export class SessionManager {
       if (UNLINKING.has(reason)) Object.assign(patch, { credentials: null, phoneNumber: null });
       this.deps.bus.transaction(() => this.change(row, patch));
     }
-    this.settle(id, { kind: "failed", reason, detail });
+    this.waiters.settle(id, { kind: "failed", reason, detail });
   }
 
   // ---- helpers ----
@@ -298,7 +282,7 @@ export class SessionManager {
     this.active.delete(row.id);
     this.qrs.delete(row.id);
     this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
-    this.settle(row.id, { kind: "failed", reason: "user_request" });
+    this.waiters.settle(row.id, { kind: "failed", reason: "user_request" });
   }
 
   /** The network side of an unlink. */
@@ -311,20 +295,6 @@ export class SessionManager {
     }
   }
 
-  /** Waits `ms`, or less when stop() comes first. */
-  private pause(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
-  }
-
   private credentialsOf(row: SessionRow): string | null {
     if (!row.credentials) return null;
     try {
@@ -335,26 +305,6 @@ export class SessionManager {
       this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
       return null;
     }
-  }
-
-  private waitFor(id: string, ms: number): { promise: Promise<Outcome>; cancel(): void } {
-    let set = this.waiters.get(id);
-    if (!set) this.waiters.set(id, (set = new Set()));
-    let resolve!: (o: Outcome) => void;
-    const promise = new Promise<Outcome>((r) => (resolve = r));
-    const timer = setTimeout(() => done({ kind: "timeout" }), ms);
-    const done = (o: Outcome) => {
-      clearTimeout(timer);
-      set.delete(done);
-      if (!set.size) this.waiters.delete(id);
-      resolve(o);
-    };
-    set.add(done);
-    return { promise, cancel: () => done({ kind: "timeout" }) };
-  }
-
-  private settle(id: string, o: Outcome): void {
-    for (const done of [...(this.waiters.get(id) ?? [])]) done(o);
   }
 
   private now(): number {
