@@ -60,7 +60,8 @@ export function sessionRoutes(deps: AppDeps) {
       detail: { summary: "Status of a session", tags },
     })
     .get("/api/v1/chatapp/:id/qr", async ({ auth, params }) => ok(await manager.qr(auth.workspaceId, params.id)), {
-      jwt: "read",
+      // a QR links a phone to the workspace: only those who may connect sessions see it (D5)
+      jwt: "manage",
       params: sessionIdParams,
       detail: { summary: "The current QR code while the session is qr_pending", tags },
     })
