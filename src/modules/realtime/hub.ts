@@ -69,6 +69,20 @@ export class RealtimeHub {
     }
   }
 
+  /** Closes every socket (server shutdown: open sockets would hold a graceful stop forever). */
+  closeAll(code: number, reason: string): void {
+    for (const set of [...this.byWorkspace.values()]) {
+      for (const c of [...set]) {
+        this.remove(c);
+        try {
+          c.close(code, reason);
+        } catch {
+          // already closing
+        }
+      }
+    }
+  }
+
   /** Number of open sockets (all workspaces). */
   size(): number {
     let n = 0;

@@ -23,14 +23,31 @@ function tokenFromProtocol(header: string | undefined): string | undefined {
   return parts[0]?.toLowerCase() === "bearer" && parts[1] ? parts[1] : undefined;
 }
 
+const hubs = new WeakMap<AppDeps, RealtimeHub>();
+
+/** The one hub of a runtime. */
+function realtimeHub(deps: AppDeps): RealtimeHub {
+  let hub = hubs.get(deps);
+  if (!hub) {
+    hub = new RealtimeHub(deps.bus, {
+      pingIntervalMs: deps.config.wsPingIntervalMs,
+      clock: deps.clock,
+      log: deps.log.child({ component: "realtime" }),
+      memberRole: memberRoleLookup(deps.sqlite),
+    });
+    hubs.set(deps, hub);
+  }
+  return hub;
+}
+
+/** Closes every real-time socket with 1001 (going away): a graceful stop waits for open connections. */
+export function closeRealtime(deps: AppDeps): void {
+  hubs.get(deps)?.closeAll(1001, "server shutting down");
+}
+
 /** D10: GET /api/ws with an access token; events of the token's workspace only, keepalive pings. */
 export function realtimeRoutes(deps: AppDeps) {
-  const hub = new RealtimeHub(deps.bus, {
-    pingIntervalMs: deps.config.wsPingIntervalMs,
-    clock: deps.clock,
-    log: deps.log.child({ component: "realtime" }),
-    memberRole: memberRoleLookup(deps.sqlite),
-  });
+  const hub = realtimeHub(deps);
   return new Elysia({ name: "parley-realtime" }).ws("/api/ws", {
     async upgrade(ctx) {
       const protocol = ctx.request.headers.get("sec-websocket-protocol") ?? undefined;
