@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import qrcodeTerminal from "qrcode-terminal";
+import { FreshToken } from "./fresh-token.ts";
 import {
   OperatorError,
   callApi,
@@ -59,24 +60,83 @@ const pairScreen = ({ Box, Text }: Ink) =>
     );
   };
 
+type ServerEvent = { event: string; data: any };
+
 /** Opens the real-time socket and resolves once the server says it is subscribed. */
-function openEvents(op: Operator, token: string, onEvent: (e: { event: string; data: any }) => void): Promise<WebSocket> {
+function openEvents(op: Operator, token: string, onEvent: (e: ServerEvent) => void): Promise<WebSocket> {
   const ws = new WebSocket(`${op.url.replace(/^http/, "ws")}/api/ws?token=${encodeURIComponent(token)}`);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new OperatorError(`no answer from ${op.url}/api/ws`)), 10_000);
+    const fail = (message: string) => {
+      clearTimeout(timer);
+      reject(new OperatorError(message));
+    };
+    const timer = setTimeout(() => fail(`no answer from ${op.url}/api/ws`), 10_000);
     ws.onmessage = (m) => {
-      const e = JSON.parse(String(m.data)) as { event: string; data: any };
+      const e = JSON.parse(String(m.data)) as ServerEvent;
       if (e.event === "ready") {
         clearTimeout(timer);
         resolve(ws);
       } else onEvent(e);
     };
-    ws.onerror = () => {
-      clearTimeout(timer);
-      reject(new OperatorError(`cannot open ${op.url}/api/ws; is the server running? (--url)`));
-    };
+    ws.onerror = () => fail(`cannot open ${op.url}/api/ws; is the server running? (--url)`);
+    ws.onclose = (e) => fail(`${op.url}/api/ws closed (${e.code})`);
   });
 }
+
+/** Waits before each attempt to reopen a lost event stream; then the pairing fails. */
+const REOPEN_DELAYS_MS = [250, 500, 1_000, 2_000];
+/** The server closes a socket whose token expired with 4001 (reopened at once), and one of a removed member with 4003. */
+const CLOSE_TOKEN_EXPIRED = 4001;
+const CLOSE_NOT_A_MEMBER = 4003;
+
+interface EventStream {
+  close(): void;
+}
+
+/**
+ * The pairing's event stream: reopened with a fresh token when it closes (the token expired,
+ * the server restarted), up to REOPEN_DELAYS_MS attempts in a row; `reopened` then catches up
+ * on what was missed, `lost` ends the pairing.
+ */
+async function eventStream(
+  op: Operator,
+  tokens: FreshToken,
+  h: { event: (e: ServerEvent) => void; reopened: () => Promise<void>; lost: (message: string) => void },
+): Promise<EventStream> {
+  let ws: WebSocket | null = null;
+  let ended = false;
+  const open = async () => {
+    ws = await openEvents(op, await tokens.get(), h.event);
+    ws.onclose = (e) => void (ended ? undefined : reopen(e.code));
+  };
+  const reopen = async (code: number) => {
+    ws = null;
+    if (code === CLOSE_NOT_A_MEMBER) return h.lost("the server closed the event stream: the workspace owner is no longer a member");
+    for (const [i, delay] of REOPEN_DELAYS_MS.entries()) {
+      if (code !== CLOSE_TOKEN_EXPIRED || i > 0) await Bun.sleep(delay);
+      if (ended) return;
+      try {
+        await open();
+        await h.reopened();
+        return;
+      } catch {
+        // not back yet: the next attempt waits longer
+      }
+    }
+    h.lost(`lost the connection to the server at ${op.url} (stopped or restarted?) and could not get it back; run parley pair again`);
+  };
+  await open();
+  return {
+    close() {
+      ended = true;
+      ws?.close();
+    },
+  };
+}
+
+/** Lifetime of the tokens the command mints, and the age at which it mints a new one. */
+const TOKEN_TTL_SECONDS = 300;
+const TOKEN_MAX_AGE_MS = 60_000;
 
 /** Pairs a session on the running server, drawing each QR until linked; resolves to the exit code. */
 async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Promise<number> {
@@ -84,8 +144,9 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new OperatorError("--timeout must be a positive number of seconds");
   const op = openOperator(flags);
   const session = findSession(op, ref, flags.workspace);
-  // the token outlives the wait by a minute; it is minted here and never stored
-  const token = await ownerToken(op, session.workspaceId, Math.ceil(timeoutMs / 1000) + 60);
+  // minted again before each call: the server refuses access tokens issued over 15 minutes ago
+  const tokens = new FreshToken(() => ownerToken(op, session.workspaceId, TOKEN_TTL_SECONDS), TOKEN_MAX_AGE_MS);
+  const api = async (method: string, path: string) => callApi(op, await tokens.get(), method, path);
   let state: PairState = { session, url: op.url, phase: "starting", status: session.status, rotation: 0 };
   const PairScreen = pairScreen(await import("ink"));
   const ink = (await import("ink")).render(<PairScreen s={state} />, { patchConsole: false, exitOnCtrlC: false });
@@ -103,21 +164,37 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
     lastQr = qr;
     update({ phase: "qr", status: "qr_pending", qr: qrBlocks(qr), expiresAt, rotation: state.rotation + 1 });
   };
+  /** The current QR, if the session has one. */
+  const fetchQr = async () => {
+    const q = await api("GET", `/api/v1/chatapp/${session.id}/qr`);
+    if (q.status === 200) showQr(q.body.data.qr, q.body.data.expiresAt);
+  };
+  /** After the event stream was reopened: what happened while it was down. */
+  const catchUp = async () => {
+    const st = (await api("GET", `/api/v1/chatapp/${session.id}/status`)).body?.data;
+    if (st?.status === "connected") update({ phase: "connected", status: "connected", phone: st.phoneNumber });
+    else if (st?.status === "qr_pending") await fetchQr();
+    else update({ phase: "failed", status: st?.status ?? state.status, message: "the pairing ended while the connection to the server was down; run parley pair again" });
+  };
   let lastQr = "";
-  let ws: WebSocket | null = null;
+  let events: EventStream | null = null;
   const timer = setTimeout(() => update({ phase: "failed", message: `timed out after ${flags.timeout}s` }), timeoutMs);
   const onInterrupt = () => update({ phase: "failed", message: "cancelled" });
   process.once("SIGINT", onInterrupt);
   try {
-    ws = await openEvents(op, token, ({ event, data }) => {
-      if (data?.sessionId !== session.id) return;
-      if (event === "session_qr") showQr(data.qr, data.expiresAt);
-      if (event === "session_status" && data.status === "connected") update({ phase: "connected", status: "connected", phone: data.phoneNumber });
-      if (event === "session_status" && data.status === "disconnected") update({ phase: "failed", status: "disconnected", message: data.reason ?? "disconnected" });
+    events = await eventStream(op, tokens, {
+      event: ({ event, data }) => {
+        if (data?.sessionId !== session.id) return;
+        if (event === "session_qr") showQr(data.qr, data.expiresAt);
+        if (event === "session_status" && data.status === "connected") update({ phase: "connected", status: "connected", phone: data.phoneNumber });
+        if (event === "session_status" && data.status === "disconnected") update({ phase: "failed", status: "disconnected", message: data.reason ?? "disconnected" });
+      },
+      reopened: catchUp,
+      lost: (message) => update({ phase: "failed", message }),
     });
-    const r = await callApi(op, token, "POST", `/api/v1/chatapp/${session.id}/connect`);
+    const r = await api("POST", `/api/v1/chatapp/${session.id}/connect`);
     if (r.status === 409) {
-      const st = await callApi(op, token, "GET", `/api/v1/chatapp/${session.id}/status`);
+      const st = await api("GET", `/api/v1/chatapp/${session.id}/status`);
       if (st.body?.data?.status === "connected") update({ phase: "connected", status: "connected", phone: st.body.data.phoneNumber });
       else update({ phase: "failed", message: r.body?.message ?? "conflict" });
     } else if (r.status !== 200) {
@@ -126,8 +203,7 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
       update({ phase: "connected", status: "connected", phone: r.body.data.phoneNumber });
     } else {
       update({ status: r.body.data.status });
-      const q = await callApi(op, token, "GET", `/api/v1/chatapp/${session.id}/qr`);
-      if (q.status === 200) showQr(q.body.data.qr, q.body.data.expiresAt);
+      await fetchQr();
     }
   } catch (err) {
     update({ phase: "failed", message: err instanceof Error ? err.message : String(err) });
@@ -135,10 +211,10 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
   const code = await done;
   clearTimeout(timer);
   process.off("SIGINT", onInterrupt);
-  ws?.close();
+  events?.close();
   if (code !== 0 && state.status === "qr_pending") {
-    // stop the pairing we started rather than leave a QR on the server
-    await callApi(op, token, "POST", `/api/v1/chatapp/${session.id}/disconnect`).catch(() => undefined);
+    // stop the pairing we started rather than leave a QR on the server (with a token minted now)
+    await api("POST", `/api/v1/chatapp/${session.id}/disconnect`).catch(() => undefined);
   }
   ink.unmount();
   return code;

@@ -81,6 +81,8 @@ export const configSchema = z.object({
   simQrMaxRotations: int(1, 100).default(6),
   /** How long POST connect waits for the first QR (or the link) before answering qr_pending anyway. */
   sessionConnectWaitMs: int(0, 120_000).default(15_000),
+  /** Longest gap between two sessions reconnecting at start-up (each gap is drawn from 20-100 % of it). */
+  sessionRestoreGapMs: int(0, 60_000).default(250),
   /** Interval of WebSocket keepalive pings on /api/ws. */
   wsPingIntervalMs: int(1000, 600_000).default(25_000),
   sendMinGapMs: int(0, 600_000).default(1000),

@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import { startPeriodic } from "./jobs/periodic.ts";
 import type { Logger } from "./log.ts";
 import { lockDataDir } from "./db/lock.ts";
+import { closeRealtime } from "./modules/realtime/routes.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 
 export interface RunningServer {
@@ -46,6 +47,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       stopping ??= (async () => {
         log.info("shutting down");
         periodic.stop();
+        closeRealtime(runtime.deps); // open WebSockets would hold the graceful stop below forever
         await runtime.app.stop(false); // stop accepting; in-flight requests finish
         await runtime.close();
         unlock();

@@ -41,16 +41,19 @@ export function createServices(deps: AppDeps): Services {
   const sessions = sessionManager(deps);
   const messaging = messagingServices(deps);
   periodic.push(...messaging.periodic);
+  let restoring: Promise<void> | undefined;
   return {
     periodic,
     webhooks: webhooks.dispatcher,
     async start() {
       webhooks.start();
       await messaging.start();
-      await sessions.restore();
+      // sessions come back one by one in the background: start-up does not wait for all of them
+      restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
     },
     async stop() {
       sessions.stop();
+      await restoring;
       await messaging.stop();
       await webhooks.stop();
       flushApiKeyUsage(deps);

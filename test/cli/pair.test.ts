@@ -108,3 +108,30 @@ test("parley pair gives up with a message and a non-zero code when nobody scans 
   const state = JSON.parse((await parley("sessions", "list", "--json")).out)[0];
   expect(state.status).toBe("disconnected"); // the pairing it started was withdrawn
 });
+
+test("parley pair exits non-zero with a message when the server goes away mid-pairing (after trying to reconnect)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "parley-pair-lost-"));
+  const own = await spawnServer({ dataDir: dir });
+  try {
+    seedWorkspace(dir, "Lost");
+    const run = (...args: string[]) =>
+      Bun.spawn([BUN, MAIN, ...args, "--data-dir", dir, "--url", own.url], { stdout: "pipe", stderr: "pipe", env: { ...process.env, PARLEY_JWT_SECRET: "" } });
+    expect(await run("sessions", "create", "kiosk").exited).toBe(0);
+    const pairing = run("pair", "kiosk", "--timeout", "120");
+    const status = async () => {
+      const p = run("sessions", "list", "--json");
+      return (JSON.parse(await new Response(p.stdout).text()) as { status: string }[])[0]!.status;
+    };
+    for (let i = 0; i < 200 && (await status()) !== "qr_pending"; i++) await Bun.sleep(50);
+    expect(await status()).toBe("qr_pending");
+
+    // a graceful stop: the server closes the open event stream (1001) instead of waiting for it
+    expect(await own.stop()).toBe(0);
+    const [out, err] = [await new Response(pairing.stdout).text(), await new Response(pairing.stderr).text()];
+    expect(await pairing.exited).toBe(1);
+    // Ink wraps long lines
+    expect((out + err).replace(/\s+/g, " ")).toContain(`Pairing failed: lost the connection to the server at ${own.url}`);
+  } finally {
+    await own.stop();
+  }
+}, 60_000);

@@ -148,7 +148,7 @@ export const RULES: Record<string, Rule> = {
   "DELETE /api/v1/chatapp/{id}": { perm: "manage", params: sessionId, ok: [200] },
   "POST /api/v1/chatapp/{id}/connect": { perm: "manage", params: sessionId, ok: [200] },
   "GET /api/v1/chatapp/{id}/status": { params: sessionId, ok: [200] },
-  "GET /api/v1/chatapp/{id}/qr": { params: sessionId, ok: [409] },
+  "GET /api/v1/chatapp/{id}/qr": { perm: "manage", params: sessionId, ok: [409] },
   "POST /api/v1/chatapp/{id}/pairing-code": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
   "POST /api/v1/chatapp/{id}/disconnect": { perm: "manage", params: sessionId, ok: [409] },
   "GET /api/external/sessions": { auth: "apiKey", ok: [200], seed: async (c) => void (await sessionId(c)) },

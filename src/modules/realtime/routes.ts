@@ -4,6 +4,7 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { authenticateJwt, type AuthContext } from "../../http/auth-guard.ts";
 import { RealtimeHub, type RealtimeClient } from "./hub.ts";
+import { memberRoleLookup } from "./repo.ts";
 
 interface SocketState {
   client?: RealtimeClient;
@@ -11,7 +12,7 @@ interface SocketState {
 }
 
 interface Upgraded {
-  realtimeAuth: AuthContext;
+  realtimeAuth: Extract<AuthContext, { kind: "user" }>;
   realtimeExpiresAt: number;
   realtimeState: SocketState;
 }
@@ -22,15 +23,38 @@ function tokenFromProtocol(header: string | undefined): string | undefined {
   return parts[0]?.toLowerCase() === "bearer" && parts[1] ? parts[1] : undefined;
 }
 
+const hubs = new WeakMap<AppDeps, RealtimeHub>();
+
+/** The one hub of a runtime. */
+function realtimeHub(deps: AppDeps): RealtimeHub {
+  let hub = hubs.get(deps);
+  if (!hub) {
+    hub = new RealtimeHub(deps.bus, {
+      pingIntervalMs: deps.config.wsPingIntervalMs,
+      clock: deps.clock,
+      log: deps.log.child({ component: "realtime" }),
+      memberRole: memberRoleLookup(deps.sqlite),
+    });
+    hubs.set(deps, hub);
+  }
+  return hub;
+}
+
+/** Closes every real-time socket with 1001 (going away): a graceful stop waits for open connections. */
+export function closeRealtime(deps: AppDeps): void {
+  hubs.get(deps)?.closeAll(1001, "server shutting down");
+}
+
 /** D10: GET /api/ws with an access token; events of the token's workspace only, keepalive pings. */
 export function realtimeRoutes(deps: AppDeps) {
-  const hub = new RealtimeHub(deps.bus, deps.config.wsPingIntervalMs, deps.log.child({ component: "realtime" }));
+  const hub = realtimeHub(deps);
   return new Elysia({ name: "parley-realtime" }).ws("/api/ws", {
     async upgrade(ctx) {
       const protocol = ctx.request.headers.get("sec-websocket-protocol") ?? undefined;
       const token = new URL(ctx.request.url).searchParams.get("token") ?? tokenFromProtocol(protocol);
       if (!token) throw errors.unauthorized("Missing access token (?token= or Sec-WebSocket-Protocol: bearer, <token>)");
       const auth = await authenticateJwt(deps, `Bearer ${token}`);
+      if (auth.kind !== "user") throw errors.unauthorized("Invalid or expired token");
       const exp = decodeJwt(token).exp!;
       Object.assign(ctx, { realtimeAuth: auth, realtimeExpiresAt: exp * 1000, realtimeState: {} } satisfies Upgraded);
       // the client offered subprotocols; the handshake must pick one
@@ -40,8 +64,11 @@ export function realtimeRoutes(deps: AppDeps) {
       const { realtimeAuth: auth, realtimeExpiresAt, realtimeState: state } = ws.data as unknown as Upgraded;
       const client: RealtimeClient = {
         workspaceId: auth.workspaceId,
+        userId: auth.userId,
+        role: auth.role,
         send: (text) => void ws.raw.send(text),
         ping: () => void ws.raw.ping(),
+        close: (code, reason) => ws.close(code, reason),
       };
       state.client = client;
       hub.add(client);

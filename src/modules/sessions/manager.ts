@@ -4,10 +4,10 @@ import { NetworkError, type DriverEvent } from "../../network/driver.ts";
 import { decryptCredentials, encryptCredentials } from "./credentials.ts";
 import type { LiveQr } from "./model.ts";
 import { qrDataUrl } from "./qr-image.ts";
-import { getSession, sessionForNetworkEvent, sessionsInStatus, updateSession, type SessionPatch, type SessionRow } from "./repo.ts";
-
-/** What a connect (or a QR request) waits for. */
-type Outcome = { kind: "qr" } | { kind: "connected" } | { kind: "failed"; reason: string; detail?: string } | { kind: "timeout" };
+import { Pauses, restorable, restoreGap } from "./restore.ts";
+import { OutcomeWaiters } from "./waiters.ts";
+import { deleteSession, getSession, sessionForNetworkEvent, sessionsInStatus, sessionsToRestore, updateSession } from "./repo.ts";
+import type { SessionPatch, SessionRow } from "./repo.ts";
 
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
 const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
@@ -24,15 +24,18 @@ export function sessionManager(deps: AppDeps): SessionManager {
 /**
  * Owns the live connections: starts and stops them on the driver, turns the driver's events
  * into status changes (rows) and events (bus), keeps the current QR of each pending session,
- * and brings back connected sessions after a restart. Events are handled synchronously and in
- * order, so a status written to SQLite always follows the network's own order.
+ * and brings back connected (and dropped) sessions after a restart. Events are handled
+ * synchronously and in order, so a status written to SQLite follows the network's own order.
  */
 export class SessionManager {
   /** Sessions the driver is working on (linking, connected or reconnecting). */
   private active = new Set<string>();
   private qrs = new Map<string, LiveQr>();
-  private waiters = new Map<string, Set<(o: Outcome) => void>>();
+  private waiters = new OutcomeWaiters();
+  /** Sessions whose DELETE is under way: they answer 404 so nothing starts on a row about to go. */
+  private deleting = new Set<string>();
   private stopping = false;
+  private pauses = new Pauses();
 
   constructor(private deps: AppDeps) {
     deps.network.onEvent((e) => {
@@ -55,7 +58,7 @@ export class SessionManager {
     });
     if (!row) return this.require(workspaceId, id);
     this.active.add(id);
-    const outcome = this.waitFor(id, this.deps.config.sessionConnectWaitMs);
+    const outcome = this.waiters.waitFor(id, this.deps.config.sessionConnectWaitMs);
     try {
       await this.deps.network.connect(id, { credentials: this.credentialsOf(row) });
     } catch (err) {
@@ -69,6 +72,7 @@ export class SessionManager {
       throw errors.chatappUnavailable(`The network could not be reached: ${detail}`);
     }
     const o = await outcome.promise;
+    if (o.kind === "failed" && (this.deleting.has(id) || !getSession(this.deps.db, workspaceId, id))) throw errors.notFound("Session");
     if (o.kind === "failed") throw errors.chatappUnavailable(`The session could not connect (${o.reason}${o.detail ? `: ${o.detail}` : ""})`);
     return this.require(workspaceId, id);
   }
@@ -79,16 +83,33 @@ export class SessionManager {
       const row = this.require(workspaceId, id);
       // a session still reconnecting by itself counts as live: the user must be able to stop it
       if (row.status === "disconnected" && !this.active.has(id)) throw errors.conflict("The session is already disconnected");
-      this.active.delete(id);
-      this.qrs.delete(id);
-      this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
+      this.unlink(row);
     });
-    this.settle(id, { kind: "failed", reason: "user_request" });
+    await this.logout(id);
+  }
+
+  /**
+   * D7 DELETE: a live session is unlinked first, then the row goes. From the first moment the
+   * session answers 404 to connect, disconnect, QR and pairing code, so nothing can start on a
+   * row that is about to vanish.
+   */
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const row = this.require(workspaceId, id);
+    this.deleting.add(id); // before any await: a request in the gap sees the session as gone
     try {
-      await this.deps.network.disconnect(id, { logout: true });
-    } catch (err) {
-      // the local unlink stands: the credentials are gone whatever the network said
-      this.deps.log.warn("network logout failed", { sessionId: id, err });
+      if (row.status !== "disconnected" || this.active.has(id)) {
+        this.deps.bus.transaction(() => this.unlink(row));
+        await this.logout(id);
+      }
+      this.deps.bus.transaction(() => deleteSession(this.deps.db, workspaceId, id));
+      // nothing of the session may outlive its row on the network side
+      if (this.active.has(id) || this.qrs.has(id)) {
+        this.active.delete(id);
+        this.qrs.delete(id);
+        await this.logout(id);
+      }
+    } finally {
+      this.deleting.delete(id);
     }
   }
 
@@ -102,7 +123,7 @@ export class SessionManager {
     const row = this.require(workspaceId, id);
     if (row.status !== "qr_pending") throw errors.conflict(`No QR code: the session is ${row.status}`);
     if (!this.qrs.has(id) && this.active.has(id)) {
-      const w = this.waitFor(id, Math.min(5_000, this.deps.config.sessionConnectWaitMs));
+      const w = this.waiters.waitFor(id, Math.min(5_000, this.deps.config.sessionConnectWaitMs));
       if (this.qrs.has(id)) w.cancel();
       else await w.promise;
     }
@@ -123,23 +144,33 @@ export class SessionManager {
     }
   }
 
-  /** Reconnects sessions that were connected when the server stopped; pending QRs died with the process. */
+  /**
+   * After a start: sessions that were connected, and linked ones that had dropped
+   * (`connection_lost`), reconnect with their stored link, one after another with a random gap
+   * (`sessionRestoreGapMs`) so a server with many sessions does not open them all at once;
+   * pending QRs died with the process. Resolves when every session was started or on stop().
+   */
   async restore(): Promise<void> {
-    for (const row of sessionsInStatus(this.deps.db, ["connected", "qr_pending"])) {
-      if (row.status === "qr_pending") {
-        this.deps.bus.transaction(() => this.change(row, { status: "disconnected" }, false));
-        continue;
-      }
+    for (const row of sessionsInStatus(this.deps.db, ["qr_pending"])) {
+      this.deps.bus.transaction(() => this.change(row, { status: "disconnected" }, false));
+    }
+    const ids = sessionsToRestore(this.deps.db).map((r) => r.id);
+    for (const [i, id] of ids.entries()) {
+      if (i > 0) await this.pauses.pause(restoreGap(this.deps.config.sessionRestoreGapMs));
+      if (this.stopping) return;
+      // read again: a user may have connected, disconnected or deleted it meanwhile
+      const row = sessionForNetworkEvent(this.deps.db, id);
+      if (!row || this.active.has(id) || this.deleting.has(id) || !restorable(row)) continue;
       const credentials = this.credentialsOf(row);
       if (!credentials) {
-        this.endSession(row.id, "error", "no stored credentials");
+        this.endSession(id, "error", "no stored credentials");
         continue;
       }
-      this.active.add(row.id);
+      this.active.add(id);
       try {
-        await this.deps.network.connect(row.id, { credentials });
+        await this.deps.network.connect(id, { credentials });
       } catch (err) {
-        this.endSession(row.id, "error", err instanceof Error ? err.message : String(err));
+        if (!this.stopping) this.endSession(id, "error", err instanceof Error ? err.message : String(err));
       }
     }
   }
@@ -147,7 +178,8 @@ export class SessionManager {
   /** Stops reacting to status changes (shutdown closes connections on purpose); credentials are still saved. */
   stop(): void {
     this.stopping = true;
-    for (const id of [...this.waiters.keys()]) this.settle(id, { kind: "timeout" });
+    this.pauses.stop();
+    this.waiters.settleAll({ kind: "timeout" });
   }
 
   // ---- driver events ----
@@ -181,7 +213,7 @@ export class SessionManager {
       if (row.status !== "qr_pending") this.change(row, { status: "qr_pending" });
       this.deps.bus.publish(row.workspaceId, "session_qr", { sessionId: row.id, ...live });
     });
-    this.settle(row.id, { kind: "qr" });
+    this.waiters.settle(row.id, { kind: "qr" });
   }
 
   private onConnected(row: SessionRow, phoneNumber: string): void {
@@ -193,7 +225,7 @@ export class SessionManager {
         this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), lastDisconnectReason: null });
       });
     }
-    this.settle(row.id, { kind: "connected" });
+    this.waiters.settle(row.id, { kind: "connected" });
   }
 
   private onDisconnected(row: SessionRow, reason: string, willReconnect: boolean, detail?: string): void {
@@ -218,7 +250,7 @@ export class SessionManager {
       if (UNLINKING.has(reason)) Object.assign(patch, { credentials: null, phoneNumber: null });
       this.deps.bus.transaction(() => this.change(row, patch));
     }
-    this.settle(id, { kind: "failed", reason, detail });
+    this.waiters.settle(id, { kind: "failed", reason, detail });
   }
 
   // ---- helpers ----
@@ -240,9 +272,27 @@ export class SessionManager {
   }
 
   private require(workspaceId: string, id: string): SessionRow {
-    const row = getSession(this.deps.db, workspaceId, id);
+    const row = this.deleting.has(id) ? undefined : getSession(this.deps.db, workspaceId, id);
     if (!row) throw errors.notFound("Session");
     return row;
+  }
+
+  /** The local side of an unlink (inside bus.transaction): disconnected by the user, link wiped. */
+  private unlink(row: SessionRow): void {
+    this.active.delete(row.id);
+    this.qrs.delete(row.id);
+    this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
+    this.waiters.settle(row.id, { kind: "failed", reason: "user_request" });
+  }
+
+  /** The network side of an unlink. */
+  private async logout(id: string): Promise<void> {
+    try {
+      await this.deps.network.disconnect(id, { logout: true });
+    } catch (err) {
+      // the local unlink stands: the credentials are gone whatever the network said
+      this.deps.log.warn("network logout failed", { sessionId: id, err });
+    }
   }
 
   private credentialsOf(row: SessionRow): string | null {
@@ -255,26 +305,6 @@ export class SessionManager {
       this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
       return null;
     }
-  }
-
-  private waitFor(id: string, ms: number): { promise: Promise<Outcome>; cancel(): void } {
-    let set = this.waiters.get(id);
-    if (!set) this.waiters.set(id, (set = new Set()));
-    let resolve!: (o: Outcome) => void;
-    const promise = new Promise<Outcome>((r) => (resolve = r));
-    const timer = setTimeout(() => done({ kind: "timeout" }), ms);
-    const done = (o: Outcome) => {
-      clearTimeout(timer);
-      set.delete(done);
-      if (!set.size) this.waiters.delete(id);
-      resolve(o);
-    };
-    set.add(done);
-    return { promise, cancel: () => done({ kind: "timeout" }) };
-  }
-
-  private settle(id: string, o: Outcome): void {
-    for (const done of [...(this.waiters.get(id) ?? [])]) done(o);
   }
 
   private now(): number {

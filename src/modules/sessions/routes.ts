@@ -37,7 +37,7 @@ export function sessionRoutes(deps: AppDeps) {
     .delete(
       "/api/v1/chatapp/:id",
       async ({ auth, params }) => {
-        await removeSession(deps, manager, auth.workspaceId, params.id);
+        await removeSession(manager, auth.workspaceId, params.id);
         return ok(undefined, "Session deleted");
       },
       { jwt: "manage", params: sessionIdParams, detail: { summary: "Delete a session (unlinks it first)", tags } },
@@ -60,7 +60,8 @@ export function sessionRoutes(deps: AppDeps) {
       detail: { summary: "Status of a session", tags },
     })
     .get("/api/v1/chatapp/:id/qr", async ({ auth, params }) => ok(await manager.qr(auth.workspaceId, params.id)), {
-      jwt: "read",
+      // a QR links a phone to the workspace: only those who may connect sessions see it (D5)
+      jwt: "manage",
       params: sessionIdParams,
       detail: { summary: "The current QR code while the session is qr_pending", tags },
     })

@@ -1,9 +1,9 @@
 import type { AppDeps } from "../../deps.ts";
-import { AppError, errors } from "../../errors.ts";
+import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { SessionManager } from "./manager.ts";
 import { sessionView, type SessionView } from "./model.ts";
-import { countSessions, deleteSession, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions } from "./repo.ts";
+import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions } from "./repo.ts";
 
 /** Creates a disconnected session (D7); the plan limit is checked in the same transaction as the insert. */
 export function createSession(deps: AppDeps, workspaceId: string, name: string): SessionView {
@@ -35,17 +35,7 @@ export function sessionStatuses(deps: AppDeps, workspaceId: string): { id: strin
   return listSessionStatuses(deps.db, workspaceId);
 }
 
-/** D7 DELETE: a live session is disconnected (unlinked) first, then the row goes. */
-export async function removeSession(deps: AppDeps, manager: SessionManager, workspaceId: string, id: string): Promise<void> {
-  const row = getSession(deps.db, workspaceId, id);
-  if (!row) throw errors.notFound("Session");
-  if (row.status !== "disconnected" || manager.isLive(id)) {
-    try {
-      await manager.disconnect(workspaceId, id);
-    } catch (err) {
-      // a concurrent disconnect got there first: nothing left to unlink
-      if (!(err instanceof AppError && err.code === "CONFLICT")) throw err;
-    }
-  }
-  deps.bus.transaction(() => deleteSession(deps.db, workspaceId, id));
+/** D7 DELETE: a live session is disconnected (unlinked) first, then the row goes (see SessionManager.remove). */
+export async function removeSession(manager: SessionManager, workspaceId: string, id: string): Promise<void> {
+  await manager.remove(workspaceId, id);
 }

@@ -4,7 +4,11 @@ export interface BackoffOptions {
   baseMs: number;
   /** no delay grows past this */
   maxMs: number;
-  /** retries in a row before giving up (the session ends `disconnected`) */
+  /**
+   * retries in a row of a linked session before giving up (the session ends `disconnected`);
+   * default: never, so a linked session comes back after any outage, one attempt per `maxMs`
+   * (with jitter) once the delay reached the cap
+   */
   maxAttempts: number;
   /** retries while linking a new device: an unreachable network should fail the connect call soon */
   linkingMaxAttempts: number;
@@ -14,11 +18,12 @@ export interface BackoffOptions {
   jitter: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 60_000, maxAttempts: 10, linkingMaxAttempts: 2, stableMs: 60_000, jitter: 0.3 };
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 60_000, maxAttempts: Number.POSITIVE_INFINITY, linkingMaxAttempts: 2, stableMs: 60_000, jitter: 0.3 };
 
 /**
  * One policy per session, so a network outage that drops every session at once spreads the
- * retries out (jitter) and stops them after `maxAttempts` (no reconnect storm).
+ * retries out (jitter) and, once at the cap, makes one attempt per `maxMs` per session (no
+ * reconnect storm); linking a new device stops after `linkingMaxAttempts`.
  */
 export class ReconnectPolicy {
   private attempts = 0;
@@ -41,7 +46,8 @@ export class ReconnectPolicy {
   /** The delay before the next retry, or null when it is time to give up (`linking`: the shorter budget). */
   next(linking = false): number | null {
     if (this.attempts >= (linking ? this.opts.linkingMaxAttempts : this.opts.maxAttempts)) return null;
-    const ceiling = Math.min(this.opts.maxMs, this.opts.baseMs * 2 ** this.attempts);
+    // the exponent stops growing long before it could overflow: the cap applies anyway
+    const ceiling = Math.min(this.opts.maxMs, this.opts.baseMs * 2 ** Math.min(this.attempts, 40));
     this.attempts++;
     return Math.round(ceiling * (1 - this.opts.jitter * this.random()));
   }

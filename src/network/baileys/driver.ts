@@ -31,7 +31,7 @@ interface Conn {
   /** planned restarts (after pairing) without an open in between: a loop of them backs off */
   restarts: number;
   open: boolean;
-  /** opened at least once: a linked, working session (reconnects get the full budget) */
+  /** opened at least once: a linked, working session (its reconnects never give up) */
   everOpened: boolean;
   /** keys changed since credentials were last handed over */
   dirty: boolean;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import WS from "ws";
 import { signToken, tokenKeys } from "../../../src/auth/tokens.ts";
+import { MEMBERSHIP_RECHECK_MS } from "../../../src/modules/realtime/hub.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
-import { eventually, linkSession, newSession } from "../sessions/helpers.ts";
+import { eventually, linkSession, newSession, statusOf } from "../sessions/helpers.ts";
 
 interface Client {
   ws: WebSocket;
@@ -98,6 +99,66 @@ describe("authentication", () => {
     const c = await connect(`ws://${base}/api/ws?token=${short}`);
     const code = await new Promise<number>((r) => (c.ws.onclose = (e) => r(e.code)));
     expect(code).toBe(4001);
+  });
+});
+
+/** Resolves with the close code of an open client. */
+const closeCode = (c: Client) => new Promise<number>((r) => (c.ws.onclose = (e) => r(e.code)));
+
+describe("membership (a removed member stops hearing at once)", () => {
+  test("a removed member's socket is closed (4003) at the next event and receives nothing; others still do", async () => {
+    const agent = await a.member("agent");
+    const gone = await connect(`ws://${base}/api/ws?token=${agent.token}`);
+    const stays = await connect(`ws://${base}/api/ws?token=${a.owner.token}`);
+    const closed = closeCode(gone);
+    expect((await t.request("DELETE", `/api/team/members/${agent.userId}`, { token: a.owner.token })).status).toBe(200);
+    t.clock.advance(MEMBERSHIP_RECHECK_MS); // the socket's last check is now due
+    const id = await newSession(t, a);
+    expect((await t.request("POST", `/api/v1/chatapp/${id}/connect`, { token: a.owner.token })).status).toBe(200);
+    expect(await closed).toBe(4003);
+    expect(gone.messages).toEqual([]);
+    await eventually(() => expect(stays.messages.map((m) => m.event)).toContain("session_qr"));
+    stays.ws.close();
+  });
+
+  test("without any event, the keepalive round closes the socket of a removed member", async () => {
+    const viewer = await a.member("viewer");
+    const c = await connect(`ws://${base}/api/ws?token=${viewer.token}`);
+    const closed = closeCode(c);
+    t.deps.sqlite.query("DELETE FROM users WHERE id = ?").run(viewer.userId);
+    t.clock.advance(MEMBERSHIP_RECHECK_MS);
+    expect(await closed).toBe(4003); // wsPingIntervalMs is 1 s here
+    expect(c.messages).toEqual([]);
+  });
+});
+
+describe("QR codes go to those who may link a phone (D5 manage)", () => {
+  test("admins get session_qr; agents and viewers get the status events but never a QR, a demoted admin neither", async () => {
+    const w = await createWorkspace(t);
+    const admin = await w.member("admin");
+    const demoted = await w.member("admin");
+    const open = (token: string) => connect(`ws://${base}/api/ws?token=${token}`);
+    const ca = await open(admin.token);
+    const cd = await open(demoted.token);
+    const cg = await open((await w.member("agent")).token);
+    const cv = await open((await w.member("viewer")).token);
+    const names = (c: Client) => c.messages.map((m) => m.event);
+    const first = await newSession(t, w);
+    await linkSession(t, w, first, "919833333333");
+    for (const c of [ca, cd, cg, cv]) await eventually(() => expect(names(c)).toContain("session_connected"));
+    expect(names(ca)).toEqual(["session_status", "session_qr", "session_connected", "session_status"]);
+    expect(names(cd)).toEqual(names(ca));
+    for (const c of [cg, cv]) expect(names(c)).toEqual(["session_status", "session_connected", "session_status"]);
+
+    // the role is read fresh for every QR: a demotion takes effect at the next one
+    expect((await t.request("PATCH", `/api/team/members/${demoted.userId}`, { token: w.owner.token, body: { role: "viewer" } })).status).toBe(200);
+    const second = await newSession(t, w);
+    await linkSession(t, w, second, "919844444444");
+    expect((await statusOf(t, w, second)).status).toBe("connected");
+    for (const c of [ca, cd]) await eventually(() => expect(c.messages.filter((m) => m.data.sessionId === second && m.event === "session_status")).toHaveLength(2));
+    expect(ca.messages.filter((m) => m.data.sessionId === second).map((m) => m.event)).toContain("session_qr");
+    expect(cd.messages.filter((m) => m.data.sessionId === second).map((m) => m.event)).not.toContain("session_qr");
+    for (const c of [ca, cd, cg, cv]) c.ws.close();
   });
 });
 

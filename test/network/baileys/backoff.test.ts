@@ -48,3 +48,12 @@ test("a stable connection resets the count; a flapping one does not", () => {
 test("jitter above 0.5 is refused (it could make delays shrink)", () => {
   expect(() => new ReconnectPolicy({ jitter: 0.8 })).toThrow(/jitter/);
 });
+
+test("by default a linked session never gives up: at the cap it waits about maxMs before every retry", () => {
+  const { maxAttempts: _, ...unbounded } = opts;
+  const p = new ReconnectPolicy(unbounded, () => 0.5);
+  const delays = Array.from({ length: 200 }, () => p.next());
+  expect(delays.slice(0, 4)).toEqual([85, 170, 340, 680]);
+  expect(delays.slice(4).every((d) => d === 850)).toBe(true); // 1000 with half the 30 % jitter
+  expect(p.next(true)).toBeNull(); // linking keeps its small budget
+});

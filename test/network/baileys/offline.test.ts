@@ -19,7 +19,8 @@ import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 // up at once: nothing leaves the machine, every attempt is counted.
 
 const KEY = "11".repeat(32);
-const BACKOFF = { baseMs: 20, maxMs: 80, maxAttempts: 4, linkingMaxAttempts: 3, jitter: 0.2 };
+// no maxAttempts: the default, a linked session never stops retrying
+const BACKOFF = { baseMs: 20, maxMs: 80, linkingMaxAttempts: 3, jitter: 0.2 };
 let attempts = 0;
 let listener: TCPSocketListener<undefined>;
 let rt: Runtime;
@@ -109,7 +110,7 @@ test("offline linking: connect answers 502, retries back off then stop, the sess
   ]);
 });
 
-test("offline restart: a linked session is tried with the full budget, keeps its link, and ends disconnected once", async () => {
+test("offline restart: a linked session keeps retrying at the capped interval, keeps its link, and is disconnected once", async () => {
   const id = (await call("POST", "/api/v1/chatapp", { name: "linked" })).body.data.id;
   // a session linked before the restart: status connected, credentials of a linked device stored
   const auth = memoryAuthState(null, () => {});
@@ -119,18 +120,34 @@ test("offline restart: a linked session is tried with the full budget, keeps its
 
   const before = attempts;
   await rt.services.start();
-  const deadline = Date.now() + 10_000;
-  while (!dropsOf(id).some((e) => !e.willReconnect) && Date.now() < deadline) await Bun.sleep(10);
+  // well past the point where the delay reached the cap (20, 40, then 80 every time)
+  const wanted = 12; // more than the 10 retries after which the driver used to give up
+  const deadline = Date.now() + 15_000;
+  while (dropsOf(id).length < wanted && Date.now() < deadline) await Bun.sleep(10);
 
-  const retries = dropsOf(id).filter((e) => e.willReconnect);
-  expect(retries).toHaveLength(BACKOFF.maxAttempts);
-  expectBackoff(retries.map((e) => e.retryInMs!));
-  expect(attempts - before).toBe(1 + BACKOFF.maxAttempts);
+  const drops = dropsOf(id);
+  expect(drops.length).toBeGreaterThanOrEqual(wanted);
+  // it never gives up
+  expect(drops.every((e) => e.willReconnect)).toBe(true);
+  const delays = drops.map((e) => e.retryInMs!);
+  expectBackoff(delays);
+  // at the cap: every retry waits about maxMs (jittered down at most by `jitter`), one attempt each
+  for (const d of delays.slice(3)) expect(d).toBeGreaterThanOrEqual(Math.floor(BACKOFF.maxMs * (1 - BACKOFF.jitter)));
+  // no storm: one attempt per scheduled retry (plus the first), never more
+  expect(attempts - before).toBeGreaterThanOrEqual(drops.length);
+  expect(attempts - before).toBeLessThanOrEqual(drops.length + 1);
   const row = rt.deps.sqlite.query("SELECT status, credentials, last_disconnect_reason AS reason, phone_number AS phone FROM chat_sessions WHERE id = ?").get(id) as any;
-  // a transient failure never unlinks: the next connect reuses the link
+  // a transient failure never unlinks: the link stays for the next attempt
   expect(row).toMatchObject({ status: "disconnected", reason: "connection_lost", phone: "919812345678" });
   expect(row.credentials).toStartWith("v1:");
   expect(appEvents.filter((e) => e.event === "session_disconnected" && e.data.sessionId === id)).toHaveLength(1);
+
+  // the user can stop the retries: disconnect is allowed while they run, and nothing follows it
+  expect((await call("POST", `/api/v1/chatapp/${id}/disconnect`)).status).toBe(200);
+  await Bun.sleep(20); // a handshake already on the wire lands
+  const stopped = attempts;
+  await Bun.sleep(BACKOFF.maxMs * 3);
+  expect(attempts).toBe(stopped);
 });
 
 test("the driver refuses an unusable address and idle sessions with NetworkError (502 at the API)", async () => {
