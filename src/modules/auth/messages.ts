@@ -52,7 +52,7 @@ export function resetMail(publicUrl: string, to: string, name: string, token: st
 }
 
 /** The text of a mobile code. */
-export function otpText(code: string, purpose: "mobile_verify" | "login", minutes: number): string {
-  const what = purpose === "login" ? "login code" : "verification code";
+export function otpText(code: string, purpose: "mobile_verify" | "login" | "change_mobile", minutes: number): string {
+  const what = { login: "login code", mobile_verify: "verification code", change_mobile: "code to add this number to your account" }[purpose];
   return `Your Parley ${what} is ${code}. It expires in ${minutes} minutes. Never share it.`;
 }

@@ -93,3 +93,9 @@ export const changePasswordBody = z
 export const twoFactorBody = z.object({ enabled: z.boolean({ error: "must be true or false" }), password: passwordField });
 
 export const profileBody = z.object({ name: label() });
+
+/** POST profile/mobile/send-otp. */
+export const profileMobileBody = z.object({ mobile: mobileField });
+
+/** POST profile/mobile/verify: the number the code was sent to, and the code. */
+export const profileMobileVerifyBody = z.object({ mobile: mobileField, otpCode: otpCodeField });

@@ -18,6 +18,16 @@ export interface OtpTarget {
   purpose: OtpPurpose;
   /** login codes belong to one challenge */
   challengeId?: string;
+  /**
+   * Verification only: the code must have gone to this destination (a mobile change binds the
+   * code to the new number, so a code sent to one number cannot confirm another).
+   */
+  boundTo?: string;
+}
+
+export interface IssueOptions {
+  /** a cap per target (user and purpose) an hour, on top of the per-destination limits */
+  perTargetPerHour?: number;
 }
 
 function codeHash(kit: AuthKit, id: string, code: string): string {
@@ -35,9 +45,9 @@ const sameTarget = (t: OtpTarget) =>
 /**
  * Creates a code for a destination (D3): at least 60 s after the last one and at most 5 an
  * hour per destination (429 with Retry-After), counted in rows so restarts change nothing.
- * Earlier live codes of the same target stop working.
+ * Earlier live codes of the same target stop working, whatever number or address they went to.
  */
-export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string): { id: string; code: string } {
+export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string, opts: IssueOptions = {}): { id: string; code: string } {
   const db = kit.deps.db;
   const now = nowMs(kit);
   return db.transaction((tx) => {
@@ -55,6 +65,18 @@ export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string): 
     if (recent.length >= OTP_SENDS_PER_HOUR) {
       const oldest = recent[OTP_SENDS_PER_HOUR - 1]!.createdAt;
       throw errors.rateLimited((oldest + HOUR - now) / 1000, `At most ${OTP_SENDS_PER_HOUR} codes an hour`);
+    }
+    if (opts.perTargetPerHour !== undefined) {
+      const mine = tx
+        .select({ createdAt: otpCodes.createdAt })
+        .from(otpCodes)
+        .where(and(sameTarget(target), gt(otpCodes.createdAt, now - HOUR)))
+        .orderBy(desc(otpCodes.createdAt))
+        .all();
+      if (mine.length >= opts.perTargetPerHour) {
+        const oldest = mine[opts.perTargetPerHour - 1]!.createdAt;
+        throw errors.rateLimited((oldest + HOUR - now) / 1000, `At most ${opts.perTargetPerHour} codes an hour`);
+      }
     }
     tx.update(otpCodes)
       .set({ status: "replaced" })
@@ -109,7 +131,7 @@ export function verifyOtp(kit: AuthKit, target: OtpTarget, code: string, field: 
     const row = tx
       .select()
       .from(otpCodes)
-      .where(and(sameTarget(target), eq(otpCodes.status, "live")))
+      .where(and(sameTarget(target), eq(otpCodes.status, "live"), target.boundTo !== undefined ? eq(otpCodes.destination, target.boundTo) : sql`1`))
       .orderBy(desc(otpCodes.createdAt))
       .get();
     if (!row) return "none";

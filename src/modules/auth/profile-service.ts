@@ -1,5 +1,6 @@
 import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
+import { maskPhone } from "./masks.ts";
 import { getProfile, updateUser } from "./repo.ts";
 
 export interface Profile {
@@ -10,13 +11,17 @@ export interface Profile {
   tenantId: string;
   tenantName: string;
   twoFactorEnabled: boolean;
+  /** the stored number, masked; null without one */
+  mobileMasked: string | null;
+  mobileVerified: boolean;
 }
 
 /** GET /api/auth/profile: the caller as the database has it now. */
 export function profile(kit: AuthKit, workspaceId: string, userId: string): Profile {
   const p = getProfile(kit.deps.db, workspaceId, userId);
   if (!p) throw errors.notFound("User");
-  return p;
+  const { mobile, mobileVerifiedAt, ...rest } = p;
+  return { ...rest, mobileMasked: maskPhone(mobile), mobileVerified: mobile != null && mobileVerifiedAt != null };
 }
 
 /** PUT /api/auth/profile: the name is the one updatable field. */

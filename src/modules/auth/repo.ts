@@ -64,7 +64,7 @@ export function createAccount(db: DB, a: NewAccount): void {
   });
 }
 
-type UserChanges = Partial<Pick<UserRow, "name" | "passwordHash" | "mobileVerifiedAt" | "emailVerifiedAt" | "twoFactorEnabled">>;
+type UserChanges = Partial<Pick<UserRow, "name" | "passwordHash" | "mobile" | "mobileVerifiedAt" | "emailVerifiedAt" | "twoFactorEnabled">>;
 
 /** Updates a user of a workspace. */
 export function updateUser(db: DB, workspaceId: string, userId: string, changes: UserChanges, now: number): void {
@@ -90,6 +90,8 @@ export function getProfile(db: DB, workspaceId: string, userId: string) {
       tenantId: workspaces.id,
       tenantName: workspaces.name,
       twoFactorEnabled: users.twoFactorEnabled,
+      mobile: users.mobile,
+      mobileVerifiedAt: users.mobileVerifiedAt,
     })
     .from(users)
     .innerJoin(workspaces, eq(workspaces.id, users.workspaceId))

@@ -3,13 +3,14 @@ import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import type { AuthKit } from "./kit.ts";
-import { profileBody } from "./model.ts";
+import { sendChangeMobileOtp, verifyChangeMobile } from "./mobile-service.ts";
+import { profileBody, profileMobileBody, profileMobileVerifyBody } from "./model.ts";
 import { profile, updateProfile } from "./profile-service.ts";
 import { userIdOf } from "./routes-password.ts";
 
 const tags = ["auth"];
 
-/** The caller's own profile. */
+/** The caller's own profile, and adding or changing its mobile number. */
 export function profileRoutes(kit: AuthKit, deps: AppDeps) {
   return new Elysia({ prefix: "/api/auth" })
     .use(authGuard(deps))
@@ -21,5 +22,15 @@ export function profileRoutes(kit: AuthKit, deps: AppDeps) {
       jwt: "read",
       body: profileBody,
       detail: { summary: "Update the signed-in user's name", tags },
-    });
+    })
+    .post(
+      "/profile/mobile/send-otp",
+      async ({ auth, body }) => ok(await sendChangeMobileOtp(kit, auth.workspaceId, userIdOf(auth), body.mobile), "Code sent"),
+      { jwt: "read", body: profileMobileBody, detail: { summary: "Send a code to a new mobile number of the signed-in user (nothing changes yet)", tags } },
+    )
+    .post(
+      "/profile/mobile/verify",
+      ({ auth, body }) => ok(verifyChangeMobile(kit, auth.workspaceId, userIdOf(auth), body.mobile, body.otpCode), "Mobile number verified"),
+      { jwt: "read", body: profileMobileVerifyBody, detail: { summary: "Verify the new mobile number with its code; it becomes the user's mobile", tags } },
+    );
 }

@@ -14,7 +14,8 @@ export const captchas = sqliteTable(
   (t) => [index("captchas_expires_idx").on(t.expiresAt)],
 );
 
-export const OTP_PURPOSES = ["mobile_verify", "email_verify", "login"] as const;
+/** `change_mobile`: a signed-in member confirming a new number (bound to that number). */
+export const OTP_PURPOSES = ["mobile_verify", "email_verify", "login", "change_mobile"] as const;
 export type OtpPurpose = (typeof OTP_PURPOSES)[number];
 export const OTP_STATUSES = ["live", "used", "dead", "replaced"] as const;
 

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("profile", () => {
-  test("GET: id, email, name, role, tenantId, tenantName", async () => {
+  test("GET: id, email, name, role, tenantId, tenantName, twoFactorEnabled, mobileMasked, mobileVerified", async () => {
     const a = await verifiedAccount(t);
     const s = await signedIn(t, a.email, a.password);
     const r = await t.request("GET", "/api/auth/profile", { token: s.accessToken });
@@ -22,6 +22,8 @@ describe("profile", () => {
       tenantId: expect.any(String),
       tenantName: a.tenantName,
       twoFactorEnabled: false,
+      mobileMasked: a.mobile.slice(0, 2) + "******" + a.mobile.slice(-4),
+      mobileVerified: true,
     });
   });
 

@@ -68,6 +68,15 @@ const cases: Case[] = [
   ["PUT", "/api/auth/profile", {}, ["name"], true],
   ["PUT", "/api/auth/profile", { name: "x" }, ["name"], true],
   ["PUT", "/api/auth/profile", { name: "z".repeat(81) }, ["name"], true],
+  ["POST", "/api/auth/profile/mobile/send-otp", {}, ["mobile"], true],
+  ["POST", "/api/auth/profile/mobile/send-otp", { mobile: "+919876543210" }, ["mobile"], true],
+  ["POST", "/api/auth/profile/mobile/send-otp", { mobile: 919876543210 }, ["mobile"], true],
+  ["POST", "/api/auth/profile/mobile/send-otp", { mobile: "1234567" }, ["mobile"], true],
+  ["POST", "/api/auth/profile/mobile/send-otp", "{not json", ["body"], true],
+  ["POST", "/api/auth/profile/mobile/verify", {}, ["mobile", "otpCode"], true],
+  ["POST", "/api/auth/profile/mobile/verify", { mobile: "919876543210" }, ["otpCode"], true],
+  ["POST", "/api/auth/profile/mobile/verify", { mobile: "919876543210", otpCode: "12345" }, ["otpCode"], true],
+  ["POST", "/api/auth/profile/mobile/verify", { mobile: "12", otpCode: "123456" }, ["mobile"], true],
 ];
 
 test("every validation failure of every auth route is 400 VALIDATION_ERROR naming exactly the failing fields, and changes nothing", async () => {
@@ -89,5 +98,5 @@ test("every auth route appears in the cases above", () => {
   const covered = new Set(cases.map(([m, p]) => `${m} ${p}`));
   const bodyRoutes = t.app.routes.filter((r) => r.path.startsWith("/api/auth") && r.method !== "GET").map((r) => `${r.method} ${r.path}`);
   expect(bodyRoutes.filter((r) => !covered.has(r))).toEqual([]);
-  expect(bodyRoutes.length).toBe(15);
+  expect(bodyRoutes.length).toBe(17);
 });
