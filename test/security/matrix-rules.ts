@@ -141,7 +141,11 @@ export const RULES: Record<string, Rule> = {
   },
   "PUT /api/auth/2fa": { perm: "read", body: () => ({ enabled: false, password: "correct horse battery" }), ok: [200] },
   // a new number per request: the code send limits count per number (D3)
-  "POST /api/auth/profile/mobile/send-otp": { perm: "read", body: () => ({ mobile: `9198${String(12_345_678 + ++seq).slice(-8)}` }), ok: [200] },
+  "POST /api/auth/profile/mobile/send-otp": {
+    perm: "read",
+    body: () => ({ mobile: `9198${String(12_345_678 + ++seq).slice(-8)}`, password: "correct horse battery" }),
+    ok: [200],
+  },
   // no code was sent to this number: a valid body, answered 400 on otpCode
   "POST /api/auth/profile/mobile/verify": { perm: "read", body: () => ({ mobile: "919812345678", otpCode: "123456" }), ok: [400] },
 

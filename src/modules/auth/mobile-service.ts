@@ -12,10 +12,22 @@ const target = (workspaceId: string, userId: string, boundTo?: string): OtpTarge
  * Nothing changes on the account yet: the number in force (and the one login codes go to) stays
  * until the new one is verified. Numbers are not unique: one verified by another user may be added.
  */
-export async function sendChangeMobileOtp(kit: AuthKit, workspaceId: string, userId: string, mobile: string): Promise<{ phoneMasked: string | null; expiresIn: number }> {
+export async function sendChangeMobileOtp(
+  kit: AuthKit,
+  workspaceId: string,
+  userId: string,
+  mobile: string,
+  password: string | undefined,
+): Promise<{ phoneMasked: string | null; expiresIn: number }> {
   const user = getUser(kit.deps.db, workspaceId, userId);
   if (!user) throw errors.unauthorized();
-  if (verifiedMobile(user) === mobile) throw errors.conflict("This number is already your verified mobile number");
+  const current = verifiedMobile(user);
+  if (current === mobile) throw errors.conflict("This number is already your verified mobile number");
+  // replacing a verified number replaces the second factor: a stolen access token alone must not do it
+  if (current) {
+    if (!password) throw errors.validation({ password: "is required to replace your verified mobile number" });
+    if (!(await kit.hasher.verify(password, user.passwordHash))) throw errors.validation({ password: "is incorrect" }, "Wrong password");
+  }
   // the per-destination limits (D3) alone would let one account spray codes at many numbers
   const { id, code } = issueOtp(kit, target(workspaceId, userId), mobile, { perTargetPerHour: OTP_SENDS_PER_HOUR });
   const text = otpText(code, "change_mobile", OTP_TTL_SECONDS / 60);

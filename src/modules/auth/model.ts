@@ -95,7 +95,8 @@ export const twoFactorBody = z.object({ enabled: z.boolean({ error: "must be tru
 export const profileBody = z.object({ name: label() });
 
 /** POST profile/mobile/send-otp. */
-export const profileMobileBody = z.object({ mobile: mobileField });
+/** `password` is required when a verified mobile would be replaced (it is the second factor). */
+export const profileMobileBody = z.object({ mobile: mobileField, password: passwordField.optional() });
 
 /** POST profile/mobile/verify: the number the code was sent to, and the code. */
 export const profileMobileVerifyBody = z.object({ mobile: mobileField, otpCode: otpCodeField });

@@ -25,7 +25,7 @@ export function profileRoutes(kit: AuthKit, deps: AppDeps) {
     })
     .post(
       "/profile/mobile/send-otp",
-      async ({ auth, body }) => ok(await sendChangeMobileOtp(kit, auth.workspaceId, userIdOf(auth), body.mobile), "Code sent"),
+      async ({ auth, body }) => ok(await sendChangeMobileOtp(kit, auth.workspaceId, userIdOf(auth), body.mobile, body.password), "Code sent"),
       { jwt: "read", body: profileMobileBody, detail: { summary: "Send a code to a new mobile number of the signed-in user (nothing changes yet)", tags } },
     )
     .post(

@@ -15,7 +15,8 @@ const freshNumber = () => `9197${String(10_000_000 + ++seq * 7919).slice(-8)}`;
 const masked = (n: string) => n.slice(0, 2) + "*".repeat(n.length - 6) + n.slice(-4);
 const other = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
-const send = (token: string, mobile: string) => t.request("POST", "/api/auth/profile/mobile/send-otp", { token, body: { mobile } });
+const send = (token: string, mobile: string, password?: string) =>
+  t.request("POST", "/api/auth/profile/mobile/send-otp", { token, body: password === undefined ? { mobile } : { mobile, password } });
 const verify = (token: string, mobile: string, otpCode: string) => t.request("POST", "/api/auth/profile/mobile/verify", { token, body: { mobile, otpCode } });
 const userRow = (id: string) => t.deps.sqlite.query("SELECT mobile, mobile_verified_at AS verifiedAt FROM users WHERE id = ?").get(id) as { mobile: string | null; verifiedAt: number | null };
 
@@ -71,7 +72,12 @@ describe("adding a mobile number to a signed-in account", () => {
     const oldNumber = freshNumber();
     const newNumber = freshNumber();
     t.deps.sqlite.query("UPDATE users SET mobile = ?, two_factor_enabled = 1 WHERE id = ?").run(oldNumber, m.userId);
-    expect((await send(m.token, newNumber)).status).toBe(200);
+    // replacing a verified number (the second factor) needs the password, not just a token
+    const bare = await send(m.token, newNumber);
+    expect(bare.status).toBe(400);
+    expect(Object.keys(bare.body.errors)).toEqual(["password"]);
+    expect((await send(m.token, newNumber, "not the password")).status).toBe(400);
+    expect((await send(m.token, newNumber, PASSWORD)).status).toBe(200);
     expect((await verify(m.token, newNumber, other(lastCode(t, newNumber)))).status).toBe(400);
     expect((await t.request("GET", "/api/auth/profile", { token: m.token })).body.data).toMatchObject({ mobileMasked: masked(oldNumber), mobileVerified: true });
     const login = await loginRequest(t, m.email, PASSWORD);
