@@ -54,6 +54,13 @@ function nextStatus(deps: AppDeps, d: ClaimedDelivery, o: Pick<AttemptOutcome, "
   return { status: "retrying" as const, next: now + retryDelayMs(schedule, d.attempts, o.retryAfterSeconds) };
 }
 
+/** One finished attempt waiting to be recorded. */
+export interface FinishedAttempt {
+  d: ClaimedDelivery;
+  o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
+  opts: { manual: boolean; at: number };
+}
+
 /**
  * Stores the outcome of one attempt, fenced by the attempt number (a worker whose claim was
  * taken over cannot overwrite the newer attempt), and updates the webhook's health in the
@@ -65,10 +72,34 @@ export function recordAttempt(
   o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
   opts: { manual: boolean; at: number },
 ): AttemptOutcome {
+  return recordAttempts(deps, [{ d, o, opts }])[0]!;
+}
+
+/**
+ * Stores the outcomes of several attempts in ONE transaction (group commit), each fenced by
+ * its own attempt number and applied in order, exactly as one `recordAttempt` each would.
+ * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent again).
+ */
+export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): AttemptOutcome[] {
+  const out = deps.sqlite.transaction(() => batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts)))();
+  for (let i = 0; i < out.length; i++) {
+    const { d } = batch[i]!;
+    if (out[i]!.deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: out[i]!.deactivated });
+  }
+  return out;
+}
+
+/** The statements of one outcome; the caller holds the transaction. */
+function applyAttempt(
+  deps: AppDeps,
+  d: ClaimedDelivery,
+  o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
+  opts: { manual: boolean; at: number },
+): AttemptOutcome {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
   let deactivated: DisabledReason | null = null;
-  deps.sqlite.transaction(() => {
+  (() => {
     const updated = deps.sqlite
       .query(
         `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
@@ -103,6 +134,5 @@ export function recordAttempt(
     deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
     deactivated = reason;
   })();
-  if (deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: deactivated });
   return { ...o, status, nextAttemptAt: next, deactivated };
 }
