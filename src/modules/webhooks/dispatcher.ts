@@ -180,15 +180,17 @@ export class WebhookDispatcher {
     else this.perWebhook.delete(d.webhookId);
   }
 
-  /** Claims (in the caller's transaction) the next delivery of each webhook whose attempt ended: one index probe each, no scan. */
+  /** Claims (in the caller's transaction) as many deliveries of each webhook as its attempts that ended: one index probe per webhook, no scan. */
   private refill(webhookIds: string[]): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
     if (!this.started) return claimed;
+    const freed = new Map<string, number>();
+    for (const id of webhookIds) freed.set(id, (freed.get(id) ?? 0) + 1);
     const now = this.deps.clock.now().getTime();
-    for (const id of webhookIds) {
-      if (this.running.size + claimed.length >= this.deps.config.webhookConcurrency) break;
-      const next = this.store.claimNextOf(id, now, leaseMs(this.deps));
-      if (next) claimed.push(next);
+    for (const [id, n] of freed) {
+      const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
+      if (room <= 0) break;
+      claimed.push(...this.store.claimNextOf(id, now, leaseMs(this.deps), Math.min(n, room)));
     }
     return claimed;
   }
