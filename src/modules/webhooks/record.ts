@@ -81,7 +81,14 @@ export function recordAttempt(
  * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent again).
  */
 export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): AttemptOutcome[] {
-  const out = deps.sqlite.transaction(() => batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts)))();
+  const out = deps.sqlite.transaction(() => {
+    // a webhook's successes in one batch reset its health once, with the latest time; a failure
+    // after them sees that reset first: the same end state as one write per success
+    const healthy = new Map<string, HealthyMark>();
+    const outcomes = batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
+    for (const [webhookId, m] of healthy) markHealthy(deps, webhookId, m);
+    return outcomes;
+  })();
   for (let i = 0; i < out.length; i++) {
     const { d } = batch[i]!;
     if (out[i]!.deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: out[i]!.deactivated });
@@ -89,12 +96,24 @@ export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): Attempt
   return out;
 }
 
-/** The statements of one outcome; the caller holds the transaction. */
+interface HealthyMark {
+  workspaceId: string;
+  at: number;
+}
+
+function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
+  deps.sqlite
+    .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
+    .run(m.at, webhookId, m.workspaceId);
+}
+
+/** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
 function applyAttempt(
   deps: AppDeps,
   d: ClaimedDelivery,
   o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
   opts: { manual: boolean; at: number },
+  healthy: Map<string, HealthyMark>,
 ): AttemptOutcome {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
@@ -109,10 +128,13 @@ function applyAttempt(
       .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
     if (updated.changes === 0 || d.isTest) return; // stale claim, or a test: the webhook's health is untouched
     if (o.ok) {
-      deps.sqlite
-        .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
-        .run(now, d.webhookId, d.workspaceId);
+      healthy.set(d.webhookId, { workspaceId: d.workspaceId, at: now });
       return;
+    }
+    const mark = healthy.get(d.webhookId);
+    if (mark) {
+      markHealthy(deps, d.webhookId, mark);
+      healthy.delete(d.webhookId);
     }
     // "failing for 5 days" means without a break: a streak older than the longest retry gap is over
     const streakFrom = opts.at - failingStreakGapMs(deps.config);

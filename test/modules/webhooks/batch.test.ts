@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { leaseMs } from "../../../src/modules/webhooks/deliver.ts";
+import { recordAttempts } from "../../../src/modules/webhooks/record.ts";
 import { deliveryStore } from "../../../src/modules/webhooks/store.ts";
 import type { TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -109,4 +110,33 @@ test("a running dispatcher sends and records each delivery once, its freed slots
   expect(rows.every((r) => r.attempts === 1 && r.lease_until === null)).toBe(true);
   expect(new Set(rx.received.map((r) => r.headers.get("x-webhook-delivery-id"))).size).toBe(20);
   expect(rx.received.length).toBe(20);
+});
+
+test("a webhook's health in a batch ends as one write per outcome would leave it: success then failure starts a new streak", async () => {
+  const hook = await createHook(t, ws, `${rx.url}/health`, ["message_received"], "health");
+  const health = () => t.deps.sqlite.query("SELECT failing_since AS f, last_failure_at AS l, last_success_at AS s FROM webhooks WHERE id = ?").get(hook.id) as { f: number | null; l: number | null; s: number | null };
+  const store = deliveryStore(t.deps.sqlite);
+  const claim = () => store.claimDue(t.clock.now().getTime(), leaseMs(t.deps), [])!;
+  const ok = { ok: true, gone: false, responseStatus: 200, responseBody: "ok", durationMs: 1, error: null, retryAfterSeconds: null };
+  const bad = { ...ok, ok: false, responseStatus: 500, error: "receiver answered 500" };
+  for (let i = 0; i < 4; i++) emit(t, ws.id, "message_received", { sessionId: "s", from: "91", messageId: `health-${i}` });
+  // an old failing streak
+  t.deps.sqlite.query("UPDATE webhooks SET failing_since = ?1, last_failure_at = ?1 WHERE id = ?2").run(t.clock.now().getTime() - 3_600_000, hook.id);
+
+  t.clock.advance(1000);
+  const at1 = t.clock.now().getTime();
+  recordAttempts(t.deps, [
+    { d: claim(), o: ok, opts: { manual: false, at: at1 } },
+    { d: claim(), o: bad, opts: { manual: false, at: at1 } },
+  ]);
+  // the success ended the old streak before the failure was counted: a new one starts now
+  expect(health()).toEqual({ f: at1, l: at1, s: at1 });
+
+  t.clock.advance(1000);
+  const at2 = t.clock.now().getTime();
+  recordAttempts(t.deps, [
+    { d: claim(), o: bad, opts: { manual: false, at: at2 } },
+    { d: claim(), o: ok, opts: { manual: false, at: at2 } },
+  ]);
+  expect(health()).toEqual({ f: null, l: null, s: at2 });
 });
