@@ -1,7 +1,15 @@
 import type { AppDeps } from "../../deps.ts";
-import { leaseMs, sendAttempt, type SendOutcome } from "./deliver.ts";
+import { leaseMs, sendAttempt } from "./deliver.ts";
 import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
 import { deliveryStore, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
+
+/** An attempt whose answer is in, waiting for the next group commit. */
+interface Finished {
+  d: ClaimedDelivery;
+  /** null when sending threw unexpectedly: nothing to record, the lease runs out */
+  attempt: FinishedAttempt | null;
+  done: () => void;
+}
 
 /**
  * Sends due deliveries. The outbox rows are the durable queue (`next_attempt_at`,
@@ -16,13 +24,6 @@ import { deliveryStore, type ClaimedDelivery, type DeliveryStore } from "./store
  * outcome is committed; one whose outcome was not committed when the process died is sent
  * again when its lease runs out, as after a crash mid-attempt (at least once).
  */
-interface Finished {
-  d: ClaimedDelivery;
-  /** null when sending threw unexpectedly: nothing to record, the lease runs out */
-  attempt: FinishedAttempt | null;
-  done: () => void;
-}
-
 export class WebhookDispatcher {
   private store: DeliveryStore;
   private perWebhook = new Map<string, number>();
