@@ -1,6 +1,15 @@
 import type { AppDeps } from "../../deps.ts";
-import { attemptDelivery, leaseMs } from "./deliver.ts";
+import { leaseMs, sendAttempt } from "./deliver.ts";
+import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
 import { deliveryStore, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
+
+/** An attempt whose answer is in, waiting for the next group commit. */
+interface Finished {
+  d: ClaimedDelivery;
+  /** null when sending threw unexpectedly: nothing to record, the lease runs out */
+  attempt: FinishedAttempt | null;
+  done: () => void;
+}
 
 /**
  * Sends due deliveries. The outbox rows are the durable queue (`next_attempt_at`,
@@ -8,6 +17,12 @@ import { deliveryStore, type ClaimedDelivery, type DeliveryStore } from "./store
  * leases them. It keeps its own slots instead of the job worker's: a receiver may take the
  * whole time-out, and bounded concurrency per webhook and in total keeps one slow receiver
  * from delaying the others (or the rest of the server's jobs).
+ *
+ * Outcomes are group-committed: attempts that finish in the same turn of the event loop are
+ * recorded in ONE transaction (each still fenced by its attempt number), and the slots they
+ * free are refilled by claims in that same transaction. An attempt holds its slot until its
+ * outcome is committed; one whose outcome was not committed when the process died is sent
+ * again when its lease runs out, as after a crash mid-attempt (at least once).
  */
 export class WebhookDispatcher {
   private store: DeliveryStore;
@@ -16,6 +31,8 @@ export class WebhookDispatcher {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private pumping = false;
+  private finished: Finished[] = [];
+  private flushQueued = false;
 
   constructor(private deps: AppDeps) {
     this.store = deliveryStore(deps.sqlite);
@@ -38,6 +55,7 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await Promise.race([Promise.allSettled([...this.running.keys()]), Bun.sleep(timeoutMs)]);
+    this.flush(); // outcomes already in hand are recorded, not handed back
     for (const d of this.running.values()) this.store.release(d.id, d.attempts, this.deps.clock.now().getTime());
     this.running.clear();
     this.perWebhook.clear();
@@ -100,27 +118,82 @@ export class WebhookDispatcher {
 
   private launch(d: ClaimedDelivery): void {
     this.perWebhook.set(d.webhookId, (this.perWebhook.get(d.webhookId) ?? 0) + 1);
-    const p: Promise<void> = attemptDelivery(this.deps, d)
-      .then(
-        () => {},
-        (err) => this.deps.log.error("webhook attempt failed to record", { deliveryId: d.id, err }),
-      )
-      .finally(() => {
-        this.running.delete(p);
-        const left = (this.perWebhook.get(d.webhookId) ?? 1) - 1;
-        if (left > 0) this.perWebhook.set(d.webhookId, left);
-        else this.perWebhook.delete(d.webhookId);
-        // the freed slot goes first to this webhook's own backlog: one index probe, no scan
-        if (this.started && this.running.size < this.deps.config.webhookConcurrency) {
-          const next = this.store.claimNextOf(d.webhookId, this.deps.clock.now().getTime(), leaseMs(this.deps));
-          if (next) {
-            this.launch(next);
-            return;
-          }
-        }
-        this.wake();
-      });
+    const at = this.deps.clock.now().getTime();
+    const p: Promise<void> = sendAttempt(this.deps, d, at).then(
+      (o) => this.finish(d, { d, o, opts: { manual: false, at } }),
+      (err) => {
+        this.deps.log.error("webhook attempt failed", { deliveryId: d.id, err });
+        return this.finish(d, null);
+      },
+    );
     this.running.set(p, d);
+  }
+
+  /** Queues a finished attempt for the next group commit; resolves once it is recorded and its slot is free. */
+  private finish(d: ClaimedDelivery, attempt: FinishedAttempt | null): Promise<void> {
+    return new Promise<void>((done) => {
+      this.finished.push({ d, attempt, done });
+      if (this.flushQueued) return;
+      this.flushQueued = true;
+      // attempts finishing in this turn of the event loop share the transaction
+      setImmediate(() => this.flush());
+    });
+  }
+
+  /** Records the queued outcomes in one transaction, frees their slots and refills them in it. */
+  private flush(): void {
+    this.flushQueued = false;
+    const batch = this.finished.splice(0);
+    if (!batch.length) return;
+    for (const f of batch) this.free(f.d);
+    const attempts = batch.flatMap((f) => (f.attempt ? [f.attempt] : []));
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      this.deps.sqlite.transaction(() => {
+        recordAttempts(this.deps, attempts);
+        claimed = this.refill(batch.map((f) => f.d.webhookId));
+      })();
+    } catch (err) {
+      claimed = [];
+      // one outcome that cannot be stored must not cost the others theirs: each on its own
+      for (const a of attempts) {
+        try {
+          recordAttempt(this.deps, a.d, a.o, a.opts);
+        } catch (e) {
+          this.deps.log.error("webhook attempt failed to record", { deliveryId: a.d.id, err: e, batchErr: err });
+        }
+      }
+    }
+    for (const d of claimed) this.launch(d);
+    for (const f of batch) f.done();
+    if (claimed.length < batch.length) this.wake();
+  }
+
+  private free(d: ClaimedDelivery): void {
+    for (const [p, r] of this.running) {
+      if (r === d) {
+        this.running.delete(p);
+        break;
+      }
+    }
+    const left = (this.perWebhook.get(d.webhookId) ?? 1) - 1;
+    if (left > 0) this.perWebhook.set(d.webhookId, left);
+    else this.perWebhook.delete(d.webhookId);
+  }
+
+  /** Claims (in the caller's transaction) as many deliveries of each webhook as its attempts that ended: one index probe per webhook, no scan. */
+  private refill(webhookIds: string[]): ClaimedDelivery[] {
+    const claimed: ClaimedDelivery[] = [];
+    if (!this.started) return claimed;
+    const freed = new Map<string, number>();
+    for (const id of webhookIds) freed.set(id, (freed.get(id) ?? 0) + 1);
+    const now = this.deps.clock.now().getTime();
+    for (const [id, n] of freed) {
+      const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
+      if (room <= 0) break;
+      claimed.push(...this.store.claimNextOf(id, now, leaseMs(this.deps), Math.min(n, room)));
+    }
+    return claimed;
   }
 
   private nextDelay(): number {

@@ -54,6 +54,13 @@ function nextStatus(deps: AppDeps, d: ClaimedDelivery, o: Pick<AttemptOutcome, "
   return { status: "retrying" as const, next: now + retryDelayMs(schedule, d.attempts, o.retryAfterSeconds) };
 }
 
+/** One finished attempt waiting to be recorded. */
+export interface FinishedAttempt {
+  d: ClaimedDelivery;
+  o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
+  opts: { manual: boolean; at: number };
+}
+
 /**
  * Stores the outcome of one attempt, fenced by the attempt number (a worker whose claim was
  * taken over cannot overwrite the newer attempt), and updates the webhook's health in the
@@ -65,44 +72,98 @@ export function recordAttempt(
   o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
   opts: { manual: boolean; at: number },
 ): AttemptOutcome {
+  return recordAttempts(deps, [{ d, o, opts }])[0]!;
+}
+
+/**
+ * Stores the outcomes of several attempts in ONE transaction (group commit), each fenced by
+ * its own attempt number and applied in order, exactly as one `recordAttempt` each would.
+ * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent again).
+ */
+export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): AttemptOutcome[] {
+  const out = deps.sqlite.transaction(() => {
+    // a webhook's successes in one batch reset its health once, with the latest time; a failure
+    // after them sees that reset first: the same end state as one write per success
+    const healthy = new Map<string, HealthyMark>();
+    const outcomes = batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
+    for (const [webhookId, m] of healthy) markHealthy(deps, webhookId, m);
+    return outcomes;
+  })();
+  for (let i = 0; i < out.length; i++) {
+    const { d } = batch[i]!;
+    if (out[i]!.deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: out[i]!.deactivated });
+  }
+  return out;
+}
+
+interface HealthyMark {
+  workspaceId: string;
+  at: number;
+}
+
+function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
+  deps.sqlite
+    .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
+    .run(m.at, webhookId, m.workspaceId);
+}
+
+/** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
+function applyAttempt(
+  deps: AppDeps,
+  d: ClaimedDelivery,
+  o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
+  opts: { manual: boolean; at: number },
+  healthy: Map<string, HealthyMark>,
+): AttemptOutcome {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
-  let deactivated: DisabledReason | null = null;
-  deps.sqlite.transaction(() => {
-    const updated = deps.sqlite
-      .query(
-        `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
-           error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
-         WHERE id = ? AND workspace_id = ? AND attempts = ?`,
-      )
-      .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
-    if (updated.changes === 0 || d.isTest) return; // stale claim, or a test: the webhook's health is untouched
-    if (o.ok) {
-      deps.sqlite
-        .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
-        .run(now, d.webhookId, d.workspaceId);
-      return;
-    }
-    // "failing for 5 days" means without a break: a streak older than the longest retry gap is over
-    const streakFrom = opts.at - failingStreakGapMs(deps.config);
-    const hook = deps.sqlite
-      .query(
-        `UPDATE webhooks SET
-           failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?2 THEN ?1 ELSE failing_since END,
-           last_failure_at = max(coalesce(last_failure_at, 0), ?1)
-         WHERE id = ?3 AND workspace_id = ?4 RETURNING failing_since AS failingSince, is_active AS isActive`,
-      )
-      .get(opts.at, streakFrom, d.webhookId, d.workspaceId) as { failingSince: number; isActive: number } | null;
-    if (!hook?.isActive) return;
-    const reason: DisabledReason | null = o.gone ? "gone" : now - hook.failingSince >= FAILING_DEACTIVATE_MS ? "failing" : null;
-    if (!reason) return;
-    deps.sqlite
-      .query(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`)
-      .run(reason, now, d.webhookId, d.workspaceId);
-    deliveryStore(deps.sqlite).park(d.workspaceId, d.webhookId);
-    deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
-    deactivated = reason;
-  })();
-  if (deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: deactivated });
+  const updated = deps.sqlite
+    .query(
+      `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
+         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
+       WHERE id = ? AND workspace_id = ? AND attempts = ?`,
+    )
+    .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
+  // stale claim, or a test: the webhook's health is untouched
+  const deactivated = updated.changes === 0 || d.isTest ? null : applyHealth(deps, d, o, opts.at, now, healthy);
   return { ...o, status, nextAttemptAt: next, deactivated };
+}
+
+/** Counts the outcome in its webhook's health; returns why the webhook was switched off, if it was. */
+function applyHealth(
+  deps: AppDeps,
+  d: ClaimedDelivery,
+  o: Pick<AttemptOutcome, "ok" | "gone">,
+  at: number,
+  now: number,
+  healthy: Map<string, HealthyMark>,
+): DisabledReason | null {
+  if (o.ok) {
+    healthy.set(d.webhookId, { workspaceId: d.workspaceId, at: now });
+    return null;
+  }
+  const mark = healthy.get(d.webhookId);
+  if (mark) {
+    markHealthy(deps, d.webhookId, mark);
+    healthy.delete(d.webhookId);
+  }
+  // "failing for 5 days" means without a break: a streak older than the longest retry gap is over
+  const streakFrom = at - failingStreakGapMs(deps.config);
+  const hook = deps.sqlite
+    .query(
+      `UPDATE webhooks SET
+         failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?2 THEN ?1 ELSE failing_since END,
+         last_failure_at = max(coalesce(last_failure_at, 0), ?1)
+       WHERE id = ?3 AND workspace_id = ?4 RETURNING failing_since AS failingSince, is_active AS isActive`,
+    )
+    .get(at, streakFrom, d.webhookId, d.workspaceId) as { failingSince: number; isActive: number } | null;
+  if (!hook?.isActive) return null;
+  const reason: DisabledReason | null = o.gone ? "gone" : now - hook.failingSince >= FAILING_DEACTIVATE_MS ? "failing" : null;
+  if (!reason) return null;
+  deps.sqlite
+    .query(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`)
+    .run(reason, now, d.webhookId, d.workspaceId);
+  deliveryStore(deps.sqlite).park(d.workspaceId, d.webhookId);
+  deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
+  return reason;
 }

@@ -38,14 +38,14 @@ export class DeliveryStore {
                      ORDER BY d.next_attempt_at LIMIT 1)
          RETURNING ${RETURNING}`,
       ),
-      // the same, for one webhook whose attempt just ended (no scan past other webhooks' rows)
+      // the same, up to ?4 of one webhook whose attempts just ended (no scan past other webhooks' rows)
       claimNextOf: sqlite.prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, next_attempt_at = ?1, updated_at = ?2
-         WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
+         WHERE id IN (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
                      WHERE d.webhook_id = ?3 AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
                        AND (d.lease_until IS NULL OR d.lease_until <= ?2)
                        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
-                     ORDER BY d.next_attempt_at LIMIT 1)
+                     ORDER BY d.next_attempt_at LIMIT ?4)
          RETURNING ${RETURNING}`,
       ),
       claimOne: sqlite.prepare(
@@ -101,9 +101,15 @@ export class DeliveryStore {
     return this.withTarget(this.s.claimDue.get(now + leaseMs, now, JSON.stringify(busy)) as Omit<ClaimedDelivery, "url" | "secretEnc"> | null);
   }
 
-  /** Claims the most overdue delivery of one webhook; counts the attempt. */
-  claimNextOf(webhookId: string, now: number, leaseMs: number): ClaimedDelivery | null {
-    return this.withTarget(this.s.claimNextOf.get(now + leaseMs, now, webhookId) as Omit<ClaimedDelivery, "url" | "secretEnc"> | null);
+  /** Claims the (up to) `n` most overdue deliveries of one webhook in one statement; counts their attempts. */
+  claimNextOf(webhookId: string, now: number, leaseMs: number, n = 1): ClaimedDelivery[] {
+    const rows = this.s.claimNextOf.all(now + leaseMs, now, webhookId, n) as Omit<ClaimedDelivery, "url" | "secretEnc">[];
+    const out: ClaimedDelivery[] = [];
+    for (const r of rows) {
+      const d = this.withTarget(r);
+      if (d) out.push(d);
+    }
+    return out;
   }
 
   /** Claims one given delivery for a manual attempt; null when missing or in flight. */
