@@ -1,23 +1,12 @@
-import type { Database } from "bun:sqlite";
-import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
-import type { DB } from "../db/open.ts";
-import type { Logger } from "../log.ts";
-import type { NetworkDriver } from "../network/driver.ts";
 import { sendOverHttp, sendOverSession } from "./mobile-channels.ts";
 import { NotifyError, type EmailMessage, type MobileMessage, type Notifier } from "./notifier.ts";
 import { recordNotification } from "./outbox.ts";
 import { SmtpMailer } from "./smtp.ts";
 import type { NotifyChannel } from "./table.ts";
+import type { AppDeps } from "../deps.ts";
 
-export interface NotifierDeps {
-  config: Config;
-  db: DB;
-  sqlite: Database;
-  clock: Clock;
-  log: Logger;
-  network: NetworkDriver;
-}
+/** The part of the app's deps the notifier needs (it is built before the rest). */
+export type NotifierDeps = Pick<AppDeps, "config" | "db" | "sqlite" | "clock" | "log" | "network">;
 
 /**
  * The notifier of D4: mail over SMTP when `smtpUrl` is set, else the `log` channel; mobile codes
