@@ -6,6 +6,7 @@ import { signToken, tokenKeys } from "../src/auth/tokens.ts";
 import { systemClock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+import { hostUrl } from "../src/http/public-url.ts";
 
 // D13: operator commands draw their power from the data directory (the database and the JWT
 // secret in secrets.json). They act on the running server over its public API with a
@@ -56,7 +57,7 @@ export function openOperator(flags: OperatorFlags): Operator {
     if (!jwtSecret) throw new OperatorError(`${secretsPath} has no jwtSecret`);
   }
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  const url = (flags.url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`).replace(/\/+$/, "");
+  const url = (flags.url ?? hostUrl(host, config.port)).replace(/\/+$/, "");
   return { config, url, db: new Database(dbPath, { readonly: true }), jwtSecret };
 }
 

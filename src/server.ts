@@ -4,6 +4,7 @@ import type { Logger } from "./log.ts";
 import { lockDataDir } from "./db/lock.ts";
 import { closeRealtime } from "./modules/realtime/routes.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
+import { hostUrl } from "./http/public-url.ts";
 
 export interface RunningServer {
   runtime: Runtime;
@@ -36,7 +37,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   runtime.deps.jobs.start();
   const periodic = startPeriodic(runtime.services.periodic, log);
   await runtime.services.start();
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  const url = hostUrl(config.host, server.port ?? config.port);
   log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, version: runtime.deps.version });
   let stopping: Promise<void> | null = null;
   return {

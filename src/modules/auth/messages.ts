@@ -1,6 +1,7 @@
 import type { EmailMessage } from "../../notify/notifier.ts";
+import { escapeHtml } from "../../http/html.ts";
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = escapeHtml;
 
 /** A link under the operator's public URL. */
 export function link(publicUrl: string, path: string, params: Record<string, string> = {}): string {

@@ -1,3 +1,5 @@
+import { escapeHtml } from "../../http/html.ts";
+
 /** The pages' one script: posts the form as JSON to the API and shows the envelope's answer. */
 export const FORMS_JS = `(() => {
   const form = document.querySelector("form[data-api]");
@@ -25,7 +27,7 @@ export const FORMS_JS = `(() => {
   });
 })();`;
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = escapeHtml;
 
 export interface PageField {
   name: string;

@@ -1,3 +1,4 @@
+import { escapeHtml } from "../../http/html.ts";
 import { hasherFor } from "../../auth/passwords.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
@@ -54,8 +55,7 @@ async function mailInvitation(deps: Deps, row: InvitationRow, token: string): Pr
     `Accept the invitation: ${link}\n\n` +
     `Or send POST /api/team/invitations/accept with {"token": "${token}", "name", "password"}.\n` +
     `The invitation expires at ${expires}.`;
-  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-  const html = `<p>You are invited to join <b>${esc(tenant)}</b> on Parley as ${esc(row.role)}.</p><p><a href="${esc(link)}">Accept the invitation</a></p><p>It expires at ${expires}.</p>`;
+  const html = `<p>You are invited to join <b>${escapeHtml(tenant)}</b> on Parley as ${escapeHtml(row.role)}.</p><p><a href="${escapeHtml(link)}">Accept the invitation</a></p><p>It expires at ${expires}.</p>`;
   try {
     await deps.notifier.sendEmail({ to: row.email, subject: `You are invited to join ${tenant} on Parley`, text, html, kind: "invitation" });
     return true;

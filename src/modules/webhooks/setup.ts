@@ -7,6 +7,7 @@ import { DISABLED_NOTICE_JOB } from "./record.ts";
 import * as repo from "./repo.ts";
 import { deliveryStore } from "./store.ts";
 import type { DisabledReason } from "./table.ts";
+import { escapeHtml } from "../../http/html.ts";
 
 const DAY = 86_400_000;
 
@@ -75,8 +76,4 @@ export function pruneDeliveries(deps: AppDeps): number {
     total += n;
     if (n === 0) return total;
   }
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
