@@ -22,8 +22,20 @@ export function periodEnd(resource: WindowedResource, at: Date): number {
     : Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
 }
 
+/**
+ * Outbound messages are counted by the messages module in `message_usage` (the send and its
+ * count commit together); `usage_counters` holds only the API-request windows.
+ */
+const MESSAGE_USAGE = { table: "message_usage", sql: "SELECT outbound AS used FROM message_usage WHERE workspace_id = ? AND period = ?" };
+
 /** Usage of a windowed quota in its current window. */
 export function readCounter(sqlite: Database, workspaceId: string, resource: WindowedResource, at: Date): number {
+  if (resource === "messagesPerMonth") {
+    const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MESSAGE_USAGE.table);
+    if (!exists) return 0;
+    const row = sqlite.query(MESSAGE_USAGE.sql).get(workspaceId, usagePeriod(resource, at)) as { used: number } | null;
+    return row?.used ?? 0;
+  }
   const row = sqlite
     .query("SELECT used FROM usage_counters WHERE workspace_id = ? AND metric = ? AND period = ?")
     .get(workspaceId, resource, usagePeriod(resource, at)) as { used: number } | null;
