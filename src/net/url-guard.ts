@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { envName, flagName, type ConfigKey } from "../config.ts";
 
 /** What an IP address is, from the point of view of "may the server connect there". */
 export type AddressClass =
@@ -158,7 +159,9 @@ export function parseGuardedUrl(raw: string, opts: Pick<GuardOptions, "allowHttp
     throw new UrlGuardError("invalid_url", "URL is not valid");
   }
   if (url.protocol !== "https:" && !(opts.allowHttp && url.protocol === "http:")) {
-    throw new UrlGuardError("scheme_not_allowed", opts.allowHttp ? "URL must use http or https" : "URL must use https");
+    if (opts.allowHttp) throw new UrlGuardError("scheme_not_allowed", "URL must use http or https");
+    const hint = url.protocol === "http:" ? `; ${operatorHint("webhookAllowHttp", "plain http receivers")}` : "";
+    throw new UrlGuardError("scheme_not_allowed", `URL must use https${hint}`);
   }
   // credentials in the URL would show in every listing of it
   if (url.username || url.password) throw new UrlGuardError("credentials_not_allowed", "URL must not contain a user name or password");
@@ -167,9 +170,19 @@ export function parseGuardedUrl(raw: string, opts: Pick<GuardOptions, "allowHttp
   return url;
 }
 
-function refuse(address: string, cls: AddressClass): UrlGuardError {
+/**
+ * Names the settings that lift a refusal, so whoever runs a local receiver (tests, a LAN
+ * service) learns the switch from the error instead of the source.
+ */
+function operatorHint(key: ConfigKey, what: string): string {
+  return `the server operator can allow ${what} with ${envName(key)}=true (serve ${flagName(key)})`;
+}
+
+function refuse(address: string, cls: AddressClass, allowPrivate: boolean): UrlGuardError {
   const what = cls === "invalid" ? "an invalid" : `a ${cls === "carrierGradeNat" ? "carrier-grade NAT" : cls === "linkLocal" ? "link-local" : cls}`;
-  return new UrlGuardError("address_not_allowed", `URL host resolves to ${what} address (${address}); only public addresses are allowed`, address, cls);
+  // only classes that the setting would allow get the hint
+  const hint = !allowPrivate && !NEVER_ALLOWED.has(cls) ? `; ${operatorHint("webhookAllowPrivate", "loopback and private receivers")}` : "";
+  return new UrlGuardError("address_not_allowed", `URL host resolves to ${what} address (${address}); only public addresses are allowed${hint}`, address, cls);
 }
 
 /** Resolves the URL's host and checks EVERY address; returns what was checked so the caller connects there. */
@@ -190,7 +203,7 @@ export async function checkUrl(raw: string, opts: GuardOptions): Promise<Checked
   }
   for (const a of addresses) {
     const cls = classifyAddress(a.address);
-    if (!isAllowedClass(cls, opts.allowPrivate)) throw refuse(a.address, cls);
+    if (!isAllowedClass(cls, opts.allowPrivate)) throw refuse(a.address, cls, opts.allowPrivate);
   }
   return { url, host, addresses };
 }
