@@ -226,8 +226,12 @@ function withTimeout<T>(send: Promise<T>, ms: number): Promise<T> {
   return Promise.race([send, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Only an error declared permanent (by the network, or a missing media file) fails at once;
+ * anything unexpected (a driver bug, a socket hiccup) is retried within sendMaxAttempts.
+ */
 function describe(err: unknown): { code: string; message: string; transient: boolean } {
   if (err instanceof NetworkError) return { code: err.code, message: err.message, transient: err.transient };
   if (err instanceof PermanentSendError) return { code: err.code, message: err.message, transient: false };
-  return { code: "internal_error", message: "unexpected error while sending", transient: false };
+  return { code: "internal_error", message: "unexpected error while sending", transient: true };
 }
