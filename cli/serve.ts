@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { DataDirBusyError } from "../src/db/lock.ts";
-import { startServer } from "../src/server.ts";
+import { PortInUseError, startServer } from "../src/server.ts";
 import { configOrExit, DATA_DIR_FLAG, processLogger } from "./context.ts";
 
 /** `parley serve`: runs the HTTP server until SIGTERM/SIGINT. */
@@ -21,7 +21,7 @@ export function serveCommand(program: Command): void {
       try {
         server = await startServer(config, log);
       } catch (err) {
-        if (err instanceof DataDirBusyError) {
+        if (err instanceof DataDirBusyError || err instanceof PortInUseError) {
           process.stderr.write(`parley: ${err.message}\n`);
           process.exit(1);
         }

@@ -5,6 +5,16 @@ import { lockDataDir } from "./db/lock.ts";
 import { closeRealtime } from "./modules/realtime/routes.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { hostUrl } from "./http/public-url.ts";
+import { failureBody } from "./http/envelope.ts";
+import { ERROR_CODES } from "./errors.ts";
+
+/** The listen address is taken (by another Parley or any other program). */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`port ${port} on ${host} is already in use; stop the other server or choose another port (--port / PARLEY_PORT)`);
+    this.name = "PortInUseError";
+  }
+}
 
 export interface RunningServer {
   runtime: Runtime;
@@ -26,13 +36,31 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   }
   const freed = runtime.deps.jobs.releaseAbandoned();
   if (freed) log.warn("released jobs left running by a previous process", { jobs: freed });
-  // Elysia's own listen wires its WebSocket handlers into Bun.serve
-  runtime.app.listen({
-    hostname: config.host,
-    port: config.port,
-    // the per-route caps (JSON 1 MiB, media) are enforced in the app, inside the envelope
-    maxRequestBodySize: config.mediaBodyLimit + 1024 * 1024,
-  });
+  try {
+    // Elysia's own listen wires its WebSocket handlers into Bun.serve
+    runtime.app.listen({
+      hostname: config.host,
+      port: config.port,
+      // Elysia turns SO_REUSEPORT on: a second server would share the port and take half the requests
+      reusePort: false,
+      // every body cap (JSON 1 MiB, media) is enforced in the app, inside the envelope, also for
+      // chunked bodies; Bun's own limit would answer a bare 413 before the app sees the request
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      // last resort for anything thrown outside Elysia's own error handling
+      error: (err) => {
+        log.error("unhandled server error", { err });
+        return new Response(JSON.stringify(failureBody("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.message, Bun.randomUUIDv7())), {
+          status: 500,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        });
+      },
+    });
+  } catch (err) {
+    await runtime.close();
+    unlock();
+    if ((err as { code?: string }).code === "EADDRINUSE") throw new PortInUseError(config.host, config.port);
+    throw err;
+  }
   const server = runtime.app.server!;
   runtime.deps.jobs.start();
   const periodic = startPeriodic(runtime.services.periodic, log);
