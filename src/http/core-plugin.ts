@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
 import { errors } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth.ts";
+import { parseMultipartCapped } from "./multipart.ts";
 import { beginRequest, requestMeta } from "./request-meta.ts";
 
 /** Reads a request body as text, refusing past `limit` bytes even without Content-Length. */
@@ -29,6 +31,11 @@ const MEDIA_TYPES = /^multipart\/form-data/;
 /** JSON routes that carry base64 media (D1 "except routes that take media"): capped like uploads. */
 const JSON_MEDIA_ROUTES = /\/messages\/send$/;
 
+/** The body cap of a request: uploads and media-carrying JSON routes take `mediaBodyLimit`, the rest `jsonBodyLimit`. */
+function bodyLimit(config: Config, path: string, contentType: string): number {
+  return MEDIA_TYPES.test(contentType) || JSON_MEDIA_ROUTES.test(path) ? config.mediaBodyLimit : config.jsonBodyLimit;
+}
+
 /**
  * Request id, CORS, body caps and JSON parsing, and the access log.
  * JSON bodies are capped at `jsonBodyLimit` (D1); multipart uploads at `mediaBodyLimit`.
@@ -54,16 +61,19 @@ export function corePlugin(config: Config, log: Logger) {
           return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
         }
       }
-      const type = request.headers.get("content-type") ?? "";
+      // every declared size is judged here, inside the envelope (Bun's own limit is set out of reach)
+      const limit = bodyLimit(config, path, request.headers.get("content-type") ?? "");
       const declared = Number(request.headers.get("content-length") ?? "0");
-      if (MEDIA_TYPES.test(type) && declared > config.mediaBodyLimit) throw errors.tooLarge(config.mediaBodyLimit);
+      if (declared > limit) throw errors.tooLarge(limit);
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
-      if (MEDIA_TYPES.test(contentType)) return; // Elysia's own multipart parser; capped above
-      const limit = JSON_MEDIA_ROUTES.test(new URL(request.url).pathname) ? config.mediaBodyLimit : config.jsonBodyLimit;
+      const limit = bodyLimit(config, new URL(request.url).pathname, contentType);
+      // the full header: Elysia's `contentType` drops the boundary
+      if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
       const text = await readCapped(request, limit);
       if (contentType.startsWith("application/json") || contentType.endsWith("+json")) {
         if (text.trim() === "") return undefined;
+        if (jsonTooDeep(text)) throw errors.validation({ body: `nests deeper than ${MAX_JSON_DEPTH} levels` }, "JSON body nested too deeply");
         try {
           return JSON.parse(text);
         } catch {
