@@ -1,12 +1,37 @@
+import type { Statement } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { ok } from "../../http/envelope.ts";
 import { bundledMigrationCount } from "../../db/migrate.ts";
 
+/** A passed write probe is trusted this long: a flood of /ready costs at most one write a second. */
+const WRITE_PROBE_TTL_MS = 1000;
+
 /** Liveness and readiness probes. */
 export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">) {
   const started = deps.clock.now().getTime();
+  let probe: Statement | null = null;
+  let lastWriteOk = -Infinity;
+
+  /** A real commit: BEGIN IMMEDIATE takes the write lock, the upsert reaches the WAL on COMMIT. */
+  const writeProbe = (now: number) => {
+    if (now - lastWriteOk >= 0 && now - lastWriteOk < WRITE_PROBE_TTL_MS) return;
+    probe ??= deps.sqlite.prepare("INSERT INTO health_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at");
+    const stmt = probe;
+    deps.sqlite.transaction(() => stmt.run(now)).immediate();
+    lastWriteOk = now;
+  };
+
+  const step = <T>(what: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      lastWriteOk = -Infinity;
+      throw new AppError("INTERNAL_ERROR", `Not ready: ${what}`, { status: 503, cause: err });
+    }
+  };
+
   return new Elysia({ tags: ["health"] })
     .get("/health", () => ok({ status: "ok", version: deps.version, uptimeSeconds: Math.round((deps.clock.now().getTime() - started) / 1000) }), {
       detail: { summary: "Liveness: the process answers" },
@@ -14,15 +39,11 @@ export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">
     .get(
       "/ready",
       () => {
-        try {
-          deps.sqlite.query("SELECT 1").get();
-          const row = deps.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number };
-          if (row.n < bundledMigrationCount()) throw new Error("migrations pending");
-          return ok({ status: "ready", database: "ok", migrations: row.n });
-        } catch (err) {
-          throw new AppError("INTERNAL_ERROR", "Not ready: database unavailable or not migrated", { status: 503, cause: err });
-        }
+        const n = step("the database does not answer", () => (deps.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n);
+        if (n < bundledMigrationCount()) step("migrations are pending", () => { throw new Error("migrations pending"); });
+        step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
+        return ok({ status: "ready", database: "ok", writable: true, migrations: n });
       },
-      { detail: { summary: "Readiness: the database answers and is migrated" } },
+      { detail: { summary: "Readiness: the database answers, is migrated and takes a write (503 otherwise)" } },
     );
 }
