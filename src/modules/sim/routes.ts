@@ -24,8 +24,13 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
     )
     .post(
       "/api/sim/sessions/:id/inbound",
-      ({ auth, params, body }) => ok({ networkMessageId: service.inbound(auth.workspaceId, params.id, body) }, "Inbound message sent"),
-      { jwt: "manage", params: sessionIdParams, body: inboundBody, detail: { summary: "Sim: a contact sends a message", tags } },
+      async ({ auth, params, body }) => ok(await service.inbound(auth.workspaceId, params.id, body), "Inbound message received and stored"),
+      {
+        jwt: "manage",
+        params: sessionIdParams,
+        body: inboundBody,
+        detail: { summary: "Sim: a contact sends a message; answers once Parley stored it (data.messageId)", tags },
+      },
     )
     .post(
       "/api/sim/sessions/:id/receipt",

@@ -3,6 +3,7 @@ import { errors } from "../../errors.ts";
 import type { MessageType } from "../../network/driver.ts";
 import type { SimDriver } from "../../network/sim/driver.ts";
 import { sessionOf } from "../sessions/service.ts";
+import { watchStored } from "./stored.ts";
 
 /** The network side of D12, acting on a session of the caller's workspace. */
 export class SimService {
@@ -18,10 +19,25 @@ export class SimService {
     this.sim.scan(sessionId, phoneNumber);
   }
 
-  /** A contact sends a message to the session's number; returns the network's message id. */
-  inbound(workspaceId: string, sessionId: string, m: { from: string; type: MessageType; text?: string; mediaUrl?: string }): string {
+  /**
+   * A contact sends a message to the session's number. Resolves once Parley stored it (a client
+   * may read it at once), with the network's message id and the stored message's id.
+   */
+  async inbound(
+    workspaceId: string,
+    sessionId: string,
+    m: { from: string; type: MessageType; text?: string; mediaUrl?: string },
+  ): Promise<{ networkMessageId: string; messageId: string }> {
     this.requireConnected(workspaceId, sessionId);
-    return this.sim.inbound(sessionId, { from: m.from, type: m.type, text: m.text, mediaUrl: m.mediaUrl });
+    const stored = watchStored(this.deps, workspaceId, sessionId);
+    let networkMessageId: string;
+    try {
+      networkMessageId = this.sim.inbound(sessionId, { from: m.from, type: m.type, text: m.text, mediaUrl: m.mediaUrl });
+    } catch (err) {
+      stored.cancel();
+      throw err;
+    }
+    return { networkMessageId, messageId: await stored.wait(networkMessageId) };
   }
 
   /** The recipient's phone reports delivery or reading of a sent message. */

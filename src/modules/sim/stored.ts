@@ -1,0 +1,48 @@
+import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+
+/** How long a sim inbound request waits for the messaging module to store the message. */
+export const STORE_WAIT_MS = 15_000;
+
+type Deps = Pick<AppDeps, "sqlite" | "bus">;
+
+function storedId(deps: Deps, workspaceId: string, sessionId: string, networkMessageId: string): string | null {
+  const row = deps.sqlite
+    .query("SELECT id FROM messages WHERE workspace_id = ? AND session_id = ? AND network_message_id = ? AND direction = 'inbound'")
+    .get(workspaceId, sessionId, networkMessageId) as { id: string } | null;
+  return row?.id ?? null;
+}
+
+/**
+ * Starts watching for the stored row of an inbound message before the network is told, so
+ * the commit cannot slip past. `wait()` resolves with Parley's message id once the row (and its
+ * message_received) committed; it fails with 500 when the message was not stored in time.
+ */
+export function watchStored(deps: Deps, workspaceId: string, sessionId: string): { wait(networkMessageId: string): Promise<string>; cancel(): void } {
+  let check: (() => void) | null = null;
+  // committed message_received of this session: look for the row then (the event does not carry the network id)
+  const unsubscribe = deps.bus.subscribe((e) => {
+    if (e.event === "message_received" && e.workspaceId === workspaceId && e.data.sessionId === sessionId) check?.();
+  });
+  return {
+    cancel: unsubscribe,
+    wait(networkMessageId) {
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          unsubscribe();
+          const id = storedId(deps, workspaceId, sessionId, networkMessageId);
+          if (id) resolve(id);
+          else reject(new AppError("INTERNAL_ERROR", "The inbound message was handed to Parley but not stored (see the server log)"));
+        }, STORE_WAIT_MS);
+        check = () => {
+          const id = storedId(deps, workspaceId, sessionId, networkMessageId);
+          if (!id) return;
+          clearTimeout(timer);
+          unsubscribe();
+          resolve(id);
+        };
+        check(); // stored before the watcher got its id
+      });
+    },
+  };
+}
