@@ -212,6 +212,10 @@ export const RULES: Record<string, Rule> = {
   },
   "GET /api/v1/contacts": { ok: [200], seed: async (c) => void (await inbound(c)) },
   "GET /api/v1/contacts/{id}": { params: async (c) => ({ id: (await inbound(c)).contactId }), ok: [200] },
+  // history for API keys (read-only)
+  "GET /api/external/messages": { auth: "apiKey", ok: [200], seed: async (c) => void (await messageId(c)) },
+  "GET /api/external/contacts": { auth: "apiKey", ok: [200], seed: async (c) => void (await inbound(c)) },
+  "GET /api/external/contacts/{id}": { auth: "apiKey", params: async (c) => ({ id: (await inbound(c)).contactId }), ok: [200] },
 
   // API keys (D6)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },

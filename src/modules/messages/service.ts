@@ -114,7 +114,12 @@ export function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: st
 }
 
 /** A keyset page of messages, newest first, with filters. */
-export function listMessages(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, q: MessageListQuery & { conversationId?: string }) {
+export function listMessages(
+  deps: Pick<AppDeps, "db" | "config">,
+  workspaceId: string,
+  q: MessageListQuery & { conversationId?: string },
+  audience: "external" | "dashboard" = "dashboard",
+) {
   const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status };
   if (q.contactId) {
     const contact = findContact(deps.db, workspaceId, q.contactId);
@@ -124,7 +129,7 @@ export function listMessages(deps: Pick<AppDeps, "db" | "config">, workspaceId: 
   }
   const { rows, hasMore } = pageMessages(deps.db, workspaceId, filter, q);
   return {
-    data: rows.map((m) => messageView(deps.config, m)),
+    data: rows.map((m) => messageView(deps.config, m, audience)),
     pagination: cursorPagination(rows.map((m) => m.id), hasMore, q),
   };
 }

@@ -42,9 +42,9 @@ export function listSessions(db: DB, workspaceId: string, page: number, limit: n
 }
 
 /** Every session of the workspace as id and status (the API-key listing). */
-export function listSessionStatuses(db: DB, workspaceId: string): { id: string; status: SessionStatus }[] {
+export function listSessionStatuses(db: DB, workspaceId: string): { id: string; name: string; status: SessionStatus; phoneNumber: string | null }[] {
   return db
-    .select({ id: chatSessions.id, status: chatSessions.status })
+    .select({ id: chatSessions.id, name: chatSessions.name, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber })
     .from(chatSessions)
     .where(eq(chatSessions.workspaceId, workspaceId))
     .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))

@@ -85,6 +85,6 @@ export function sessionRoutes(deps: AppDeps) {
     )
     .get("/api/external/sessions", ({ auth }) => ok(sessionStatuses(deps, auth.workspaceId)), {
       apiKey: "read",
-      detail: { summary: "Sessions of the key's workspace (id and status)", tags: ["external"] },
+      detail: { summary: "Sessions of the key's workspace (id, name, status, phoneNumber)", tags: ["external"] },
     });
 }

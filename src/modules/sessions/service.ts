@@ -31,7 +31,7 @@ export function sessionOf(deps: AppDeps, workspaceId: string, id: string): Sessi
 }
 
 /** The API-key listing: id and status of every session. */
-export function sessionStatuses(deps: AppDeps, workspaceId: string): { id: string; status: string }[] {
+export function sessionStatuses(deps: AppDeps, workspaceId: string): { id: string; name: string; status: string; phoneNumber: string | null }[] {
   return listSessionStatuses(deps.db, workspaceId);
 }
 

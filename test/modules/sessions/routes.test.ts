@@ -181,18 +181,18 @@ describe("permissions (D5)", () => {
 });
 
 describe("GET /api/external/sessions (API key)", () => {
-  test("id and status of the key's workspace only", async () => {
+  test("id, name, status and number of the key's workspace only", async () => {
     const a = await createWorkspace(t);
     const b = await createWorkspace(t);
     const s1 = await newSession(t, a, "one");
     const s2 = await newSession(t, a, "two");
-    await linkSession(t, a, s2);
+    await linkSession(t, a, s2, "919812340000");
     await newSession(t, b, "other");
     const r = await t.request("GET", "/api/external/sessions", { apiKey: apiKeyFor(a) });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([
-      { id: s1, status: "disconnected" },
-      { id: s2, status: "connected" },
+      { id: s1, name: "one", status: "disconnected", phoneNumber: null },
+      { id: s2, name: "two", status: "connected", phoneNumber: "919812340000" },
     ]);
   });
 

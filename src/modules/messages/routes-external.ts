@@ -1,0 +1,28 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { cursorPaged } from "../../http/cursor.ts";
+import { messageListQuery } from "./model.ts";
+import { listMessages } from "./service.ts";
+
+/** Message history for API keys (D6: keys work only under /api/external): the dashboard list's filters and cursors. */
+export function externalMessagesRoutes(deps: AppDeps) {
+  return new Elysia({ tags: ["external"] })
+    .use(authGuard(deps))
+    .get(
+      "/api/external/messages",
+      ({ auth, query }) => {
+        // media links point at /api/external/media, where the same key can fetch them
+        const { data, pagination } = listMessages(deps, auth.workspaceId, query, "external");
+        return cursorPaged(data, pagination);
+      },
+      {
+        apiKey: "read",
+        query: messageListQuery,
+        detail: {
+          summary: "List messages, newest first (API key; same filters and keyset cursors as GET /api/v1/messages)",
+          description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }.",
+        },
+      },
+    );
+}
