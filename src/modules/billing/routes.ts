@@ -6,6 +6,7 @@ import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import { checkoutBody, verifyBody } from "./model.ts";
 import { checkout, invoicesOf, offeredPlans, subscriptionOf, verifyPayment } from "./service.ts";
 import { handleRazorpayWebhook } from "./webhook.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
 
 const WEBHOOK_PATH = "/api/billing/webhooks/razorpay";
 
@@ -45,7 +46,7 @@ export function billingRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(await checkout(deps, auth.workspaceId, body, auth.kind === "user" ? auth.userId : null), "Order created: complete the payment with Razorpay Checkout");
       },
-      { jwt: "billing", body: checkoutBody, detail: { summary: "Start a payment for a plan and interval (Razorpay order); 409 when billing is manual" } },
+      { jwt: "billing", body: checkoutBody, detail: { summary: "Start a payment for a plan and interval (Razorpay order); 409 when billing is manual", responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
     .post("/verify", ({ auth, body }) => ok(verifyPayment(deps, auth.workspaceId, body), "Payment verified: plan active"), {
       jwt: "billing",

@@ -6,7 +6,7 @@ import { effectiveLimits } from "./quota.ts";
 import { createRazorpayOrder, paymentSignatureValid, razorpayConfigured } from "./razorpay.ts";
 import { findOrder, findWorkspace, insertOrder, listInvoices, markOrderPaid, type InvoiceRow } from "./repo.ts";
 import { activatePaidPeriod, planInForce } from "./subscription.ts";
-import { countStock, QUOTA_RESOURCES, readCounter, type StockResource, type WindowedResource } from "./usage.ts";
+import { QUOTA_RESOURCES, readUsage } from "./usage.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "config" | "log">;
 
@@ -29,10 +29,7 @@ export function subscriptionOf(deps: Deps, workspaceId: string): SubscriptionVie
   const limits = effectiveLimits(deps, workspaceId);
   const usage: SubscriptionView["usage"] = {};
   for (const r of QUOTA_RESOURCES) {
-    const used = r === "messagesPerMonth" || r === "apiRequestsPerDay"
-      ? readCounter(deps.sqlite, workspaceId, r as WindowedResource, now)
-      : countStock(deps.sqlite, workspaceId, r as StockResource, now);
-    usage[r] = { used, limit: limits[r] };
+    usage[r] = { used: readUsage(deps.sqlite, workspaceId, r, now), limit: limits[r] };
   }
   return {
     planId: ws.planId,

@@ -22,20 +22,8 @@ export function periodEnd(resource: WindowedResource, at: Date): number {
     : Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
 }
 
-/**
- * Outbound messages are counted by the messages module in `message_usage` (the send and its
- * count commit together); `usage_counters` holds only the API-request windows.
- */
-const MESSAGE_USAGE = { table: "message_usage", sql: "SELECT outbound AS used FROM message_usage WHERE workspace_id = ? AND period = ?" };
-
-/** Usage of a windowed quota in its current window. */
+/** Usage of a windowed quota in its current window (`usage_counters`). */
 export function readCounter(sqlite: Database, workspaceId: string, resource: WindowedResource, at: Date): number {
-  if (resource === "messagesPerMonth") {
-    const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MESSAGE_USAGE.table);
-    if (!exists) return 0;
-    const row = sqlite.query(MESSAGE_USAGE.sql).get(workspaceId, usagePeriod(resource, at)) as { used: number } | null;
-    return row?.used ?? 0;
-  }
   const row = sqlite
     .query("SELECT used FROM usage_counters WHERE workspace_id = ? AND metric = ? AND period = ?")
     .get(workspaceId, resource, usagePeriod(resource, at)) as { used: number } | null;
@@ -87,4 +75,23 @@ export function countStock(sqlite: Database, workspaceId: string, resource: Stoc
 export function pruneCounters(sqlite: Database, at: Date, keepDays = 400): number {
   const cutoff = new Date(at.getTime() - keepDays * 86_400_000).toISOString().slice(0, 10);
   return sqlite.query("DELETE FROM usage_counters WHERE period < ?").run(cutoff).changes;
+}
+
+/**
+ * Outbound messages are counted by the messages module in `message_usage`, in the transaction
+ * that accepts the send (its quota check reads the same row); `usage_counters` holds the
+ * API-request windows.
+ */
+const MESSAGE_USAGE = { table: "message_usage", sql: "SELECT outbound AS used FROM message_usage WHERE workspace_id = ? AND period = ?" };
+
+/** What a workspace used of a quota now, from wherever that quota is counted. */
+export function readUsage(sqlite: Database, workspaceId: string, resource: QuotaResource, at: Date): number {
+  if (resource === "messagesPerMonth") {
+    const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MESSAGE_USAGE.table);
+    if (!exists) return 0;
+    const row = sqlite.query(MESSAGE_USAGE.sql).get(workspaceId, usagePeriod(resource, at)) as { used: number } | null;
+    return row?.used ?? 0;
+  }
+  if (resource === "apiRequestsPerDay") return readCounter(sqlite, workspaceId, resource, at);
+  return countStock(sqlite, workspaceId, resource, at);
 }
