@@ -4,6 +4,7 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import { apiKeyParams, createApiKeyBody } from "./model.ts";
 import { createApiKey, listKeys, revokeKey } from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
 
 /** /api/api-keys (D6): JWT, owner and admin. */
 export function apiKeyRoutes(deps: AppDeps) {
@@ -15,7 +16,7 @@ export function apiKeyRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(createApiKey(deps, auth.workspaceId, body, auth.kind === "user" ? auth.userId : null), "Store the key now: it is not shown again");
       },
-      { jwt: "manage", body: createApiKeyBody, detail: { summary: "Create an API key (the key is shown once)" } },
+      { jwt: "manage", body: createApiKeyBody, detail: { summary: "Create an API key (the key is shown once)", responses: envelopeResponses({ status: 201 }) } },
     )
     .get(
       "",

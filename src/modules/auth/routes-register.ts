@@ -5,6 +5,7 @@ import type { AuthKit } from "./kit.ts";
 import { emailVerifyBody, mobileVerifyBody, registerBody, registrationTokenBody } from "./model.ts";
 import { register, sendEmailCode, sendMobileOtp, userOfRegistrationToken, verifyEmail, verifyMobileOtp } from "./register-service.ts";
 import { routeThrottle } from "./throttle-plugin.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
 
 const tags = ["auth"];
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -33,7 +34,7 @@ export function registerRoutes(kit: AuthKit) {
         set.status = 201;
         return ok(result, "Account created; verify your mobile number, then your email");
       },
-      { body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags } },
+      { body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags, responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
     .post(
       "/mobile/send-otp",

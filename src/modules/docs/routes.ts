@@ -1,6 +1,8 @@
 import type { AnyElysia } from "elysia";
 import { toOpenAPISchema } from "@elysiajs/openapi";
-import { z } from "zod";
+import type { z } from "zod";
+import { ERROR_ENVELOPE, errorEnvelopeSchema, zodToOpenApi } from "../../http/openapi.ts";
+import { cleanOperationId, elysiaOperationId, fillResponses } from "./operations.ts";
 // embedded in the binary: the docs page needs no internet access
 import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
@@ -9,11 +11,6 @@ const ASSET_JS = "/docs/assets/swagger-ui-bundle.js";
 const ASSET_CSS = "/docs/assets/swagger-ui.css";
 const HIDDEN = [ASSET_JS, ASSET_CSS, "/docs", "/openapi.json"];
 
-/** Turns a zod schema into the OpenAPI 3.0 flavour of JSON Schema. */
-function zodToOpenApi(schema: z.ZodType) {
-  return z.toJSONSchema(schema, { target: "openapi-3.0", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-}
-
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Parley API</title><link rel="stylesheet" href="${ASSET_CSS}"></head>
@@ -21,11 +18,19 @@ const PAGE = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });</script>
 </body></html>`;
 
-type Operation = { requestBody?: { content?: Record<string, unknown>; required?: boolean } };
+type Operation = {
+  operationId?: string;
+  requestBody?: { content?: Record<string, unknown>; required?: boolean };
+  parameters?: { name: string; in: string }[];
+  security?: unknown[];
+  responses?: Record<string, unknown>;
+};
 
 /**
  * Builds the OpenAPI 3.0 document of every route of `root`. Request bodies are filled from the
- * routes' zod schemas: the global body parser (size caps) hides them from the generator.
+ * routes' zod schemas (the global body parser hides them from the generator; a File field makes
+ * the body multipart/form-data); every operation gets its responses in the envelope (the ones
+ * a route declares with `envelopeResponses`, plus what can be inferred) and a clean operationId.
  */
 export function openApiDocument(root: AnyElysia, version: string) {
   const { paths, components } = toOpenAPISchema(root, { paths: HIDDEN }, undefined, { zod: zodToOpenApi }, "3.0.3") as {
@@ -36,23 +41,40 @@ export function openApiDocument(root: AnyElysia, version: string) {
   for (const ops of Object.values(paths)) delete (ops as Record<string, unknown>).ws;
   for (const [path, ops] of Object.entries(paths)) if (!Object.keys(ops).length) delete paths[path];
   for (const route of root.routes) {
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const method = route.method.toLowerCase();
+    const op = paths[path]?.[method];
+    if (!op) continue;
+    if (op.operationId === elysiaOperationId(route.method, route.path)) op.operationId = cleanOperationId(method, path, Boolean(paths[path]?.get));
     const body = (route.hooks as { body?: unknown } | undefined)?.body;
-    const op = paths[route.path.replace(/:(\w+)/g, "{$1}")]?.[route.method.toLowerCase()];
-    if (!op || !body || typeof body !== "object" || !("~standard" in body)) continue;
-    if (op.requestBody?.content && Object.keys(op.requestBody.content).length) continue;
+    if (!body || typeof body !== "object" || !("~standard" in body)) continue;
     const schema = zodToOpenApi(body as z.ZodType);
     const isUpload = JSON.stringify(schema).includes('"format":"binary"');
+    // an upload is always multipart, whatever the generator guessed
+    if (!isUpload && op.requestBody?.content && Object.keys(op.requestBody.content).length) continue;
     op.requestBody = { required: true, content: { [isUpload ? "multipart/form-data" : "application/json"]: { schema } } };
   }
+  const seen = new Map<string, number>();
+  for (const [path, ops] of Object.entries(paths))
+    for (const [method, op] of Object.entries(ops)) {
+      fillResponses(op, path);
+      // ids stay unique whatever routes are added later
+      const id = op.operationId ?? cleanOperationId(method, path, Boolean(ops.get));
+      const n = seen.get(id) ?? 0;
+      seen.set(id, n + 1);
+      op.operationId = n ? `${id}${n + 1}` : id;
+    }
   return {
     openapi: "3.0.3",
     info: { title: "Parley API", version, description:
-        "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }. " +
+        "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }; failures " +
+        "{ success: false, code, message, errors?, requestId }. " +
         "Real-time events: WebSocket GET /api/ws?token=<accessToken> (or Sec-WebSocket-Protocol: bearer, <token>); " +
         "messages are { event, timestamp, data } for the token's workspace only.",
     },
     components: {
       ...components,
+      schemas: { ...components.schemas, [ERROR_ENVELOPE]: errorEnvelopeSchema },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },

@@ -4,6 +4,8 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { ok } from "../../http/envelope.ts";
 import { bundledMigrationCount } from "../../db/migrate.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { healthDoc, readyDoc } from "../docs/schemas.ts";
 
 /** A passed write probe is trusted this long: a flood of /ready costs at most one write a second. */
 const WRITE_PROBE_TTL_MS = 1000;
@@ -34,7 +36,7 @@ export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">
 
   return new Elysia({ tags: ["health"] })
     .get("/health", () => ok({ status: "ok", version: deps.version, uptimeSeconds: Math.round((deps.clock.now().getTime() - started) / 1000) }), {
-      detail: { summary: "Liveness: the process answers" },
+      detail: { summary: "Liveness: the process answers", responses: envelopeResponses({ data: healthDoc }) },
     })
     .get(
       "/ready",
@@ -44,6 +46,6 @@ export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">
         step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
         return ok({ status: "ready", database: "ok", writable: true, migrations: n });
       },
-      { detail: { summary: "Readiness: the database answers, is migrated and takes a write (503 otherwise)" } },
+      { detail: { summary: "Readiness: the database answers, is migrated and takes a write (503 otherwise)", responses: envelopeResponses({ data: readyDoc, errors: [503] }) } },
     );
 }

@@ -6,6 +6,8 @@ import { ok } from "../../http/envelope.ts";
 import { mediaIdParams, uploadBody, type UploadBody } from "./model.ts";
 import { commitMedia, getMediaRow, mediaView, prepareMedia } from "./service.ts";
 import { mediaPath } from "./store.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { mediaDoc } from "../docs/schemas.ts";
 
 /** Content-Disposition with an ASCII fallback and the RFC 5987 UTF-8 name. */
 function disposition(filename: string | null): string {
@@ -18,6 +20,12 @@ function disposition(filename: string | null): string {
 const UPLOAD_DOC = {
   summary: "Upload a media file (multipart field `file`; optional `type` applies that message type's cap)",
   description: "Caps: image 5 MB, audio and video 16 MB, document 100 MB. The MIME type is read from the file's bytes.",
+  responses: envelopeResponses({ status: 201, data: mediaDoc }),
+};
+
+// the file itself, not the envelope
+const DOWNLOAD_RESPONSES = {
+  200: { description: "The file, with its MIME type", content: { "application/octet-stream": { schema: { type: "string" as const, format: "binary" } } } },
 };
 
 /** The two handlers, shared by the JWT and the API-key prefixes. */
@@ -62,19 +70,19 @@ export function mediaRoutes(deps: AppDeps) {
   const h = mediaHandlers(deps);
   const dashboard = new Elysia({ prefix: "/api/v1/media", tags: ["media"] })
     .use(authGuard(deps))
-    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { jwt: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC } })
+    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { jwt: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC, operationId: "uploadMedia" } })
     .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
       jwt: "read",
       params: mediaIdParams,
-      detail: { summary: "Download a media file (the dashboard's JWT; same workspace only)" },
+      detail: { summary: "Download a media file (the dashboard's JWT; same workspace only)", responses: DOWNLOAD_RESPONSES },
     });
   const external = new Elysia({ prefix: "/api/external/media", tags: ["media"] })
     .use(authGuard(deps))
-    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { apiKey: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC } })
+    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { apiKey: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC, operationId: "uploadExternalMedia" } })
     .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
       apiKey: "read",
       params: mediaIdParams,
-      detail: { summary: "Download a media file (API key; same workspace only): the mediaUrl of events" },
+      detail: { summary: "Download a media file (API key; same workspace only): the mediaUrl of events", responses: DOWNLOAD_RESPONSES },
     });
   return new Elysia().use(dashboard).use(external);
 }

@@ -4,6 +4,8 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { messageListQuery } from "./model.ts";
 import { listMessages } from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { messageDoc } from "../docs/schemas.ts";
 
 /** Message history for API keys (D6: keys work only under /api/external): the dashboard list's filters and cursors. */
 export function externalMessagesRoutes(deps: AppDeps) {
@@ -22,6 +24,7 @@ export function externalMessagesRoutes(deps: AppDeps) {
         detail: {
           summary: "List messages, newest first (API key; same filters and keyset cursors as GET /api/v1/messages)",
           description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }.",
+          responses: envelopeResponses({ data: messageDoc, list: "cursor" }),
         },
       },
     );

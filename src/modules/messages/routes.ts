@@ -7,6 +7,8 @@ import { ok } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { messageIdParams, messageListQuery, sendBody, type SendBody } from "./model.ts";
 import { acceptSend, getMessage, listMessages } from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { messageDoc, queuedMessageDoc } from "../docs/schemas.ts";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -15,6 +17,7 @@ const SEND_DOC = {
   description:
     "Types text, image, document, audio, video. Media from `mediaUrl` (fetched by the server), `mediaId` (POST /api/v1/media) or `media` (base64) " +
     "with `mimeType` and `filename`. Caps: image 5 MB, audio and video 16 MB, document 100 MB. 502 CHATAPP_UNAVAILABLE when the session is not connected.",
+  responses: envelopeResponses({ status: 202, data: queuedMessageDoc, errors: [502] }),
 };
 
 /** Messages: send (JWT or API key), read one, list with filters and keyset cursors. */
@@ -44,12 +47,12 @@ export function messagesRoutes(deps: AppDeps) {
     .get("/api/external/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id, "external")), {
       apiKey: "read",
       params: messageIdParams,
-      detail: { summary: "Get a message and its status (API key)" },
+      detail: { summary: "Get a message and its status (API key)", responses: envelopeResponses({ data: messageDoc }) },
     })
     .get("/api/v1/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: messageIdParams,
-      detail: { summary: "Get a message and its status" },
+      detail: { summary: "Get a message and its status", responses: envelopeResponses({ data: messageDoc }) },
     })
     .get(
       "/api/v1/messages",
@@ -63,6 +66,7 @@ export function messagesRoutes(deps: AppDeps) {
         detail: {
           summary: "List messages, newest first (filters; keyset cursors before/after)",
           description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }. No page numbers past 1 and no total.",
+          responses: envelopeResponses({ data: messageDoc, list: "cursor" }),
         },
       },
     );

@@ -5,6 +5,8 @@ import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import { sessionManager } from "./manager.ts";
 import { createSessionBody, pairingCodeBody, sessionIdParams } from "./model.ts";
 import { createSession, pageOfSessions, removeSession, sessionOf, sessionStatuses } from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { externalSessionsDoc } from "../docs/schemas.ts";
 
 const tags = ["sessions"];
 
@@ -27,7 +29,7 @@ export function sessionRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(createSession(deps, auth.workspaceId, body.name), "Session created");
       },
-      { jwt: "manage", body: createSessionBody, detail: { summary: "Create a session (disconnected)", tags } },
+      { jwt: "manage", body: createSessionBody, detail: { summary: "Create a session (disconnected)", tags, responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
     .get("/api/v1/chatapp/:id", ({ auth, params }) => ok(sessionOf(deps, auth.workspaceId, params.id)), {
       jwt: "read",
@@ -85,6 +87,6 @@ export function sessionRoutes(deps: AppDeps) {
     )
     .get("/api/external/sessions", ({ auth }) => ok(sessionStatuses(deps, auth.workspaceId)), {
       apiKey: "read",
-      detail: { summary: "Sessions of the key's workspace (id, name, status, phoneNumber)", tags: ["external"] },
+      detail: { summary: "Sessions of the key's workspace (id, name, status, phoneNumber)", tags: ["external"], responses: envelopeResponses({ data: externalSessionsDoc }) },
     });
 }

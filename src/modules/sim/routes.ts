@@ -6,6 +6,8 @@ import type { SimDriver } from "../../network/sim/driver.ts";
 import { sessionIdParams } from "../sessions/model.ts";
 import { failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
 import { SimService } from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { simInboundDoc } from "../docs/schemas.ts";
 
 const tags = ["sim"];
 
@@ -29,7 +31,7 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
         jwt: "manage",
         params: sessionIdParams,
         body: inboundBody,
-        detail: { summary: "Sim: a contact sends a message; answers once Parley stored it (data.messageId)", tags },
+        detail: { summary: "Sim: a contact sends a message; answers once Parley stored it (data.messageId)", tags, responses: envelopeResponses({ data: simInboundDoc, errors: [409] }) },
       },
     )
     .post(

@@ -5,6 +5,7 @@ import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import { acceptInvitation, invite, listInvitations, resendInvitation, revokeInvitation } from "./invitations.ts";
 import { acceptBody, changeRoleBody, idParams, inviteBody, transferBody } from "./model.ts";
 import { changeRole, listTeam, removeMember, transferOwnership } from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
 
 const userIdOf = (auth: { kind: string; userId?: string }) => (auth.kind === "user" ? auth.userId! : null);
 
@@ -18,7 +19,7 @@ export function teamRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(await acceptInvitation(deps, body), "Invitation accepted: you can log in now");
       },
-      { body: acceptBody, detail: { summary: "Accept an invitation (public: the token is the credential); creates a verified member" } },
+      { body: acceptBody, detail: { summary: "Accept an invitation (public: the token is the credential); creates a verified member", responses: envelopeResponses({ status: 201 }) } },
     )
     .get(
       "/members",
@@ -61,7 +62,7 @@ export function teamRoutes(deps: AppDeps) {
         const inv = await invite(deps, auth.workspaceId, body, userIdOf(auth));
         return ok(inv, inv.emailSent ? "Invitation sent" : "Invitation created, but the mail could not be sent: resend it");
       },
-      { jwt: "team", body: inviteBody, detail: { summary: "Invite an email with a role (mail with an accept link, valid 7 days)" } },
+      { jwt: "team", body: inviteBody, detail: { summary: "Invite an email with a role (mail with an accept link, valid 7 days)", responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
     .post(
       "/invitations/:id/resend",

@@ -6,6 +6,7 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { createWebhookBody, deliveryParams, historyQuery, updateWebhookBody, webhookParams } from "./model.ts";
 import * as service from "./service.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
 
 /** The webhook routes of spec part 4 and D9. */
 export function webhookRoutes(deps: AppDeps) {
@@ -25,7 +26,7 @@ export function webhookRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(created, "Webhook created; the secret is shown only now");
       },
-      { jwt: "manage", body: createWebhookBody, detail: { summary: "Create a webhook (needs a connected session; returns the secret once)" } },
+      { jwt: "manage", body: createWebhookBody, detail: { summary: "Create a webhook (needs a connected session; returns the secret once)", responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
     .get("/:id", ({ auth, params }) => ok(service.getWebhook(deps, auth.workspaceId, params.id)), {
       jwt: "read",

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { ERROR_CODES } from "../errors.ts";
+
+/** An OpenAPI 3.0 response object. */
+export interface ResponseDoc {
+  description: string;
+  content?: Record<string, { schema: Record<string, unknown> }>;
+}
+
+/** Error statuses every route may document with the failure envelope (D1). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
+
+const ERROR_TEXT: Record<ErrorStatus, string> = {
+  400: "VALIDATION_ERROR: `errors` maps dotted field paths to messages",
+  401: "UNAUTHORIZED: missing, invalid or expired credential",
+  403: "FORBIDDEN (role), LIMIT_EXCEEDED (plan quota) or SUBSCRIPTION_INACTIVE",
+  404: "NOT_FOUND: no such resource in the caller's workspace",
+  409: "CONFLICT with the resource's current state",
+  413: "VALIDATION_ERROR: the body is over its size cap",
+  429: "RATE_LIMITED: retry after the Retry-After header",
+  502: "CHATAPP_UNAVAILABLE: the session is not connected or the network refused",
+  503: "INTERNAL_ERROR: not ready",
+};
+
+/** Name of the failure envelope in `components.schemas`. */
+export const ERROR_ENVELOPE = "ErrorEnvelope";
+
+/** The failure envelope of D1, as a component schema. */
+export const errorEnvelopeSchema = {
+  type: "object",
+  required: ["success", "code", "message", "requestId"],
+  properties: {
+    success: { type: "boolean", enum: [false] },
+    code: { type: "string", enum: Object.keys(ERROR_CODES) },
+    message: { type: "string" },
+    errors: { type: "object", additionalProperties: { type: "string" }, description: "dotted field path to message" },
+    data: { description: "extra data of some failures (e.g. resume data of a 403 at login)" },
+    requestId: { type: "string", description: "also in the X-Request-Id header" },
+  },
+};
+
+/** Turns a zod schema into the OpenAPI 3.0 flavour of JSON Schema (a File field is a binary string). */
+export function zodToOpenApi(schema: z.ZodType, io: "input" | "output" = "input"): Record<string, unknown> {
+  return z.toJSONSchema(schema, {
+    target: "openapi-3.0",
+    io,
+    unrepresentable: "any",
+    override: (ctx) => {
+      const def = ctx.zodSchema._zod.def as { type: string };
+      const bag = ctx.zodSchema._zod.bag as { Class?: unknown };
+      if (def.type === "custom" && bag.Class === File) Object.assign(ctx.jsonSchema, { type: "string", format: "binary" });
+    },
+  }) as Record<string, unknown>;
+}
+
+const PAGE_PAGINATION = {
+  type: "object",
+  required: ["page", "limit", "total", "totalPages"],
+  properties: { page: { type: "integer" }, limit: { type: "integer" }, total: { type: "integer" }, totalPages: { type: "integer" } },
+};
+const CURSOR_PAGINATION = {
+  type: "object",
+  required: ["limit", "hasMore", "nextCursor", "prevCursor"],
+  properties: {
+    limit: { type: "integer" },
+    hasMore: { type: "boolean" },
+    nextCursor: { type: "string", nullable: true, description: "pass as `before` for the next (older) page" },
+    prevCursor: { type: "string", nullable: true, description: "pass as `after` for newer items" },
+  },
+};
+
+export interface EnvelopeDoc {
+  /** the success status (default 200) */
+  status?: 200 | 201 | 202;
+  /** schema of `data` (zod, or JSON Schema); default: any value */
+  data?: z.ZodType | Record<string, unknown>;
+  /** `data` is an array of this and the envelope carries `pagination` */
+  list?: "page" | "cursor";
+  description?: string;
+  /** error statuses beyond the ones the docs builder infers (400 with input, 401/403 with a credential, 404 with path ids, 429) */
+  errors?: ErrorStatus[];
+}
+
+/** The success envelope `{ success: true, data?, message?, pagination? }` as a JSON schema. */
+export function successEnvelopeSchema(o: Pick<EnvelopeDoc, "data" | "list"> = {}): Record<string, unknown> {
+  const data = o.data === undefined ? {} : o.data instanceof z.ZodType ? zodToOpenApi(o.data, "output") : o.data;
+  const properties: Record<string, unknown> = {
+    success: { type: "boolean", enum: [true] },
+    data: o.list ? { type: "array", items: data } : data,
+    message: { type: "string" },
+  };
+  const required = ["success"];
+  if (o.list) {
+    properties.pagination = o.list === "page" ? PAGE_PAGINATION : CURSOR_PAGINATION;
+    required.push("data", "pagination");
+  }
+  return { type: "object", required, properties };
+}
+
+/** The response object of an error status: the failure envelope. */
+export function errorResponse(status: ErrorStatus): ResponseDoc {
+  return { description: ERROR_TEXT[status], content: { "application/json": { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } } };
+}
+
+/**
+ * The `responses` of a route in the envelope, for its `detail`:
+ * `detail: { summary, responses: envelopeResponses({ status: 201, data: viewSchema, errors: [409] }) }`.
+ * The docs builder adds the error statuses it can infer and a 200 to routes that declare none.
+ */
+export function envelopeResponses(o: EnvelopeDoc = {}): Record<string, ResponseDoc> {
+  const status = o.status ?? 200;
+  const out: Record<string, ResponseDoc> = {
+    [status]: {
+      description: o.description ?? (status === 201 ? "Created" : status === 202 ? "Accepted" : "OK"),
+      content: { "application/json": { schema: successEnvelopeSchema(o) } },
+    },
+  };
+  for (const e of o.errors ?? []) out[e] = errorResponse(e);
+  return out;
+}

@@ -1,0 +1,76 @@
+import { envelopeResponses, errorResponse, type ErrorStatus } from "../../http/openapi.ts";
+
+interface Operation {
+  requestBody?: unknown;
+  parameters?: { name: string; in: string }[];
+  security?: unknown[];
+  responses?: Record<string, unknown>;
+}
+
+const capitalize = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+/** The operationId @elysiajs/openapi makes up (`postApiV1ChatappByIdConnect`): replaced unless a route chose its own. */
+export function elysiaOperationId(method: string, path: string): string {
+  let id = method.toLowerCase();
+  if (!path || path === "/") return id + "Index";
+  for (const part of path.split("/")) id += part.includes(":") ? "By" + capitalize(part.replace(":", "")) : capitalize(part);
+  return id.replace(/\?/g, "Optional");
+}
+
+const isPlural = (w: string) => /[^su]s$/.test(w) || /ies$/.test(w);
+const singular = (w: string) => (/ies$/.test(w) ? w.slice(0, -3) + "y" : isPlural(w) ? w.slice(0, -1) : w);
+
+/**
+ * A readable, stable operationId from method and path: `sessionsConnect`, `messagesSend`,
+ * `listSessions`, `getSession`, `createWebhook`, `deleteTeamMember`, `listExternalMessages`.
+ * `/api` and `/v1` are dropped; `chatapp` reads `sessions`. `hasGet`: the path also has a GET
+ * (a POST there creates).
+ */
+export function cleanOperationId(method: string, path: string, hasGet: boolean): string {
+  const segments = path.split("/").filter(Boolean);
+  const lastIsParam = segments.at(-1)?.startsWith("{") ?? false;
+  const words = segments
+    .filter((s) => !s.startsWith("{") && s !== "api" && s !== "v1")
+    .map((s) => (s === "chatapp" ? "sessions" : s))
+    .flatMap((s) => s.split(/[-_.]/))
+    .filter(Boolean);
+  if (!words.length) words.push("index");
+  const last = words.length - 1;
+  let verb = "";
+  if (lastIsParam) {
+    verb = ({ get: "get", put: "update", patch: "update", delete: "delete" } as Record<string, string>)[method] ?? "";
+    words[last] = singular(words[last]!);
+  } else if (method === "get") {
+    if (isPlural(words[last]!)) verb = "list";
+  } else if (method === "post") {
+    if (hasGet) {
+      verb = "create";
+      words[last] = singular(words[last]!);
+    }
+  } else if (method === "put" || method === "patch") verb = "update";
+  else if (method === "delete") verb = "delete";
+  const parts = verb ? [verb, ...words] : words;
+  return parts.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : capitalize(w))).join("");
+}
+
+/**
+ * Completes an operation's responses: a 200 envelope when it declares no success (paginated
+ * when it takes page or cursor parameters), the error statuses its shape implies, and
+ * `default` (any other failure, e.g. 409 or 502) in the failure envelope.
+ */
+export function fillResponses(op: Operation, path: string): void {
+  const responses = (op.responses ??= {});
+  const params = op.parameters ?? [];
+  const query = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
+  if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) {
+    Object.assign(responses, envelopeResponses({ list: query.has("page") ? "page" : query.has("before") || query.has("after") ? "cursor" : undefined }));
+  }
+  const errors: ErrorStatus[] = [];
+  if (op.requestBody || params.length) errors.push(400);
+  if (op.requestBody) errors.push(413);
+  if (op.security?.length) errors.push(401, 403);
+  if (path.includes("{")) errors.push(404);
+  if (path.startsWith("/api/")) errors.push(429);
+  for (const e of errors) responses[e] ??= errorResponse(e);
+  responses.default ??= { ...errorResponse(400), description: "Any other failure, in the failure envelope" };
+}

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "../messages/table.ts";
+import { SESSION_STATUSES } from "../sessions/table.ts";
+
+// Response `data` shapes for the OpenAPI document (documentation only: responses are not validated at run time).
+
+const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
+const nullableIso = isoTime.nullable();
+
+/** 202 of POST /messages/send (D8). */
+export const queuedMessageDoc = z.object({
+  id: z.uuid(),
+  status: z.literal("queued"),
+  sessionId: z.uuid(),
+  to: z.string(),
+  type: z.enum(MESSAGE_TYPES),
+  createdAt: isoTime,
+});
+
+/** A message as GET /messages/{id} and the lists answer it. */
+export const messageDoc = z.object({
+  id: z.uuid(),
+  sessionId: z.uuid(),
+  conversationId: z.string().nullable(),
+  direction: z.enum(DIRECTIONS),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  type: z.enum(MESSAGE_TYPES),
+  body: z.string().nullable(),
+  mediaId: z.string().nullable(),
+  mediaUrl: z.string().nullable(),
+  mimeType: z.string().nullable(),
+  filename: z.string().nullable(),
+  status: z.enum(MESSAGE_STATUSES),
+  networkMessageId: z.string().nullable(),
+  attempts: z.number().int(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: nullableIso,
+  sentAt: nullableIso,
+  deliveredAt: nullableIso,
+  readAt: nullableIso,
+  failedAt: nullableIso,
+});
+
+/** GET /api/external/sessions items. */
+export const externalSessionDoc = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  phoneNumber: z.string().nullable(),
+});
+
+export const healthDoc = z.object({ status: z.literal("ok"), version: z.string(), uptimeSeconds: z.number().int() });
+export const readyDoc = z.object({ status: z.literal("ready"), database: z.literal("ok"), writable: z.literal(true), migrations: z.number().int() });
+export const simInboundDoc = z.object({ networkMessageId: z.string(), messageId: z.uuid() });
+
+/** A stored media file (POST /media 201). */
+export const mediaDoc = z.object({ id: z.uuid(), mimeType: z.string(), size: z.number().int(), filename: z.string().nullable(), createdAt: isoTime });
+export const externalSessionsDoc = z.array(externalSessionDoc);
