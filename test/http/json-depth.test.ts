@@ -57,3 +57,21 @@ describe("deeply nested JSON on the public routes", () => {
     expect(Object.keys(r.body.errors)).toContain("email");
   });
 });
+
+describe("deeply nested query values (Elysia JSON-parses a value starting with [ or {)", () => {
+  test("400 naming the parameter; shallow values still validate", async () => {
+    const { createWorkspace } = await import("../helpers/fixtures.ts");
+    const ws = await createWorkspace(t);
+    const deep = encodeURIComponent(nested(5_000));
+    const r = await t.request("GET", `/api/v1/messages?direction=inbound&status=${deep}`, { token: ws.owner.token });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: "VALIDATION_ERROR", errors: { status: `nests deeper than ${MAX_JSON_DEPTH} levels` } });
+    // a quote in an earlier value does not hide a later one
+    const tricky = await t.request("GET", `/api/v1/messages?phone=${encodeURIComponent('["')}&status=${deep}`, { token: ws.owner.token });
+    expect(tricky.body.errors.status).toContain("deeper");
+    const shallow = await t.request("GET", `/api/v1/messages?status=${encodeURIComponent(nested(3))}`, { token: ws.owner.token });
+    expect(shallow.status).toBe(400);
+    expect(shallow.body.errors.status).not.toContain("deeper");
+    expect((await t.request("GET", "/api/v1/messages?status=queued", { token: ws.owner.token })).status).toBe(200);
+  });
+});
