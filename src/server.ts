@@ -48,10 +48,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       // last resort for anything thrown outside Elysia's own error handling
       error: (err) => {
-        log.error("unhandled server error", { err });
-        return new Response(JSON.stringify(failureBody("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.message, Bun.randomUUIDv7())), {
+        const requestId = Bun.randomUUIDv7();
+        log.error("unhandled server error", { requestId, err });
+        return new Response(JSON.stringify(failureBody("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.message, requestId)), {
           status: 500,
-          headers: { "content-type": "application/json; charset=utf-8" },
+          headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
         });
       },
     });
