@@ -16,7 +16,7 @@ export function buildProgram(): Command {
   const program = new Command()
     .name("parley")
     .description("Parley: a self-hostable multi-tenant messaging platform in one binary")
-    .version(VERSION, "-v, --version-flag", "print the version")
+    .version(VERSION, "-v, --version", "print the version")
     .showHelpAfterError();
   serveCommand(program);
   migrateCommand(program);

@@ -1,21 +1,15 @@
 import type { Command } from "commander";
 import { DataDirBusyError } from "../src/db/lock.ts";
 import { startServer } from "../src/server.ts";
-import { configOrExit, DATA_DIR_FLAG, processLogger } from "./context.ts";
+import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
+import { configOrExit, processLogger } from "./context.ts";
 
 /** `parley serve`: runs the HTTP server until SIGTERM/SIGINT. */
 export function serveCommand(program: Command): void {
-  program
-    .command("serve")
-    .description("start the server (migrates the database first)")
-    .option("--host <host>", "listen address (env PARLEY_HOST, default 127.0.0.1)")
-    .option("-p, --port <port>", "listen port (env PARLEY_PORT, default 3000)")
-    .option(...DATA_DIR_FLAG)
-    .option("--network <driver>", "messaging network: baileys or sim (env PARLEY_NETWORK, default baileys)")
-    .option("--log-level <level>", "debug, info, warn, error or silent (env PARLEY_LOG_LEVEL)")
-    .option("--log-format <format>", "auto, json or pretty (env PARLEY_LOG_FORMAT)")
+  // every setting of the config schema is also a flag here
+  addConfigFlags(program.command("serve").description("start the server (migrates the database first)"))
     .action(async (flags) => {
-      const config = configOrExit(flags);
+      const config = configOrExit(flags, SERVE_FLAG_KEYS);
       const log = processLogger(config);
       let server;
       try {
