@@ -5,6 +5,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { openDb } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+import { noDatabase } from "./operator.ts";
 
 /** `parley outbox`: the log channel's messages (D4), newest first; works beside a running server. */
 export function outboxCommand(program: Command): void {
@@ -24,8 +25,8 @@ export function outboxCommand(program: Command): void {
       }
       const path = join(config.dataDir, "parley.db");
       if (!existsSync(path)) {
-        process.stdout.write(flags.json ? "[]\n" : `no database in ${config.dataDir} yet\n`);
-        return;
+        process.stderr.write(`parley: ${noDatabase(config.dataDir)}\n`);
+        process.exit(1);
       }
       const opened = openDb(path, { synchronous: config.dbSynchronous });
       try {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { DataDirBusyError } from "../src/db/lock.ts";
+import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
+import { hostUrl } from "../src/http/public-url.ts";
 import { startServer } from "../src/server.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
@@ -31,13 +32,19 @@ export function serveCommand(program: Command): void {
         }
         log.info("signal received", { signal: sig });
         server.stop().then(
-          () => process.exit(0),
+          () => {
+            withdrawUrl(config.dataDir);
+            process.exit(0);
+          },
           (err) => {
             log.error("shutdown failed", { err });
             process.exit(1);
           },
         );
       };
+      // operator commands read where to call from the data dir (a wildcard address is reached on loopback)
+      const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
+      announceUrl(config.dataDir, hostUrl(local, server.port));
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0
