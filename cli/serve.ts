@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
+import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { startServer } from "../src/server.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
@@ -19,6 +20,10 @@ export function serveCommand(program: Command): void {
         if (err instanceof DataDirBusyError) {
           process.stderr.write(`parley: ${err.message}\n`);
           process.exit(1);
+        }
+        if (err instanceof NewerDatabaseError) {
+          process.stderr.write(`parley: ${err.message}\n`);
+          process.exit(2);
         }
         log.error("start-up failed", { err });
         process.exit(1);
