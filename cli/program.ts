@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
+import { opsCommands } from "./ops.ts";
 import { outboxCommand } from "./outbox.ts";
 import { planCommand } from "./plan.ts";
 import { pairCommand } from "./pair.tsx";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   pairCommand(program);
   sessionsCommand(program);
   simCommand(program);
+  opsCommands(program);
   program
     .command("version")
     .description("print the version")
