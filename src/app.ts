@@ -19,12 +19,16 @@ import { contactsRoutes } from "./modules/contacts/routes.ts";
 import { inboxRoutes } from "./modules/inbox/routes.ts";
 import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
+import { httpMetricsPlugin } from "./modules/metrics/http-plugin.ts";
+import { metricsRoutes } from "./modules/metrics/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
   return new Elysia({ name: "parley" })
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
+    .use(httpMetricsPlugin())
+    .use(metricsRoutes(deps))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
     .use(pagesRoutes())
