@@ -27,7 +27,8 @@ export function buildApp(deps: AppDeps) {
   return new Elysia({ name: "parley" })
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
-    .use(httpMetricsPlugin())
+    // request timing only when /metrics exists: without a scraper it would be work for nobody
+    .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())
     .use(metricsRoutes(deps))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
