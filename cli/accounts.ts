@@ -27,12 +27,15 @@ const userInput = z.object({ ...personFields, role: z.enum(ROLES) });
 export type NewWorkspaceInput = z.input<typeof workspaceInput>;
 export type NewUserInput = z.input<typeof userInput>;
 
-/** Parses operator input or throws VALIDATION_ERROR naming the flags' fields. */
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+/** Parses operator input or throws VALIDATION_ERROR naming the command's flags (`flags` maps a field to its flag). */
+function parse<T extends z.ZodType>(schema: T, input: unknown, flags: Record<string, string>): z.infer<T> {
   const r = schema.safeParse(input);
-  if (!r.success) throw errors.validation(Object.fromEntries(r.error.issues.map((i) => [i.path.join("."), i.message])));
+  if (!r.success) throw errors.validation(Object.fromEntries(r.error.issues.map((i) => [flags[i.path.join(".")] ?? i.path.join("."), i.message])));
   return r.data;
 }
+
+const WORKSPACE_FLAGS = { workspace: "--name", name: "--owner-name", email: "--owner-email", mobile: "--owner-mobile", password: "password" };
+const USER_FLAGS = { name: "--name", email: "--email", mobile: "--mobile", role: "--role", password: "password" };
 
 /** A password for the operator to hand over when none was given: 20 characters, no look-alikes. */
 export function generatedPassword(): string {
@@ -41,7 +44,7 @@ export function generatedPassword(): string {
 
 /** A workspace on its trial (D2: Growth quotas for `trialDays`) with its verified owner. */
 export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewWorkspaceInput): Promise<{ workspaceId: string; userId: string }> {
-  const v = parse(workspaceInput, input);
+  const v = parse(workspaceInput, input, WORKSPACE_FLAGS);
   if (findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
   const passwordHash = await hasherFor(ctx.config).hash(v.password);
   const now = ctx.clock.now().getTime();
@@ -54,7 +57,7 @@ export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewW
 /** A verified member of an existing workspace (any role; a second owner too, as the operator says). */
 export async function createUser(ctx: OperatorContext, workspaceRef: string, input: NewUserInput): Promise<{ workspaceId: string; userId: string }> {
   const ws = resolveWorkspaceRef(ctx, workspaceRef);
-  const v = parse(userInput, input);
+  const v = parse(userInput, input, USER_FLAGS);
   if (findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
   const passwordHash = await hasherFor(ctx.config).hash(v.password);
   const now = ctx.clock.now().getTime();

@@ -67,7 +67,7 @@ test("users create: a verified member with a role; a generated password is print
   expect(session.status).toBe(200);
   const bad = await parley(["users", "create", "-w", "Acme", "--email", "not-an-email", "--name", "R", "--role", "boss", "--password", "x", "-d", dataDir]);
   expect(bad.code).toBe(1);
-  for (const field of ["email", "name", "role", "password"]) expect(bad.err).toContain(field);
+  for (const field of ["--email", "--name", "--role", "password"]) expect(bad.err).toContain(field);
 });
 
 test("operator commands find the running server from the data dir (port 0, PARLEY_PORT elsewhere)", async () => {
