@@ -6,6 +6,7 @@ import { openDb } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { noDatabase } from "./operator.ts";
+import { normalisePhone } from "../src/http/phone.ts";
 
 /** `parley outbox`: the log channel's messages (D4), newest first; works beside a running server. */
 export function outboxCommand(program: Command): void {
@@ -31,7 +32,9 @@ export function outboxCommand(program: Command): void {
       const opened = openDb(path, { synchronous: config.dbSynchronous });
       try {
         migrate(opened.db);
-        const to = flags.to?.trim().toLowerCase();
+        // a phone as people write it (`+91 98000-00001`) matches the stored digits
+        const raw = flags.to?.trim().toLowerCase();
+        const to = raw && !raw.includes("@") ? normalisePhone(raw) : raw;
         const entries = listOutbox(opened.db, { to, limit });
         if (flags.json) {
           process.stdout.write(JSON.stringify(entries, null, 2) + "\n");

@@ -52,6 +52,9 @@ test("parley outbox reads a running child server's codes; the code completes the
   expect(human.code).toBe(0);
   expect(human.out).toContain(`mobile to ${mobile}`);
   expect(human.out).toContain(code);
+  // as people write it: a plus, spaces and dashes
+  const written = await outbox("--to", `+${mobile.slice(0, 2)} ${mobile.slice(2, 7)}-${mobile.slice(7)}`);
+  expect(written.out).toContain(code);
 
   const verified = await post("/api/auth/mobile/verify-otp", { otpCode: code }, token);
   expect(verified.status).toBe(200);
