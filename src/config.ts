@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { z } from "zod";
 
 const bool = z.preprocess((v) => {
@@ -164,6 +165,7 @@ function crossCheck(c: z.infer<typeof configSchema>): string | null {
   const oidc = [c.oidcIssuer, c.oidcAudience, c.oidcJwksUrl].filter(Boolean).length;
   if (oidc > 0 && oidc < 3) return "{oidcIssuer}, {oidcAudience} and {oidcJwksUrl} go together: set all three or none";
   if (!!c.razorpayKeyId !== !!c.razorpayKeySecret) return "{razorpayKeyId} and {razorpayKeySecret} go together: set both or neither";
+  if (c.webhookCaFile && !existsSync(c.webhookCaFile)) return `{webhookCaFile}: no file at ${c.webhookCaFile}`;
   return null;
 }
 

@@ -24,6 +24,7 @@ test("settings that go together: one line, exit 2, naming flag and variable", ()
     [["--mobile-channel", "session"], "mobileSession"],
     [["--oidc-issuer", "https://idp.example"], "oidcJwksUrl"],
     [["--razorpay-key-id", "rzp_test"], "razorpayKeySecret"],
+    [["--webhook-ca-file", "/nonexistent/ca.pem"], "webhookCaFile (--webhook-ca-file / PARLEY_WEBHOOK_CA_FILE): no file at /nonexistent/ca.pem"],
   ] as const) {
     const r = parley(["serve", "-d", "/nonexistent/never", ...flags]);
     expect({ flags, code: r.code, lines: r.err.trim().split("\n").length }).toEqual({ flags, code: 2, lines: 1 });
