@@ -52,8 +52,9 @@ export function snapshotDatabase(dataDir: string, dest: string): void {
 }
 
 /** What else the data dir needs besides the database: secrets, media, network state (relative paths). */
-function sideFiles(dataDir: string): string[] {
-  return readdirSync(dataDir).filter((name) => !LIVE.has(name) && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name));
+function sideFiles(dataDir: string, target: string): string[] {
+  // never the archive being written, nor the scratch files of one in progress
+  return readdirSync(dataDir).filter((name) => !LIVE.has(name) && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target);
 }
 
 /**
@@ -74,7 +75,7 @@ export async function backup(dataDir: string, file: string): Promise<BackupManif
     const migrations = (check.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
     check.close();
     // after the snapshot: every file a row in it refers to was written before that row committed
-    const files = sideFiles(dataDir);
+    const files = sideFiles(dataDir, target);
     const manifest: BackupManifest = {
       format: 1,
       version: VERSION,
