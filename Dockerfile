@@ -16,6 +16,8 @@ USER parley
 VOLUME ["/data"]
 ENV PARLEY_DATA_DIR=/data PARLEY_HOST=0.0.0.0 PARLEY_PORT=3000 PARLEY_LOG_FORMAT=json
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s CMD ["/usr/local/bin/parley", "version"]
+# healthy = GET /ready answers 200 (the database answers and is migrated); the image has no curl,
+# so the binary asks, at the URL the server wrote into /data/parley.url
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["/usr/local/bin/parley", "health", "--timeout", "3000"]
 ENTRYPOINT ["/usr/local/bin/parley"]
 CMD ["serve"]

@@ -1,10 +1,14 @@
 import { ConfigError, loadConfig, type Config, type ConfigKey } from "../src/config.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
-/** Loads config from flags and the environment, or exits with the one-line reason. */
-export function configOrExit(flags: Partial<Record<ConfigKey, unknown>>): Config {
+/**
+ * Loads config from flags and the environment, or exits 2 with the one-line reason. `flagKeys`
+ * are the settings this command takes as flags (default: only `--data-dir`, as operator commands),
+ * so an error never names a flag the command does not have.
+ */
+export function configOrExit(flags: Partial<Record<ConfigKey, unknown>>, flagKeys: readonly string[] = ["dataDir"]): Config {
   try {
-    return loadConfig(flags, process.env);
+    return loadConfig(pick(flags), process.env, { flagKeys });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`parley: ${err.message}\n`);
@@ -14,10 +18,20 @@ export function configOrExit(flags: Partial<Record<ConfigKey, unknown>>): Config
   }
 }
 
-/** The process logger: JSON lines, or a readable format on a terminal. */
+/** Only the keys commander set (it leaves unset options undefined, and adds none of its own here). */
+function pick(flags: Record<string, unknown>): Partial<Record<ConfigKey, unknown>> {
+  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+}
+
+/** Whether to colour terminal output: https://no-color.org (NO_COLOR set and not empty turns colour off). */
+export function colorEnabled(env: Record<string, string | undefined> = process.env): boolean {
+  return !env.NO_COLOR;
+}
+
+/** The process logger: JSON lines, or a readable format on a terminal (uncoloured under NO_COLOR). */
 export function processLogger(config: Config): Logger {
   const format = config.logFormat === "auto" ? (process.stderr.isTTY ? "pretty" : "json") : config.logFormat;
-  return createLogger({ level: config.logLevel, format });
+  return createLogger({ level: config.logLevel, format, color: colorEnabled() });
 }
 
 /** Common data-dir flag for operator commands. */

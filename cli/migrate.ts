@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
-import { bundledMigrationCount, migrate } from "../src/db/migrate.ts";
+import { bundledMigrationCount, migrate, NewerDatabaseError } from "../src/db/migrate.ts";
 import { openDb } from "../src/db/open.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 
@@ -18,6 +18,10 @@ export function migrateCommand(program: Command): void {
       try {
         const applied = migrate(opened.db);
         process.stdout.write(`applied ${applied} migration(s); ${bundledMigrationCount()} in this build\n`);
+      } catch (err) {
+        if (!(err instanceof NewerDatabaseError)) throw err;
+        process.stderr.write(`parley: ${err.message}\n`);
+        process.exitCode = 2;
       } finally {
         opened.close();
       }

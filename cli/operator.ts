@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { systemClock, type Clock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
@@ -25,8 +25,10 @@ export async function withDataDir(
   fn: (ctx: OperatorContext) => void | Promise<void>,
   out: (line: string) => void = (l) => void process.stdout.write(l + "\n"),
 ): Promise<void> {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened = openDb(join(config.dataDir, "parley.db"), { synchronous: config.dbSynchronous });
+  const path = join(config.dataDir, "parley.db");
+  // a mistyped --data-dir must not quietly create an empty database beside the real one
+  if (!existsSync(path)) throw new Error(noDatabase(config.dataDir));
+  const opened = openDb(path, { synchronous: config.dbSynchronous });
   try {
     migrate(opened.db);
     seedPlans(opened.sqlite, systemClock.now().getTime());
@@ -34,6 +36,11 @@ export async function withDataDir(
   } finally {
     opened.close();
   }
+}
+
+/** The one-line refusal of a data dir without a database. */
+export function noDatabase(dataDir: string): string {
+  return `no database in ${dataDir}: is --data-dir (or PARLEY_DATA_DIR) the server's data directory? A new one is created by \`parley serve\` or \`parley migrate\``;
 }
 
 /** Runs an operator action from commander: AppError and plain errors become `parley: <message>`, exit 1. */

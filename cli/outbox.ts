@@ -5,6 +5,8 @@ import { migrate } from "../src/db/migrate.ts";
 import { openDb } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+import { noDatabase } from "./operator.ts";
+import { normalisePhone } from "../src/http/phone.ts";
 
 /** `parley outbox`: the log channel's messages (D4), newest first; works beside a running server. */
 export function outboxCommand(program: Command): void {
@@ -24,13 +26,15 @@ export function outboxCommand(program: Command): void {
       }
       const path = join(config.dataDir, "parley.db");
       if (!existsSync(path)) {
-        process.stdout.write(flags.json ? "[]\n" : `no database in ${config.dataDir} yet\n`);
-        return;
+        process.stderr.write(`parley: ${noDatabase(config.dataDir)}\n`);
+        process.exit(1);
       }
       const opened = openDb(path, { synchronous: config.dbSynchronous });
       try {
         migrate(opened.db);
-        const to = flags.to?.trim().toLowerCase();
+        // a phone as people write it (`+91 98000-00001`) matches the stored digits
+        const raw = flags.to?.trim().toLowerCase();
+        const to = raw && !raw.includes("@") ? normalisePhone(raw) : raw;
         const entries = listOutbox(opened.db, { to, limit });
         if (flags.json) {
           process.stdout.write(JSON.stringify(entries, null, 2) + "\n");

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import qrcodeTerminal from "qrcode-terminal";
+import { phoneField } from "../src/http/phone.ts";
+import { colorEnabled } from "./context.ts";
 import { FreshToken } from "./fresh-token.ts";
 import {
   OperatorError,
@@ -17,7 +19,10 @@ import {
 interface PairState {
   session: SessionRef;
   url: string;
-  phase: "starting" | "qr" | "connected" | "failed";
+  phase: "starting" | "qr" | "code" | "connected" | "failed";
+  /** the 8-character code to type on the phone (`--code`) */
+  pairCode?: string;
+  codePhone?: string;
   status: string;
   qr?: string;
   rotation: number;
@@ -35,13 +40,33 @@ function qrBlocks(text: string): string {
 
 type Ink = typeof import("ink");
 
+/** What each disconnect reason (D7) means for the person pairing. */
+const REASONS: Record<string, string> = {
+  pairing_timeout: "no phone linked before the network stopped offering codes; run parley pair again",
+  logged_out: "the phone removed this linked device (or refused the link)",
+  replaced: "another device or server took this session over",
+  banned: "the network banned this number",
+  connection_lost: "the connection to the network dropped",
+  user_request: "the session was disconnected on request",
+  error: "the network connection failed; the server log has the details",
+};
+
+/** A reason code with what it means: `pairing_timeout: no phone linked ...`. */
+export function reasonDetail(reason: string | null | undefined): string {
+  if (!reason) return "disconnected";
+  return REASONS[reason] ? `${reason}: ${REASONS[reason]}` : reason;
+}
+
+/** `ABCD1234` as `ABCD-1234`, as phones show it. */
+export const formatPairCode = (code: string) => (code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code);
+
 /** The screen, over Ink's components (loaded only when pairing, so other commands start fast). */
-const pairScreen = ({ Box, Text }: Ink) =>
+const pairScreen = ({ Box, Text }: Ink, color: boolean) =>
   function PairScreen({ s }: { s: PairState }) {
     const expires = s.expiresAt ? new Date(s.expiresAt).toLocaleTimeString() : "";
     return (
       <Box flexDirection="column">
-        <Text bold>
+        <Text bold={color}>
           Pairing session "{s.session.name}" ({s.session.id}) on {s.url}
         </Text>
         {s.phase === "qr" && s.qr ? (
@@ -53,9 +78,17 @@ const pairScreen = ({ Box, Text }: Ink) =>
             </Text>
           </Box>
         ) : null}
+        {s.pairCode ? (
+          <Box flexDirection="column">
+            <Text bold={color}>Pairing code: {formatPairCode(s.pairCode)}</Text>
+            <Text>
+              On the phone +{s.codePhone}: Linked devices, Link a device, Link with phone number instead; then type the code.
+            </Text>
+          </Box>
+        ) : null}
         <Text>Status: {s.status}</Text>
-        {s.phase === "connected" ? <Text color="green">Connected as +{s.phone}</Text> : null}
-        {s.phase === "failed" ? <Text color="red">Pairing failed: {s.message}</Text> : null}
+        {s.phase === "connected" ? <Text color={color ? "green" : undefined}>Connected as +{s.phone}</Text> : null}
+        {s.phase === "failed" ? <Text color={color ? "red" : undefined}>Pairing failed: {s.message}</Text> : null}
       </Box>
     );
   };
@@ -139,16 +172,18 @@ const TOKEN_TTL_SECONDS = 300;
 const TOKEN_MAX_AGE_MS = 60_000;
 
 /** Pairs a session on the running server, drawing each QR until linked; resolves to the exit code. */
-async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Promise<number> {
+async function pair(ref: string, flags: PairFlags): Promise<number> {
   const timeoutMs = Number(flags.timeout) * 1000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new OperatorError("--timeout must be a positive number of seconds");
   const op = openOperator(flags);
   const session = findSession(op, ref, flags.workspace);
   // minted again before each call: the server refuses access tokens issued over 15 minutes ago
   const tokens = new FreshToken(() => ownerToken(op, session.workspaceId, TOKEN_TTL_SECONDS), TOKEN_MAX_AGE_MS);
-  const api = async (method: string, path: string) => callApi(op, await tokens.get(), method, path);
+  const api = async (method: string, path: string, body?: unknown) => callApi(op, await tokens.get(), method, path, body);
   let state: PairState = { session, url: op.url, phase: "starting", status: session.status, rotation: 0 };
-  const PairScreen = pairScreen(await import("ink"));
+  const phone = flags.code === undefined ? null : phoneField.safeParse(flags.code);
+  if (phone && !phone.success) throw new OperatorError(`--code ${flags.code}: the phone number ${phone.error.issues[0]!.message}`);
+  const PairScreen = pairScreen(await import("ink"), colorEnabled());
   const ink = (await import("ink")).render(<PairScreen s={state} />, { patchConsole: false, exitOnCtrlC: false });
   let finish!: (code: number) => void;
   const done = new Promise<number>((r) => (finish = r));
@@ -160,9 +195,19 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
     if (state.phase === "failed") finish(1);
   };
   const showQr = (qr: string, expiresAt: string) => {
-    if (qr === lastQr) return;
+    if (qr === lastQr || phone) return; // pairing by code: the QR is not the way in
     lastQr = qr;
     update({ phase: "qr", status: "qr_pending", qr: qrBlocks(qr), expiresAt, rotation: state.rotation + 1 });
+  };
+  /** `--code`: asks the server for the code the phone types (POST pairing-code, D7). */
+  const requestCode = async (digits: string) => {
+    // the network may not be ready for a code the instant the pairing starts
+    for (let attempt = 0; ; attempt++) {
+      const r = await api("POST", `/api/v1/chatapp/${session.id}/pairing-code`, { phoneNumber: digits });
+      if (r.status === 200) return update({ phase: "code", status: "qr_pending", pairCode: r.body.data.code, codePhone: digits });
+      if (r.status !== 409 || attempt >= 10) return update({ phase: "failed", message: `${r.body?.code ?? r.status}: ${r.body?.message ?? "no pairing code"}` });
+      await Bun.sleep(500);
+    }
   };
   /** The current QR, if the session has one. */
   const fetchQr = async () => {
@@ -174,7 +219,8 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
     const st = (await api("GET", `/api/v1/chatapp/${session.id}/status`)).body?.data;
     if (st?.status === "connected") update({ phase: "connected", status: "connected", phone: st.phoneNumber });
     else if (st?.status === "qr_pending") await fetchQr();
-    else update({ phase: "failed", status: st?.status ?? state.status, message: "the pairing ended while the connection to the server was down; run parley pair again" });
+    else if (phone && st?.status === "qr_pending") return;
+    else update({ phase: "failed", status: st?.status ?? state.status, message: `the pairing ended while the connection to the server was down (${reasonDetail(st?.lastDisconnectReason)}); run parley pair again` });
   };
   let lastQr = "";
   let events: EventStream | null = null;
@@ -187,7 +233,7 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
         if (data?.sessionId !== session.id) return;
         if (event === "session_qr") showQr(data.qr, data.expiresAt);
         if (event === "session_status" && data.status === "connected") update({ phase: "connected", status: "connected", phone: data.phoneNumber });
-        if (event === "session_status" && data.status === "disconnected") update({ phase: "failed", status: "disconnected", message: data.reason ?? "disconnected" });
+        if (event === "session_status" && data.status === "disconnected") update({ phase: "failed", status: "disconnected", message: reasonDetail(data.reason) });
       },
       reopened: catchUp,
       lost: (message) => update({ phase: "failed", message }),
@@ -203,7 +249,8 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
       update({ phase: "connected", status: "connected", phone: r.body.data.phoneNumber });
     } else {
       update({ status: r.body.data.status });
-      await fetchQr();
+      if (phone) await requestCode(phone.data);
+      else await fetchQr();
     }
   } catch (err) {
     update({ phase: "failed", message: err instanceof Error ? err.message : String(err) });
@@ -220,11 +267,14 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
   return code;
 }
 
+type PairFlags = OperatorFlags & { timeout: string; code?: string };
+
 /** `parley pair <session>`: pairs a session from the terminal against the running server (D13). */
 export function pairCommand(program: Command): void {
-  operatorOptions(program.command("pair <session>").description("pair a session from the terminal: shows the QR code until the phone links"))
+  operatorOptions(program.command("pair <session>").description("pair a session from the terminal: shows the QR code (or, with --code, a code to type on the phone) until the phone links"))
     .option("--timeout <seconds>", "give up after this long", "180")
-    .action((ref: string, flags: OperatorFlags & { timeout: string }) =>
+    .option("--code <phone>", "link by phone number instead of QR: prints the 8-character code to type on that phone")
+    .action((ref: string, flags: PairFlags) =>
       runOperator(async () => {
         const code = await pair(ref, flags);
         process.exit(code);

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
+import { opsCommands } from "./ops.ts";
 import { outboxCommand } from "./outbox.ts";
 import { planCommand } from "./plan.ts";
 import { pairCommand } from "./pair.tsx";
@@ -16,7 +17,7 @@ export function buildProgram(): Command {
   const program = new Command()
     .name("parley")
     .description("Parley: a self-hostable multi-tenant messaging platform in one binary")
-    .version(VERSION, "-v, --version-flag", "print the version")
+    .version(VERSION, "-v, --version", "print the version")
     .showHelpAfterError();
   serveCommand(program);
   migrateCommand(program);
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   pairCommand(program);
   sessionsCommand(program);
   simCommand(program);
+  opsCommands(program);
   program
     .command("version")
     .description("print the version")

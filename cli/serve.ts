@@ -1,21 +1,17 @@
 import type { Command } from "commander";
-import { DataDirBusyError } from "../src/db/lock.ts";
+import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
+import { NewerDatabaseError } from "../src/db/migrate.ts";
+import { hostUrl } from "../src/http/public-url.ts";
 import { PortInUseError, startServer } from "../src/server.ts";
-import { configOrExit, DATA_DIR_FLAG, processLogger } from "./context.ts";
+import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
+import { configOrExit, processLogger } from "./context.ts";
 
 /** `parley serve`: runs the HTTP server until SIGTERM/SIGINT. */
 export function serveCommand(program: Command): void {
-  program
-    .command("serve")
-    .description("start the server (migrates the database first)")
-    .option("--host <host>", "listen address (env PARLEY_HOST, default 127.0.0.1)")
-    .option("-p, --port <port>", "listen port (env PARLEY_PORT, default 3000)")
-    .option(...DATA_DIR_FLAG)
-    .option("--network <driver>", "messaging network: baileys or sim (env PARLEY_NETWORK, default baileys)")
-    .option("--log-level <level>", "debug, info, warn, error or silent (env PARLEY_LOG_LEVEL)")
-    .option("--log-format <format>", "auto, json or pretty (env PARLEY_LOG_FORMAT)")
+  // every setting of the config schema is also a flag here
+  addConfigFlags(program.command("serve").description("start the server (migrates the database first)"))
     .action(async (flags) => {
-      const config = configOrExit(flags);
+      const config = configOrExit(flags, SERVE_FLAG_KEYS);
       const log = processLogger(config);
       let server;
       try {
@@ -24,6 +20,10 @@ export function serveCommand(program: Command): void {
         if (err instanceof DataDirBusyError || err instanceof PortInUseError) {
           process.stderr.write(`parley: ${err.message}\n`);
           process.exit(1);
+        }
+        if (err instanceof NewerDatabaseError) {
+          process.stderr.write(`parley: ${err.message}\n`);
+          process.exit(2);
         }
         log.error("start-up failed", { err });
         process.exit(1);
@@ -37,13 +37,19 @@ export function serveCommand(program: Command): void {
         }
         log.info("signal received", { signal: sig });
         server.stop().then(
-          () => process.exit(0),
+          () => {
+            withdrawUrl(config.dataDir);
+            process.exit(0);
+          },
           (err) => {
             log.error("shutdown failed", { err });
             process.exit(1);
           },
         );
       };
+      // operator commands read where to call from the data dir (a wildcard address is reached on loopback)
+      const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
+      announceUrl(config.dataDir, hostUrl(local, server.port));
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0

@@ -7,6 +7,8 @@ import { systemClock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { hostUrl } from "../src/http/public-url.ts";
+import { announcedUrl } from "../src/db/lock.ts";
+import { noDatabase } from "./operator.ts";
 
 // D13: operator commands draw their power from the data directory (the database and the JWT
 // secret in secrets.json). They act on the running server over its public API with a
@@ -24,6 +26,8 @@ export interface OperatorFlags {
 export interface Operator {
   config: Config;
   url: string;
+  /** where `url` came from, for messages */
+  urlFrom: string;
   db: Database;
   jwtSecret: string;
 }
@@ -48,7 +52,7 @@ export function operatorOptions(cmd: Command): Command {
 export function openOperator(flags: OperatorFlags): Operator {
   const config = configOrExit({ dataDir: flags.dataDir });
   const dbPath = join(config.dataDir, "parley.db");
-  if (!existsSync(dbPath)) throw new OperatorError(`no database at ${dbPath}: is --data-dir the server's data directory?`);
+  if (!existsSync(dbPath)) throw new OperatorError(noDatabase(config.dataDir));
   const secretsPath = join(config.dataDir, "secrets.json");
   let jwtSecret = config.jwtSecret;
   if (!jwtSecret) {
@@ -56,9 +60,12 @@ export function openOperator(flags: OperatorFlags): Operator {
     jwtSecret = (JSON.parse(readFileSync(secretsPath, "utf8")) as { jwtSecret?: string }).jwtSecret;
     if (!jwtSecret) throw new OperatorError(`${secretsPath} has no jwtSecret`);
   }
+  // --url, else where the data dir's running server said it listens, else PARLEY_HOST/PARLEY_PORT
+  const announced = announcedUrl(config.dataDir);
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  const url = (flags.url ?? hostUrl(host, config.port)).replace(/\/+$/, "");
-  return { config, url, db: new Database(dbPath, { readonly: true }), jwtSecret };
+  const url = (flags.url ?? announced ?? hostUrl(host, config.port)).replace(/\/+$/, "");
+  const urlFrom = flags.url ? "--url" : announced ? `${config.dataDir}/parley.url` : `no server announced itself in ${config.dataDir}; PARLEY_HOST/PARLEY_PORT`;
+  return { config, url, urlFrom, db: new Database(dbPath, { readonly: true }), jwtSecret };
 }
 
 /** A workspace by id or name; without one, the only workspace there is. */
@@ -101,7 +108,7 @@ export async function callApi(op: Operator, token: string, method: string, path:
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new OperatorError(`cannot reach the server at ${op.url} (${(err as Error).message}); is it running? (--url)`);
+    throw new OperatorError(`cannot reach the server: ${method} ${op.url}${path} failed (${(err as Error).message}); URL from ${op.urlFrom}. Is it running with this data dir? (--url)`);
   }
   const text = await res.text();
   let parsed: any = text;
@@ -118,7 +125,7 @@ export async function requireApi(op: Operator, token: string, method: string, pa
   const r = await callApi(op, token, method, path, body);
   if (r.status >= 200 && r.status < 300) return r.body;
   const detail = r.body?.errors ? ` ${JSON.stringify(r.body.errors)}` : "";
-  throw new OperatorError(`${r.body?.code ?? r.status}: ${r.body?.message ?? "request failed"}${detail}`);
+  throw new OperatorError(`${r.body?.code ?? r.status}: ${r.body?.message ?? "request failed"}${detail} (${method} ${op.url}${path})`);
 }
 
 /** Runs an operator action: OperatorError prints one line and exits 1. */

@@ -3,6 +3,7 @@ import { nextStep } from "../src/modules/auth/repo.ts";
 import { listUsersOf } from "../src/modules/workspaces/repo.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+import { createUser, passwordFrom } from "./accounts.ts";
 import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints the members of a workspace (id or exact name). */
@@ -30,4 +31,25 @@ export function usersCommand(program: Command): void {
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
     .action((flags) => operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listUsers(ctx, flags.workspace, flags.json))));
+  cmd
+    .command("create")
+    .description("add a verified member to a workspace (no invitation mail); prints the password when generated")
+    .requiredOption("-w, --workspace <idOrName>", "workspace id or exact name")
+    .requiredOption("--email <email>", "their email (their login)")
+    .requiredOption("--name <name>", "their name")
+    .option("--role <role>", "owner, admin, agent or viewer", "agent")
+    .option("--mobile <phone>", "their mobile, country code first (+, spaces and dashes allowed)")
+    .option("--password <password>", "their password (visible in the process list: prefer --password-stdin)")
+    .option("--password-stdin", "read the password from the first line of stdin")
+    .option(...DATA_DIR_FLAG)
+    .action((flags) =>
+      operatorAction(() =>
+        withDataDir(configOrExit({ dataDir: flags.dataDir }), async (ctx) => {
+          const { password, generated } = await passwordFrom(flags);
+          const ids = await createUser(ctx, flags.workspace, { name: flags.name, email: flags.email, mobile: flags.mobile, role: flags.role, password });
+          ctx.out(`created ${flags.role} ${flags.email} (${ids.userId}) in workspace ${ids.workspaceId}, verified`);
+          if (generated) ctx.out(`password: ${password}  (shown once; change it after the first login)`);
+        }),
+      ),
+    );
 }

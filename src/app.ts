@@ -21,12 +21,17 @@ import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
 import { externalMessagesRoutes } from "./modules/messages/routes-external.ts";
 import { externalContactsRoutes } from "./modules/contacts/routes-external.ts";
+import { httpMetricsPlugin } from "./modules/metrics/http-plugin.ts";
+import { metricsRoutes } from "./modules/metrics/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
   return new Elysia({ name: "parley" })
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
+    // request timing only when /metrics exists: without a scraper it would be work for nobody
+    .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())
+    .use(metricsRoutes(deps))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
     .use(pagesRoutes())

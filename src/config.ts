@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { z } from "zod";
 
 const bool = z.preprocess((v) => {
@@ -97,6 +98,8 @@ export const configSchema = z.object({
   razorpayKeySecret: optionalString,
   razorpayWebhookSecret: optionalString,
   razorpayApiBase: z.url().default("https://api.razorpay.com"),
+  /** Bearer token of GET /metrics (D15); without it the route answers 404. */
+  metricsToken: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
@@ -114,23 +117,56 @@ export function flagName(key: string): string {
 
 export class ConfigError extends Error {}
 
+export interface LoadOptions {
+  /**
+   * The settings the running command takes as flags: an error names `--flag` only for these
+   * (an operator command has `--data-dir` and no `--port`). Default: every setting (serve).
+   */
+  flagKeys?: readonly string[];
+}
+
 /** Merges flags > environment (PARLEY_*) > defaults, validates once and freezes. */
 export function loadConfig(
   flags: Partial<Record<ConfigKey, unknown>> = {},
   env: Record<string, string | undefined> = {},
+  opts: LoadOptions = {},
 ): Config {
   const raw: Record<string, unknown> = {};
+  const source: Record<string, string> = {};
   for (const key of Object.keys(configSchema.shape) as ConfigKey[]) {
     const fromFlag = flags[key];
     const fromEnv = env[envName(key)];
-    if (fromFlag !== undefined) raw[key] = fromFlag;
-    else if (fromEnv !== undefined) raw[key] = fromEnv;
+    if (fromFlag !== undefined) {
+      raw[key] = fromFlag;
+      source[key] = flagName(key);
+    } else if (fromEnv !== undefined) {
+      raw[key] = fromEnv;
+      source[key] = envName(key);
+    }
   }
+  const names = (key: string) =>
+    opts.flagKeys === undefined || opts.flagKeys.includes(key) ? `${flagName(key)} / ${envName(key)}` : envName(key);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? "config");
-    throw new ConfigError(`Invalid setting ${key} (${flagName(key)} / ${envName(key)}): ${issue.message}`);
+    const from = source[key] ? `; given by ${source[key]}` : "";
+    throw new ConfigError(`Invalid setting ${key} (${names(key)}): ${oneLine(issue.message)}${from}`);
   }
+  const problem = crossCheck(parsed.data);
+  if (problem) throw new ConfigError(`Invalid settings: ${problem.replace(/\{(\w+)\}/g, (_, k: string) => `${k} (${names(k)})`)}`);
   return Object.freeze(parsed.data);
 }
+
+/** Settings that only make sense together; `{key}` is replaced by the key and where to set it. */
+function crossCheck(c: z.infer<typeof configSchema>): string | null {
+  if (c.mobileChannel === "session" && !c.mobileSession) return "{mobileSession} is required when mobileChannel is session (a session id, see `parley sessions list`)";
+  if (c.mobileChannel === "http" && !c.mobileHttpUrl) return "{mobileHttpUrl} is required when mobileChannel is http";
+  const oidc = [c.oidcIssuer, c.oidcAudience, c.oidcJwksUrl].filter(Boolean).length;
+  if (oidc > 0 && oidc < 3) return "{oidcIssuer}, {oidcAudience} and {oidcJwksUrl} go together: set all three or none";
+  if (!!c.razorpayKeyId !== !!c.razorpayKeySecret) return "{razorpayKeyId} and {razorpayKeySecret} go together: set both or neither";
+  if (c.webhookCaFile && !existsSync(c.webhookCaFile)) return `{webhookCaFile}: no file at ${c.webhookCaFile}`;
+  return null;
+}
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ");

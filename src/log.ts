@@ -13,6 +13,8 @@ export interface Logger {
 export interface LoggerOptions {
   level: LogLevel | "silent";
   format: "json" | "pretty";
+  /** ANSI colour of the level in `pretty` (default true; off under NO_COLOR) */
+  color?: boolean;
   write?: (line: string) => void;
 }
 
@@ -33,7 +35,8 @@ export function createLogger(opts: LoggerOptions, base: Record<string, unknown> 
     const extra = Object.entries(rest)
       .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v, errorReplacer)}`)
       .join(" ");
-    write(`${time.slice(11, 23)} ${COLORS[level]}${level.toUpperCase().padEnd(5)}\x1b[0m ${msg}${extra ? " " + extra : ""}`);
+    const label = level.toUpperCase().padEnd(5);
+    write(`${time.slice(11, 23)} ${opts.color === false ? label : `${COLORS[level]}${label}\x1b[0m`} ${msg}${extra ? " " + extra : ""}`);
   };
   return {
     debug: (m, f) => emit("debug", m, f),

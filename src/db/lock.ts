@@ -1,5 +1,8 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+
+const PID_FILE = "parley.pid";
+const URL_FILE = "parley.url";
 
 /** One server per data dir: two would run the same jobs and the same network sessions. */
 export class DataDirBusyError extends Error {}
@@ -19,7 +22,7 @@ function alive(pid: number): boolean {
  */
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const path = join(dataDir, "parley.pid");
+  const path = join(dataDir, PID_FILE);
   for (let tries = 0; tries < 3; tries++) {
     try {
       writeFileSync(path, String(process.pid), { flag: "wx", mode: 0o600 });
@@ -40,4 +43,47 @@ export function lockDataDir(dataDir: string): () => void {
     }
   }
   throw new DataDirBusyError(`could not lock the data dir ${dataDir}`);
+}
+
+/** The pid of the live server holding the data dir, or null (no pid file, or its process is gone). */
+export function dataDirHolder(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataDir, PID_FILE), "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes `<dataDir>/parley.url` beside the pid file once the server listens: operator commands
+ * find the running server from the data dir alone (port 0, a `--port` flag or a different
+ * PARLEY_PORT in the operator's shell would otherwise send them to the wrong place).
+ */
+export function announceUrl(dataDir: string, url: string): void {
+  const tmp = join(dataDir, `${URL_FILE}.${process.pid}`);
+  writeFileSync(tmp, JSON.stringify({ pid: process.pid, url }) + "\n", { mode: 0o600 });
+  renameSync(tmp, join(dataDir, URL_FILE));
+}
+
+/** Removes the URL file if this process wrote it. */
+export function withdrawUrl(dataDir: string): void {
+  const path = join(dataDir, URL_FILE);
+  try {
+    if ((JSON.parse(readFileSync(path, "utf8")) as { pid?: number }).pid === process.pid) unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** The URL the live server of the data dir announced, or null (none running, or it died without cleaning up). */
+export function announcedUrl(dataDir: string): string | null {
+  const path = join(dataDir, URL_FILE);
+  if (!existsSync(path)) return null;
+  try {
+    const { pid, url } = JSON.parse(readFileSync(path, "utf8")) as { pid?: number; url?: string };
+    return typeof url === "string" && typeof pid === "number" && alive(pid) ? url : null;
+  } catch {
+    return null;
+  }
 }

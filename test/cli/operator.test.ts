@@ -10,6 +10,8 @@ import { printPlans, setPlan, updatePlan } from "../../cli/plan.ts";
 import { listUsers } from "../../cli/users.ts";
 import { listWorkspaces } from "../../cli/workspaces.ts";
 import { loadConfig } from "../../src/config.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { openDb } from "../../src/db/open.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-cli-"));
@@ -31,6 +33,10 @@ const cli = async (...args: string[]) => {
 };
 
 beforeAll(async () => {
+  // operator commands refuse a data dir without a database: make it as the server would
+  const opened = openDb(join(dataDir, "parley.db"));
+  migrate(opened.db);
+  opened.close();
   await run((ctx) => {
     const now = Date.now();
     ctx.sqlite

@@ -135,3 +135,54 @@ test("parley pair exits non-zero with a message when the server goes away mid-pa
     await own.stop();
   }
 }, 60_000);
+
+/** Starts `parley pair` in the background with piped output; `text()` is what it printed so far. */
+function background(args: string[], env: Record<string, string> = {}) {
+  const p = Bun.spawn([BUN, MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, PARLEY_JWT_SECRET: "", ...env } });
+  let text = "";
+  (async () => {
+    for await (const chunk of p.stdout) text += new TextDecoder().decode(chunk);
+  })();
+  (async () => {
+    for await (const chunk of p.stderr) text += new TextDecoder().decode(chunk);
+  })();
+  return { p, text: () => text };
+}
+
+test("parley pair --code links by phone number: prints the 8-character code, then the number once linked", async () => {
+  expect((await parley("sessions", "create", "counter")).code).toBe(0);
+  const run = background(["pair", "counter", "--code", "+91 98123-00000", "--data-dir", dataDir, "--url", server.url, "--timeout", "60"]);
+  for (let i = 0; i < 400 && !/Pairing code: [A-Z0-9]{4}-[A-Z0-9]{4}/.test(run.text()); i++) await Bun.sleep(25);
+  expect(run.text()).toMatch(/Pairing code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
+  expect(run.text()).toContain("+919812300000");
+  expect(run.text()).not.toMatch(/[█▀▄]{20,}/); // no QR drawn
+  expect((await parley("sim", "scan", "counter", "--phone", "919812300000")).code).toBe(0);
+  expect(await run.p.exited).toBe(0);
+  expect(run.text()).toContain("Connected as +919812300000");
+  const bad = await parley("pair", "counter", "--code", "12");
+  expect(bad.code).toBe(1);
+  expect(bad.err).toContain("--code 12");
+}, 60_000);
+
+test("a failed pairing says what its reason means; NO_COLOR leaves colour out", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "parley-pair-reason-"));
+  const own = await spawnServer({ dataDir: dir, env: { PARLEY_SIM_QR_ROTATE_MS: "300", PARLEY_SIM_QR_MAX_ROTATIONS: "2" } });
+  try {
+    seedWorkspace(dir, "Reasons");
+    const args = (name: string) => ["pair", name, "--data-dir", dir, "--url", own.url, "--timeout", "30"];
+    for (const name of ["plain", "coloured"]) {
+      const c = Bun.spawn([BUN, MAIN, "sessions", "create", name, "--data-dir", dir, "--url", own.url], { stdout: "ignore", stderr: "ignore", env: { ...process.env, PARLEY_JWT_SECRET: "" } });
+      expect(await c.exited).toBe(0);
+    }
+    const plain = background(args("plain"), { FORCE_COLOR: "1", NO_COLOR: "1" });
+    const coloured = background(args("coloured"), { FORCE_COLOR: "1" });
+    expect(await plain.p.exited).toBe(1);
+    expect(await coloured.p.exited).toBe(1);
+    const flat = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ");
+    expect(flat(plain.text())).toContain("Pairing failed: pairing_timeout: no phone linked before the network stopped offering codes");
+    expect(plain.text()).not.toMatch(/\x1b\[3\dm/);
+    expect(coloured.text()).toContain("\x1b[31m");
+  } finally {
+    await own.stop();
+  }
+}, 60_000);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { readdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, ROOT, spawnServer, type ChildServer } from "../helpers/process.ts";
@@ -52,17 +52,21 @@ test("parley outbox reads a running child server's codes; the code completes the
   expect(human.code).toBe(0);
   expect(human.out).toContain(`mobile to ${mobile}`);
   expect(human.out).toContain(code);
+  // as people write it: a plus, spaces and dashes
+  const written = await outbox("--to", `+${mobile.slice(0, 2)} ${mobile.slice(2, 7)}-${mobile.slice(7)}`);
+  expect(written.out).toContain(code);
 
   const verified = await post("/api/auth/mobile/verify-otp", { otpCode: code }, token);
   expect(verified.status).toBe(200);
   expect(verified.body.data.nextStep).toBe("email");
 });
 
-test("an empty data dir answers an empty list; a bad --limit exits 2", async () => {
+test("a data dir without a database is refused (exit 1, nothing created); a bad --limit exits 2", async () => {
   const empty = mkdtempSync(join(tmpdir(), "parley-outbox-empty-"));
-  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "outbox", "--json", "--data-dir", empty], { stdout: "pipe" });
-  expect(await p.exited).toBe(0);
-  expect(JSON.parse(await new Response(p.stdout).text())).toEqual([]);
+  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "outbox", "--json", "--data-dir", empty], { stdout: "pipe", stderr: "pipe" });
+  expect(await p.exited).toBe(1);
+  expect(await new Response(p.stderr).text()).toContain(`no database in ${empty}`);
+  expect(readdirSync(empty)).toEqual([]);
   expect((await outbox("--limit", "0")).code).toBe(2);
 });
 

@@ -28,7 +28,7 @@ export interface NewAccount {
   tenantName: string;
   name: string;
   email: string;
-  mobile: string;
+  mobile: string | null;
   passwordHash: string;
   trialEndsAt: number;
   now: number;

@@ -1,3 +1,4 @@
+import { observeWebhookAttempt } from "../metrics/counters.ts";
 import type { AppDeps } from "../../deps.ts";
 import { deliveryStore, type ClaimedDelivery } from "./store.ts";
 import type { DeliveryStatus, DisabledReason } from "./table.ts";
@@ -91,6 +92,7 @@ export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): Attempt
   })();
   for (let i = 0; i < out.length; i++) {
     const { d } = batch[i]!;
+    observeWebhookAttempt(out[i]!.status, out[i]!.durationMs);
     if (out[i]!.deactivated) deps.log.warn("webhook deactivated", { workspaceId: d.workspaceId, webhookId: d.webhookId, reason: out[i]!.deactivated });
   }
   return out;

@@ -59,6 +59,48 @@ describe("GET /api/auth/captcha", () => {
   });
 });
 
+describe("a captcha people can read", () => {
+  test("no two characters people confuse; every two glyphs differ in at least 7 of 35 cells", async () => {
+    const { GLYPHS } = await import("../../../src/auth/captcha-font.ts");
+    for (const group of ["UV", "MAN", "HN", "0ODQ", "1IL", "2Z", "5S", "6G", "8B3", "PRF", "EF"]) {
+      expect({ group, present: [...group].filter((c) => CAPTCHA_ALPHABET.includes(c)).length <= 1 }).toEqual({ group, present: true });
+    }
+    const cells = (c: string) => GLYPHS[c]!.flat();
+    for (const a of CAPTCHA_ALPHABET)
+      for (const b of CAPTCHA_ALPHABET) {
+        if (a >= b) continue;
+        const differ = cells(a).filter((v, i) => v !== cells(b)[i]).length;
+        expect({ pair: a + b, atLeast7: differ >= 7 }).toEqual({ pair: a + b, atLeast7: true });
+      }
+  });
+
+  test("large glyphs and light noise: the ink spans most of the height and stray dark pixels are rare", () => {
+    for (let n = 0; n < 10; n++) {
+      const png = PNG.sync.read(Buffer.from(renderCaptcha("HJ7KW")));
+      const dark = (x: number, y: number) => {
+        if (x < 0 || y < 0 || x >= png.width || y >= png.height) return false;
+        const i = (y * png.width + x) * 4;
+        return png.data[i]! + png.data[i + 1]! + png.data[i + 2]! < 300;
+      };
+      let rows = 0;
+      let darkPixels = 0;
+      let isolated = 0;
+      for (let y = 0; y < png.height; y++) {
+        let inRow = 0;
+        for (let x = 0; x < png.width; x++) {
+          if (!dark(x, y)) continue;
+          inRow++;
+          darkPixels++;
+          if (!dark(x - 1, y) && !dark(x + 1, y) && !dark(x, y - 1) && !dark(x, y + 1)) isolated++;
+        }
+        if (inRow >= 3) rows++;
+      }
+      expect(rows).toBeGreaterThanOrEqual(44); // glyphs about 50 px tall in the 64 px image
+      expect(isolated / darkPixels).toBeLessThan(0.01);
+    }
+  });
+});
+
 describe("captcha on register and login", () => {
   test("the right answer, in any case, passes", async () => {
     const c = await solveCaptcha(t);

@@ -111,7 +111,7 @@ describe("validation of ids and bodies", () => {
     const ws = await createWorkspace(t);
     const id = await newSession(t, ws);
     await t.request("POST", `/api/v1/chatapp/${id}/connect`, { token: ws.owner.token });
-    for (const body of [{}, { phoneNumber: "+919812345678" }, { phoneNumber: "1234567" }, { phoneNumber: "1234567890123456" }]) {
+    for (const body of [{}, { phoneNumber: "91+9812345678" }, { phoneNumber: "1234567" }, { phoneNumber: "1234567890123456" }]) {
       const r = await t.request("POST", `/api/v1/chatapp/${id}/pairing-code`, { token: ws.owner.token, body });
       expect(r.status).toBe(400);
       expect(Object.keys(r.body.errors)).toEqual(["phoneNumber"]);

@@ -1,0 +1,50 @@
+import { Counter, Histogram } from "prom-client";
+
+// Process-wide instruments that other modules increment as things happen. One Parley server runs
+// per process (the data-dir lock), so these are that server's; they start at zero with the
+// process, as Prometheus counters do. They belong to no registry here: each app's /metrics
+// registry adds them (src/modules/metrics/registry.ts).
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** HTTP requests by method, route pattern and status, with their durations: the only per-request cost is one observe. */
+export const httpDuration = new Histogram({
+  name: "parley_http_request_duration_seconds",
+  help: "HTTP requests by method, route and status, with their duration",
+  labelNames: ["method", "route", "status"] as const,
+  buckets: SECONDS,
+  registers: [],
+});
+
+/** Webhook delivery attempts by outcome (success, retrying, failed), with the receiver's latency. */
+export const webhookAttempts = new Histogram({
+  name: "parley_webhook_attempt_duration_seconds",
+  help: "Webhook delivery attempts by outcome, with the time the receiver took",
+  labelNames: ["outcome"] as const,
+  buckets: SECONDS,
+  registers: [],
+});
+
+/** Messages as they change status, by direction: outbound sent/delivered/read/failed, inbound received. */
+export const messageTransitions = new Counter({
+  name: "parley_messages_total",
+  help: "Message status changes by direction and status (from the event bus)",
+  labelNames: ["direction", "status"] as const,
+  registers: [],
+});
+
+/**
+ * Campaign messages handed to the network. The campaigns module calls
+ * `campaignSends.inc({ outcome: "sent" })` (or "failed", "skipped") as it sends.
+ */
+export const campaignSends = new Counter({
+  name: "parley_campaign_sends_total",
+  help: "Campaign sends by outcome",
+  labelNames: ["outcome"] as const,
+  registers: [],
+});
+
+/** Records one finished webhook attempt (called by the webhooks module after its outcome is stored). */
+export function observeWebhookAttempt(status: string, durationMs: number | null | undefined): void {
+  webhookAttempts.observe({ outcome: status }, Math.max(0, durationMs ?? 0) / 1000);
+}

@@ -1,0 +1,113 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { Gauge, Registry, type Metric } from "prom-client";
+import type { AppDeps } from "../../deps.ts";
+import { campaignSends, httpDuration, messageTransitions, webhookAttempts } from "./counters.ts";
+
+type Deps = Pick<AppDeps, "sqlite" | "config" | "clock" | "bus" | "version">;
+
+/** Message events and the direction and status each one means. */
+const MESSAGE_EVENTS: Record<string, [direction: string, status: string]> = {
+  message_sent: ["outbound", "sent"],
+  message_delivered: ["outbound", "delivered"],
+  message_read: ["outbound", "read"],
+  message_failed: ["outbound", "failed"],
+  message_received: ["inbound", "received"],
+};
+
+/**
+ * The registry behind GET /metrics: the process-wide counters, plus gauges read from the
+ * database when scraped. Each scrape query walks an index (sessions by status, the queued-message
+ * and due-delivery partial indexes, the jobs due index), never a whole table.
+ */
+export function createMetricsRegistry(deps: Deps): { registry: Registry; close(): void } {
+  const registry = new Registry();
+  for (const m of [httpDuration, webhookAttempts, messageTransitions, campaignSends] as Metric[]) registry.registerMetric(m);
+  const unsubscribe = deps.bus.subscribe((e) => {
+    const labels = MESSAGE_EVENTS[e.event];
+    if (labels) messageTransitions.inc({ direction: labels[0], status: labels[1] });
+  });
+  const q = {
+    sessions: deps.sqlite.prepare("SELECT status, count(*) AS n FROM chat_sessions GROUP BY status"),
+    queuedMessages: deps.sqlite.prepare("SELECT count(*) AS n FROM messages WHERE status = 'queued'"),
+    dueDeliveries: deps.sqlite.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'retrying')"),
+    pendingJobs: deps.sqlite.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending'"),
+    oldestDueJob: deps.sqlite.prepare("SELECT min(run_at) AS at FROM jobs WHERE status = 'pending' AND run_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)"),
+    pages: deps.sqlite.prepare("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS bytes"),
+  };
+  const count = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { n: number }).n;
+
+  new Gauge({
+    name: "parley_build_info",
+    help: "The running build",
+    labelNames: ["version"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ version: deps.version }, 1);
+    },
+  });
+  new Gauge({
+    name: "parley_sessions",
+    help: "Sessions by status",
+    labelNames: ["status"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of ["disconnected", "qr_pending", "connected"]) this.set({ status: s }, 0);
+      for (const r of q.sessions.all() as { status: string; n: number }[]) this.set({ status: r.status }, r.n);
+    },
+  });
+  new Gauge({
+    name: "parley_queue_depth",
+    help: "Work waiting: outbound messages queued, webhook deliveries pending or retrying, jobs pending",
+    labelNames: ["queue"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ queue: "messages" }, count(q.queuedMessages));
+      this.set({ queue: "webhook_deliveries" }, count(q.dueDeliveries));
+      this.set({ queue: "jobs" }, count(q.pendingJobs));
+    },
+  });
+  new Gauge({
+    name: "parley_job_queue_lag_seconds",
+    help: "How long the oldest due, unclaimed job has been waiting (0 when none is)",
+    registers: [registry],
+    collect() {
+      const now = deps.clock.now().getTime();
+      const at = (q.oldestDueJob.get(now) as { at: number | null }).at;
+      this.set(at === null ? 0 : Math.max(0, now - at) / 1000);
+    },
+  });
+  new Gauge({
+    name: "parley_sqlite_bytes",
+    help: "SQLite database file and write-ahead log sizes",
+    labelNames: ["file"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ file: "database" }, (q.pages.get() as { bytes: number }).bytes);
+      this.set({ file: "wal" }, fileSize(join(deps.config.dataDir, "parley.db-wal")));
+    },
+  });
+  new Gauge({
+    name: "parley_process_memory_bytes",
+    help: "Process memory: resident set, JavaScript heap used and total, external",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+    collect() {
+      const m = process.memoryUsage();
+      this.set({ kind: "rss" }, m.rss);
+      this.set({ kind: "heap_used" }, m.heapUsed);
+      this.set({ kind: "heap_total" }, m.heapTotal);
+      this.set({ kind: "external" }, m.external);
+    },
+  });
+  return { registry, close: unsubscribe };
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

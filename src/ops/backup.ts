@@ -1,0 +1,104 @@
+import { Database } from "bun:sqlite";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { create } from "tar";
+import { bundledMigrationCount } from "../db/migrate.ts";
+import { VERSION } from "../version.ts";
+
+/** Data-dir entries that are never archived: the live database (copied consistently instead) and the running server's files. */
+const LIVE = new Set(["parley.db", "parley.db-wal", "parley.db-shm", "parley.db-journal", "parley.pid", "parley.url"]);
+export const MANIFEST = "parley-backup.json";
+export const DB_FILE = "parley.db";
+
+export interface BackupManifest {
+  format: 1;
+  version: string;
+  createdAt: string;
+  /** migrations applied in the copy, and those this build ships */
+  migrations: number;
+  buildMigrations: number;
+  integrity: "ok";
+  files: string[];
+}
+
+export class BackupError extends Error {}
+
+/** The database file's `PRAGMA integrity_check` answer: "ok", or the first problems it lists. */
+export function integrityCheck(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    return rows.map((r) => r.integrity_check).slice(0, 5).join("; ");
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A consistent copy of `<dataDir>/parley.db` at `dest`, taken while a server may be writing:
+ * `VACUUM INTO` reads one snapshot inside a read transaction (WAL lets the server go on
+ * committing meanwhile) and writes a compact, self-contained file with no WAL of its own.
+ */
+export function snapshotDatabase(dataDir: string, dest: string): void {
+  const src = join(dataDir, DB_FILE);
+  if (!existsSync(src)) throw new BackupError(`no database in ${dataDir}`);
+  const db = new Database(src, { readonly: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.query("VACUUM INTO ?").run(dest);
+  } finally {
+    db.close();
+  }
+}
+
+/** What else the data dir needs besides the database: secrets, media, network state (relative paths). */
+function sideFiles(dataDir: string, target: string): string[] {
+  // never the archive being written, nor the scratch files of one in progress
+  return readdirSync(dataDir).filter((name) => !LIVE.has(name) && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target);
+}
+
+/**
+ * `parley backup <file>`: a gzipped tar of a consistent database copy (checked with
+ * integrity_check), the secrets and media beside it, and a manifest. Safe while the server runs.
+ * The archive is written next to `file` and renamed into place, so a failed backup leaves no
+ * half file under the name.
+ */
+export async function backup(dataDir: string, file: string): Promise<BackupManifest> {
+  const target = resolve(file);
+  const work = mkdtempSync(join(dirname(target), ".parley-backup-"));
+  try {
+    const copy = join(work, DB_FILE);
+    snapshotDatabase(dataDir, copy);
+    const integrity = integrityCheck(copy);
+    if (integrity !== "ok") throw new BackupError(`the database copy failed its integrity check: ${integrity}`);
+    const check = new Database(copy, { readonly: true });
+    const migrations = (check.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+    check.close();
+    // after the snapshot: every file a row in it refers to was written before that row committed
+    const files = sideFiles(dataDir, target);
+    const manifest: BackupManifest = {
+      format: 1,
+      version: VERSION,
+      createdAt: new Date().toISOString(),
+      migrations,
+      buildMigrations: bundledMigrationCount(),
+      integrity: "ok",
+      files: [DB_FILE, ...files],
+    };
+    writeFileSync(join(work, MANIFEST), JSON.stringify(manifest, null, 2) + "\n");
+    const partial = join(work, basename(target) + ".partial");
+    // one root for the archive. Media files are written once and never changed: linked. Anything
+    // else (secrets, the sim network's append-only logs) is copied first, since tar refuses a file
+    // that grows while it reads it.
+    for (const f of files) {
+      if (f === "media") symlinkSync(resolve(dataDir, f), join(work, f));
+      else cpSync(join(dataDir, f), join(work, f), { recursive: true, preserveTimestamps: true });
+    }
+    await create({ gzip: true, file: partial, cwd: work, portable: true, follow: true }, [MANIFEST, DB_FILE, ...files]);
+    chmodSync(partial, 0o600); // it holds the secrets
+    renameSync(partial, target);
+    return manifest;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
