@@ -10,7 +10,7 @@ import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
 import { pauseSending, RESTRICTION_PAUSE_MS } from "./send-pause.ts";
 import { messages } from "./table.ts";
 
-type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "log" | "config">;
+type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "log" | "config">;
 
 export interface Rejection {
   sessionId: string;

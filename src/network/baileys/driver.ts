@@ -254,7 +254,7 @@ export class BaileysDriver implements NetworkDriver {
     });
   }
 
-  /** The watchdog: a socket that hears nothing (no frame, not even keepalive answers) for `watchdogMs` is closed as lost. */
+  /** The watchdog: an open socket that hears nothing (no frame, not even keepalive answers) for `watchdogMs` is closed as lost. */
   private watch(conn: Conn, sock: WASocket): void {
     const limit = this.opts.watchdogMs ?? 0;
     conn.lastFrameAt = Date.now();
@@ -266,6 +266,12 @@ export class BaileysDriver implements NetworkDriver {
     conn.watchdog = setInterval(
       () => {
         if (conn.sock !== sock) return clearInterval(conn.watchdog);
+        // only an open connection: while linking, the QR codes rotate locally and the network
+        // may stay quiet for minutes (connectTimeoutMs covers a handshake that never ends)
+        if (!conn.open) {
+          conn.lastFrameAt = Date.now();
+          return;
+        }
         const silent = Date.now() - conn.lastFrameAt;
         if (silent < limit) return;
         clearInterval(conn.watchdog);

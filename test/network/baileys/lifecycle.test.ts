@@ -28,6 +28,18 @@ test("watchdog: a socket that hears nothing is closed as lost (408) and reconnec
   expect(h.driverEvents.some((e) => e.type === "disconnected" && e.sessionId === id)).toBe(false);
 });
 
+test("watchdog: a socket still linking (QR shown, the network quiet while the codes rotate) is left alone", async () => {
+  const h = await harness({ driver: { watchdogMs: 40 } });
+  open.push(h);
+  const id = (await h.call("POST", "/api/v1/chatapp", { name: "pairing" })).body.data.id;
+  const connecting = h.call("POST", `/api/v1/chatapp/${id}/connect`);
+  const sock = await until(() => h.sockets[0], "socket");
+  sock.ev.emit("connection.update", { qr: "2@abc,def,ghi,1" });
+  expect((await connecting).status).toBe(200);
+  await Bun.sleep(200);
+  expect(sock.ended).toEqual([]);
+});
+
 test("graceful shutdown: a message the network handed over while shutting down is stored, not acknowledged and lost", async () => {
   const h = await harness({ fileDb: true, driver: { watchdogMs: 0 } });
   const { sock } = await h.linkedSession();
