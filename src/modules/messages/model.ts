@@ -57,7 +57,7 @@ export const messageListQuery = oneCursor(
   z.object({
     ...cursorFields,
     sessionId: z.uuid().optional(),
-    phone: phoneNumber.optional(),
+    phone: recipientField.optional(),
     contactId: z.uuid().optional(),
     direction: z.enum(DIRECTIONS).optional(),
     status: z.enum(MESSAGE_STATUSES).optional(),

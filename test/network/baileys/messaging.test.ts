@@ -36,6 +36,13 @@ test("an unknown LID stays the contact's address (never its digits as a phone nu
   await h.rt.deps.jobs.runDue();
   await until(() => sock.sent.length === 1, "sent");
   expect(sock.sent[0]!.jid).toBe(lid);
+  // the message list filters by that address too
+  const list = await h.call("GET", `/api/v1/messages?phone=${encodeURIComponent(lid)}&sessionId=${id}`);
+  expect(list.status).toBe(200);
+  expect(list.body.data.map((m: any) => [m.direction, m.from ?? m.to])).toEqual([
+    ["outbound", expect.any(String)],
+    ["inbound", lid],
+  ]);
   // a made-up address is still refused
   const bad = await h.call("POST", "/api/v1/messages/send", { session_id: id, to: "12@lidx", type: "text", body: "x" });
   expect(bad.status).toBe(400);
