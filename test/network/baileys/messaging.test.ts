@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createCipheriv, createHmac, randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { getMediaKeys } from "baileys";
 import { harness, until, type Harness } from "./harness.ts";
 
 // What the driver hands to messaging, from baileys' event shapes to rows and events.
@@ -103,4 +107,33 @@ test("inbound media declared over the cap is not downloaded; the message is stor
   ]);
   const m = await until(() => msg("BIG1"), "stored");
   expect(m).toMatchObject({ type: "video", body: "too big", media_id: null });
+});
+
+test("inbound media: baileys' own download (encrypted, from a loopback media host) is streamed to a file and moved into place", async () => {
+  // a 1x1 PNG, encrypted as the network stores media (AES-256-CBC + truncated HMAC, keys from mediaKey)
+  const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082", "hex");
+  const mediaKey = randomBytes(32);
+  const { cipherKey, iv, macKey } = await getMediaKeys(mediaKey, "image");
+  const c = createCipheriv("aes-256-cbc", cipherKey, iv);
+  const enc = Buffer.concat([c.update(png), c.final()]);
+  const mac = createHmac("sha256", macKey!).update(Buffer.concat([iv, enc])).digest().subarray(0, 10);
+  const host = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(Buffer.concat([enc, mac])) });
+  try {
+    const { sock } = await h.linkedSession();
+    sock.upsert([
+      {
+        key: { remoteJid: "919899990000@s.whatsapp.net", fromMe: false, id: "IMG1" },
+        message: { imageMessage: { mimetype: "image/png", caption: "pixel", fileLength: png.length, url: `http://127.0.0.1:${host.port}/img`, mediaKey } },
+      },
+    ]);
+    const m = await until(() => msg("IMG1"), "stored");
+    expect(m.media_id).not.toBeNull();
+    const media = h.rt.deps.sqlite.query("SELECT mime_type AS mime, size, sha256 FROM media WHERE id = ?").get(m.media_id) as any;
+    expect(media).toEqual({ mime: "image/png", size: png.length, sha256: new Bun.CryptoHasher("sha256").update(png).digest("hex") });
+    expect(Buffer.from(await Bun.file(join(h.dataDir, "media", h.ws.id, m.media_id)).bytes()).equals(png)).toBe(true);
+    // the download's temporary file was moved, not copied
+    expect(readdirSync(join(h.dataDir, "media", ".incoming"))).toEqual([]);
+  } finally {
+    host.stop(true);
+  }
 });
