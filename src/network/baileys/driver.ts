@@ -93,6 +93,8 @@ export class BaileysDriver implements NetworkDriver {
       return;
     }
     const store: CredentialStore = opts.store ?? new MemoryCredentialStore();
+    // a new link starts from nothing: keys left by an abandoned pairing belong to another identity
+    if (!opts.credentials) store.clearKeys();
     let auth: StoredAuthState;
     try {
       auth = loadAuthState(opts.credentials, store);

@@ -126,3 +126,17 @@ test("a value moved onto another key does not open (sealed with session, type an
   expect(Object.keys(store.getKeys("session", ["a", "b"]))).toEqual(["a"]);
   expect(encryptCredentials(KEY, id, "x")).not.toBe(a);
 });
+
+test("a new pairing starts without the keys an abandoned one left behind", async () => {
+  const h = await fileHarness();
+  const id = (await h.call("POST", "/api/v1/chatapp", { name: "fresh" })).body.data.id as string;
+  // keys of an earlier pairing that never completed (no creds document was stored)
+  const store = sessionCredentialStore(h.rt.deps, id, () => true);
+  store.setKeys([{ type: "pre-key", id: "1", value: JSON.stringify({ stale: true }) }]);
+  expect(rows(h.rt.deps.sqlite, id)).toHaveLength(1);
+  const connecting = h.call("POST", `/api/v1/chatapp/${id}/connect`);
+  const sock = await until(() => h.sockets.at(-1), "socket");
+  sock.ev.emit("connection.update", { qr: "2@abc,def,ghi,1" });
+  expect((await connecting).status).toBe(200);
+  expect(rows(h.rt.deps.sqlite, id)).toEqual([]);
+});
