@@ -1,13 +1,15 @@
 import { downloadMediaMessage, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
-import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage, type SentLookup } from "../driver.ts";
+import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage } from "../driver.ts";
 import { DriverEmitter } from "../emitter.ts";
 import { loadAuthState, MemoryCredentialStore, type StoredAuthState } from "./auth-state.ts";
 import { LoopGuard, ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
 import { baileysLogger } from "./logger.ts";
-import { outboundContent, recipientJid, sendOptions, storedContent } from "./media.ts";
+import { outboundContent, recipientJid, sendOptions } from "./media.ts";
+import { SentLog } from "./sent-log.ts";
 import { KeyedSerializer } from "./chat-queue.ts";
 import { TtlCache } from "./retry-cache.ts";
+import { watchSocket } from "./watchdog.ts";
 import { InboundHandler } from "./inbound.ts";
 import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
@@ -39,13 +41,12 @@ export interface BaileysOptions {
 interface Conn {
   sessionId: string;
   auth: StoredAuthState;
-  lookupSent?: SentLookup;
   sock: WASocket | null;
   policy: ReconnectPolicy;
   replaced: LoopGuard;
   retryTimer?: ReturnType<typeof setTimeout>;
-  watchdog?: ReturnType<typeof setInterval>;
-  lastFrameAt: number;
+  /** stops the socket's watchdog */
+  unwatch?: () => void;
   qrCount: number;
   /** planned restarts (after pairing) without an open in between: a loop of them backs off */
   restarts: number;
@@ -53,7 +54,7 @@ interface Conn {
   /** opened at least once: a linked, working session (its reconnects never give up) */
   everOpened: boolean;
   /** ids Parley sent (in flight or recent) with their content: echoes are skipped, retry requests answered */
-  sent: Map<string, unknown>;
+  sent: SentLog;
   /** baileys' count of retry requests per message; outlives the socket */
   retryCounts: TtlCache;
   keys: ReturnType<typeof makeCacheableSignalKeyStore>;
@@ -61,7 +62,6 @@ interface Conn {
 
 const FIRST_QR_MS = 60_000; // baileys: the first QR lives 60 s, the next ones 20 s
 const NEXT_QR_MS = 20_000;
-const SENT_CACHE = 500;
 
 /** The real messaging network, through baileys (WhatsApp Web multi-device). */
 export class BaileysDriver implements NetworkDriver {
@@ -105,16 +105,14 @@ export class BaileysDriver implements NetworkDriver {
     const conn: Conn = {
       sessionId,
       auth,
-      lookupSent: opts.lookupSent,
       sock: null,
       policy: new ReconnectPolicy(this.opts.backoff, this.opts.random),
       replaced: new LoopGuard(guard.max, guard.windowMs),
-      lastFrameAt: Date.now(),
       qrCount: 0,
       restarts: 0,
       open: false,
       everOpened: false,
-      sent: new Map(),
+      sent: new SentLog(opts.lookupSent),
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
       keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
@@ -155,7 +153,7 @@ export class BaileysDriver implements NetworkDriver {
     const conn = this.conns.get(sessionId);
     if (!conn?.sock || !conn.open) throw new NetworkError("session is not connected", true, "not_connected");
     // known before the network echoes it back: the echo is ours, not the owner writing from the phone
-    if (message.clientMessageId) this.remember(conn, message.clientMessageId, null);
+    if (message.clientMessageId) conn.sent.remember(message.clientMessageId, null);
     let sent: WAMessage | undefined;
     try {
       sent = await conn.sock.sendMessage(recipientJid(message.to), outboundContent(message) as never, sendOptions(message));
@@ -164,7 +162,7 @@ export class BaileysDriver implements NetworkDriver {
     }
     const id = sent?.key.id;
     if (!id) throw new NetworkError("the network returned no message id", true, "send_failed");
-    this.remember(conn, id, sent?.message);
+    conn.sent.remember(id, sent?.message);
     return { networkMessageId: id };
   }
 
@@ -203,7 +201,7 @@ export class BaileysDriver implements NetworkDriver {
         syncFullHistory: false,
         msgRetryCounterCache: conn.retryCounts,
         shouldIgnoreJid,
-        getMessage: (key) => this.lookup(conn, key.id),
+        getMessage: async (key) => (await conn.sent.content(key.id)) as never,
       });
     } catch (err) {
       this.forget(conn);
@@ -227,7 +225,7 @@ export class BaileysDriver implements NetworkDriver {
       } else if (action.kind === "close") {
         conn.sock = null;
         conn.open = false;
-        clearInterval(conn.watchdog);
+        conn.unwatch?.();
         conn.policy.closed(Date.now());
         this.onClose(conn, action);
       }
@@ -256,33 +254,15 @@ export class BaileysDriver implements NetworkDriver {
     });
   }
 
-  /** The watchdog: an open socket that hears nothing (no frame, not even keepalive answers) for `watchdogMs` is closed as lost. */
+  /** The watchdog: an open socket that hears nothing for `watchdogMs` is closed as lost (408: the close path backs off and reconnects). */
   private watch(conn: Conn, sock: WASocket): void {
+    conn.unwatch?.();
     const limit = this.opts.watchdogMs ?? 0;
-    conn.lastFrameAt = Date.now();
-    clearInterval(conn.watchdog);
     if (!limit) return;
-    (sock.ws as unknown as { on(event: string, l: () => void): void }).on("message", () => {
-      conn.lastFrameAt = Date.now();
+    conn.unwatch = watchSocket(sock, limit, () => conn.sock === sock && conn.open, (silentMs) => {
+      this.log.warn("socket silent; reconnecting", { sessionId: conn.sessionId, silentMs });
+      sock.end(Object.assign(new Error(`no frames for ${silentMs} ms`), { output: { statusCode: 408 } }) as never);
     });
-    conn.watchdog = setInterval(
-      () => {
-        if (conn.sock !== sock) return clearInterval(conn.watchdog);
-        // only an open connection: while linking, the QR codes rotate locally and the network
-        // may stay quiet for minutes (connectTimeoutMs covers a handshake that never ends)
-        if (!conn.open) {
-          conn.lastFrameAt = Date.now();
-          return;
-        }
-        const silent = Date.now() - conn.lastFrameAt;
-        if (silent < limit) return;
-        clearInterval(conn.watchdog);
-        this.log.warn("socket silent; reconnecting", { sessionId: conn.sessionId, silentMs: silent });
-        // 408 (connectionLost): the close path treats it as a transient drop and backs off
-        sock.end(Object.assign(new Error(`no frames for ${silent} ms`), { output: { statusCode: 408 } }) as never);
-      },
-      Math.max(10, Math.min(5_000, Math.floor(limit / 4))),
-    );
   }
 
   private onClose(conn: Conn, action: Extract<ReturnType<typeof translateConnectionUpdate>, { kind: "close" }>): void {
@@ -323,21 +303,6 @@ export class BaileysDriver implements NetworkDriver {
     this.emitter.emit({ type: "disconnected", sessionId: conn.sessionId, reason: "error", willReconnect: false, detail: (err as Error).message });
   }
 
-  /** baileys' getMessage (the network asks for a message again): the content sent, else the database's copy of a text. */
-  private async lookup(conn: Conn, id: string | null | undefined) {
-    if (!id) return undefined;
-    const kept = conn.sent.get(id);
-    if (kept) return kept as never;
-    const stored = await conn.lookupSent?.(id).catch(() => undefined);
-    return stored ? (storedContent(stored) as never) : undefined;
-  }
-
-  private remember(conn: Conn, id: string, content: unknown): void {
-    conn.sent.delete(id);
-    conn.sent.set(id, content);
-    if (conn.sent.size > SENT_CACHE) conn.sent.delete(conn.sent.keys().next().value!);
-  }
-
   private forget(conn: Conn): void {
     this.stopTimers(conn);
     if (this.conns.get(conn.sessionId) === conn) this.conns.delete(conn.sessionId);
@@ -345,7 +310,7 @@ export class BaileysDriver implements NetworkDriver {
 
   private stopTimers(conn: Conn): void {
     clearTimeout(conn.retryTimer);
-    clearInterval(conn.watchdog);
-    conn.retryTimer = conn.watchdog = undefined;
+    conn.unwatch?.();
+    conn.retryTimer = conn.unwatch = undefined;
   }
 }
