@@ -118,6 +118,7 @@ export class BaileysDriver implements NetworkDriver {
       keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
     };
     this.conns.set(sessionId, conn);
+    void this.inbound.sweep().catch((err) => this.log.warn("inbound download folder not swept", { err }));
     await this.startSocket(conn);
   }
 

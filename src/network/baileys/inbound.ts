@@ -1,3 +1,4 @@
+import { readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { downloadMediaMessage, type WAMessage, type WASocket } from "baileys";
@@ -35,8 +36,13 @@ export async function resolveCounterpart(sock: LidSocket, c: Counterpart, log?: 
   return c.lid;
 }
 
+/** A download file older than this was never taken over (the message was a repeat, or the process died): removed. */
+const ORPHAN_MS = 3_600_000;
+
 /** Turns one upserted message into an `inbound` (a contact wrote) or `outbound_echo` (the owner wrote from the phone) event. */
 export class InboundHandler {
+  private sweptAt = 0;
+
   constructor(
     private o: {
       log: Logger;
@@ -46,6 +52,26 @@ export class InboundHandler {
       emitter: DriverEmitter;
     },
   ) {}
+
+  private get dir(): string {
+    return join(this.o.dataDir ?? tmpdir(), "media", ".incoming");
+  }
+
+  /** Removes download files nobody took over (at most once an hour; called when a session connects). */
+  async sweep(now = Date.now()): Promise<number> {
+    if (now - this.sweptAt < ORPHAN_MS && this.sweptAt) return 0;
+    this.sweptAt = now;
+    let removed = 0;
+    for (const name of await readdir(this.dir).catch(() => [] as string[])) {
+      const file = join(this.dir, name);
+      const info = await stat(file).catch(() => null);
+      if (info && now - info.mtimeMs > ORPHAN_MS) {
+        await rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
 
   async handle(sessionId: string, sock: WASocket, m: WAMessage): Promise<void> {
     const t = translateInbound(m, new Date());
@@ -73,7 +99,7 @@ export class InboundHandler {
     try {
       const { file, size } = await downloadToFile(
         () => downloadMediaMessage(m, "stream", {}, { logger: baileysLogger(this.o.log, this.o.logLevel), reuploadRequest: sock.updateMediaMessage }),
-        { dir: join(this.o.dataDir ?? tmpdir(), "media", ".incoming"), name: Bun.randomUUIDv7(), cap, declared: info.fileLength },
+        { dir: this.dir, name: Bun.randomUUIDv7(), cap, declared: info.fileLength },
       );
       return { file, size, mimeType: info.mimeType, filename: info.filename };
     } catch (err) {

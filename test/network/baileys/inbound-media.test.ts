@@ -45,3 +45,21 @@ test("a failing stream leaves no file", async () => {
   await expect(downloadToFile(async () => broken(), { dir: d, name: "d", cap: 1000 })).rejects.toThrow("hang up");
   expect(readdirSync(d)).toEqual([]);
 });
+
+test("download files nobody took over are swept after an hour (at most one sweep an hour)", async () => {
+  const { InboundHandler } = await import("../../../src/network/baileys/inbound.ts");
+  const { DriverEmitter } = await import("../../../src/network/emitter.ts");
+  const { silentLogger } = await import("../../../src/log.ts");
+  const { utimesSync, writeFileSync, mkdirSync } = await import("node:fs");
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-sweep-"));
+  const d = join(dataDir, "media", ".incoming");
+  mkdirSync(d, { recursive: true });
+  writeFileSync(join(d, "old"), "x");
+  writeFileSync(join(d, "new"), "y");
+  const twoHoursAgo = (Date.now() - 2 * 3_600_000) / 1000;
+  utimesSync(join(d, "old"), twoHoursAgo, twoHoursAgo);
+  const handler = new InboundHandler({ log: silentLogger, dataDir, emitter: new DriverEmitter() });
+  expect(await handler.sweep()).toBe(1);
+  expect(readdirSync(d)).toEqual(["new"]);
+  expect(await handler.sweep()).toBe(0);
+});
