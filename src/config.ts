@@ -94,6 +94,15 @@ export const configSchema = z.object({
   sendTimeoutMs: int(10, 3_600_000).default(60_000),
   /** Whole fetch of a send request's `mediaUrl`. */
   mediaFetchTimeoutMs: int(100, 600_000).default(30_000),
+  /** WhatsApp Web version baileys announces: unset (its bundled one), `a.b.c`, or `latest` (fetched, cached a day in the data dir). */
+  waVersion: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.string().regex(/^(latest|\d+\.\d+\.\d+)$/, "must be latest or a version like 2.3000.1023223821").optional(),
+  ),
+  /** A baileys socket that receives no frame for this long is closed and reconnected (0: off). */
+  waWatchdogMs: int(0, 3_600_000)
+    .refine((v) => v === 0 || v >= 10_000, "must be 0 (off) or at least 10000")
+    .default(90_000),
   razorpayKeyId: optionalString,
   razorpayKeySecret: optionalString,
   razorpayWebhookSecret: optionalString,

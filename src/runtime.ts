@@ -16,6 +16,7 @@ import { ChannelNotifier } from "./notify/channel-notifier.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
+import { sessionManager } from "./modules/sessions/manager.ts";
 import { VERSION } from "./version.ts";
 
 export interface Runtime {
@@ -72,9 +73,13 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     async close() {
       if (closed) return;
       closed = true;
-      await services.stop();
+      // Order matters for inbound: the network closes (and hands over what it already took)
+      // while messaging still listens, so no message is acknowledged to the network and then
+      // dropped. Sessions stop first (no reconnect starts), running sends finish before that.
+      sessionManager(deps).stop();
       await deps.jobs.stop(config.shutdownTimeoutMs);
       await deps.network.shutdown();
+      await services.stop();
       if (notifier instanceof ChannelNotifier) notifier.close();
       opened.close();
     },

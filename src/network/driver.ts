@@ -1,8 +1,46 @@
 /** The contract between Parley and a messaging network (the real one through baileys, or the sim). */
 
 export type MessageType = "text" | "image" | "document" | "audio" | "video";
+/** Inbound messages may also be reactions, locations and contact cards (stored, never sent). */
+export type InboundType = MessageType | "reaction" | "location" | "contact";
 
-export type DisconnectReason = "user_request" | "logged_out" | "connection_lost" | "replaced" | "banned" | "pairing_timeout" | "error";
+export type DisconnectReason =
+  | "user_request"
+  | "logged_out"
+  | "connection_lost"
+  | "replaced"
+  | "banned"
+  | "pairing_timeout"
+  | "version_rejected"
+  | "error";
+
+/**
+ * Where a driver keeps a link's secrets (the session manager's implementation seals every
+ * value and writes it to SQLite). Every call is synchronous and durable when it returns, so a
+ * crash never loses a key the network was already told about.
+ */
+export interface CredentialStore {
+  /** replaces the link's main document (baileys: `creds`) */
+  save(doc: string): void;
+  /** the stored values (JSON text) of the given ids of one key type */
+  getKeys(type: string, ids: string[]): Record<string, string>;
+  /** writes (value) and deletes (null) in one transaction */
+  setKeys(changes: { type: string; id: string; value: string | null }[]): void;
+  /** drops every key of the link */
+  clearKeys(): void;
+}
+
+/** A recent outbound message of the session by its network id, for the network's retry requests (baileys' getMessage). */
+export type SentLookup = (networkMessageId: string) => Promise<OutboundMessage | undefined>;
+
+/** What the session manager hands a driver with each connect. */
+export interface ConnectOptions {
+  /** the stored link (the sim's token; baileys' creds document), null to link anew */
+  credentials: string | null;
+  /** where the link's secrets live (baileys); without it they stay in memory */
+  store?: CredentialStore;
+  lookupSent?: SentLookup;
+}
 
 export interface MediaPayload {
   data: Uint8Array;
@@ -10,10 +48,19 @@ export interface MediaPayload {
   filename?: string;
 }
 
+/** Media a driver streamed to a file (inbound): the receiver takes the file over (moves or removes it). */
+export interface MediaFile {
+  file: string;
+  size: number;
+  mimeType: string;
+  filename?: string;
+}
+
 export interface OutboundMessage {
-  /** digits with country code, no plus */
+  /** digits with country code, no plus; or a `<digits>@lid` address taken from an inbound message */
   to: string;
-  type: MessageType;
+  /** a MessageType: only those are queued (the stored types a row may carry are wider) */
+  type: InboundType;
   /** text, or caption for media */
   text?: string;
   media?: MediaPayload;
@@ -27,15 +74,22 @@ export interface OutboundMessage {
 
 export interface InboundMessage {
   networkMessageId: string;
+  /** digits with country code; `<digits>@lid` when the network hides the number (never LID digits as a phone) */
   from: string;
   pushName?: string;
-  type: MessageType;
+  type: InboundType;
+  /** text, caption, or the text rendering of a reaction, location or contact card */
   text?: string;
-  media?: MediaPayload;
+  /** reaction, location, contact: the structured content (stored as JSON) */
+  payload?: Record<string, unknown>;
+  media?: MediaPayload | MediaFile;
   /** a URL the media can be fetched from, when the network gives one (the sim's `mediaUrl`) */
   mediaUrl?: string;
   timestamp: Date;
 }
+
+/** A message the account's owner sent from the phone: the contact is `to`. */
+export type EchoMessage = Omit<InboundMessage, "from" | "pushName"> & { to: string };
 
 export type DriverEvent =
   | { type: "qr"; sessionId: string; qr: string; expiresAt: Date }
@@ -51,7 +105,14 @@ export type DriverEvent =
     }
   | { type: "credentials"; sessionId: string; credentials: string | null }
   | { type: "inbound"; sessionId: string; message: InboundMessage }
-  | { type: "receipt"; sessionId: string; networkMessageId: string; status: "delivered" | "read"; at: Date };
+  | { type: "receipt"; sessionId: string; networkMessageId: string; status: "delivered" | "read"; at: Date }
+  /** the owner wrote from the phone (not through Parley): recorded as an outbound message, already sent */
+  | { type: "outbound_echo"; sessionId: string; message: EchoMessage }
+  /**
+   * the network refused a message after accepting it (baileys: an ack with an error code);
+   * `restricted`: the account may not start chats for a while, so sending should pause
+   */
+  | { type: "rejected"; sessionId: string; networkMessageId: string; code: string; restricted: boolean; detail: string };
 
 export type DriverListener = (event: DriverEvent) => void;
 
@@ -71,7 +132,7 @@ export class NetworkError extends Error {
 export interface NetworkDriver {
   readonly name: "sim" | "baileys";
   /** Starts linking (emits qr) or, with stored credentials, reconnects (emits connected). */
-  connect(sessionId: string, opts: { credentials: string | null }): Promise<void>;
+  connect(sessionId: string, opts: ConnectOptions): Promise<void>;
   /** Linking by phone number instead of QR, while a QR is pending. */
   requestPairingCode(sessionId: string, phoneNumber: string): Promise<string>;
   /** Closes the connection; `logout` also unlinks the device on the network. */

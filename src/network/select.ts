@@ -14,5 +14,16 @@ export async function createNetwork(config: Config, log: Logger, dataDir: string
     });
   }
   const { BaileysDriver } = await import("./baileys/driver.ts");
-  return new BaileysDriver({ log: log.child({ component: "baileys" }) });
+  const { resolveWaVersion } = await import("./baileys/version.ts");
+  const { fetchLatestWaWebVersion } = await import("baileys");
+  const bl = log.child({ component: "baileys" });
+  let version: ReturnType<typeof resolveWaVersion> | undefined;
+  return new BaileysDriver({
+    log: bl,
+    logLevel: config.logLevel,
+    dataDir,
+    watchdogMs: config.waWatchdogMs,
+    // resolved once, at the first connect (a fetch must not hold up start-up)
+    version: () => (version ??= resolveWaVersion(config.waVersion, { dataDir, log: bl, fetchLatest: () => fetchLatestWaWebVersion({ signal: AbortSignal.timeout(10_000) }) })),
+  });
 }

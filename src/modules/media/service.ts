@@ -92,7 +92,7 @@ export function mediaUrl(config: AppDeps["config"], id: string, audience: "exter
 }
 
 /** Keeps a file name to its last path segment, printable and short. */
-function cleanFilename(name: string | null | undefined): string | null {
+export function cleanFilename(name: string | null | undefined): string | null {
   if (!name) return null;
   const base = name.split(/[\\/]/).pop() ?? "";
   const clean = base.replace(/[\u0000-\u001f\u007f"]/g, "").trim().slice(0, 200);

@@ -30,7 +30,7 @@ export function publishFailed(deps: Bus, m: Msg, error: { code: string; message:
 export function publishReceived(
   deps: Bus,
   m: Msg & Pick<MessageRow, "type" | "body">,
-  extra: { mediaUrl: string | null; mediaId: string | null; mimeType: string | null; filename: string | null; pushName: string | null; timestamp: Date },
+  extra: { mediaUrl: string | null; mediaId: string | null; mimeType: string | null; filename: string | null; pushName: string | null; timestamp: Date; payload?: unknown },
 ): void {
   const text = m.body ?? "";
   deps.bus.publish(m.workspaceId, "message_received", {
@@ -46,5 +46,7 @@ export function publishReceived(
     filename: extra.filename,
     pushName: extra.pushName,
     timestamp: extra.timestamp.toISOString(),
+    // reaction, location, contact only: the structured content (text holds its text rendering)
+    ...(extra.payload ? { payload: extra.payload } : {}),
   });
 }

@@ -2,6 +2,8 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import type { InboundMessage } from "../../network/driver.ts";
 import { fetchMediaUrl } from "../media/fetch.ts";
+import { prepareMediaFile } from "../media/from-file.ts";
+import { isMediaKind } from "./rich-types.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
@@ -61,6 +63,7 @@ function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: 
       sessionPhone: owner.phoneNumber,
       type: msg.type,
       body: msg.text ?? null,
+      payload: msg.payload ? JSON.stringify(msg.payload) : null,
       mediaId: media?.id ?? null,
       status: "received" as const,
       networkMessageId: msg.networkMessageId,
@@ -76,6 +79,7 @@ function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: 
       filename: media?.filename ?? null,
       pushName,
       timestamp: msg.timestamp,
+      payload: msg.payload ?? null,
     });
   });
 }
@@ -90,10 +94,12 @@ class Duplicate extends Error {}
  */
 async function inboundMedia(deps: AppDeps, ws: string, sessionId: string, msg: InboundMessage): Promise<PreparedMedia | null> {
   try {
+    // a driver that streamed the media to a file (baileys) hands the file over
+    if (msg.media && "file" in msg.media) return await prepareMediaFile(deps, ws, { ...msg.media, declaredMime: msg.media.mimeType, source: "inbound" });
     if (msg.media) {
       return await prepareMedia(deps, ws, { bytes: msg.media.data, declaredMime: msg.media.mimeType, filename: msg.media.filename, source: "inbound" });
     }
-    if (!msg.mediaUrl || msg.type === "text") return null;
+    if (!msg.mediaUrl || !isMediaKind(msg.type)) return null;
     const f = await fetchMediaUrl(deps, msg.mediaUrl, msg.type);
     return await prepareMedia(deps, ws, { bytes: f.bytes, declaredMime: f.declaredMime, filename: f.filename, source: "inbound" });
   } catch (err) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
 import { phoneField } from "../../http/phone.ts";
+import { recipientField } from "./recipient.ts";
 
 /** D1: digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
@@ -11,7 +12,7 @@ const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 export const sendBody = z
   .object({
     session_id: z.uuid(),
-    to: phoneNumber,
+    to: recipientField,
     type: z.enum(MESSAGE_TYPES).default("text"),
     /** text, or the caption of media */
     body: z.string().max(4096).optional(),
@@ -56,7 +57,7 @@ export const messageListQuery = oneCursor(
   z.object({
     ...cursorFields,
     sessionId: z.uuid().optional(),
-    phone: phoneNumber.optional(),
+    phone: recipientField.optional(),
     contactId: z.uuid().optional(),
     direction: z.enum(DIRECTIONS).optional(),
     status: z.enum(MESSAGE_STATUSES).optional(),

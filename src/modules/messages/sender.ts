@@ -4,6 +4,7 @@ import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
 import { findMedia } from "../media/repo.ts";
 import { readMediaFile } from "../media/store.ts";
 import { publishFailed, publishSent } from "./events.ts";
+import { honourSendPause } from "./send-pause.ts";
 import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, markSent, nextQueued, releaseClaim, sessionsWithQueued, type MessageRow } from "./repo.ts";
 
 export const SENDER_JOB = "messages.send";
@@ -126,6 +127,7 @@ export class OutboundSender {
       return;
     }
     if (gate.kind === "hold") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected; queue held");
+    honourSendPause(this.deps, workspaceId, sessionId);
     const wait = Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) - clock.now().getTime();
     if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
     if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");

@@ -2,7 +2,10 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { workspaces } from "../workspaces/table.ts";
 
+/** Types a message can be sent as (D8). */
 export const MESSAGE_TYPES = ["text", "image", "document", "audio", "video"] as const;
+/** Types a stored message may have: inbound (and phone-sent) reactions, locations and contact cards too. */
+export const STORED_MESSAGE_TYPES = [...MESSAGE_TYPES, "reaction", "location", "contact"] as const;
 export const DIRECTIONS = ["outbound", "inbound"] as const;
 /** Outbound: queued -> sent -> delivered -> read, or failed. Inbound messages are `received`. */
 export const MESSAGE_STATUSES = ["queued", "sent", "delivered", "read", "failed", "received"] as const;
@@ -27,9 +30,11 @@ export const messages = sqliteTable(
     phone: text("phone").notNull(),
     /** the session's own number when the message was made */
     sessionPhone: text("session_phone"),
-    type: text("type", { enum: MESSAGE_TYPES }).notNull(),
-    /** text, or the caption of media */
+    type: text("type", { enum: STORED_MESSAGE_TYPES }).notNull(),
+    /** text, the caption of media, or the text rendering of a reaction, location or contact card */
     body: text("body"),
+    /** reaction, location, contact: the structured content as JSON (null for the other types) */
+    payload: text("payload"),
     mediaId: text("media_id"),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     networkMessageId: text("network_message_id"),

@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { mediaUrl } from "../media/service.ts";
 import type { MessageWithMedia } from "./repo.ts";
+import { parsePayload } from "./rich-types.ts";
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -16,6 +17,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia, audi
     to: outbound ? m.phone : m.sessionPhone,
     type: m.type,
     body: m.body,
+    payload: parsePayload(m.payload),
     mediaId: m.mediaId,
     mediaUrl: m.mediaId ? mediaUrl(config, m.mediaId, audience) : null,
     mimeType: m.mimeType,

@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
-import type { InboundMessage } from "../../network/driver.ts";
+import type { EchoMessage, InboundMessage } from "../../network/driver.ts";
+import { onRejected, recordEcho } from "./network-events.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import { receiveInbound } from "./inbound.ts";
 import { applyReceipt } from "./receipts.ts";
@@ -22,9 +23,9 @@ export function messagingServices(deps: AppDeps): MessagingServices {
   deps.jobs.register(sender.handler());
   // inbound messages of one session are stored one after another, in arrival order
   const chains = new Map<string, Promise<void>>();
-  const inbound = (sessionId: string, message: InboundMessage) => {
+  const inbound = (sessionId: string, message: InboundMessage | EchoMessage, store = () => receiveInbound(deps, sessionId, message as InboundMessage)) => {
     const next = (chains.get(sessionId) ?? Promise.resolve())
-      .then(() => receiveInbound(deps, sessionId, message))
+      .then(store)
       .catch((err) => deps.log.error("inbound message not stored", { sessionId, networkMessageId: message.networkMessageId, err }))
       .finally(() => {
         if (chains.get(sessionId) === next) chains.delete(sessionId);
@@ -33,6 +34,8 @@ export function messagingServices(deps: AppDeps): MessagingServices {
   };
   const unsubscribe = deps.network.onEvent((e) => {
     if (e.type === "inbound") inbound(e.sessionId, e.message);
+    else if (e.type === "outbound_echo") inbound(e.sessionId, e.message, () => recordEcho(deps, e.sessionId, e.message));
+    else if (e.type === "rejected") onRejected(deps, e);
     else if (e.type === "receipt") {
       try {
         applyReceipt(deps, e);

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { NetworkError, type DriverEvent } from "../../network/driver.ts";
-import { decryptCredentials, encryptCredentials } from "./credentials.ts";
+import { NetworkError, type ConnectOptions, type DriverEvent } from "../../network/driver.ts";
+import { recentOutbound } from "../messages/network-lookup.ts";
+import { decryptCredentials, encryptCredentials, sessionCredentialStore, wipeSessionKeys } from "./credentials.ts";
 import type { LiveQr } from "./model.ts";
 import { qrDataUrl } from "./qr-image.ts";
 import { Pauses, restorable, restoreGap } from "./restore.ts";
@@ -60,7 +61,7 @@ export class SessionManager {
     this.active.add(id);
     const outcome = this.waiters.waitFor(id, this.deps.config.sessionConnectWaitMs);
     try {
-      await this.deps.network.connect(id, { credentials: this.credentialsOf(row) });
+      await this.deps.network.connect(id, this.connectOptions(row));
     } catch (err) {
       outcome.cancel();
       const detail = err instanceof Error ? err.message : String(err);
@@ -161,14 +162,14 @@ export class SessionManager {
       // read again: a user may have connected, disconnected or deleted it meanwhile
       const row = sessionForNetworkEvent(this.deps.db, id);
       if (!row || this.active.has(id) || this.deleting.has(id) || !restorable(row)) continue;
-      const credentials = this.credentialsOf(row);
-      if (!credentials) {
+      const opts = this.connectOptions(row);
+      if (!opts.credentials) {
         this.endSession(id, "error", "no stored credentials");
         continue;
       }
       this.active.add(id);
       try {
-        await this.deps.network.connect(id, { credentials });
+        await this.deps.network.connect(id, opts);
       } catch (err) {
         if (!this.stopping) this.endSession(id, "error", err instanceof Error ? err.message : String(err));
       }
@@ -262,6 +263,8 @@ export class SessionManager {
    */
   private change(row: SessionRow, patch: SessionPatch, announce = true): void {
     updateSession(this.deps.db, row.workspaceId, row.id, { ...patch, updatedAt: this.now() });
+    // the link's keys go with its credentials
+    if (patch.credentials === null) wipeSessionKeys(this.deps, row.id);
     const next = { ...row, ...patch };
     const news = next.status !== row.status || (next.status === "disconnected" && next.lastDisconnectReason !== row.lastDisconnectReason);
     Object.assign(row, next);
@@ -293,6 +296,19 @@ export class SessionManager {
       // the local unlink stands: the credentials are gone whatever the network said
       this.deps.log.warn("network logout failed", { sessionId: id, err });
     }
+  }
+
+  /**
+   * The stored link and where the driver keeps it: keys are written while the session is
+   * live (not unlinked or being deleted), so a socket's late writes cannot revive a wiped link.
+   */
+  private connectOptions(row: SessionRow): ConnectOptions {
+    const id = row.id;
+    return {
+      credentials: this.credentialsOf(row),
+      store: sessionCredentialStore(this.deps, id, () => this.active.has(id) && !this.deleting.has(id)),
+      lookupSent: (networkMessageId) => recentOutbound(this.deps, row.workspaceId, id, networkMessageId),
+    };
   }
 
   private credentialsOf(row: SessionRow): string | null {

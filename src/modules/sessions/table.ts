@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "../workspaces/table.ts";
 
 export const SESSION_STATUSES = ["disconnected", "qr_pending", "connected"] as const;
@@ -16,13 +16,37 @@ export const chatSessions = sqliteTable(
     status: text("status", { enum: SESSION_STATUSES }).notNull().default("disconnected"),
     /** digits with country code, no plus; null until connected */
     phoneNumber: text("phone_number"),
-    /** network credentials, encrypted with the data dir's credential key; null when unlinked */
+    /**
+     * network credentials, encrypted with the data dir's credential key; null when unlinked.
+     * baileys: the `creds` document only; its signal keys are rows of `session_keys`.
+     */
     credentials: text("credentials"),
     /** reason of the last disconnect (user_request, logged_out, connection_lost, ...) */
     lastDisconnectReason: text("last_disconnect_reason"),
     connectedAt: integer("connected_at"),
+    /** the network restricted the account: the outbound queue waits until then (ms) */
+    sendPausedUntil: integer("send_paused_until"),
+    sendPauseReason: text("send_pause_reason"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [uniqueIndex("chat_sessions_name_uq").on(t.workspaceId, t.name), index("chat_sessions_status_idx").on(t.status)],
+);
+
+/**
+ * The signal keys of a linked session, one row per key, each value sealed with the credential
+ * key (bound to session, type and id). Written in one transaction per change the network
+ * makes, so a crash loses nothing already handed to the network.
+ */
+export const sessionKeys = sqliteTable(
+  "session_keys",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => chatSessions.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    id: text("id").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.type, t.id] })],
 );

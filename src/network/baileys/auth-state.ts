@@ -1,36 +1,53 @@
 import { BufferJSON, initAuthCreds, proto, type AuthenticationCreds, type AuthenticationState, type SignalDataTypeMap } from "baileys";
+import type { CredentialStore } from "../driver.ts";
 
-type KeyTable = { [T in keyof SignalDataTypeMap]?: Record<string, SignalDataTypeMap[T]> };
+type KeyType = keyof SignalDataTypeMap;
 
-interface Stored {
-  v: 1;
-  creds: AuthenticationCreds;
-  keys: KeyTable;
-}
+/** The stored document: v2 holds only `creds` (keys are rows); v1 was one blob with every key. */
+type StoredDoc = { v: 2; creds: AuthenticationCreds } | { v: 1; creds: AuthenticationCreds; keys: Record<string, Record<string, unknown>> };
 
-/** The link's state in memory; the session manager keeps it (encrypted) in SQLite, never in files. */
-export interface MemoryAuthState {
+/** The link's state for one socket; the session manager's store keeps it (sealed) in SQLite, never in files. */
+export interface StoredAuthState {
   state: AuthenticationState;
   /** true once the phone accepted this device (QR or pairing code) */
   linked(): boolean;
-  /** The whole state as one string (Buffers kept by baileys' BufferJSON). */
-  serialize(): string;
+  /** writes `creds` (on baileys' `creds.update`) */
+  saveCreds(): void;
 }
 
-/** Parses stored credentials, or starts a fresh (unlinked) state; `onChange` fires on every key write. */
-export function memoryAuthState(serialized: string | null, onChange: () => void): MemoryAuthState {
-  const stored = serialized ? (JSON.parse(serialized, BufferJSON.reviver) as Stored) : null;
-  if (stored && stored.v !== 1) throw new Error(`unknown credential format version ${String(stored.v)}`);
+const encode = (value: unknown) => JSON.stringify(value, BufferJSON.replacer);
+const decode = (text: string) => JSON.parse(text, BufferJSON.reviver) as unknown;
+
+/** The creds document as stored (v2). */
+export function serializeCreds(creds: AuthenticationCreds): string {
+  return encode({ v: 2, creds } satisfies StoredDoc);
+}
+
+/**
+ * Opens a stored link (or starts a fresh one) over `store`. A v1 blob (every key inside one
+ * document, before keys became rows) is migrated on first load: its keys are written as rows,
+ * then the document is rewritten without them. A crash in between repeats the split, which is
+ * idempotent.
+ */
+export function loadAuthState(doc: string | null, store: CredentialStore): StoredAuthState {
+  const stored = doc ? (decode(doc) as StoredDoc) : null;
+  if (stored && stored.v !== 1 && stored.v !== 2) throw new Error(`unknown credential format version ${String((stored as { v: unknown }).v)}`);
   const creds: AuthenticationCreds = stored?.creds ?? initAuthCreds();
-  const keys: KeyTable = stored?.keys ?? {};
+  if (stored?.v === 1) {
+    const changes: { type: string; id: string; value: string }[] = [];
+    for (const [type, table] of Object.entries(stored.keys ?? {})) {
+      for (const [id, value] of Object.entries(table ?? {})) if (value !== null && value !== undefined) changes.push({ type, id, value: encode(value) });
+    }
+    store.setKeys(changes);
+    store.save(serializeCreds(creds));
+  }
   const state: AuthenticationState = {
     creds,
     keys: {
       get(type, ids) {
-        const table = (keys[type] ?? {}) as Record<string, unknown>;
         const out: Record<string, unknown> = {};
-        for (const id of ids) {
-          let value = table[id];
+        for (const [id, text] of Object.entries(store.getKeys(type, ids))) {
+          let value = decode(text);
           // baileys expects this one as a proto object, as its own file store does
           if (value && type === "app-state-sync-key") value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
           if (value !== undefined && value !== null) out[id] = value;
@@ -38,24 +55,49 @@ export function memoryAuthState(serialized: string | null, onChange: () => void)
         return out as never;
       },
       set(data) {
-        for (const type of Object.keys(data) as (keyof SignalDataTypeMap)[]) {
-          const table = ((keys[type] ??= {}) as Record<string, unknown>);
-          for (const [id, value] of Object.entries(data[type] ?? {})) {
-            if (value === null || value === undefined) delete table[id];
-            else table[id] = value;
-          }
+        const changes: { type: string; id: string; value: string | null }[] = [];
+        for (const type of Object.keys(data) as KeyType[]) {
+          for (const [id, value] of Object.entries(data[type] ?? {})) changes.push({ type, id, value: value === null || value === undefined ? null : encode(value) });
         }
-        onChange();
+        store.setKeys(changes);
       },
       clear() {
-        for (const type of Object.keys(keys)) delete keys[type as keyof KeyTable];
-        onChange();
+        store.clearKeys();
       },
     },
   };
   return {
     state,
     linked: () => Boolean(state.creds.account && state.creds.me?.id),
-    serialize: () => JSON.stringify({ v: 1, creds: state.creds, keys } satisfies Stored, BufferJSON.replacer),
+    saveCreds: () => store.save(serializeCreds(state.creds)),
   };
+}
+
+/** A store in memory (a driver used without the session manager, and tests). */
+export class MemoryCredentialStore implements CredentialStore {
+  doc: string | null = null;
+  keys = new Map<string, string>();
+  writes = 0;
+
+  save(doc: string): void {
+    this.doc = doc;
+  }
+  getKeys(type: string, ids: string[]): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const id of ids) {
+      const v = this.keys.get(`${type}/${id}`);
+      if (v !== undefined) out[id] = v;
+    }
+    return out;
+  }
+  setKeys(changes: { type: string; id: string; value: string | null }[]): void {
+    this.writes++;
+    for (const c of changes) {
+      if (c.value === null) this.keys.delete(`${c.type}/${c.id}`);
+      else this.keys.set(`${c.type}/${c.id}`, c.value);
+    }
+  }
+  clearKeys(): void {
+    this.keys.clear();
+  }
 }

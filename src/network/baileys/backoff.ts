@@ -69,3 +69,24 @@ export class ReconnectPolicy {
     this.openedAt = null;
   }
 }
+
+/**
+ * Counts events in a sliding window: another client taking the link over (440) is answered by
+ * reconnecting, but two clients that keep replacing each other must stop after a few rounds.
+ */
+export class LoopGuard {
+  private times: number[] = [];
+
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Records one event at `now`; false when it is one too many for the window. */
+  allow(now: number): boolean {
+    this.times = this.times.filter((t) => now - t < this.windowMs);
+    if (this.times.length >= this.max) return false;
+    this.times.push(now);
+    return true;
+  }
+}

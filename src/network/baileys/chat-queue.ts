@@ -18,6 +18,14 @@ export class KeyedSerializer {
     return next;
   }
 
+  /** Resolves when every queued task ran, or after `ms` at most (a stuck download must not hold a shutdown). */
+  async drain(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([Promise.allSettled([...this.chains.values()]), limit]);
+    clearTimeout(timer);
+  }
+
   /** Keys with tasks queued or running. */
   get size(): number {
     return this.chains.size;

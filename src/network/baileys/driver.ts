@@ -1,47 +1,67 @@
-import { downloadMediaMessage, makeWASocket, type WAMessage, type WASocket } from "baileys";
+import { downloadMediaMessage, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
-import { NetworkError, type DriverListener, type InboundMessage, type NetworkDriver, type OutboundMessage } from "../driver.ts";
+import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage } from "../driver.ts";
 import { DriverEmitter } from "../emitter.ts";
-import { memoryAuthState, type MemoryAuthState } from "./auth-state.ts";
-import { ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
+import { loadAuthState, MemoryCredentialStore, type StoredAuthState } from "./auth-state.ts";
+import { LoopGuard, ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
 import { baileysLogger } from "./logger.ts";
-import { outboundContent, sendOptions } from "./media.ts";
+import { outboundContent, recipientJid, sendOptions } from "./media.ts";
+import { SentLog } from "./sent-log.ts";
 import { KeyedSerializer } from "./chat-queue.ts";
-import { phoneOfJid, shouldHandleUpsert, translateConnectionUpdate, translateInbound, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
+import { TtlCache } from "./retry-cache.ts";
+import { watchSocket } from "./watchdog.ts";
+import { InboundHandler } from "./inbound.ts";
+import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
+  /** Parley's log level: baileys' own logger follows it */
+  logLevel?: string;
+  /** temporary files of inbound media downloads go under `<dataDir>/media/.incoming` */
+  dataDir?: string;
+  /** inbound media caps by type (D8); a bigger file is not downloaded */
+  mediaCaps?: Partial<Record<MessageType, number>>;
   /** the network's WebSocket (tests point it at a closed loopback port) */
   waWebSocketUrl?: string;
   connectTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
-  /** credentials are saved at most this often while keys change */
-  credentialsDebounceMs?: number;
+  /** WhatsApp Web version to announce (undefined: baileys' bundled one) */
+  version?: () => Promise<WAVersion | undefined>;
+  /** a socket with no frame for this long is closed and reconnected (0: off) */
+  watchdogMs?: number;
+  /** 440 (another client took the link): reconnects at most `max` times within `windowMs`, then ends `replaced` */
+  replacedGuard?: { max: number; windowMs: number };
+  /** shutdown waits this long for inbound messages already taken from the network to be handed over */
+  drainMs?: number;
   random?: () => number;
+  /** builds the socket (tests hand in a scripted one) */
+  makeSocket?: (config: Parameters<typeof makeWASocket>[0]) => WASocket;
 }
 
 interface Conn {
   sessionId: string;
-  auth: MemoryAuthState;
+  auth: StoredAuthState;
   sock: WASocket | null;
   policy: ReconnectPolicy;
+  replaced: LoopGuard;
   retryTimer?: ReturnType<typeof setTimeout>;
-  credsTimer?: ReturnType<typeof setTimeout>;
+  /** stops the socket's watchdog */
+  unwatch?: () => void;
   qrCount: number;
   /** planned restarts (after pairing) without an open in between: a loop of them backs off */
   restarts: number;
   open: boolean;
   /** opened at least once: a linked, working session (its reconnects never give up) */
   everOpened: boolean;
-  /** keys changed since credentials were last handed over */
-  dirty: boolean;
-  /** outgoing messages kept for the network's retry requests (baileys' getMessage) */
-  sent: Map<string, unknown>;
+  /** ids Parley sent (in flight or recent) with their content: echoes are skipped, retry requests answered */
+  sent: SentLog;
+  /** baileys' count of retry requests per message; outlives the socket */
+  retryCounts: TtlCache;
+  keys: ReturnType<typeof makeCacheableSignalKeyStore>;
 }
 
 const FIRST_QR_MS = 60_000; // baileys: the first QR lives 60 s, the next ones 20 s
 const NEXT_QR_MS = 20_000;
-const SENT_CACHE = 500;
 
 /** The real messaging network, through baileys (WhatsApp Web multi-device). */
 export class BaileysDriver implements NetworkDriver {
@@ -51,45 +71,55 @@ export class BaileysDriver implements NetworkDriver {
   /** inbound messages of one chat are handed over in arrival order (media downloads take time) */
   private chats = new KeyedSerializer();
   private log: Logger;
+  private inbound: InboundHandler;
 
   constructor(private opts: BaileysOptions) {
     this.log = opts.log;
+    this.inbound = new InboundHandler({ log: opts.log, logLevel: opts.logLevel, dataDir: opts.dataDir, mediaCaps: opts.mediaCaps, emitter: this.emitter });
   }
 
   onEvent(listener: DriverListener): () => void {
     return this.emitter.on(listener);
   }
 
-  async connect(sessionId: string, opts: { credentials: string | null }): Promise<void> {
+  async connect(sessionId: string, opts: ConnectOptions): Promise<void> {
     const existing = this.conns.get(sessionId);
     if (existing) {
       if (existing.sock) return; // connecting or open already
       // waiting for a retry: the user asked, so try now with a fresh count
       clearTimeout(existing.retryTimer);
       existing.policy.reset();
-      this.startSocket(existing);
+      await this.startSocket(existing);
       return;
     }
-    let auth: MemoryAuthState;
-    const conn = { sessionId } as Conn;
+    const store: CredentialStore = opts.store ?? new MemoryCredentialStore();
+    // a new link starts from nothing: keys left by an abandoned pairing belong to another identity
+    if (!opts.credentials) store.clearKeys();
+    let auth: StoredAuthState;
     try {
-      auth = memoryAuthState(opts.credentials, () => this.credsChanged(conn));
+      auth = loadAuthState(opts.credentials, store);
     } catch (err) {
       throw new NetworkError(`stored credentials are unreadable: ${(err as Error).message}`, false, "bad_credentials");
     }
-    Object.assign(conn, {
+    const guard = this.opts.replacedGuard ?? { max: 3, windowMs: 10 * 60_000 };
+    const conn: Conn = {
+      sessionId,
       auth,
       sock: null,
       policy: new ReconnectPolicy(this.opts.backoff, this.opts.random),
+      replaced: new LoopGuard(guard.max, guard.windowMs),
       qrCount: 0,
       restarts: 0,
       open: false,
       everOpened: false,
-      dirty: false,
-      sent: new Map(),
-    } satisfies Omit<Conn, "sessionId">);
+      sent: new SentLog(opts.lookupSent),
+      retryCounts: new TtlCache(),
+      // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
+      keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
+    };
     this.conns.set(sessionId, conn);
-    this.startSocket(conn);
+    void this.inbound.sweep().catch((err) => this.log.warn("inbound download folder not swept", { err }));
+    await this.startSocket(conn);
   }
 
   async requestPairingCode(sessionId: string, phoneNumber: string): Promise<string> {
@@ -105,8 +135,7 @@ export class BaileysDriver implements NetworkDriver {
   async disconnect(sessionId: string, opts: { logout: boolean }): Promise<void> {
     const conn = this.conns.get(sessionId);
     if (!conn) return;
-    this.conns.delete(sessionId);
-    this.stopTimers(conn);
+    this.forget(conn);
     const sock = conn.sock;
     conn.sock = null;
     if (!sock) return;
@@ -124,52 +153,63 @@ export class BaileysDriver implements NetworkDriver {
   async send(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }> {
     const conn = this.conns.get(sessionId);
     if (!conn?.sock || !conn.open) throw new NetworkError("session is not connected", true, "not_connected");
+    // known before the network echoes it back: the echo is ours, not the owner writing from the phone
+    if (message.clientMessageId) conn.sent.remember(message.clientMessageId, null);
     let sent: WAMessage | undefined;
     try {
-      sent = await conn.sock.sendMessage(`${message.to}@s.whatsapp.net`, outboundContent(message) as never, sendOptions(message));
+      sent = await conn.sock.sendMessage(recipientJid(message.to), outboundContent(message) as never, sendOptions(message));
     } catch (err) {
       throw new NetworkError(`the network refused the message: ${(err as Error).message}`, true, "send_failed");
     }
     const id = sent?.key.id;
     if (!id) throw new NetworkError("the network returned no message id", true, "send_failed");
-    conn.sent.set(id, sent?.message);
-    if (conn.sent.size > SENT_CACHE) conn.sent.delete(conn.sent.keys().next().value!);
+    conn.sent.remember(id, sent?.message);
     return { networkMessageId: id };
   }
 
+  /**
+   * Closes every socket first (the network stops handing over messages, so none is
+   * acknowledged and then lost), then waits (bounded) for the inbound messages already taken
+   * to be emitted. Keys and creds were written as they changed: nothing is left to save.
+   */
   async shutdown(): Promise<void> {
     for (const conn of this.conns.values()) {
       this.stopTimers(conn);
-      // the last key changes must reach the store before the process ends
-      this.flushCredentials(conn);
       const sock = conn.sock;
       conn.sock = null;
       sock?.end(undefined);
     }
     this.conns.clear();
+    await this.chats.drain(this.opts.drainMs ?? 10_000);
   }
 
   // ---- one socket's life ----
 
-  private startSocket(conn: Conn): void {
+  private async startSocket(conn: Conn): Promise<void> {
     conn.qrCount = 0;
     conn.open = false;
+    const version = await this.opts.version?.().catch(() => undefined);
+    if (this.conns.get(conn.sessionId) !== conn) return; // disconnected while the version was looked up
     let sock: WASocket;
     try {
-      sock = makeWASocket({
-        auth: conn.auth.state,
-        logger: baileysLogger(this.log.child({ sessionId: conn.sessionId })),
+      sock = (this.opts.makeSocket ?? makeWASocket)({
+        auth: { creds: conn.auth.state.creds, keys: conn.keys },
+        logger: baileysLogger(this.log.child({ sessionId: conn.sessionId }), this.opts.logLevel),
         ...(this.opts.waWebSocketUrl ? { waWebSocketUrl: this.opts.waWebSocketUrl } : {}),
+        ...(version ? { version } : {}),
         connectTimeoutMs: this.opts.connectTimeoutMs ?? 20_000,
         markOnlineOnConnect: false,
         syncFullHistory: false,
-        getMessage: async (key) => (key.id ? (conn.sent.get(key.id) as never) : undefined),
+        msgRetryCounterCache: conn.retryCounts,
+        shouldIgnoreJid,
+        getMessage: async (key) => (await conn.sent.content(key.id)) as never,
       });
     } catch (err) {
-      this.conns.delete(conn.sessionId);
+      this.forget(conn);
       throw new NetworkError(`cannot open a connection: ${(err as Error).message}`, false, "socket_failed");
     }
     conn.sock = sock;
+    this.watch(conn, sock);
     sock.ev.on("connection.update", (u) => {
       if (conn.sock !== sock) return; // an old socket's last words
       const action = translateConnectionUpdate(u, { linked: conn.auth.linked(), qrShown: conn.qrCount > 0 });
@@ -181,29 +221,48 @@ export class BaileysDriver implements NetworkDriver {
         conn.everOpened = true;
         conn.restarts = 0;
         conn.policy.opened(Date.now());
-        this.flushCredentials(conn);
         const phone = phoneOfJid(conn.auth.state.creds.me?.id) ?? "";
         this.emitter.emit({ type: "connected", sessionId: conn.sessionId, phoneNumber: phone });
       } else if (action.kind === "close") {
         conn.sock = null;
         conn.open = false;
+        conn.unwatch?.();
         conn.policy.closed(Date.now());
         this.onClose(conn, action);
       }
     });
-    sock.ev.on("creds.update", () => this.credsChanged(conn));
+    // creds change rarely (pairing, pre-key uploads): each change is written at once
+    sock.ev.on("creds.update", () => {
+      if (this.conns.get(conn.sessionId) === conn) conn.auth.saveCreds();
+    });
     sock.ev.on("messages.upsert", ({ messages, type }) => {
+      if (type !== "notify" && type !== "append") return;
       for (const m of messages) {
-        if (!shouldHandleUpsert(type, m)) continue;
+        if (m.key.fromMe && m.key.id && conn.sent.has(m.key.id)) continue; // our own send's echo
         const onError = (err: unknown) => this.log.error("inbound message not handled", { sessionId: conn.sessionId, err });
-        void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound(conn, sock, m), onError);
+        void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound.handle(conn.sessionId, sock, m), onError);
       }
     });
     sock.ev.on("messages.update", (updates) => {
       for (const r of translateStatusUpdates(updates, new Date())) this.emitter.emit({ type: "receipt", sessionId: conn.sessionId, ...r });
+      for (const r of translateRejections(updates)) {
+        this.log.warn("the network rejected a message", { sessionId: conn.sessionId, ...r });
+        this.emitter.emit({ type: "rejected", sessionId: conn.sessionId, ...r });
+      }
     });
     sock.ev.on("message-receipt.update", (updates) => {
       for (const r of translateUserReceipts(updates)) this.emitter.emit({ type: "receipt", sessionId: conn.sessionId, ...r });
+    });
+  }
+
+  /** The watchdog: an open socket that hears nothing for `watchdogMs` is closed as lost (408: the close path backs off and reconnects). */
+  private watch(conn: Conn, sock: WASocket): void {
+    conn.unwatch?.();
+    const limit = this.opts.watchdogMs ?? 0;
+    if (!limit) return;
+    conn.unwatch = watchSocket(sock, limit, () => conn.sock === sock && conn.open, (silentMs) => {
+      this.log.warn("socket silent; reconnecting", { sessionId: conn.sessionId, silentMs });
+      sock.end(Object.assign(new Error(`no frames for ${silentMs} ms`), { output: { statusCode: 408 } }) as never);
     });
   }
 
@@ -211,82 +270,48 @@ export class BaileysDriver implements NetworkDriver {
     const { sessionId } = conn;
     if (this.conns.get(sessionId) !== conn) return; // disconnected or shut down on purpose
     if (action.reconnect === "now" && conn.restarts++ < 3) {
-      this.flushCredentials(conn);
-      this.startSocket(conn);
+      void this.startSocket(conn).catch((err) => this.fail(conn, err));
       return;
+    }
+    if (action.reconnect === "replaced" && !conn.replaced.allow(Date.now())) {
+      const { max, windowMs } = conn.replaced;
+      return this.end(conn, "replaced", `${action.detail}; replaced ${max} times within ${Math.round(windowMs / 1000)} s: another client keeps taking the link`);
     }
     if (action.reconnect === "never") {
-      if (!action.wipe) this.flushCredentials(conn);
-      this.forget(conn);
       if (action.wipe) this.emitter.emit({ type: "credentials", sessionId, credentials: null });
-      this.emitter.emit({ type: "disconnected", sessionId, reason: action.reason, willReconnect: false, detail: action.detail });
-      return;
+      return this.end(conn, action.reason, action.detail);
     }
+    // a drop, or a takeover under the loop guard: back off, then try again with the same link
     const linking = !conn.everOpened && !conn.auth.linked();
     const delay = conn.policy.next(linking);
-    this.flushCredentials(conn);
-    if (delay === null) {
-      this.forget(conn);
-      const detail = `${action.detail}; gave up after ${conn.policy.attempt} retries`;
-      this.emitter.emit({ type: "disconnected", sessionId, reason: action.reason, willReconnect: false, detail });
-      return;
-    }
+    const reason = action.reconnect === "replaced" ? "connection_lost" : action.reason;
+    if (delay === null) return this.end(conn, reason, `${action.detail}; gave up after ${conn.policy.attempt} retries`);
     this.log.info("connection dropped; retrying", { sessionId, attempt: conn.policy.attempt, retryInMs: delay, detail: action.detail });
-    this.emitter.emit({ type: "disconnected", sessionId, reason: action.reason, willReconnect: true, detail: action.detail, retryInMs: delay });
+    this.emitter.emit({ type: "disconnected", sessionId, reason, willReconnect: true, detail: action.detail, retryInMs: delay });
     conn.retryTimer = setTimeout(() => {
       conn.retryTimer = undefined;
-      if (this.conns.get(sessionId) === conn && !conn.sock) {
-        try {
-          this.startSocket(conn);
-        } catch (err) {
-          this.emitter.emit({ type: "disconnected", sessionId, reason: "error", willReconnect: false, detail: (err as Error).message });
-        }
-      }
+      if (this.conns.get(sessionId) === conn && !conn.sock) void this.startSocket(conn).catch((err) => this.fail(conn, err));
     }, delay);
   }
 
-  private async inbound(conn: Conn, sock: WASocket, m: WAMessage): Promise<void> {
-    const t = translateInbound(m, new Date());
-    if (!t) return;
-    const message: InboundMessage = { ...t.message };
-    if (t.media) {
-      try {
-        const data = await downloadMediaMessage(m, "buffer", {}, { logger: baileysLogger(this.log), reuploadRequest: sock.updateMediaMessage });
-        // the bytes travel with the event; the messaging module stores the one copy
-        message.media = { data, mimeType: t.media.mimeType, filename: t.media.filename };
-      } catch (err) {
-        // the message still arrives; its media is missing
-        this.log.warn("inbound media download failed", { sessionId: conn.sessionId, networkMessageId: t.message.networkMessageId, err });
-      }
-    }
-    this.emitter.emit({ type: "inbound", sessionId: conn.sessionId, message });
+  private end(conn: Conn, reason: DisconnectReason, detail: string): void {
+    this.forget(conn);
+    this.emitter.emit({ type: "disconnected", sessionId: conn.sessionId, reason, willReconnect: false, detail });
   }
 
-  // ---- credentials: handed to the session manager, which stores them encrypted ----
-
-  private credsChanged(conn: Conn): void {
-    conn.dirty = true;
-    if (conn.credsTimer) return;
-    conn.credsTimer = setTimeout(() => this.flushCredentials(conn), this.opts.credentialsDebounceMs ?? 250);
-  }
-
-  private flushCredentials(conn: Conn): void {
-    clearTimeout(conn.credsTimer);
-    conn.credsTimer = undefined;
-    // a session disconnected on purpose has no credentials any more: nothing to save
-    if (!conn.dirty || this.conns.get(conn.sessionId) !== conn) return;
-    conn.dirty = false;
-    this.emitter.emit({ type: "credentials", sessionId: conn.sessionId, credentials: conn.auth.serialize() });
+  private fail(conn: Conn, err: unknown): void {
+    this.forget(conn);
+    this.emitter.emit({ type: "disconnected", sessionId: conn.sessionId, reason: "error", willReconnect: false, detail: (err as Error).message });
   }
 
   private forget(conn: Conn): void {
     this.stopTimers(conn);
-    this.conns.delete(conn.sessionId);
+    if (this.conns.get(conn.sessionId) === conn) this.conns.delete(conn.sessionId);
   }
 
   private stopTimers(conn: Conn): void {
     clearTimeout(conn.retryTimer);
-    clearTimeout(conn.credsTimer);
-    conn.retryTimer = conn.credsTimer = undefined;
+    conn.unwatch?.();
+    conn.retryTimer = conn.unwatch = undefined;
   }
 }

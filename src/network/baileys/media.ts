@@ -5,6 +5,24 @@ export function sendOptions(m: OutboundMessage): { messageId?: string } {
   return m.clientMessageId ? { messageId: m.clientMessageId } : {};
 }
 
+/** A phone number's JID, or the `<digits>@lid` address of a contact whose number the network hides, as it is. */
+export function recipientJid(to: string): string {
+  return to.endsWith("@lid") ? to : `${to}@s.whatsapp.net`;
+}
+
+/**
+ * Whether audio can go as a voice note (ptt): the network plays voice notes only as Opus in
+ * Ogg. `audio/ogg` without a codec is taken for Opus (what recorders write); Ogg Vorbis, MP3,
+ * AAC and the rest go as audio files.
+ */
+export function isVoiceNote(mimeType: string): boolean {
+  const [type, ...params] = mimeType.toLowerCase().split(";").map((s) => s.trim());
+  const codecs = params.find((p) => p.startsWith("codecs="))?.slice(7).replace(/"/g, "");
+  if (type === "audio/opus") return true;
+  if (type !== "audio/ogg") return false;
+  return !codecs || codecs === "opus";
+}
+
 /** The content baileys' `sendMessage` takes for an outbound message. */
 export function outboundContent(m: OutboundMessage): Record<string, unknown> {
   if (m.type === "text" || !m.media) return { text: m.text ?? "" };
@@ -17,8 +35,19 @@ export function outboundContent(m: OutboundMessage): Record<string, unknown> {
     case "video":
       return { video: data, mimetype, caption: m.text, jpegThumbnail: "" };
     case "audio":
-      return { audio: data, mimetype };
+      return isVoiceNote(mimetype) ? { audio: data, mimetype: "audio/ogg; codecs=opus", ptt: true } : { audio: data, mimetype };
     case "document":
       return { document: data, mimetype, fileName: m.media.filename ?? "document", caption: m.text };
+    default:
+      // reactions, locations and contact cards are stored, never sent
+      return { text: m.text ?? "" };
   }
+}
+
+/**
+ * The message content for the network's retry request, rebuilt from the database's copy: a
+ * text only (media would need the upload keys of the first send, which are not stored).
+ */
+export function storedContent(m: OutboundMessage): { conversation: string } | undefined {
+  return m.type === "text" && m.text !== undefined ? { conversation: m.text } : undefined;
 }

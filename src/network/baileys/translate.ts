@@ -1,6 +1,10 @@
 import {
   DisconnectReason as WA,
   getContentType,
+  isJidBroadcast,
+  isJidGroup,
+  isJidNewsletter,
+  isJidStatusBroadcast,
   jidDecode,
   normalizeMessageContent,
   proto,
@@ -11,6 +15,7 @@ import {
   type WAMessageUpdate,
 } from "baileys";
 import type { DisconnectReason, InboundMessage, MessageType } from "../driver.ts";
+import { translateRich } from "./rich.ts";
 
 // Pure translations of baileys' events into Parley's driver events, tested against recorded shapes.
 
@@ -21,14 +26,20 @@ export type ConnectionAction =
   | {
       kind: "close";
       reason: DisconnectReason;
-      /** now: a planned restart (after pairing); backoff: a transient failure; never: final */
-      reconnect: "now" | "backoff" | "never";
+      /**
+       * now: a planned restart (after pairing); backoff: a transient failure; replaced: another
+       * client took the link (440), retried under a loop guard; never: final
+       */
+      reconnect: "now" | "backoff" | "replaced" | "never";
       /** the link is dead: forget the credentials */
       wipe: boolean;
       statusCode: number | undefined;
       detail: string;
     }
   | { kind: "none" };
+
+/** The close code of a connection refused for its client version (baileys has no name for it). */
+export const VERSION_REJECTED = 405;
 
 /** The HTTP-like status baileys puts on the error that closed the socket (a Boom), if any. */
 export function statusCodeOf(error: unknown): number | undefined {
@@ -45,7 +56,7 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
     const error = u.lastDisconnect?.error;
     const statusCode = statusCodeOf(error);
     const detail = `${error?.message ?? "connection closed"}${statusCode ? ` (${statusCode})` : ""}`;
-    const close = (reason: DisconnectReason, reconnect: "now" | "backoff" | "never", wipe: boolean): ConnectionAction => ({
+    const close = (reason: DisconnectReason, reconnect: "now" | "backoff" | "replaced" | "never", wipe: boolean): ConnectionAction => ({
       kind: "close",
       reason,
       reconnect,
@@ -59,7 +70,17 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
       case WA.forbidden:
         return close("banned", "never", true);
       case WA.connectionReplaced:
-        return close("replaced", "never", false);
+        return close("replaced", "replaced", false);
+      case VERSION_REJECTED:
+        // the network refuses this WhatsApp Web version: retrying with it cannot help
+        return {
+          kind: "close",
+          reason: "version_rejected",
+          reconnect: "never",
+          wipe: false,
+          statusCode,
+          detail: `${detail}: the network refused this WhatsApp Web version; set waVersion to a current one, or waVersion=latest`,
+        };
       case WA.restartRequired:
         return close("connection_lost", "now", false);
       case WA.multideviceMismatch:
@@ -83,11 +104,34 @@ export function phoneOfJid(jid: string | null | undefined): string | undefined {
   return decoded?.user || undefined;
 }
 
-/** The sender's number: the phone-number JID when the key has one (v7 keys may address by LID). */
-export function senderOf(key: WAMessageKey): string | undefined {
+/** Who a message is with: a phone number (digits), or a LID the driver still has to resolve. */
+export type Counterpart = { phone: string } | { lid: string };
+
+/**
+ * The other side of a 1:1 chat: the phone-number JID when the key has one (v7 keys may address
+ * by LID, with the number in `remoteJidAlt`), else the LID itself (`<digits>@lid`). LID digits
+ * are never a phone number.
+ */
+export function counterpartOf(key: Pick<WAMessageKey, "remoteJid" | "remoteJidAlt">): Counterpart | undefined {
   const candidates = [key.remoteJid, key.remoteJidAlt].filter((j): j is string => !!j);
   const pn = candidates.find((j) => jidDecode(j)?.server === "s.whatsapp.net");
-  return phoneOfJid(pn ?? candidates.find((j) => jidDecode(j)?.server === "lid"));
+  if (pn) return { phone: phoneOfJid(pn)! };
+  const lid = candidates.map((j) => jidDecode(j)).find((d) => d?.server === "lid" && d.user);
+  return lid ? { lid: `${lid.user}@lid` } : undefined;
+}
+
+/** The sender's phone number when the key carries one (undefined for a LID-only key). */
+export function senderOf(key: WAMessageKey): string | undefined {
+  const c = counterpartOf(key);
+  return c && "phone" in c ? c.phone : undefined;
+}
+
+/**
+ * baileys' `shouldIgnoreJid`: chats Parley does not handle (groups, status updates, broadcast
+ * lists, newsletters) are not decrypted at all, so they cost nothing and are never stored.
+ */
+export function shouldIgnoreJid(jid: string): boolean {
+  return Boolean(isJidGroup(jid) || isJidBroadcast(jid) || isJidStatusBroadcast(jid) || isJidNewsletter(jid));
 }
 
 function seconds(ts: unknown): number | undefined {
@@ -97,10 +141,14 @@ function seconds(ts: unknown): number | undefined {
   return undefined;
 }
 
-/** An inbound message without its media bytes, and what media to download. */
+/** A message of a 1:1 chat without its media bytes, the counterpart to resolve, and what media to download. */
 export interface InboundTranslation {
-  message: Omit<InboundMessage, "media">;
-  media?: { mimeType: string; filename?: string };
+  message: Omit<InboundMessage, "media" | "from">;
+  counterpart: Counterpart;
+  /** written by the account's owner (from the phone or another linked device) */
+  fromMe: boolean;
+  /** what to download; `fileLength` as the message declares it (the cap is checked before downloading) */
+  media?: { mimeType: string; filename?: string; fileLength?: number };
 }
 
 const MEDIA: Partial<Record<string, MessageType>> = {
@@ -114,37 +162,48 @@ const MEDIA: Partial<Record<string, MessageType>> = {
  * Whether the driver handles one message of a `messages.upsert` batch. `notify` is a message
  * received live; `append` is one the network queued while Parley was away (delivered with the
  * `offline` flag after a restart or reconnect, and already acknowledged to the network, so it
- * is never offered again). Our own messages (`fromMe`, echoed as `append`) are not inbound.
+ * is never offered again). Own messages (`fromMe`) are handled too: the driver records those
+ * the owner wrote from the phone and skips its own sends' echoes.
  */
-export function shouldHandleUpsert(type: string, msg: Pick<WAMessage, "key">): boolean {
-  return (type === "notify" || type === "append") && !msg.key?.fromMe;
+export function shouldHandleUpsert(type: string, _msg?: Pick<WAMessage, "key">): boolean {
+  return type === "notify" || type === "append";
 }
 
-/** One message of `messages.upsert` from a contact, or null for what Parley does not handle. */
+/** One message of `messages.upsert` in a 1:1 chat, or null for what Parley does not handle. */
 export function translateInbound(msg: WAMessage, now: Date): InboundTranslation | null {
   const key = msg.key;
-  if (!key?.id || key.fromMe || !msg.message) return null;
+  if (!key?.id || !msg.message) return null;
   const server = key.remoteJid ? jidDecode(key.remoteJid)?.server : undefined;
   if (server !== "s.whatsapp.net" && server !== "lid") return null; // groups, broadcasts, newsletters
-  const from = senderOf(key);
+  const counterpart = counterpartOf(key);
   const content = normalizeMessageContent(msg.message);
   const kind = getContentType(content);
-  if (!from || !content || !kind) return null;
+  if (!counterpart || !content || !kind) return null;
   const ts = seconds(msg.messageTimestamp);
-  const base = { networkMessageId: key.id, from, pushName: msg.pushName ?? undefined, timestamp: ts ? new Date(ts * 1000) : now };
-  if (kind === "conversation") return { message: { ...base, type: "text", text: content.conversation ?? "" } };
-  if (kind === "extendedTextMessage") return { message: { ...base, type: "text", text: content.extendedTextMessage?.text ?? "" } };
+  const base = { networkMessageId: key.id, pushName: key.fromMe ? undefined : (msg.pushName ?? undefined), timestamp: ts ? new Date(ts * 1000) : now };
+  const out = (message: Omit<InboundTranslation["message"], keyof typeof base>, media?: InboundTranslation["media"]): InboundTranslation => ({
+    message: { ...base, ...message },
+    counterpart,
+    fromMe: Boolean(key.fromMe),
+    ...(media ? { media } : {}),
+  });
+  if (kind === "conversation") return out({ type: "text", text: content.conversation ?? "" });
+  if (kind === "extendedTextMessage") return out({ type: "text", text: content.extendedTextMessage?.text ?? "" });
+  const rich = translateRich(content);
+  if (rich) return out(rich);
   const type = MEDIA[kind];
-  if (!type) return null; // stickers, reactions, locations, protocol messages
+  if (!type) return null; // stickers, polls, protocol messages
   const m = content[kind as "imageMessage" | "videoMessage" | "audioMessage" | "documentMessage"] as {
     caption?: string | null;
     mimetype?: string | null;
     fileName?: string | null;
+    fileLength?: unknown;
   };
-  return {
-    message: { ...base, type, text: m.caption ?? undefined },
-    media: { mimeType: m.mimetype ?? "application/octet-stream", filename: m.fileName ?? undefined },
-  };
+  const fileLength = seconds(m.fileLength);
+  return out(
+    { type, text: m.caption ?? undefined },
+    { mimeType: m.mimetype ?? "application/octet-stream", filename: m.fileName ?? undefined, ...(fileLength !== undefined ? { fileLength } : {}) },
+  );
 }
 
 export interface ReceiptTranslation {
@@ -175,6 +234,38 @@ export function translateUserReceipts(updates: MessageUserReceiptUpdate[]): Rece
     const delivered = seconds(receipt.receiptTimestamp);
     if (read) out.push({ networkMessageId: key.id, status: "read", at: new Date(read * 1000) });
     else if (delivered) out.push({ networkMessageId: key.id, status: "delivered", at: new Date(delivered * 1000) });
+  }
+  return out;
+}
+
+export interface RejectionTranslation {
+  networkMessageId: string;
+  /** the network's code (463, 479, ...), or `error` when it gave none */
+  code: string;
+  /** the account is restricted (463): new sends would count against it */
+  restricted: boolean;
+  detail: string;
+}
+
+/** Server codes with a known meaning (baileys' SERVER_ERROR_CODES and NACK_REASONS). */
+const REJECTIONS: Record<string, { restricted: boolean; text: string }> = {
+  "463": { restricted: true, text: "the account is restricted from starting chats (463)" },
+  "479": { restricted: false, text: "the network rejected the message as invalid (479: stale device session or bad address)" },
+};
+
+/**
+ * `messages.update` of our own messages with status ERROR: baileys' bad ack (the server or the
+ * recipient's device refused the message after it was sent). The code is the first stub parameter.
+ */
+export function translateRejections(updates: WAMessageUpdate[]): RejectionTranslation[] {
+  const out: RejectionTranslation[] = [];
+  for (const { key, update } of updates) {
+    if (!key?.fromMe || !key.id || update.status !== S.ERROR) continue;
+    const params = update.messageStubParameters ?? [];
+    const code = params[0] ? String(params[0]) : "error";
+    const known = REJECTIONS[code];
+    const detail = [known?.text ?? `the network rejected the message (${code})`, ...params.slice(1)].join(": ");
+    out.push({ networkMessageId: key.id, code, restricted: known?.restricted ?? false, detail });
   }
   return out;
 }

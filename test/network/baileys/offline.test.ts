@@ -7,7 +7,8 @@ import { ManualClock } from "../../../src/clock.ts";
 import { loadConfig } from "../../../src/config.ts";
 import type { AppEvent } from "../../../src/events/bus.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { memoryAuthState } from "../../../src/network/baileys/auth-state.ts";
+import { initAuthCreds } from "baileys";
+import { serializeCreds } from "../../../src/network/baileys/auth-state.ts";
 import { BaileysDriver } from "../../../src/network/baileys/driver.ts";
 import type { DriverEvent } from "../../../src/network/driver.ts";
 import { encryptCredentials } from "../../../src/modules/sessions/credentials.ts";
@@ -113,9 +114,9 @@ test("offline linking: connect answers 502, retries back off then stop, the sess
 test("offline restart: a linked session keeps retrying at the capped interval, keeps its link, and is disconnected once", async () => {
   const id = (await call("POST", "/api/v1/chatapp", { name: "linked" })).body.data.id;
   // a session linked before the restart: status connected, credentials of a linked device stored
-  const auth = memoryAuthState(null, () => {});
-  Object.assign(auth.state.creds, { me: { id: "919812345678:7@s.whatsapp.net" }, account: { details: Buffer.from([1]) } });
-  const sealed = encryptCredentials(KEY, id, auth.serialize());
+  const creds = initAuthCreds();
+  Object.assign(creds, { me: { id: "919812345678:7@s.whatsapp.net" }, account: { details: Buffer.from([1]) } });
+  const sealed = encryptCredentials(KEY, id, serializeCreds(creds));
   rt.deps.sqlite.query("UPDATE chat_sessions SET status = 'connected', phone_number = '919812345678', credentials = ? WHERE id = ?").run(sealed, id);
 
   const before = attempts;

@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { Boom } from "@hapi/boom";
 import { DisconnectReason } from "baileys";
 import {
+  counterpartOf,
   senderOf,
+  shouldIgnoreJid,
+  translateRejections,
   shouldHandleUpsert,
   translateConnectionUpdate,
   translateInbound,
@@ -33,7 +36,8 @@ describe("connection.update", () => {
   test.each([
     ["loggedOut", DisconnectReason.loggedOut, linked, "logged_out", "never", true],
     ["forbidden (banned)", DisconnectReason.forbidden, linked, "banned", "never", true],
-    ["connectionReplaced", DisconnectReason.connectionReplaced, linked, "replaced", "never", false],
+    ["connectionReplaced (reconnects under a loop guard)", DisconnectReason.connectionReplaced, linked, "replaced", "replaced", false],
+    ["405: the WhatsApp Web version was refused", 405, linked, "version_rejected", "never", false],
     ["restartRequired (after pairing)", DisconnectReason.restartRequired, linked, "connection_lost", "now", false],
     ["connectionLost / timedOut", DisconnectReason.connectionLost, linked, "connection_lost", "backoff", false],
     ["connectionClosed", DisconnectReason.connectionClosed, linked, "connection_lost", "backoff", false],
@@ -64,7 +68,9 @@ describe("messages.upsert", () => {
   test("a text (conversation) from a contact", () => {
     const t = translateInbound({ key, messageTimestamp: 1767225600, pushName: "Asha", message: { conversation: "hello" } }, NOW);
     expect(t).toEqual({
-      message: { networkMessageId: key.id, from: "919800000001", pushName: "Asha", type: "text", text: "hello", timestamp: new Date(1767225600_000) },
+      message: { networkMessageId: key.id, pushName: "Asha", type: "text", text: "hello", timestamp: new Date(1767225600_000) },
+      counterpart: { phone: "919800000001" },
+      fromMe: false,
     });
   });
 
@@ -80,7 +86,9 @@ describe("messages.upsert", () => {
   test("media: image with caption, document with its file name; media to download", () => {
     const img = translateInbound({ key, message: { imageMessage: { caption: "look", mimetype: "image/jpeg", url: "https://mmg.whatsapp.net/x" } } }, NOW);
     expect(img).toEqual({
-      message: { networkMessageId: key.id, from: "919800000001", pushName: undefined, type: "image", text: "look", timestamp: NOW },
+      message: { networkMessageId: key.id, pushName: undefined, type: "image", text: "look", timestamp: NOW },
+      counterpart: { phone: "919800000001" },
+      fromMe: false,
       media: { mimeType: "image/jpeg", filename: undefined },
     });
     const doc = translateInbound({ key, message: { documentMessage: { fileName: "invoice.pdf", mimetype: "application/pdf" } } }, NOW);
@@ -90,18 +98,37 @@ describe("messages.upsert", () => {
     expect(translateInbound({ key, message: { videoMessage: { mimetype: "video/mp4" } } }, NOW)?.message.type).toBe("video");
   });
 
-  test("v7 LID addressing: the phone number comes from remoteJidAlt", () => {
+  test("v7 LID addressing: the phone number comes from remoteJidAlt; a LID alone stays a LID, never a phone number", () => {
     const lidKey = { remoteJid: "123456789012345@lid", remoteJidAlt: "919800000001@s.whatsapp.net", fromMe: false, id: "AB12" };
     expect(senderOf(lidKey)).toBe("919800000001");
-    expect(translateInbound({ key: lidKey, message: { conversation: "hi" } }, NOW)?.message.from).toBe("919800000001");
-    expect(senderOf({ remoteJid: "123456789012345@lid", id: "AB13" })).toBe("123456789012345");
+    expect(translateInbound({ key: lidKey, message: { conversation: "hi" } }, NOW)?.counterpart).toEqual({ phone: "919800000001" });
+    expect(senderOf({ remoteJid: "123456789012345@lid", id: "AB13" })).toBeUndefined();
+    expect(counterpartOf({ remoteJid: "123456789012345:7@lid" })).toEqual({ lid: "123456789012345@lid" });
+    expect(translateInbound({ key: { remoteJid: "123456789012345@lid", id: "AB14" }, message: { conversation: "hi" } }, NOW)?.counterpart).toEqual({
+      lid: "123456789012345@lid",
+    });
   });
 
-  test("ignored: own messages, groups, status broadcasts, reactions, protocol messages, empty stubs", () => {
-    expect(translateInbound({ key: { ...key, fromMe: true }, message: { conversation: "me" } }, NOW)).toBeNull();
+  test("the owner's own messages (written from the phone) are translated with fromMe and no push name", () => {
+    const t = translateInbound({ key: { ...key, fromMe: true }, pushName: "Me", message: { conversation: "from my phone" } }, NOW);
+    expect(t).toMatchObject({ fromMe: true, counterpart: { phone: "919800000001" }, message: { type: "text", text: "from my phone", pushName: undefined } });
+  });
+
+  test("shouldIgnoreJid: groups, status, broadcast lists and newsletters; 1:1 chats (PN and LID) are handled", () => {
+    for (const jid of ["120363025246125888@g.us", "status@broadcast", "1234567890@broadcast", "120363144038483540@newsletter"]) expect(shouldIgnoreJid(jid)).toBe(true);
+    for (const jid of ["919800000001@s.whatsapp.net", "123456789012345@lid"]) expect(shouldIgnoreJid(jid)).toBe(false);
+  });
+
+  test("media declares its size (fileLength, a Long) so the cap is checked before downloading", () => {
+    const long = { low: 20_000_000, high: 0, unsigned: true, toNumber: () => 20_000_000 };
+    const t = translateInbound({ key, message: { videoMessage: { mimetype: "video/mp4", fileLength: long as never } } }, NOW);
+    expect(t?.media).toEqual({ mimeType: "video/mp4", filename: undefined, fileLength: 20_000_000 });
+  });
+
+  test("ignored: groups, status broadcasts, stickers, protocol messages, empty stubs", () => {
+    expect(translateInbound({ key, message: { stickerMessage: { mimetype: "image/webp" } } }, NOW)).toBeNull();
     expect(translateInbound({ key: { ...key, remoteJid: "120363025246125888@g.us", participant: "919800000001@s.whatsapp.net" }, message: { conversation: "group" } }, NOW)).toBeNull();
     expect(translateInbound({ key: { ...key, remoteJid: "status@broadcast" }, message: { conversation: "story" } }, NOW)).toBeNull();
-    expect(translateInbound({ key, message: { reactionMessage: { text: "👍", key } } }, NOW)).toBeNull();
     expect(translateInbound({ key, message: { protocolMessage: { type: 0 } } }, NOW)).toBeNull();
     expect(translateInbound({ key, messageStubType: 2 }, NOW)).toBeNull();
   });
@@ -127,14 +154,19 @@ describe("messages.upsert types", () => {
   test("a message queued while offline (append) is handled like a live one (notify)", () => {
     const handled = offline.messages.filter((m) => shouldHandleUpsert(offline.type, m)).map((m) => translateInbound(m, NOW));
     expect(handled).toEqual([
-      { message: { networkMessageId: "3EB0OFFLINE0001", from: "919800000001", pushName: "Asha", type: "text", text: "sent while you were away", timestamp: new Date(1767225500_000) } },
+      {
+        message: { networkMessageId: "3EB0OFFLINE0001", pushName: "Asha", type: "text", text: "sent while you were away", timestamp: new Date(1767225500_000) },
+        counterpart: { phone: "919800000001" },
+        fromMe: false,
+      },
     ]);
     expect(shouldHandleUpsert("notify", offline.messages[0]!)).toBe(true);
   });
 
-  test("our own echoed messages are not inbound, whatever the type", () => {
-    expect(ownEcho.messages.filter((m) => shouldHandleUpsert(ownEcho.type, m))).toEqual([]);
-    expect(shouldHandleUpsert("notify", ownEcho.messages[0]!)).toBe(false);
+  test("own messages reach the driver (it skips the echoes of its own sends by id); other upsert kinds do not", () => {
+    expect(shouldHandleUpsert(ownEcho.type, ownEcho.messages[0]!)).toBe(true);
+    expect(translateInbound(ownEcho.messages[0]!, NOW)?.fromMe).toBe(true);
+    expect(shouldHandleUpsert("history", ownEcho.messages[0]!)).toBe(false);
   });
 });
 
@@ -172,5 +204,30 @@ describe("receipts", () => {
       { networkMessageId: "3EB0BB", status: "read", at: new Date(1767225609_000) },
       { networkMessageId: "3EB0CC", status: "read", at: new Date(1767225610_000) },
     ]);
+  });
+});
+
+describe("server rejections (bad acks)", () => {
+  const mine = { remoteJid: "919800000001@s.whatsapp.net", fromMe: true, id: "3EB0AA" };
+
+  test("status ERROR with the code as baileys' handleBadAck emits it: 463 restricts, 479 does not, others keep their code", () => {
+    const out = translateRejections([
+      { key: mine, update: { status: 0, messageStubParameters: ["463"] } },
+      { key: { ...mine, id: "3EB0BB" }, update: { status: 0, messageStubParameters: ["479"] } },
+      { key: { ...mine, id: "3EB0CC" }, update: { status: 0, messageStubParameters: ["463", "Account restricted"] } },
+      { key: { ...mine, id: "3EB0DD" }, update: { status: 0, messageStubParameters: ["500"] } },
+      { key: { ...mine, id: "3EB0EE" }, update: { status: 0 } },
+      { key: { ...mine, id: "3EB0FF" }, update: { status: 3 } },
+      { key: { ...mine, fromMe: false }, update: { status: 0, messageStubParameters: ["463"] } },
+    ]);
+    expect(out.map((r) => [r.networkMessageId, r.code, r.restricted])).toEqual([
+      ["3EB0AA", "463", true],
+      ["3EB0BB", "479", false],
+      ["3EB0CC", "463", true],
+      ["3EB0DD", "500", false],
+      ["3EB0EE", "error", false],
+    ]);
+    expect(out[2]!.detail).toContain("Account restricted");
+    expect(translateStatusUpdates([{ key: mine, update: { status: 0, messageStubParameters: ["463"] } }], NOW)).toEqual([]);
   });
 });

@@ -1,0 +1,53 @@
+import { and, eq } from "drizzle-orm";
+import type { AppDeps } from "../../deps.ts";
+import { RetryLaterError } from "../../jobs/queue.ts";
+import { chatSessions } from "../sessions/table.ts";
+
+/**
+ * How long a session's queue waits after the network said the account is restricted (463):
+ * every further send to a new chat would count against it. Long enough for the usual
+ * restriction to lift; the operator can clear it earlier (README).
+ */
+export const RESTRICTION_PAUSE_MS = 6 * 3_600_000;
+
+/** Pauses a session's outbound queue until `until` (a later pause wins over an earlier one). Row-backed: survives a restart. */
+export function pauseSending(deps: Pick<AppDeps, "db" | "sqlite">, workspaceId: string, sessionId: string, until: number, reason: string): void {
+  const row = sendPause(deps, workspaceId, sessionId);
+  if (row && (row.until ?? 0) >= until) return;
+  deps.db
+    .update(chatSessions)
+    .set({ sendPausedUntil: until, sendPauseReason: reason })
+    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
+    .run();
+}
+
+/** Lifts a pause now. */
+export function resumeSending(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string): void {
+  deps.db
+    .update(chatSessions)
+    .set({ sendPausedUntil: null, sendPauseReason: null })
+    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
+    .run();
+}
+
+/** The pause of a session's queue, if any (`until` may be in the past: then it is over). A cached statement: the sender asks before every send. */
+export function sendPause(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): { until: number | null; reason: string | null } | undefined {
+  return (
+    deps.sqlite
+      .query<{ until: number | null; reason: string | null }, [string, string]>(
+        "SELECT send_paused_until AS until, send_pause_reason AS reason FROM chat_sessions WHERE workspace_id = ? AND id = ?",
+      )
+      .get(workspaceId, sessionId) ?? undefined
+  );
+}
+
+/**
+ * The sender's check before each send: while the session's queue is paused, throws
+ * RetryLaterError for the rest of the pause (the job comes back when it ends; nothing is
+ * counted as an attempt).
+ */
+export function honourSendPause(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, sessionId: string): void {
+  const p = sendPause(deps, workspaceId, sessionId);
+  const left = (p?.until ?? 0) - deps.clock.now().getTime();
+  if (left > 0) throw new RetryLaterError(left, `sending paused (${p?.reason ?? "paused"})`);
+}
