@@ -7,6 +7,7 @@ export const MAX_ATTRIBUTES = 50;
 export const MAX_ATTRIBUTE_VALUE = 500;
 export const MAX_NAME = 100;
 export const ATTRIBUTE_KEY = /^[a-zA-Z][a-zA-Z0-9_]{0,39}$/;
+export const ATTRIBUTE_KEY_MESSAGE = "must start with a letter and hold only letters, digits and _ (at most 40 characters)";
 
 /** A tag: trimmed, lower-cased, 1-40 characters. */
 export const tagField = z.string().trim().toLowerCase().min(1, "must not be empty").max(40, "must be at most 40 characters");
@@ -17,11 +18,12 @@ export const tagsField = z
   .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)
   .transform((tags) => [...new Set(tags)]);
 
-/** A contact's attributes: string values, keys as D11. */
+/** A contact's attributes: string values, keys as D11 (errors name the key: `attributes.KEY`). */
 export const attributesField = z
   .record(
-    z.string().regex(ATTRIBUTE_KEY, "keys must start with a letter and hold only letters, digits and _ (at most 40)"),
+    z.string().regex(ATTRIBUTE_KEY),
     z.string({ error: "must be a string" }).max(MAX_ATTRIBUTE_VALUE, `must be at most ${MAX_ATTRIBUTE_VALUE} characters`),
+    { error: (iss) => (iss.code === "invalid_key" ? ATTRIBUTE_KEY_MESSAGE : undefined) },
   )
   .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`);
 

@@ -2,7 +2,7 @@
 // recipients with `readSegmentBatches`; segments count and preview with the rest.
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { z } from "zod";
-import { ATTRIBUTE_KEY, MAX_ATTRIBUTES, MAX_TAGS, tagField } from "../contacts/fields.ts";
+import { attributesField, MAX_TAGS, tagField } from "../contacts/fields.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -23,10 +23,7 @@ export const segmentFilter = z
     /** the contact has none of these tags */
     tagsNone: tagList.optional(),
     /** attribute KEY equals the value, for every key given */
-    attributes: z
-      .record(z.string().regex(ATTRIBUTE_KEY, "must start with a letter and hold only letters, digits and _ (at most 40)"), z.string().max(500, "must be at most 500 characters"))
-      .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`)
-      .optional(),
+    attributes: attributesField.optional(),
     /** the contact wrote within this many days */
     lastInboundWithinDays: days.optional(),
     /** the contact was created within this many days */
