@@ -3,11 +3,16 @@ import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { responses } from "./docs.ts";
+import { contactImportRoutes } from "./routes-import.ts";
 import { contactIdParams, contactListQuery, contactView, createContactBody, updateContactBody } from "./model.ts";
 import { createContact, deleteContact, getContact, pageContacts, updateContact } from "./service.ts";
 
 /** Contacts CRUD (D11). Writes need `messaging` (owner, admin, agent: D5), reads `read`. */
 export function contactsRoutes(deps: AppDeps) {
+  return new Elysia().use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
+}
+
+function contactCrudRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/v1/contacts", tags: ["contacts"] })
     .use(authGuard(deps))
     .get(
