@@ -99,7 +99,7 @@ describe("validation: 400 with dotted errors, nothing changes", () => {
       expect(r.body.errors).toHaveProperty([field]);
     }
     expect(digest(ws.id)).toBe(before);
-    for (const [q, field] of [["optedOut=maybe", "optedOut"], ["limit=101", "limit"], ["tag=", "tag"]]) {
+    for (const [q, field] of [["optedOut=maybe", "optedOut"], ["limit=101", "limit"], ["tag=", "tag"]] as const) {
       const r = await t.request("GET", `/api/v1/contacts?${q}`, { token: ws.owner.token });
       expect(r.status).toBe(400);
       expect(r.body.errors).toHaveProperty([field]);
