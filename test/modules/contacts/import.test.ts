@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Uploads `csv`, runs the job, returns the import report. */
-async function runImport(ws: TestWorkspace, csv: string | Uint8Array) {
+async function runImport(ws: TestWorkspace, csv: string) {
   const form = new FormData();
   form.append("file", new File([csv], "contacts.csv", { type: "text/csv" }));
   const r = await t.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: form });
