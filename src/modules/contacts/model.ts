@@ -52,7 +52,7 @@ export const updateContactBody = z
 export type UpdateContactInput = z.infer<typeof updateContactBody>;
 
 export const importBody = z.object({
-  file: z.instanceof(File, { message: "is required (a CSV file part)" }),
+  file: z.instanceof(File, { message: "is required (a CSV file part)" }).meta({ type: "string", format: "binary" }),
 });
 
 // -- response shapes (OpenAPI) --
