@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
+import { contactsCommand } from "./contacts.tsx";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { outboxCommand } from "./outbox.ts";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   pairCommand(program);
   sessionsCommand(program);
   simCommand(program);
+  contactsCommand(program);
   program
     .command("version")
     .description("print the version")
