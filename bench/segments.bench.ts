@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { insertStoredContact } from "../src/modules/contacts/store.ts";
-import { countSegment, readSegmentBatches, segmentFilter } from "../src/modules/segments/filter.ts";
+import { compileSegmentFilter, countSegment, readSegmentBatches, segmentFilter } from "../src/modules/segments/filter.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 
@@ -75,7 +75,10 @@ for (const [label, raw] of Object.entries(filters)) {
   const f = segmentFilter.parse(raw);
   let n = 0;
   const ms = time(() => (n = countSegment(sqlite, ws[0]!, f, now)));
-  console.log(`count ${label}: ${n.toLocaleString("en")} contacts in ${ms.toFixed(2)} ms (${(ms / bare).toFixed(1)}x baseline)`);
+  const { where, params } = compileSegmentFilter(ws[0]!, f, now);
+  const plan = (sqlite.query(`EXPLAIN QUERY PLAN SELECT count(*) FROM contacts c WHERE ${where}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+  const scans = plan.filter((d) => d.startsWith("SCAN ")).length;
+  console.log(`count ${label}: ${n.toLocaleString("en")} contacts in ${ms.toFixed(2)} ms (${(ms / bare).toFixed(1)}x baseline)${scans ? ` [plan has ${scans} table scan(s)]` : " [indexed]"}`);
 }
 const all = segmentFilter.parse({});
 const start = performance.now();
