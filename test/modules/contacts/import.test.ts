@@ -119,3 +119,17 @@ test("import without a file part is 400 errors.file; the report of another works
   expect(r.body.errors).toHaveProperty(["file"]);
   expect((await t.request("GET", `/api/v1/contacts/imports/${Bun.randomUUIDv7()}`, { token: ws.owner.token })).status).toBe(404);
 });
+
+test("an export imports back unchanged (createdAt is skipped); trailing empty fields are accepted", async () => {
+  const a = await createWorkspace(t);
+  await t.request("POST", "/api/v1/contacts", { token: a.owner.token, body: { phone: "919845400001", name: "Asha, Pune", tags: ["vip", "lead"], attributes: { city: "Pune", note: 'said "hi"' } } });
+  const b0 = await t.request("POST", "/api/v1/contacts", { token: a.owner.token, body: { phone: "919845400002", tags: [] } });
+  await t.request("PATCH", `/api/v1/contacts/${b0.body.data.id}`, { token: a.owner.token, body: { optedOut: true } });
+  const csv = await (await t.app.handle(new Request("http://localhost/api/v1/contacts/export", { headers: { authorization: `Bearer ${a.owner.token}` } }))).text();
+  const b = await createWorkspace(t);
+  expect(await runImport(b, csv)).toMatchObject({ status: "completed", created: 2, rejected: 0 });
+  const strip = (c: any) => ({ phone: c.phone, name: c.name, tags: c.tags, attributes: c.attributes, optedOut: c.optedOut });
+  const list = async (w: TestWorkspace) => (await t.request("GET", "/api/v1/contacts", { token: w.owner.token })).body.data.map(strip).sort((x: any, y: any) => x.phone.localeCompare(y.phone));
+  expect(await list(b)).toEqual(await list(a));
+  expect(await runImport(b, "phone,name\n919845400003,Trailing,,\n919845400004,Extra,x\n")).toMatchObject({ created: 1, rejected: 1 });
+});
