@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
+import { contactsCommand } from "./contacts.tsx";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { opsCommands } from "./ops.ts";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   sessionsCommand(program);
   simCommand(program);
   opsCommands(program);
+  contactsCommand(program);
   program
     .command("version")
     .description("print the version")

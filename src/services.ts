@@ -7,6 +7,7 @@ import { sessionManager } from "./modules/sessions/manager.ts";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
 import { webhookServices } from "./modules/webhooks/setup.ts";
 import { messagingServices } from "./modules/messages/wiring.ts";
+import { contactsServices } from "./modules/contacts/wiring.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -40,6 +41,7 @@ export function createServices(deps: AppDeps): Services {
   ];
   const sessions = sessionManager(deps);
   const messaging = messagingServices(deps);
+  contactsServices(deps);
   periodic.push(...messaging.periodic);
   let restoring: Promise<void> | undefined;
   return {
