@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "../messages/table.ts";
+import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES, STORED_MESSAGE_TYPES } from "../messages/table.ts";
 import { SESSION_STATUSES } from "../sessions/table.ts";
 
 // Response `data` shapes for the OpenAPI document (documentation only: responses are not validated at run time).
@@ -25,8 +25,10 @@ export const messageDoc = z.object({
   direction: z.enum(DIRECTIONS),
   from: z.string().nullable(),
   to: z.string().nullable(),
-  type: z.enum(MESSAGE_TYPES),
+  type: z.enum(STORED_MESSAGE_TYPES),
   body: z.string().nullable(),
+  /** reactions, locations and contact cards: their fields (null for other types) */
+  payload: z.record(z.string(), z.unknown()).nullable(),
   mediaId: z.string().nullable(),
   mediaUrl: z.string().nullable(),
   mimeType: z.string().nullable(),
