@@ -19,6 +19,7 @@ import { contactsRoutes } from "./modules/contacts/routes.ts";
 import { inboxRoutes } from "./modules/inbox/routes.ts";
 import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
+import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -40,6 +41,7 @@ export function buildApp(deps: AppDeps) {
     .use(mediaRoutes(deps))
     .use(inboxRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(campaignRoutes(deps))
     // D12: the sim network's routes exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }
