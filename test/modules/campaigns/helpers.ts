@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppEvent } from "../../../src/events/bus.ts";
 import type { TestApp } from "../../helpers/app.ts";
-import type { TestWorkspace } from "../../helpers/fixtures.ts";
+import { accessToken, type TestWorkspace } from "../../helpers/fixtures.ts";
 
 let seq = 0;
 
@@ -43,8 +43,15 @@ export function campaignBody(sessionIds: string[], contactIds: string[], over: R
   };
 }
 
+/** Mints the owner a new token at the manual clock's time (tests move the clock past 15 minutes). */
+export async function freshOwner(t: TestApp, ws: TestWorkspace): Promise<string> {
+  ws.owner.token = await accessToken(t, ws.owner.userId, ws.id, "owner");
+  return ws.owner.token;
+}
+
 /** Creates (and optionally starts) a campaign over HTTP as the owner; returns its id. */
 export async function newCampaign(t: TestApp, ws: TestWorkspace, body: unknown, start = true): Promise<string> {
+  await freshOwner(t, ws);
   const created = await t.request("POST", "/api/v1/campaigns", { token: ws.owner.token, body });
   if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
   const id = created.body.data.id as string;
@@ -57,7 +64,7 @@ export async function newCampaign(t: TestApp, ws: TestWorkspace, body: unknown, 
 
 /** The campaign as the API shows it. */
 export async function campaign(t: TestApp, ws: TestWorkspace, id: string): Promise<any> {
-  return (await t.request("GET", `/api/v1/campaigns/${id}`, { token: ws.owner.token })).body.data;
+  return (await t.request("GET", `/api/v1/campaigns/${id}`, { token: await freshOwner(t, ws) })).body.data;
 }
 
 /** Runs due jobs until none is left (jobs reschedule themselves; timers re-check on the next macrotask). */
