@@ -16,6 +16,7 @@ import { simRoutes } from "./modules/sim/routes.ts";
 import { SimDriver } from "./network/sim/driver.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { contactsRoutes } from "./modules/contacts/routes.ts";
+import { segmentRoutes } from "./modules/segments/routes.ts";
 import { inboxRoutes } from "./modules/inbox/routes.ts";
 import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
@@ -42,6 +43,7 @@ export function buildApp(deps: AppDeps) {
     .use(inboxRoutes(deps))
     .use(contactsRoutes(deps))
     .use(campaignRoutes(deps))
+    .use(segmentRoutes(deps))
     // D12: the sim network's routes exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }

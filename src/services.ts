@@ -8,6 +8,7 @@ import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
 import { webhookServices } from "./modules/webhooks/setup.ts";
 import { messagingServices } from "./modules/messages/wiring.ts";
 import { campaignServices } from "./modules/campaigns/wiring.ts";
+import { contactsServices } from "./modules/contacts/wiring.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -41,6 +42,7 @@ export function createServices(deps: AppDeps): Services {
   ];
   const sessions = sessionManager(deps);
   const messaging = messagingServices(deps);
+  contactsServices(deps);
   periodic.push(...messaging.periodic);
   const campaigns = campaignServices(deps);
   periodic.push(...campaigns.periodic);
