@@ -39,6 +39,7 @@ CREATE TABLE `campaigns` (
 	`audience` text NOT NULL,
 	`schedule` text,
 	`pacing` text NOT NULL,
+	`frozen_filter` text,
 	`media_id` text,
 	`total` integer DEFAULT 0 NOT NULL,
 	`pending` integer DEFAULT 0 NOT NULL,

@@ -3,6 +3,8 @@ import { errors } from "../../errors.ts";
 import type { CampaignAudience } from "./model.ts";
 import { countsMoved } from "./progress.ts";
 import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
+import { readSegmentBatches, type SegmentFilter } from "../segments/filter.ts";
+import { findSegment } from "../segments/repo.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
 
@@ -34,10 +36,35 @@ function contactIdsReader(deps: Deps, workspaceId: string, ids: string[]): Audie
   };
 }
 
-/** The reader of an audience: contact ids now; segments and filters through the contacts module. */
-export function audienceReader(deps: Deps, workspaceId: string, audience: CampaignAudience): AudienceReader {
-  if (audience.contactIds) return contactIdsReader(deps, workspaceId, audience.contactIds);
-  throw errors.conflict("This audience kind is not available");
+/**
+ * A segment or filter audience: the opted-in matching contacts (as the segment's count says), in
+ * id order, through the segments module's keyset reader. `at` is the start time, so "within N
+ * days" means the same on a resumed run.
+ */
+function filterReader(deps: Deps, workspaceId: string, filter: SegmentFilter, at: number): AudienceReader {
+  return (cursor, limit) => {
+    const batch = readSegmentBatches(deps.sqlite, workspaceId, filter, at, { batchSize: limit, afterId: cursor ?? undefined }).next();
+    const rows = batch.done ? [] : batch.value.map((c) => ({ id: c.id, phone: c.phone, optedOut: 0 }));
+    return { rows, next: rows.length === limit ? rows[rows.length - 1]!.id : null };
+  };
+}
+
+/** The reader of a campaign's audience: its contact ids, or its filter frozen at start. */
+export function audienceReader(deps: Deps, c: CampaignRow): AudienceReader {
+  const audience = c.audience as CampaignAudience;
+  if (audience.contactIds) return contactIdsReader(deps, c.workspaceId, audience.contactIds);
+  if (!c.frozenFilter) throw errors.conflict("The campaign's audience filter was not frozen at start");
+  return filterReader(deps, c.workspaceId, c.frozenFilter as SegmentFilter, c.startedAt ?? c.createdAt);
+}
+
+/** The filter to freeze at start: the audience's own, or its segment's as it is now (409 when the segment is gone). */
+export function filterToFreeze(deps: Pick<AppDeps, "db">, c: CampaignRow): SegmentFilter | null {
+  const audience = c.audience as CampaignAudience;
+  if (audience.filter) return audience.filter;
+  if (!audience.segmentId) return null;
+  const segment = findSegment(deps.db, c.workspaceId, audience.segmentId);
+  if (!segment) throw errors.conflict("The campaign's segment no longer exists; choose another audience");
+  return segment.filter as SegmentFilter;
 }
 
 const running = new Map<string, Promise<void>>();
@@ -59,7 +86,7 @@ export function materialize(deps: Deps, workspaceId: string, campaignId: string)
 async function materializeNow(deps: Deps, workspaceId: string, campaignId: string): Promise<void> {
   const first = findCampaign(deps.db, workspaceId, campaignId);
   if (!first || first.materializedAt !== null) return;
-  const read = audienceReader(deps, workspaceId, first.audience as CampaignAudience);
+  const read = audienceReader(deps, first);
   const insert = deps.sqlite.prepare(
     `INSERT OR IGNORE INTO campaign_recipients (id, campaign_id, workspace_id, contact_id, phone, status, skipped_reason, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/envelope.ts";
+import { segmentFilter } from "../segments/filter.ts";
 import { MESSAGE_TYPES } from "../messages/table.ts";
 import { isTimeZone } from "./pacing.ts";
 import { CAMPAIGN_STATUSES, RECIPIENT_STATUSES } from "./table.ts";
@@ -29,14 +30,11 @@ export const campaignMessage = z
   });
 export type CampaignMessage = z.infer<typeof campaignMessage>;
 
-/** A segment's filter (D11); the contacts module owns its meaning. */
-export const audienceFilter = z.record(z.string(), z.unknown());
-
 /** audience (D11): exactly one of segmentId, filter, contactIds. */
 export const campaignAudience = z
   .object({
     segmentId: z.uuid().optional(),
-    filter: audienceFilter.optional(),
+    filter: segmentFilter.optional(),
     contactIds: z.array(z.uuid()).min(1).max(MAX_CONTACT_IDS).optional(),
   })
   .strict()

@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { assertFeature } from "../billing/quota.ts";
 import { getMediaRow } from "../media/service.ts";
+import { findSegment } from "../segments/repo.ts";
 import type { CampaignAudience, CampaignMessage, CreateCampaignBody, UpdateCampaignBody } from "./model.ts";
 import { deleteCampaign, findCampaign, insertCampaign, listCampaigns, pageRecipients, updateCampaign, type CampaignRow } from "./repo.ts";
 import type { CampaignStatus, RecipientStatus } from "./table.ts";
@@ -21,12 +22,7 @@ function checkReferences(deps: Deps, workspaceId: string, v: { sessionIds?: stri
   const session = deps.sqlite.query("SELECT 1 FROM chat_sessions WHERE workspace_id = ? AND id = ?");
   for (const id of v.sessionIds ?? []) if (!session.get(workspaceId, id)) throw errors.notFound("Session");
   if (v.message?.mediaId) getMediaRow(deps, workspaceId, v.message.mediaId);
-  if (v.audience?.segmentId) {
-    const seg = deps.sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'segments'").get()
-      ? deps.sqlite.query("SELECT 1 FROM segments WHERE workspace_id = ? AND id = ?").get(workspaceId, v.audience.segmentId)
-      : null;
-    if (!seg) throw errors.notFound("Segment");
-  }
+  if (v.audience?.segmentId && !findSegment(deps.db, workspaceId, v.audience.segmentId)) throw errors.notFound("Segment");
 }
 
 /** POST /api/v1/campaigns: a draft (D11). Campaigns are a plan feature. */

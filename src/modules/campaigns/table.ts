@@ -31,6 +31,8 @@ export const campaigns = sqliteTable(
     audience: text("audience", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     schedule: text("schedule", { mode: "json" }).$type<{ at: string; maxLatenessMinutes: number } | null>(),
     pacing: text("pacing", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** the audience's segment filter as it was at start (segments can change later; the audience cannot) */
+    frozenFilter: text("frozen_filter", { mode: "json" }).$type<Record<string, unknown> | null>(),
     /** media the campaign sends (from message.mediaId, or message.mediaUrl fetched at start) */
     mediaId: text("media_id"),
     total: integer("total").notNull().default(0),

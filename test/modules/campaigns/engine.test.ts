@@ -45,3 +45,46 @@ test("1,000 contacts over two sessions: every opted-in recipient gets exactly on
   expect(checkProgress(data)).toEqual([]);
   expect(data.at(-1)!.status).toBe("completed");
 }, 120_000);
+
+test("segment and filter audiences: the opted-in matching contacts, frozen at start, with their attributes filled in", async () => {
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const phones: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const phone = `9176${String(5_000_000 + i).padStart(8, "0")}`;
+    phones.push(phone);
+    const body: Record<string, unknown> = { phone, name: `Buyer ${i}`, tags: i % 2 ? ["vip"] : ["lead"] };
+    if (i % 3 === 0) body.attributes = { city: "Delhi" };
+    const r = await t.request("POST", "/api/v1/contacts", { token: ws.owner.token, body });
+    expect(r.status).toBe(201);
+    if (i === 11) await t.request("PATCH", `/api/v1/contacts/${r.body.data.id}`, { token: ws.owner.token, body: { optedOut: true } });
+  }
+  const seg = await t.request("POST", "/api/v1/segments", { token: ws.owner.token, body: { name: "vips", filter: { tagsAny: ["vip"] } } });
+  expect(seg.status).toBe(201);
+  const message = { type: "text", body: "{{name}} from {{attributes.city|Pune}}" };
+  const bySegment = await newCampaign(t, ws, { ...campaignBody([s.id], []), audience: { segmentId: seg.body.data.id }, message }, false);
+  const byFilter = await newCampaign(t, ws, { ...campaignBody([s.id], []), audience: { filter: { tagsAll: ["lead"], attributes: { city: "Delhi" } } }, message });
+  expect((await t.request("POST", `/api/v1/campaigns/${bySegment}/start`, { token: ws.owner.token })).status).toBe(200);
+  // a later change of the segment does not change the frozen audience
+  await t.request("PATCH", `/api/v1/segments/${seg.body.data.id}`, { token: ws.owner.token, body: { filter: { tagsAny: ["lead"] } } });
+  expect((await campaign(t, ws, bySegment)).stats.total).toBe(5); // vip: 1,3,5,7,9 (11 opted out)
+  expect((await campaign(t, ws, byFilter)).stats.total).toBe(2); // lead with city Delhi: 0, 6
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, bySegment)).status === "completed" && (await campaign(t, ws, byFilter)).status === "completed", 500);
+  const texts = new Map(simSent(dataDir).filter((x) => phones.includes(x.to)).map((x) => [x.to, x.text]));
+  expect(texts.size).toBe(7);
+  expect(texts.get(phones[3]!)).toBe("Buyer 3 from Delhi");
+  expect(texts.get(phones[1]!)).toBe("Buyer 1 from Pune");
+  expect(texts.get(phones[6]!)).toBe("Buyer 6 from Delhi");
+  expect(texts.has(phones[11]!)).toBe(false);
+  // a campaign whose segment was deleted before it started cannot start
+  const seg2 = await t.request("POST", "/api/v1/segments", { token: ws.owner.token, body: { name: "gone", filter: { tagsAny: ["vip"] } } });
+  const orphan = await newCampaign(t, ws, { ...campaignBody([s.id], []), audience: { segmentId: seg2.body.data.id } }, false);
+  await t.request("DELETE", `/api/v1/segments/${seg2.body.data.id}`, { token: ws.owner.token });
+  const start = await t.request("POST", `/api/v1/campaigns/${orphan}/start`, { token: ws.owner.token });
+  expect([start.status, start.body.code]).toEqual([409, "CONFLICT"]);
+  expect((await campaign(t, ws, orphan)).status).toBe("draft");
+  // another workspace's segment is not found
+  const other = await createWorkspace(t);
+  const foreign = await t.request("POST", "/api/v1/campaigns", { token: other.owner.token, body: { ...campaignBody([], []), sessionIds: [(await connectedSession(t, other)).id], audience: { segmentId: seg.body.data.id } } });
+  expect(foreign.status).toBe(404);
+}, 60_000);

@@ -25,6 +25,8 @@ describe("validation: 400 VALIDATION_ERROR with the fields named, nothing create
     ["image without media", { message: { type: "image", body: "caption" } }, "message.mediaId"],
     ["two audiences", { audience: { contactIds: [people[0]!.id], segmentId: Bun.randomUUIDv7() } }, "audience"],
     ["no audience", { audience: {} }, "audience"],
+    ["unknown filter condition", { audience: { filter: { colour: "red" } } }, "audience.filter"],
+    ["empty tag list in a filter", { audience: { filter: { tagsAny: [] } } }, "audience.filter.tagsAny"],
     ["too many contact ids", { audience: { contactIds: Array.from({ length: 10_001 }, () => Bun.randomUUIDv7()) } }, "audience.contactIds"],
     ["perMinute over 600", { pacing: { perMinute: 601 } }, "pacing.perMinute"],
     ["jitter over 100", { pacing: { jitterPercent: 101 } }, "pacing.jitterPercent"],
