@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
+import { campaignsCommand } from "./campaigns.tsx";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { outboxCommand } from "./outbox.ts";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   pairCommand(program);
   sessionsCommand(program);
   simCommand(program);
+  campaignsCommand(program);
   program
     .command("version")
     .description("print the version")
