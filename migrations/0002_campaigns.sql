@@ -1,3 +1,11 @@
+CREATE TABLE `campaign_audience` (
+	`campaign_id` text NOT NULL,
+	`contact_id` text NOT NULL,
+	`phone` text NOT NULL,
+	PRIMARY KEY(`campaign_id`, `contact_id`),
+	FOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `campaign_recipients` (
 	`id` text PRIMARY KEY NOT NULL,
 	`campaign_id` text NOT NULL,
@@ -39,7 +47,6 @@ CREATE TABLE `campaigns` (
 	`audience` text NOT NULL,
 	`schedule` text,
 	`pacing` text NOT NULL,
-	`frozen_filter` text,
 	`media_id` text,
 	`total` integer DEFAULT 0 NOT NULL,
 	`pending` integer DEFAULT 0 NOT NULL,

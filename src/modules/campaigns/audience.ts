@@ -3,7 +3,7 @@ import { errors } from "../../errors.ts";
 import type { CampaignAudience } from "./model.ts";
 import { countsMoved } from "./progress.ts";
 import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
-import { readSegmentBatches, type SegmentFilter } from "../segments/filter.ts";
+import { compileSegmentFilter, type SegmentFilter } from "../segments/filter.ts";
 import { findSegment } from "../segments/repo.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
@@ -36,35 +36,40 @@ function contactIdsReader(deps: Deps, workspaceId: string, ids: string[]): Audie
   };
 }
 
-/**
- * A segment or filter audience: the opted-in matching contacts (as the segment's count says), in
- * id order, through the segments module's keyset reader. `at` is the start time, so "within N
- * days" means the same on a resumed run.
- */
-function filterReader(deps: Deps, workspaceId: string, filter: SegmentFilter, at: number): AudienceReader {
-  return (cursor, limit) => {
-    const batch = readSegmentBatches(deps.sqlite, workspaceId, filter, at, { batchSize: limit, afterId: cursor ?? undefined }).next();
-    const rows = batch.done ? [] : batch.value.map((c) => ({ id: c.id, phone: c.phone, optedOut: 0 }));
-    return { rows, next: rows.length === limit ? rows[rows.length - 1]!.id : null };
+/** A frozen segment or filter audience: the first rows left in campaign_audience (each batch deletes what it took). */
+function stagedReader(deps: Deps, campaignId: string): AudienceReader {
+  const q = deps.sqlite.query("SELECT contact_id AS id, phone, 0 AS optedOut FROM campaign_audience WHERE campaign_id = ? ORDER BY contact_id LIMIT ?");
+  const consume = deps.sqlite.query("DELETE FROM campaign_audience WHERE campaign_id = ? AND contact_id <= ?");
+  return (_cursor, limit) => {
+    const rows = q.all(campaignId, limit) as AudienceContact[];
+    if (rows.length) consume.run(campaignId, rows[rows.length - 1]!.id);
+    return { rows, next: rows.length === limit ? "staged" : null };
   };
 }
 
-/** The reader of a campaign's audience: its contact ids, or its filter frozen at start. */
+/** The reader of a campaign's audience: its contact ids, or the rows frozen at start. */
 export function audienceReader(deps: Deps, c: CampaignRow): AudienceReader {
   const audience = c.audience as CampaignAudience;
   if (audience.contactIds) return contactIdsReader(deps, c.workspaceId, audience.contactIds);
-  if (!c.frozenFilter) throw errors.conflict("The campaign's audience filter was not frozen at start");
-  return filterReader(deps, c.workspaceId, c.frozenFilter as SegmentFilter, c.startedAt ?? c.createdAt);
+  return stagedReader(deps, c.id);
 }
 
-/** The filter to freeze at start: the audience's own, or its segment's as it is now (409 when the segment is gone). */
-export function filterToFreeze(deps: Pick<AppDeps, "db">, c: CampaignRow): SegmentFilter | null {
+/**
+ * Freezes a segment or filter audience in the start transaction: the opted-in matching
+ * contacts (as the segment's count says) copied by one INSERT ... SELECT over the segments
+ * module's compiled filter. A segment deleted meanwhile refuses the start (409).
+ */
+export function freezeFilterAudience(deps: Pick<AppDeps, "db" | "sqlite">, c: CampaignRow, at: number): void {
   const audience = c.audience as CampaignAudience;
-  if (audience.filter) return audience.filter;
-  if (!audience.segmentId) return null;
-  const segment = findSegment(deps.db, c.workspaceId, audience.segmentId);
-  if (!segment) throw errors.conflict("The campaign's segment no longer exists; choose another audience");
-  return segment.filter as SegmentFilter;
+  let filter: SegmentFilter | undefined = audience.filter;
+  if (audience.segmentId) {
+    const segment = findSegment(deps.db, c.workspaceId, audience.segmentId);
+    if (!segment) throw errors.conflict("The campaign's segment no longer exists; choose another audience");
+    filter = segment.filter as SegmentFilter;
+  }
+  if (!filter) return;
+  const { where, params } = compileSegmentFilter(c.workspaceId, filter, at);
+  deps.sqlite.query(`INSERT OR IGNORE INTO campaign_audience (campaign_id, contact_id, phone) SELECT ?, c.id, c.phone FROM contacts c WHERE ${where}`).run(c.id, ...params);
 }
 
 const running = new Map<string, Promise<void>>();

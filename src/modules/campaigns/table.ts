@@ -31,8 +31,6 @@ export const campaigns = sqliteTable(
     audience: text("audience", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     schedule: text("schedule", { mode: "json" }).$type<{ at: string; maxLatenessMinutes: number } | null>(),
     pacing: text("pacing", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    /** the audience's segment filter as it was at start (segments can change later; the audience cannot) */
-    frozenFilter: text("frozen_filter", { mode: "json" }).$type<Record<string, unknown> | null>(),
     /** media the campaign sends (from message.mediaId, or message.mediaUrl fetched at start) */
     mediaId: text("media_id"),
     total: integer("total").notNull().default(0),
@@ -111,4 +109,21 @@ export const campaignSendDays = sqliteTable(
     count: integer("count").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.day] })],
+);
+
+/**
+ * A segment or filter audience frozen at start: the matching contacts copied in the start
+ * transaction by one INSERT ... SELECT (so later contact or segment changes cannot move it),
+ * then turned into recipients batch by batch, each batch deleting the rows it consumed.
+ */
+export const campaignAudience = sqliteTable(
+  "campaign_audience",
+  {
+    campaignId: text("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    contactId: text("contact_id").notNull(),
+    phone: text("phone").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.contactId] })],
 );

@@ -4,7 +4,7 @@ import { assertFeature } from "../billing/quota.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import type { SendBody } from "../messages/model.ts";
 import { resolveSendMedia } from "../messages/send-media.ts";
-import { filterToFreeze, materialize } from "./audience.ts";
+import { freezeFilterAudience, materialize } from "./audience.ts";
 import { pauseCampaign, wakeRun } from "./engine.ts";
 import type { CampaignMessage } from "./model.ts";
 import { changeStatus, moveCounter } from "./progress.ts";
@@ -52,7 +52,8 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
       const now = deps.clock.now().getTime();
       const media = prepared ? commitMedia(deps, prepared).id : c.mediaId;
       const s = scheduleState(c, now);
-      const patch = { startedAt: now, mediaId: media, pausedReason: null, frozenFilter: filterToFreeze(deps, c) };
+      freezeFilterAudience(deps, c, now);
+      const patch = { startedAt: now, mediaId: media, pausedReason: null };
       if (s.kind === "future") changeStatus(deps, c, { ...patch, status: "scheduled" });
       else if (s.kind === "missed") changeStatus(deps, c, { ...patch, status: "paused", pausedReason: "missed_schedule" });
       else changeStatus(deps, c, { ...patch, status: "running" });
