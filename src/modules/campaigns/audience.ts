@@ -131,6 +131,6 @@ async function materializeNow(deps: Deps, workspaceId: string, campaignId: strin
 }
 
 /** Whether the audience is frozen (every recipient row exists). */
-export function isMaterialized(c: CampaignRow): boolean {
+export function isMaterialized(c: Pick<CampaignRow, "materializedAt">): boolean {
   return c.materializedAt !== null;
 }

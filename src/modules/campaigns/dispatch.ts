@@ -5,7 +5,7 @@ import { addUsage, insertMessage } from "../messages/repo.ts";
 import { enqueueSender } from "../messages/sender.ts";
 import type { CampaignMessage } from "./model.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
-import type { CampaignRow } from "./repo.ts";
+import type { EngineRow } from "./repo.ts";
 import { renderBody } from "./variables.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
@@ -62,7 +62,7 @@ function attributesOf(c: ContactFacts): Record<string, string> {
  * Returns "sent" when a message was queued, "empty" when nobody is left to give one, "skipped"
  * when this turn only skipped opted-out recipients.
  */
-export function dispatchNext(deps: Deps, c: CampaignRow, session: { id: string; phoneNumber: string | null }, at: number): "sent" | "skipped" | "empty" {
+export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; phoneNumber: string | null }, at: number): "sent" | "skipped" | "empty" {
   const ws = c.workspaceId;
   const next = deps.sqlite.query(
     "SELECT id, contact_id AS contactId, phone FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL ORDER BY id LIMIT 1",

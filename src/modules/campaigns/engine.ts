@@ -8,7 +8,7 @@ import { isMaterialized } from "./audience.ts";
 import { dispatchNext, sentOnDay, windowUsed, WINDOW_PER_SESSION } from "./dispatch.ts";
 import { dailyCap, nextGapMs, nextUtcMidnight, quietUntil, utcDay, type Pacing } from "./pacing.ts";
 import { changeStatus } from "./progress.ts";
-import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
+import { findEngineRow, updateCampaign, type EngineRow } from "./repo.ts";
 import type { PausedReason } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log">;
@@ -31,11 +31,11 @@ export function wakeRun(deps: Pick<AppDeps, "jobs" | "sqlite" | "clock">, worksp
 }
 
 /** Auto-pause (or a user's pause) with its reason; announced at once. */
-export function pauseCampaign(deps: Deps, c: Pick<CampaignRow, "id" | "workspaceId">, reason: PausedReason): void {
+export function pauseCampaign(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, reason: PausedReason): void {
   changeStatus(deps, c, { status: "paused", pausedReason: reason, waitingUntil: null });
 }
 
-function completeIfDone(deps: Deps, c: CampaignRow, now: number): boolean {
+function completeIfDone(deps: Deps, c: EngineRow, now: number): boolean {
   if (c.status !== "running" || !isMaterialized(c) || c.pending !== 0) return false;
   changeStatus(deps, c, { status: "completed", completedAt: now, waitingUntil: null });
   return true;
@@ -60,7 +60,7 @@ interface SessionFacts {
   firstConnectedAt: number;
 }
 
-function sessionsOf(deps: Deps, c: CampaignRow): SessionFacts[] {
+function sessionsOf(deps: Deps, c: EngineRow): SessionFacts[] {
   const q = deps.sqlite.query(
     `SELECT id, status, phone_number AS phoneNumber, last_disconnect_reason AS lastDisconnectReason,
             coalesce(first_connected_at, connected_at, created_at) AS firstConnectedAt
@@ -81,7 +81,7 @@ function hasTodo(deps: Deps, campaignId: string): boolean {
  * Returns when to look again, or null when the campaign needs no more looks (not running).
  */
 export function tick(deps: Deps, workspaceId: string, campaignId: string, only?: string): number | null {
-  const c = findCampaign(deps.db, workspaceId, campaignId);
+  const c = findEngineRow(deps.db, workspaceId, campaignId);
   if (!c || c.status !== "running") return null;
   const now = deps.clock.now().getTime();
   if (!isMaterialized(c)) return only ? null : now;
@@ -143,6 +143,6 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
   return waitingUntil ?? wake;
 }
 
-function setWaiting(deps: Deps, c: CampaignRow, until: number | null): void {
+function setWaiting(deps: Deps, c: EngineRow, until: number | null): void {
   if (c.waitingUntil !== until) updateCampaign(deps.db, c.workspaceId, c.id, { waitingUntil: until });
 }

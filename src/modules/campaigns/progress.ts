@@ -1,5 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
-import { findCampaign, updateCampaign, type CampaignPatch, type CampaignRow } from "./repo.ts";
+import { findEngineRow, updateCampaign, type CampaignPatch, type EngineRow } from "./repo.ts";
 import type { RecipientStatus } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
@@ -9,7 +9,7 @@ export const PROGRESS_JOB = "campaigns.progress";
 export const PROGRESS_INTERVAL_MS = 5_000;
 
 /** campaign_progress data (D11): the counters of one commit, so they always add up to total. */
-export function progressData(c: CampaignRow) {
+export function progressData(c: EngineRow) {
   return {
     campaignId: c.id,
     status: c.status,
@@ -28,12 +28,12 @@ export function progressData(c: CampaignRow) {
 export function publishProgress(deps: Deps, workspaceId: string, id: string): void {
   const now = deps.clock.now().getTime();
   updateCampaign(deps.db, workspaceId, id, { progressAt: now, progressDirty: false });
-  const c = findCampaign(deps.db, workspaceId, id);
+  const c = findEngineRow(deps.db, workspaceId, id);
   if (c) deps.bus.publish(workspaceId, "campaign_progress", progressData(c));
 }
 
 /** A status change: written and announced at once (inside bus.transaction). */
-export function changeStatus(deps: Deps, c: Pick<CampaignRow, "id" | "workspaceId">, patch: CampaignPatch): void {
+export function changeStatus(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, patch: CampaignPatch): void {
   updateCampaign(deps.db, c.workspaceId, c.id, { ...patch, updatedAt: deps.clock.now().getTime() });
   publishProgress(deps, c.workspaceId, c.id);
 }
@@ -54,7 +54,7 @@ export function countsMoved(deps: Deps, workspaceId: string, id: string): void {
 /** The progress job: announces a dirty campaign (or comes back when 5 s have not passed yet). */
 export function flushProgress(deps: Deps, workspaceId: string, id: string): number {
   return deps.bus.transaction(() => {
-    const c = findCampaign(deps.db, workspaceId, id);
+    const c = findEngineRow(deps.db, workspaceId, id);
     if (!c || !c.progressDirty) return 0;
     const wait = (c.progressAt ?? 0) + PROGRESS_INTERVAL_MS - deps.clock.now().getTime();
     if (wait > 0) return wait;

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { campaignRecipients, campaigns, type CampaignStatus, type RecipientStatus } from "./table.ts";
 
@@ -14,6 +14,25 @@ export function insertCampaign(db: DB, workspaceId: string, row: Omit<typeof cam
 /** One campaign of the workspace. */
 export function findCampaign(db: DB, workspaceId: string, id: string): CampaignRow | undefined {
   return db.select().from(campaigns).where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id))).get();
+}
+
+const { audience: _audience, ...leanColumns } = getTableColumns(campaigns);
+/** A campaign without its audience (up to 10,000 contact ids of JSON): what the engine reads on every send. */
+export type EngineRow = Omit<CampaignRow, "audience">;
+
+const leanStmt = (db: DB) =>
+  db
+    .select(leanColumns)
+    .from(campaigns)
+    .where(and(eq(campaigns.workspaceId, sql.placeholder("ws")), eq(campaigns.id, sql.placeholder("id"))))
+    .prepare();
+const leanPrepared = new WeakMap<DB, ReturnType<typeof leanStmt>>();
+
+/** One campaign of the workspace, without its audience (prepared: the hot path of sends and receipts). */
+export function findEngineRow(db: DB, workspaceId: string, id: string): EngineRow | undefined {
+  let stmt = leanPrepared.get(db);
+  if (!stmt) leanPrepared.set(db, (stmt = leanStmt(db)));
+  return stmt.get({ ws: workspaceId, id });
 }
 
 /** Changes a campaign; with `onlyIn`, only while its status is one of those (returns whether it changed). */

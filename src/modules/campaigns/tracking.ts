@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEvent } from "../../events/bus.ts";
 import { pauseCampaign, tick } from "./engine.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
-import { findCampaign, runningWithSession } from "./repo.ts";
+import { findEngineRow, runningWithSession } from "./repo.ts";
 import type { RecipientStatus } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log">;
@@ -60,7 +60,7 @@ function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: R
   moveCounter(deps, r.campaignId, r.status, move.to);
   const outcome = move.to === "failed" ? "f" : r.status === "pending" ? "s" : "";
   if (outcome) deps.sqlite.query("UPDATE campaigns SET recent_outcomes = substr(recent_outcomes || ?, -?) WHERE id = ?").run(outcome, FAILURE_WINDOW, r.campaignId);
-  const c = findCampaign(deps.db, e.workspaceId, r.campaignId);
+  const c = findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (!c) return;
   if (c.status === "running" && outcome === "f" && [...c.recentOutcomes].filter((x) => x === "f").length >= FAILURE_LIMIT) {
     return pauseCampaign(deps, c, "failure_rate");
@@ -69,6 +69,6 @@ function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: R
     // completes the campaign when this was the last one, else refills this session's window
     tick(deps, e.workspaceId, c.id, r.sessionId);
   }
-  const after = findCampaign(deps.db, e.workspaceId, r.campaignId);
+  const after = findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (after && after.status === c.status) countsMoved(deps, e.workspaceId, c.id);
 }
