@@ -89,45 +89,52 @@ export function materialize(deps: Deps, workspaceId: string, campaignId: string)
 }
 
 async function materializeNow(deps: Deps, workspaceId: string, campaignId: string): Promise<void> {
-  const first = findCampaign(deps.db, workspaceId, campaignId);
-  if (!first || first.materializedAt !== null) return;
-  const read = audienceReader(deps, first);
-  const insert = deps.sqlite.prepare(
-    `INSERT OR IGNORE INTO campaign_recipients (id, campaign_id, workspace_id, contact_id, phone, status, skipped_reason, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   for (;;) {
     const done = deps.bus.transaction(() => {
-      const c = findCampaign(deps.db, workspaceId, campaignId);
-      // cancelled (or deleted) meanwhile: the audience stays as far as it got
-      if (!c || c.materializedAt !== null || c.status === "cancelled" || c.status === "draft") return true;
-      const { rows, next } = read(c.materializeCursor, MATERIALIZE_BATCH);
-      const at = deps.clock.now().getTime();
-      let pending = 0;
-      let skipped = 0;
-      for (const r of rows) {
-        const status = r.optedOut ? "skipped" : "pending";
-        const reason = r.optedOut ? "opted_out" : null;
-        if (insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, status, reason, at).changes === 0) {
-          insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, "skipped", "duplicate", at);
-          skipped++;
-        } else if (r.optedOut) skipped++;
-        else pending++;
-      }
-      updateCampaign(deps.db, workspaceId, campaignId, {
-        total: c.total + pending + skipped,
-        pending: c.pending + pending,
-        skipped: c.skipped + skipped,
-        materializeCursor: next,
-        materializedAt: next === null ? at : null,
-        updatedAt: at,
-      });
-      if (pending + skipped > 0 || next === null) countsMoved(deps, workspaceId, campaignId);
-      return next === null;
+      const batch = materializeBatch(deps, workspaceId, campaignId);
+      if (batch.moved) countsMoved(deps, workspaceId, campaignId);
+      return batch.done;
     });
     if (done) return;
     await Bun.sleep(0); // let requests and sends in between batches
   }
+}
+
+/**
+ * One batch of recipients with the counters and the cursor, in the caller's transaction.
+ * `moved` says whether the counters changed (the caller announces it); `done` whether
+ * nothing is left (or there is nothing to do: cancelled, deleted, already done).
+ */
+export function materializeBatch(deps: Deps, workspaceId: string, campaignId: string): { done: boolean; moved: boolean } {
+  const c = findCampaign(deps.db, workspaceId, campaignId);
+  // cancelled (or deleted) meanwhile: the audience stays as far as it got
+  if (!c || c.materializedAt !== null || c.status === "cancelled" || c.status === "draft") return { done: true, moved: false };
+  const { rows, next } = audienceReader(deps, c)(c.materializeCursor, MATERIALIZE_BATCH);
+  const insert = deps.sqlite.query(
+    `INSERT OR IGNORE INTO campaign_recipients (id, campaign_id, workspace_id, contact_id, phone, status, skipped_reason, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const at = deps.clock.now().getTime();
+  let pending = 0;
+  let skipped = 0;
+  for (const r of rows) {
+    const status = r.optedOut ? "skipped" : "pending";
+    const reason = r.optedOut ? "opted_out" : null;
+    if (insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, status, reason, at).changes === 0) {
+      insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, "skipped", "duplicate", at);
+      skipped++;
+    } else if (r.optedOut) skipped++;
+    else pending++;
+  }
+  updateCampaign(deps.db, workspaceId, campaignId, {
+    total: c.total + pending + skipped,
+    pending: c.pending + pending,
+    skipped: c.skipped + skipped,
+    materializeCursor: next,
+    materializedAt: next === null ? at : null,
+    updatedAt: at,
+  });
+  return { done: next === null, moved: pending + skipped > 0 || next === null };
 }
 
 /** Whether the audience is frozen (every recipient row exists). */

@@ -4,10 +4,10 @@ import { assertFeature } from "../billing/quota.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import type { SendBody } from "../messages/model.ts";
 import { resolveSendMedia } from "../messages/send-media.ts";
-import { freezeFilterAudience, materialize } from "./audience.ts";
+import { freezeFilterAudience, materialize, materializeBatch } from "./audience.ts";
 import { pauseCampaign, wakeRun } from "./engine.ts";
 import type { CampaignMessage } from "./model.ts";
-import { changeStatus, moveCounter } from "./progress.ts";
+import { changeStatus, moveCounter, publishProgress } from "./progress.ts";
 import { updateCampaign, type CampaignRow } from "./repo.ts";
 import { requireCampaign } from "./service.ts";
 import type { CampaignStatus } from "./table.ts";
@@ -53,10 +53,13 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
       const media = prepared ? commitMedia(deps, prepared).id : c.mediaId;
       const s = scheduleState(c, now);
       freezeFilterAudience(deps, c, now);
-      const patch = { startedAt: now, mediaId: media, pausedReason: null };
-      if (s.kind === "future") changeStatus(deps, c, { ...patch, status: "scheduled" });
-      else if (s.kind === "missed") changeStatus(deps, c, { ...patch, status: "paused", pausedReason: "missed_schedule" });
-      else changeStatus(deps, c, { ...patch, status: "running" });
+      const patch = { startedAt: now, mediaId: media, pausedReason: null, updatedAt: now };
+      if (s.kind === "future") updateCampaign(deps.db, workspaceId, id, { ...patch, status: "scheduled" });
+      else if (s.kind === "missed") updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
+      else updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
+      // the first batch goes with the status change, so its announcement shows the audience (all of it up to 5,000)
+      materializeBatch(deps, workspaceId, id);
+      publishProgress(deps, workspaceId, id);
       wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
     });
   } catch (err) {

@@ -8,7 +8,7 @@ import { connectedSession } from "../messages/helpers.ts";
 import { advanceUntil, campaign, campaignBody, checkProgress, newCampaign, progressEvents, seedContacts, simSent } from "./helpers.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-campaign-"));
-const t = await createTestApp({ config: { sendMinGapMs: 0, sendJitterMs: 0 }, sim: { dataDir, autoReceipts: false } });
+const t = await createTestApp({ config: { sendMinGapMs: 0, sendJitterMs: 0, webhookAllowHttp: true, webhookAllowPrivate: true }, sim: { dataDir, autoReceipts: false } });
 afterAll(() => t.close());
 
 test("1,000 contacts over two sessions: every opted-in recipient gets exactly one message with its variables, opted-out none", async () => {
@@ -88,3 +88,18 @@ test("segment and filter audiences: the opted-in matching contacts, frozen at st
   const foreign = await t.request("POST", "/api/v1/campaigns", { token: other.owner.token, body: { ...campaignBody([], []), sessionIds: [(await connectedSession(t, other)).id], audience: { segmentId: seg.body.data.id } } });
   expect(foreign.status).toBe(404);
 }, 60_000);
+
+test("campaign_progress reaches webhooks subscribed to it (an outbox row per announcement)", async () => {
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const hook = await t.request("POST", "/api/webhooks", { token: ws.owner.token, body: { name: "progress", url: "http://127.0.0.1:9/hook", events: ["campaign.progress"] } });
+  expect(hook.status).toBe(201);
+  const people = seedContacts(t, ws, 3);
+  const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id)));
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 200);
+  const rows = t.deps.sqlite.query("SELECT payload FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id").all(hook.body.data.id) as { payload: string }[];
+  const data = rows.map((r) => JSON.parse(r.payload)).filter((p) => p.event === "campaign_progress").map((p) => p.data);
+  expect(data[0]).toMatchObject({ campaignId: id, status: "running", total: 3 });
+  expect(data.at(-1)).toEqual({ campaignId: id, status: "completed", pausedReason: null, total: 3, pending: 0, sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0 });
+  expect(checkProgress(data)).toEqual([]);
+});

@@ -149,3 +149,22 @@ test("receipts move recipients to delivered and read; a contact who opts out mea
   const m = await t.request("GET", `/api/v1/messages/${read.body.data[0].messageId}`, { token: ws.owner.token });
   expect(m.body.data.campaignId).toBe(id);
 });
+
+test("campaign messages enter the session's queue a few at a time: a one-off send waits behind at most two", async () => {
+  const { ws, s, phones, id } = await setup(200, 600);
+  const queuedOfCampaign = () =>
+    (t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL").get(s.id) as { n: number }).n;
+  let maxQueued = 0;
+  await advanceUntil(t, 100, () => {
+    maxQueued = Math.max(maxQueued, queuedOfCampaign());
+    return sentTo(phones).length >= 20;
+  });
+  expect(maxQueued).toBeLessThanOrEqual(2);
+  const before = simSent(dataDir).length;
+  const oneOff = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: s.id, to: "919899999999", body: "a reply" } });
+  expect(oneOff.status).toBe(202);
+  await advanceUntil(t, 100, () => simSent(dataDir).some((x) => x.to === "919899999999"));
+  const position = simSent(dataDir).findIndex((x) => x.to === "919899999999");
+  expect(position - before).toBeLessThanOrEqual(2);
+  expect((await go(ws, id, "cancel")).status).toBe(200);
+});
