@@ -8,6 +8,7 @@ import { isMaterialized } from "./audience.ts";
 import { dispatchNext, sentOnDay, windowUsed, WINDOW_PER_SESSION } from "./dispatch.ts";
 import { dailyCap, nextGapMs, nextUtcMidnight, quietUntil, utcDay, type Pacing } from "./pacing.ts";
 import { changeStatus } from "./progress.ts";
+import { reconcile } from "./tracking.ts";
 import { findEngineRow, updateCampaign, type EngineRow } from "./repo.ts";
 import type { PausedReason } from "./table.ts";
 
@@ -86,7 +87,12 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
   const now = deps.clock.now().getTime();
   if (!isMaterialized(c)) return only ? null : now;
   if (!planAllows(deps, workspaceId)) return void pauseCampaign(deps, c, "plan_inactive"), null;
-  if (!hasTodo(deps, c.id)) return completeIfDone(deps, c, now) ? null : now + IDLE_RECHECK_MS;
+  if (!hasTodo(deps, c.id)) {
+    if (completeIfDone(deps, c, now)) return null;
+    // nobody left to give a message: only the recipients whose messages are in flight are pending
+    if (!only && c.pending > 0 && reconcile(deps, workspaceId, c.id) > 0) return now;
+    return now + IDLE_RECHECK_MS;
+  }
   const pacing = c.pacing as unknown as Pacing;
   const quiet = quietUntil(pacing.quietHours, now);
   if (quiet !== null) return setWaiting(deps, c, quiet), quiet;

@@ -72,3 +72,27 @@ function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: R
   const after = findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (after && after.status === c.status) countsMoved(deps, e.workspaceId, c.id);
 }
+
+const EVENT_OF: Record<string, string> = { sent: "message_sent", delivered: "message_delivered", read: "message_read", failed: "message_failed" };
+
+/**
+ * Catches up recipients whose message moved on without them (bookkeeping that failed and was
+ * rolled back to its savepoint): the run job calls it when nobody is left to dispatch but some
+ * are still pending. At most 100 a call; returns how many moved.
+ */
+export function reconcile(deps: Deps, workspaceId: string, campaignId: string): number {
+  const rows = deps.sqlite
+    .query(
+      `SELECT m.id AS messageId, m.status, m.error_code AS code, m.error_message AS message FROM campaign_recipients r
+       JOIN messages m ON m.workspace_id = ?1 AND m.id = r.message_id
+       WHERE r.campaign_id = ?2 AND r.status = 'pending' AND r.message_id IS NOT NULL AND m.status <> 'queued' LIMIT 100`,
+    )
+    .all(workspaceId, campaignId) as { messageId: string; status: string; code: string | null; message: string | null }[];
+  for (const m of rows) {
+    const event = EVENT_OF[m.status];
+    if (!event) continue;
+    const data = { messageId: m.messageId, error: { code: m.code ?? "send_failed", message: m.message ?? "" } };
+    onMessage(deps, { id: "", workspaceId, event: event as AppEvent["event"], timestamp: "", data }, MOVES[event]!);
+  }
+  return rows.length;
+}

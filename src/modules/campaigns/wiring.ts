@@ -7,6 +7,9 @@ import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
 import { activeCampaigns, findCampaign } from "./repo.ts";
 import { trackEvent } from "./tracking.ts";
 
+/** The events campaigns follow (the rest cost nothing). */
+const TRACKED: ReadonlySet<string> = new Set(["message_sent", "message_delivered", "message_read", "message_failed", "session_disconnected"]);
+
 interface CampaignJob {
   workspaceId: string;
   campaignId: string;
@@ -64,7 +67,16 @@ export function campaignServices(deps: AppDeps): CampaignServices {
       if (wait > 0) throw new RetryLaterError(wait, "progress throttle");
     },
   });
-  deps.bus.onPublish((e) => trackEvent(deps, e));
+  // in a savepoint: a campaign's bookkeeping that fails must not roll back the message or session
+  // change being published (the sender would then retry a message the network already took)
+  deps.bus.onPublish((e) => {
+    if (!TRACKED.has(e.event)) return;
+    try {
+      deps.sqlite.transaction(() => trackEvent(deps, e))();
+    } catch (err) {
+      deps.log.error("campaign bookkeeping failed; the run job and the sweep look again", { event: e.event, err });
+    }
+  });
   /** Every running or scheduled campaign has its run job; every unannounced change its progress job. */
   const sweep = () => {
     for (const c of activeCampaigns(deps.db)) {

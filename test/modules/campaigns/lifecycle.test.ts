@@ -168,3 +168,15 @@ test("campaign messages enter the session's queue a few at a time: a one-off sen
   expect(position - before).toBeLessThanOrEqual(2);
   expect((await go(ws, id, "cancel")).status).toBe(200);
 });
+
+test("recipients whose bookkeeping was lost (a failed savepoint) are caught up from their messages, and the campaign completes", async () => {
+  const { ws, id } = await setup(3, 600);
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed");
+  // as if the hook of one message_sent had failed: the recipient still pending, the campaign still running
+  t.deps.sqlite.query("UPDATE campaign_recipients SET status = 'pending', sent_at = NULL WHERE id = (SELECT id FROM campaign_recipients WHERE campaign_id = ? LIMIT 1)").run(id);
+  t.deps.sqlite.query("UPDATE campaigns SET status = 'running', completed_at = NULL, pending = 1, sent = 2 WHERE id = ?").run(id);
+  const { wakeRun } = await import("../../../src/modules/campaigns/engine.ts");
+  t.deps.bus.transaction(() => wakeRun(t.deps, ws.id, id));
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 50);
+  expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 3, pending: 0, sent: 3 });
+});

@@ -66,7 +66,13 @@ describe("validation: 400 VALIDATION_ERROR with the fields named, nothing create
     expect((await t.request("GET", "/api/v1/campaigns?limit=101", { token: ws.owner.token })).status).toBe(400);
     expect((await t.request("GET", "/api/v1/campaigns?status=nope", { token: ws.owner.token })).status).toBe(400);
     expect((await t.request("GET", `/api/v1/campaigns/${id}/recipients?status=nope`, { token: ws.owner.token })).status).toBe(400);
-    expect((await t.request("GET", "/api/v1/campaigns/not-a-uuid", { token: ws.owner.token })).status).toBe(400);
+    for (const [method, path] of [
+      ["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/start"], ["POST", "/pause"], ["POST", "/resume"],
+      ["POST", "/cancel"], ["POST", "/retry-failed"], ["GET", "/recipients"],
+    ] as const) {
+      const r = await t.request(method, `/api/v1/campaigns/not-a-uuid${path}`, { token: ws.owner.token, body: method === "PATCH" ? { name: "x" } : undefined });
+      expect(`${method} ${path}: ${r.status} ${Object.keys(r.body.errors ?? {})}`).toBe(`${method} ${path}: 400 id`);
+    }
   });
 });
 
