@@ -103,3 +103,26 @@ test("campaign_progress reaches webhooks subscribed to it (an outbox row per ann
   expect(data.at(-1)).toEqual({ campaignId: id, status: "completed", pausedReason: null, total: 3, pending: 0, sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0 });
   expect(checkProgress(data)).toEqual([]);
 });
+
+test("an image campaign sends the uploaded media to everyone, with the caption's variables filled", async () => {
+  const { png } = await import("../media/samples.ts");
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const form = new FormData();
+  form.append("file", new File([png()], "offer.png"));
+  const media = await t.request("POST", "/api/v1/media", { token: ws.owner.token, body: form });
+  expect(media.status).toBe(201);
+  const people = seedContacts(t, ws, 3);
+  const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id), { message: { type: "image", body: "For {{name}}", mediaId: media.body.data.id } }));
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 200);
+  const sent = simSent(dataDir).filter((x) => people.some((p) => p.phone === x.to)) as { to: string; type?: string; text?: string; mimeType?: string }[];
+  expect(sent.map((x) => [x.type, x.mimeType])).toEqual([["image", "image/png"], ["image", "image/png"], ["image", "image/png"]]);
+  expect(sent.map((x) => x.text).sort()).toEqual(["For Person 0", "For Person 1", "For Person 2"]);
+  // a media id of another workspace is not found
+  const other = await createWorkspace(t);
+  const foreign = await t.request("POST", "/api/v1/campaigns", {
+    token: other.owner.token,
+    body: campaignBody([(await connectedSession(t, other)).id], [Bun.randomUUIDv7()], { message: { type: "image", mediaId: media.body.data.id } }),
+  });
+  expect(foreign.status).toBe(404);
+});
