@@ -40,8 +40,14 @@ test("1,000 contacts over two sessions: every opted-in recipient gets exactly on
   for (const s of sent) bySession.set(s.sessionId, (bySession.get(s.sessionId) ?? 0) + 1);
   expect(Math.abs((bySession.get(a.id) ?? 0) - (bySession.get(b.id) ?? 0))).toBeLessThanOrEqual(2);
 
-  const data = events.filter((e) => e.data.campaignId === id).map((e) => e.data);
+  const ours = events.filter((e) => e.data.campaignId === id);
+  const data = ours.map((e) => e.data);
   expect(data.length).toBeGreaterThan(2);
+  // between status changes, at most one announcement every 5 s
+  for (let i = 1; i < ours.length; i++) {
+    if (ours[i]!.data.status !== ours[i - 1]!.data.status) continue;
+    expect(Date.parse(ours[i]!.timestamp) - Date.parse(ours[i - 1]!.timestamp)).toBeGreaterThanOrEqual(5000);
+  }
   expect(checkProgress(data)).toEqual([]);
   expect(data.at(-1)!.status).toBe("completed");
 }, 120_000);
