@@ -132,3 +132,23 @@ test("an image campaign sends the uploaded media to everyone, with the caption's
   });
   expect(foreign.status).toBe(404);
 });
+
+test("a mediaUrl is fetched once, at start, and that copy goes to every recipient", async () => {
+  const { png } = await import("../media/samples.ts");
+  let fetches = 0;
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (fetches++, new Response(png(), { headers: { "content-type": "image/png" } })) });
+  try {
+    const ws = await createWorkspace(t);
+    const s = await connectedSession(t, ws);
+    const people = seedContacts(t, ws, 3);
+    const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id), { message: { type: "image", body: "Hi {{name}}", mediaUrl: `http://127.0.0.1:${server.port}/offer.png` } }));
+    await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 200);
+    expect(fetches).toBe(1);
+    const mediaIds = t.deps.sqlite.query("SELECT DISTINCT media_id AS m FROM messages WHERE campaign_id = ?").all(id) as { m: string }[];
+    expect(mediaIds.length).toBe(1);
+    expect(mediaIds[0]!.m).toBeString();
+    expect(simSent(dataDir).filter((x) => people.some((p) => p.phone === x.to)).length).toBe(3);
+  } finally {
+    server.stop(true);
+  }
+});
