@@ -152,3 +152,21 @@ test("a mediaUrl is fetched once, at start, and that copy goes to every recipien
     server.stop(true);
   }
 });
+
+test("the messages API lists a campaign's messages (campaignId filter, on an index)", async () => {
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const people = seedContacts(t, ws, 4);
+  const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id)));
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 200);
+  await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: s.id, to: "919898989898", body: "one-off" } });
+  const listed = await t.request("GET", `/api/v1/messages?campaignId=${id}&limit=10`, { token: ws.owner.token });
+  expect(listed.status).toBe(200);
+  expect(listed.body.data.length).toBe(4);
+  expect(listed.body.data.every((m: { campaignId: string }) => m.campaignId === id)).toBe(true);
+  const { messagePageQuery } = await import("../../../src/modules/messages/repo.ts");
+  const q = messagePageQuery(t.deps.db, ws.id, { campaignId: id }, { limit: 10 }).toSQL();
+  const plan = (t.deps.sqlite.query(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as string[])) as { detail: string }[]).map((r) => r.detail).join(" | ");
+  expect(plan).toContain("messages_ws_campaign_idx");
+  expect((await t.request("GET", "/api/v1/messages?campaignId=x", { token: ws.owner.token })).body.errors.campaignId).toBeDefined();
+});
