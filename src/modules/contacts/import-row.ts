@@ -23,6 +23,8 @@ export interface ImportRow {
 }
 
 const KNOWN: Record<string, "phone" | "name" | "tags" | "optedOut"> = { phone: "phone", name: "name", tags: "tags", optedout: "optedOut", opted_out: "optedOut" };
+/** Columns of Parley's own export that are not contact input: skipped, so an export imports back cleanly. */
+const SKIPPED = new Set(["createdat"]);
 
 /** Reads the header row; throws an Error whose message says what is wrong with the file. */
 export function readHeader(cells: string[]): ImportHeader {
@@ -31,6 +33,7 @@ export function readHeader(cells: string[]): ImportHeader {
   cells.forEach((raw, index) => {
     const cell = raw.trim();
     if (!cell) throw new Error(`header: column ${index + 1} has no name`);
+    if (SKIPPED.has(cell.toLowerCase())) return;
     const known = KNOWN[cell.toLowerCase()];
     const id = known ?? cell;
     if (seen.has(id)) throw new Error(`header: column "${cell}" appears twice`);
@@ -50,7 +53,8 @@ const FALSE = new Set(["false", "no", "n", "0"]);
 
 /** Checks one data row; returns the row or the message of the first problem. */
 export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
-  if (cells.length > h.width) return `has ${cells.length} fields, the header has ${h.width}`;
+  // trailing empty fields (a spreadsheet's extra delimiters) are harmless; extra values are not
+  if (cells.length > h.width && cells.slice(h.width).some((c) => c.trim())) return `has ${cells.length} fields, the header has ${h.width}`;
   const cell = (i: number | null) => (i === null ? "" : (cells[i] ?? "").trim());
   const phone = normalizePhone(cell(h.phone));
   if (!phone) return "phone: is required";

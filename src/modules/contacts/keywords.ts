@@ -26,7 +26,7 @@ const same = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
  */
 export function keywordSubscriber(deps: Pick<AppDeps, "sqlite" | "clock">): TransactionalSubscriber {
   return (e) => {
-    if (e.event !== "message_received") return;
+    if (e.event !== "message_received" || e.data.type !== "text") return; // a caption is not a reply
     const text = typeof e.data.text === "string" ? e.data.text.trim() : "";
     const from = e.data.from;
     if (!text || text.length > 40 || typeof from !== "string") return;

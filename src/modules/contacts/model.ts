@@ -52,11 +52,11 @@ export const updateContactBody = z
 export type UpdateContactInput = z.infer<typeof updateContactBody>;
 
 export const importBody = z.object({
-  file: z.instanceof(File, { message: "is required (a CSV file part)" }),
+  file: z.instanceof(File, { message: "is required (a CSV file part)" }).meta({ type: "string", format: "binary" }),
 });
 
 // -- response shapes (OpenAPI) --
-export const contactView = z.object({
+export const contactSchema = z.object({
   id: z.uuid(),
   phone: z.string(),
   name: z.string().nullable(),
@@ -69,9 +69,9 @@ export const contactView = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type ContactView = z.infer<typeof contactView>;
+export type ContactView = z.infer<typeof contactSchema>;
 
-export const importView = z.object({
+export const importSchema = z.object({
   id: z.uuid(),
   status: z.enum(["queued", "running", "completed", "failed"]),
   filename: z.string().nullable(),
@@ -85,4 +85,4 @@ export const importView = z.object({
   createdAt: z.string(),
   completedAt: z.string().nullable(),
 });
-export type ImportView = z.infer<typeof importView>;
+export type ImportView = z.infer<typeof importSchema>;

@@ -5,7 +5,7 @@ import { ok } from "../../http/envelope.ts";
 import { csvResponse, responses } from "./docs.ts";
 import { exportContacts } from "./export.ts";
 import { getImport, queueImport } from "./import-service.ts";
-import { contactFilterQuery, importBody, importIdParams, importView } from "./model.ts";
+import { contactFilterQuery, importBody, importIdParams, importSchema } from "./model.ts";
 import { z } from "zod";
 
 /** CSV import (a durable job) and streamed CSV export (D11). */
@@ -35,7 +35,7 @@ export function contactImportRoutes(deps: AppDeps) {
     .get("/imports/:id", ({ auth, params }) => ok(getImport(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: importIdParams,
-      detail: { summary: "Progress and report of an import (the first 1,000 rejected rows)", responses: responses(200, importView) },
+      detail: { summary: "Progress and report of an import (the first 1,000 rejected rows)", responses: responses(200, importSchema) },
     })
     .get(
       "/export",

@@ -4,7 +4,7 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { responses } from "./docs.ts";
 import { contactImportRoutes } from "./routes-import.ts";
-import { contactIdParams, contactListQuery, contactView, createContactBody, updateContactBody } from "./model.ts";
+import { contactIdParams, contactListQuery, contactSchema, createContactBody, updateContactBody } from "./model.ts";
 import { createContact, deleteContact, getContact, pageContacts, updateContact } from "./service.ts";
 
 /** Contacts CRUD (D11). Writes need `messaging` (owner, admin, agent: D5), reads `read`. */
@@ -24,7 +24,7 @@ function contactCrudRoutes(deps: AppDeps) {
       {
         jwt: "read",
         query: contactListQuery,
-        detail: { summary: "List contacts, newest first (search on phone or names; `tag` repeatable, any of; optedOut)", responses: responses(200, contactView, { paged: true }) },
+        detail: { summary: "List contacts, newest first (search on phone or names; `tag` repeatable, any of; optedOut)", responses: responses(200, contactSchema, { paged: true }) },
       },
     )
     .post(
@@ -39,20 +39,20 @@ function contactCrudRoutes(deps: AppDeps) {
         body: createContactBody,
         detail: {
           summary: "Create a contact (phone: a leading +, spaces and dashes are dropped; 409 when it exists; 403 LIMIT_EXCEEDED past the plan)",
-          responses: responses(201, contactView, { description: "Created" }),
+          responses: responses(201, contactSchema, { description: "Created" }),
         },
       },
     )
     .get("/:id", ({ auth, params }) => ok(getContact(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: contactIdParams,
-      detail: { summary: "Get a contact", responses: responses(200, contactView) },
+      detail: { summary: "Get a contact", responses: responses(200, contactSchema) },
     })
     .patch("/:id", ({ auth, params, body }) => ok(updateContact(deps, auth.workspaceId, params.id, body)), {
       jwt: "messaging",
       params: contactIdParams,
       body: updateContactBody,
-      detail: { summary: "Change name, tags (replaced), attributes (replaced) or optedOut", responses: responses(200, contactView) },
+      detail: { summary: "Change name, tags (replaced), attributes (replaced) or optedOut", responses: responses(200, contactSchema) },
     })
     .delete(
       "/:id",

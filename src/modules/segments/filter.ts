@@ -65,6 +65,11 @@ export function compileSegmentFilter(workspaceId: string, filter: SegmentFilter,
   const at = typeof now === "number" ? now : now.getTime();
   const parts = ["c.workspace_id = ?", "c.opted_out = 0"];
   const params: SQLQueryBindings[] = [workspaceId];
+  // attribute equalities first: usually the narrowest, and SQLite drives from the first IN list
+  for (const [key, value] of Object.entries(filter.attributes ?? {})) {
+    parts.push("c.id IN (SELECT contact_id FROM contact_attributes WHERE workspace_id = ? AND key = ? AND value = ?)");
+    params.push(workspaceId, key, value);
+  }
   if (filter.tagsAny?.length) {
     const tags = uniq(filter.tagsAny);
     parts.push(`c.id IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag IN (${placeholders(tags.length)}))`);
@@ -78,10 +83,6 @@ export function compileSegmentFilter(workspaceId: string, filter: SegmentFilter,
     const tags = uniq(filter.tagsNone);
     parts.push(`c.id NOT IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag IN (${placeholders(tags.length)}))`);
     params.push(workspaceId, ...tags);
-  }
-  for (const [key, value] of Object.entries(filter.attributes ?? {})) {
-    parts.push("c.id IN (SELECT contact_id FROM contact_attributes WHERE workspace_id = ? AND key = ? AND value = ?)");
-    params.push(workspaceId, key, value);
   }
   if (filter.lastInboundWithinDays !== undefined) {
     parts.push("c.last_inbound_at >= ?");

@@ -18,7 +18,7 @@ export type UpdateSegmentInput = z.infer<typeof updateSegmentBody>;
 export const previewBody = z.object({ filter: segmentFilter });
 
 // -- response shapes (OpenAPI) --
-export const segmentView = z.object({
+export const segmentSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   filter: segmentFilter,
@@ -27,9 +27,9 @@ export const segmentView = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type SegmentView = z.infer<typeof segmentView>;
+export type SegmentView = z.infer<typeof segmentSchema>;
 
-export const previewView = z.object({
+export const previewSchema = z.object({
   count: z.number().int(),
   sample: z.array(
     z.object({ id: z.uuid(), phone: z.string(), name: z.string().nullable(), pushName: z.string().nullable(), tags: z.array(z.string()), attributes: z.record(z.string(), z.string()) }),

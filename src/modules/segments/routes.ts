@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { responses } from "../contacts/docs.ts";
-import { createSegmentBody, previewBody, previewView, segmentIdParams, segmentListQuery, segmentView, updateSegmentBody } from "./model.ts";
+import { createSegmentBody, previewBody, previewSchema, segmentIdParams, segmentListQuery, segmentSchema, updateSegmentBody } from "./model.ts";
 import { createSegment, deleteSegment, getSegment, pageSegments, previewSegment, updateSegment } from "./service.ts";
 
 /**
@@ -19,7 +19,7 @@ export function segmentRoutes(deps: AppDeps) {
         const { data, total } = pageSegments(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
-      { jwt: "read", query: segmentListQuery, detail: { summary: "List segments, newest first, each with its live count", responses: responses(200, segmentView, { paged: true }) } },
+      { jwt: "read", query: segmentListQuery, detail: { summary: "List segments, newest first, each with its live count", responses: responses(200, segmentSchema, { paged: true }) } },
     )
     .post(
       "",
@@ -28,23 +28,23 @@ export function segmentRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(s);
       },
-      { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentView, { description: "Created" }) } },
+      { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentSchema, { description: "Created" }) } },
     )
     .post("/preview", ({ auth, body }) => ok(previewSegment(deps, auth.workspaceId, body.filter)), {
       jwt: "read",
       body: previewBody,
-      detail: { summary: "What a filter selects now: count of opted-in matching contacts and a sample of up to 10", responses: responses(200, previewView) },
+      detail: { summary: "What a filter selects now: count of opted-in matching contacts and a sample of up to 10", responses: responses(200, previewSchema) },
     })
     .get("/:id", ({ auth, params }) => ok(getSegment(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: segmentIdParams,
-      detail: { summary: "Get a segment with its live count", responses: responses(200, segmentView) },
+      detail: { summary: "Get a segment with its live count", responses: responses(200, segmentSchema) },
     })
     .patch("/:id", ({ auth, params, body }) => ok(updateSegment(deps, auth.workspaceId, params.id, body)), {
       jwt: "messaging",
       params: segmentIdParams,
       body: updateSegmentBody,
-      detail: { summary: "Rename a segment or replace its filter", responses: responses(200, segmentView) },
+      detail: { summary: "Rename a segment or replace its filter", responses: responses(200, segmentSchema) },
     })
     .delete(
       "/:id",
