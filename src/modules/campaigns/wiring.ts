@@ -5,6 +5,7 @@ import { materialize } from "./audience.ts";
 import { RUN_JOB, pauseCampaign, tick, wakeRun } from "./engine.ts";
 import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
 import { activeCampaigns, findCampaign } from "./repo.ts";
+import { utcDay } from "./pacing.ts";
 import { trackEvent } from "./tracking.ts";
 
 /** The events campaigns follow (the rest cost nothing). */
@@ -87,7 +88,15 @@ export function campaignServices(deps: AppDeps): CampaignServices {
     }
   };
   return {
-    periodic: [{ name: "campaigns.sweep", schedule: "*/30 * * * * *", run: sweep }],
+    periodic: [
+      { name: "campaigns.sweep", schedule: "*/30 * * * * *", run: sweep },
+      {
+        // daily caps look at today only: older counters are history nobody reads
+        name: "campaigns.prune-send-days",
+        schedule: "23 4 * * *",
+        run: () => void deps.sqlite.query("DELETE FROM campaign_send_days WHERE day < ?").run(utcDay(deps.clock.now().getTime() - 7 * 86_400_000)),
+      },
+    ],
     start: sweep,
   };
 }

@@ -180,3 +180,15 @@ test("recipients whose bookkeeping was lost (a failed savepoint) are caught up f
   await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 50);
   expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 3, pending: 0, sent: 3 });
 });
+
+test("a contact who writes STOP while the campaign runs is skipped (opted_out) when their turn comes", async () => {
+  const { ws, s, people, phones, id } = await setup(10, 60);
+  const last = people[9]!;
+  expect((await t.request("POST", `/api/sim/sessions/${s.id}/inbound`, { token: ws.owner.token, body: { from: last.phone, text: " stop " } })).status).toBe(200);
+  await eventually(() => expect((t.deps.sqlite.query("SELECT opted_out AS o FROM contacts WHERE id = ?").get(last.id) as { o: number }).o).toBe(1));
+  await advanceUntil(t, 1000, async () => (await campaign(t, ws, id)).status === "completed");
+  expect(sentTo(phones).some((x) => x.to === last.phone)).toBe(false);
+  expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 10, sent: 9, skipped: 1 });
+  const skipped = await t.request("GET", `/api/v1/campaigns/${id}/recipients?status=skipped`, { token: ws.owner.token });
+  expect(skipped.body.data).toEqual([expect.objectContaining({ phone: last.phone, skippedReason: "opted_out", messageId: null })]);
+});
