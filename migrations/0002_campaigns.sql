@@ -23,7 +23,6 @@ CREATE TABLE `campaign_recipients` (
 	FOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `campaign_recipients_todo_idx` ON `campaign_recipients` (`campaign_id`,`id`) WHERE status = 'pending' AND message_id IS NULL;--> statement-breakpoint
 CREATE INDEX `campaign_recipients_status_idx` ON `campaign_recipients` (`campaign_id`,`status`,`id`);--> statement-breakpoint
 CREATE INDEX `campaign_recipients_message_idx` ON `campaign_recipients` (`message_id`) WHERE message_id IS NOT NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX `campaign_recipients_phone_uq` ON `campaign_recipients` (`campaign_id`,`phone`) WHERE skipped_reason IS NULL OR skipped_reason <> 'duplicate';--> statement-breakpoint

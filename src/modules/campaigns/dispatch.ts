@@ -31,7 +31,8 @@ interface ContactFacts {
 /** Queued campaign messages (any campaign) of a session. */
 export function windowUsed(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): number {
   const r = deps.sqlite
-    .query("SELECT count(*) AS n FROM messages WHERE workspace_id = ? AND session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL")
+    // the session's queue index holds only queued messages: a few rows, whatever the history
+    .query("SELECT count(*) AS n FROM messages INDEXED BY messages_queue_idx WHERE workspace_id = ? AND session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL")
     .get(workspaceId, sessionId) as { n: number };
   return r.n;
 }

@@ -86,9 +86,8 @@ export const campaignRecipients = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [
-    // the engine's next-pending scan: small, only recipients still waiting for a message
-    index("campaign_recipients_todo_idx").on(t.campaignId, t.id).where(sql`status = 'pending' AND message_id IS NULL`),
-    // lists by status, and cancel's bulk skip
+    // lists by status, cancel's bulk skip, and the engine's next-pending scan (pending rows in id
+    // order: the few ahead that already have a message, at most a window per session, are stepped over)
     index("campaign_recipients_status_idx").on(t.campaignId, t.status, t.id),
     index("campaign_recipients_message_idx").on(t.messageId).where(sql`message_id IS NOT NULL`),
     // one message per phone and campaign: a repeated phone is kept only as a `duplicate` skip
