@@ -1,6 +1,6 @@
 // The segment filter of D11 and its compiler to SQL. The campaigns module materialises
 // recipients with `readSegmentBatches`; segments count and preview with the rest.
-import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { z } from "zod";
 import { attributesField, MAX_TAGS, tagField } from "../contacts/fields.ts";
 
@@ -50,6 +50,19 @@ export interface SegmentContact {
   attributes: Record<string, string>;
   lastInboundAt: number | null;
   createdAt: number;
+}
+
+/**
+ * Runs a statement prepared for this call and finalized after it. Not `sqlite.query`, whose
+ * cache never forgets: the SQL text varies with the filter's shape, which callers choose.
+ */
+function once<T>(sqlite: Database, sql: string, use: (stmt: Statement) => T): T {
+  const stmt = sqlite.prepare(sql);
+  try {
+    return use(stmt);
+  } finally {
+    stmt.finalize();
+  }
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
@@ -108,9 +121,7 @@ export function segmentIdsQuery(workspaceId: string, filter: SegmentFilter, now:
 /** How many opted-in contacts of the workspace match `filter` at `now`. */
 export function countSegment(sqlite: Database, workspaceId: string, filter: SegmentFilter, now: Date | number): number {
   const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  // sqlite.query caches the statement per SQL text: filters of the same shape share it
-  const row = sqlite.query(`SELECT count(*) AS n FROM contacts c WHERE ${where}`).get(...params) as { n: number };
-  return row.n;
+  return once(sqlite, `SELECT count(*) AS n FROM contacts c WHERE ${where}`, (stmt) => (stmt.get(...params) as { n: number }).n);
 }
 
 const COLUMNS = "c.id, c.phone, c.name, c.push_name AS pushName, c.tags, c.attributes, c.last_inbound_at AS lastInboundAt, c.created_at AS createdAt";
@@ -132,10 +143,11 @@ export function* readSegmentBatches(
 ): Generator<SegmentContact[], void, undefined> {
   const size = opts.batchSize ?? 1000;
   const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  const stmt = sqlite.query(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`);
+  const sql = `SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`;
   let after = opts.afterId ?? "";
   for (;;) {
-    const rows = (stmt.all(...params, after, size) as RawRow[]).map(parse);
+    // prepared per batch: a generator abandoned mid-way must not leave a statement behind
+    const rows = once(sqlite, sql, (stmt) => (stmt.all(...params, after, size) as RawRow[]).map(parse));
     if (!rows.length) return;
     yield rows;
     if (rows.length < size) return;
@@ -146,5 +158,5 @@ export function* readSegmentBatches(
 /** Up to `n` matching opted-in contacts, newest first (a segment preview). */
 export function sampleSegment(sqlite: Database, workspaceId: string, filter: SegmentFilter, now: Date | number, n = 10): SegmentContact[] {
   const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  return (sqlite.query(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`).all(...params, n) as RawRow[]).map(parse);
+  return once(sqlite, `SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`, (stmt) => (stmt.all(...params, n) as RawRow[]).map(parse));
 }
