@@ -69,7 +69,13 @@ export function freezeFilterAudience(deps: Pick<AppDeps, "db" | "sqlite">, c: Ca
   }
   if (!filter) return;
   const { where, params } = compileSegmentFilter(c.workspaceId, filter, at);
-  deps.sqlite.query(`INSERT OR IGNORE INTO campaign_audience (campaign_id, contact_id, phone) SELECT ?, c.id, c.phone FROM contacts c WHERE ${where}`).run(c.id, ...params);
+  // prepared and finalized here: the SQL varies with the filter's shape (sqlite.query would cache each for ever)
+  const stmt = deps.sqlite.prepare(`INSERT OR IGNORE INTO campaign_audience (campaign_id, contact_id, phone) SELECT ?, c.id, c.phone FROM contacts c WHERE ${where}`);
+  try {
+    stmt.run(c.id, ...params);
+  } finally {
+    stmt.finalize();
+  }
 }
 
 const running = new Map<string, Promise<void>>();
