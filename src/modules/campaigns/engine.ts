@@ -86,6 +86,8 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
   if (!c || c.status !== "running") return null;
   const now = deps.clock.now().getTime();
   if (!isMaterialized(c)) return only ? null : now;
+  // a refill whose session is still inside its pacing gap: the run job wakes for it then
+  if (only && (c.pacingState[only] ?? 0) > now && c.pending > 0) return null;
   if (!planAllows(deps, workspaceId)) return void pauseCampaign(deps, c, "plan_inactive"), null;
   if (!hasTodo(deps, c.id)) {
     if (completeIfDone(deps, c, now)) return null;

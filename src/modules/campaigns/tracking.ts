@@ -69,8 +69,9 @@ function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: R
     // completes the campaign when this was the last one, else refills this session's window
     tick(deps, e.workspaceId, c.id, r.sessionId);
   }
-  const after = findEngineRow(deps.db, e.workspaceId, r.campaignId);
-  if (after && after.status === c.status) countsMoved(deps, e.workspaceId, c.id);
+  const after = deps.sqlite.query("SELECT status FROM campaigns WHERE id = ?").get(c.id) as { status: string } | null;
+  // a status change was announced with these counts already
+  if (after?.status === c.status) countsMoved(deps, e.workspaceId, c.id);
 }
 
 const EVENT_OF: Record<string, string> = { sent: "message_sent", delivered: "message_delivered", read: "message_read", failed: "message_failed" };
