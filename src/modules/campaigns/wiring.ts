@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
 import { materialize } from "./audience.ts";
-import { RUN_JOB, pauseCampaign, tick, wakeRun } from "./engine.ts";
+import { RUN_JOB, pauseCampaign, tick } from "./engine.ts";
 import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
 import { activeCampaigns, findCampaign } from "./repo.ts";
 import { utcDay } from "./pacing.ts";
