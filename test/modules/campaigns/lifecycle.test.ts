@@ -192,3 +192,11 @@ test("a contact who writes STOP while the campaign runs is skipped (opted_out) w
   const skipped = await t.request("GET", `/api/v1/campaigns/${id}/recipients?status=skipped`, { token: ws.owner.token });
   expect(skipped.body.data).toEqual([expect.objectContaining({ phone: last.phone, skippedReason: "opted_out", messageId: null })]);
 });
+
+test("an audience that matches nobody completes at once with total 0", async () => {
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const id = await newCampaign(t, ws, campaignBody([s.id], [Bun.randomUUIDv7()]));
+  await settle(t);
+  expect(await campaign(t, ws, id)).toMatchObject({ status: "completed", stats: { total: 0, pending: 0 } });
+});
