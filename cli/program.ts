@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
+import { campaignsCommand } from "./campaigns.tsx";
 import { contactsCommand } from "./contacts.tsx";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   sessionsCommand(program);
   simCommand(program);
   opsCommands(program);
+  campaignsCommand(program);
   contactsCommand(program);
   program
     .command("version")

@@ -24,6 +24,7 @@ import { externalMessagesRoutes } from "./modules/messages/routes-external.ts";
 import { externalContactsRoutes } from "./modules/contacts/routes-external.ts";
 import { httpMetricsPlugin } from "./modules/metrics/http-plugin.ts";
 import { metricsRoutes } from "./modules/metrics/routes.ts";
+import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDeps) {
     .use(contactsRoutes(deps))
     .use(externalMessagesRoutes(deps))
     .use(externalContactsRoutes(deps))
+    .use(campaignRoutes(deps))
     .use(segmentRoutes(deps))
     // D12: the sim network's routes exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());

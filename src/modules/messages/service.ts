@@ -120,7 +120,7 @@ export function listMessages(
   q: MessageListQuery & { conversationId?: string },
   audience: "external" | "dashboard" = "dashboard",
 ) {
-  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status };
+  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
   if (q.contactId) {
     const contact = findContact(deps.db, workspaceId, q.contactId);
     // an unknown contact (or another workspace's) simply matches nothing
