@@ -22,6 +22,8 @@ export const messageDoc = z.object({
   id: z.uuid(),
   sessionId: z.uuid(),
   conversationId: z.string().nullable(),
+  /** the campaign that sent it (D11), else null */
+  campaignId: z.string().nullable(),
   direction: z.enum(DIRECTIONS),
   from: z.string().nullable(),
   to: z.string().nullable(),
