@@ -6,7 +6,7 @@ import { bundledMigrationCount } from "../db/migrate.ts";
 import { VERSION } from "../version.ts";
 
 /** Data-dir entries that are never archived: the live database (copied consistently instead) and the running server's files. */
-const LIVE = new Set(["parley.db", "parley.db-wal", "parley.db-shm", "parley.db-journal", "parley.pid", "parley.url"]);
+export const LIVE = new Set(["parley.db", "parley.db-wal", "parley.db-shm", "parley.db-journal", "parley.pid", "parley.url"]);
 export const MANIFEST = "parley-backup.json";
 export const DB_FILE = "parley.db";
 
@@ -25,12 +25,16 @@ export class BackupError extends Error {}
 
 /** The database file's `PRAGMA integrity_check` answer: "ok", or the first problems it lists. */
 export function integrityCheck(path: string): string {
-  const db = new Database(path, { readonly: true });
+  let db: Database | null = null;
   try {
+    db = new Database(path, { readonly: true });
     const rows = db.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
     return rows.map((r) => r.integrity_check).slice(0, 5).join("; ");
+  } catch (err) {
+    // a file too damaged to check ("file is not a database", "database disk image is malformed")
+    return (err as Error).message;
   } finally {
-    db.close();
+    db?.close();
   }
 }
 
