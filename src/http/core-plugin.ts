@@ -78,11 +78,13 @@ export function corePlugin(config: Config, log: Logger) {
       }
       refuseDeepQuery(request.url);
       // every declared size is judged here, inside the envelope (Bun's own limit is set out of reach)
-      const limit = bodyLimit(config, path, request.headers.get("content-type") ?? "");
+      const limit = bodyLimit(config, path, (request.headers.get("content-type") ?? "").toLowerCase());
       const declared = Number(request.headers.get("content-length") ?? "0");
       if (declared > limit) throw errors.tooLarge(limit);
     })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
+    .onParse({ as: "global" }, async ({ request, contentType: given }) => {
+      // media types are case-insensitive (RFC 9110): `Application/JSON` is JSON
+      const contentType = given.toLowerCase();
       const limit = bodyLimit(config, new URL(request.url).pathname, contentType);
       // the full header: Elysia's `contentType` drops the boundary
       if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
@@ -96,7 +98,11 @@ export function corePlugin(config: Config, log: Logger) {
           throw errors.validation({ body: "is not valid JSON" }, "Malformed JSON body");
         }
       }
-      if (contentType.startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+      if (contentType.startsWith("application/x-www-form-urlencoded")) {
+        // `curl -d '{...}'` without a JSON content type: say so instead of "email is required"
+        if (/^\s*[[{]/.test(text)) throw errors.validation({ body: "looks like JSON: send it with Content-Type: application/json" }, "JSON body sent as a form");
+        return Object.fromEntries(new URLSearchParams(text));
+      }
       return text;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
