@@ -16,6 +16,20 @@ export class PortInUseError extends Error {
   }
 }
 
+/** Any other listen failure the operator must fix (an address not on this machine, a privileged port), said in one line. */
+export class ListenError extends Error {
+  constructor(host: string, port: number, code: string | undefined) {
+    super(
+      code === "EACCES"
+        ? `permission denied to listen on port ${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another port (--port / PARLEY_PORT)`
+        : code === "EADDRNOTAVAIL" || code === "EINVAL"
+          ? `cannot listen on ${host}: not an address of this machine or not a valid host name (--host / PARLEY_HOST; 127.0.0.1, 0.0.0.0 or :: usually)`
+          : `cannot listen on ${host} port ${port} (${code ?? "unknown error"})`,
+    );
+    this.name = "ListenError";
+  }
+}
+
 export interface RunningServer {
   runtime: Runtime;
   port: number;
@@ -59,7 +73,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   } catch (err) {
     await runtime.close();
     unlock();
-    if ((err as { code?: string }).code === "EADDRINUSE") throw new PortInUseError(config.host, config.port);
+    const code = (err as { code?: string }).code;
+    if (code === "EADDRINUSE") throw new PortInUseError(config.host, config.port);
+    if (code === "EACCES" || code === "EADDRNOTAVAIL" || code === "EINVAL") throw new ListenError(config.host, config.port, code);
     throw err;
   }
   const server = runtime.app.server!;
