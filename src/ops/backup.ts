@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { create } from "tar";
 import { bundledMigrationCount } from "../db/migrate.ts";
 import { VERSION } from "../version.ts";
@@ -62,6 +62,18 @@ function sideFiles(dataDir: string, target: string): string[] {
 }
 
 /**
+ * Refuses, before any work, a target the archive cannot be renamed to (a directory, a folder
+ * that does not exist) and one inside a folder of the data dir (media: the archive would be
+ * read into itself). Beside the database, at the data dir's top level, is allowed and skipped.
+ */
+function checkTarget(dataDir: string, target: string): void {
+  if (existsSync(target) && statSync(target).isDirectory()) throw new BackupError(`${target} is a directory: give the backup a file name, e.g. ${join(target, "parley-backup.tar.gz")}`);
+  if (!existsSync(dirname(target))) throw new BackupError(`no directory ${dirname(target)} for the backup`);
+  const inside = relative(resolve(dataDir), target);
+  if (inside.includes(sep) && !inside.startsWith("..")) throw new BackupError(`${target} is inside the data dir's ${inside.split(sep)[0]}/, which the backup archives: write it elsewhere`);
+}
+
+/**
  * `parley backup <file>`: a gzipped tar of a consistent database copy (checked with
  * integrity_check), the secrets and media beside it, and a manifest. Safe while the server runs.
  * The archive is written next to `file` and renamed into place, so a failed backup leaves no
@@ -69,6 +81,7 @@ function sideFiles(dataDir: string, target: string): string[] {
  */
 export async function backup(dataDir: string, file: string): Promise<BackupManifest> {
   const target = resolve(file);
+  checkTarget(dataDir, target);
   const work = mkdtempSync(join(dirname(target), ".parley-backup-"));
   try {
     const copy = join(work, DB_FILE);

@@ -160,3 +160,22 @@ test("parley restore says why in one line and exits 1, never a stack trace", asy
   expect(err.split("\n")).toHaveLength(1);
   expect(err).toContain("not a backup manifest");
 });
+
+test("parley backup refuses a target it cannot write before doing any work, in one line", async () => {
+  const dataDir = join(root, "source");
+  mkdirSync(join(dataDir, "media", "w"), { recursive: true });
+  const cases: [string, string][] = [
+    [join(dataDir, "media", "inside.tar.gz"), "inside the data dir's media/"],
+    [root, "is a directory"],
+    [join(root, "no", "such", "dir", "b.tar.gz"), "no directory"],
+  ];
+  for (const [file, why] of cases) {
+    const p = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "backup", file, "-d", dataDir], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const err = p.stderr.toString().trim();
+    expect({ file, code: p.exitCode, lines: err.split("\n").length, why: err.includes(why) }).toEqual({ file, code: 1, lines: 1, why: true });
+  }
+  expect(readdirSync(join(dataDir, "media"))).toEqual(["w"]); // no scratch left behind
+  // beside the database is fine (it is skipped, not archived into itself)
+  await backup(dataDir, join(dataDir, "beside.tar.gz"));
+  expect(existsSync(join(dataDir, "beside.tar.gz"))).toBe(true);
+});
