@@ -74,6 +74,17 @@ function checkTarget(dataDir: string, target: string): void {
 }
 
 /**
+ * The media files the database copy refers to (`media/<workspace>/<id>`), those still on disk.
+ * Only these: a file being written now belongs to a row not yet committed (tar fails on a file
+ * that grows while it reads it), and a file whose change was refused is deleted (tar fails on
+ * one that vanishes after it listed the folder). Neither is in the copy, so neither is needed.
+ */
+function referencedMedia(copy: Database, dataDir: string): string[] {
+  const rows = copy.query("SELECT workspace_id AS w, id FROM media").all() as { w: string; id: string }[];
+  return rows.map((r) => `media/${r.w}/${r.id}`).filter((p) => existsSync(join(dataDir, p)));
+}
+
+/**
  * `parley backup <file>`: a gzipped tar of a consistent database copy (checked with
  * integrity_check), the secrets and media beside it, and a manifest. Safe while the server runs.
  * The archive is written next to `file` and renamed into place, so a failed backup leaves no
@@ -90,6 +101,7 @@ export async function backup(dataDir: string, file: string): Promise<BackupManif
     if (integrity !== "ok") throw new BackupError(`the database copy failed its integrity check: ${integrity}`);
     const check = new Database(copy, { readonly: true });
     const migrations = (check.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+    const mediaFiles = referencedMedia(check, dataDir);
     check.close();
     // after the snapshot: every file a row in it refers to was written before that row committed
     const files = sideFiles(dataDir, target);
@@ -111,7 +123,8 @@ export async function backup(dataDir: string, file: string): Promise<BackupManif
       if (f === "media") symlinkSync(resolve(dataDir, f), join(work, f));
       else cpSync(join(dataDir, f), join(work, f), { recursive: true, preserveTimestamps: true });
     }
-    await create({ gzip: true, file: partial, cwd: work, portable: true, follow: true }, [MANIFEST, DB_FILE, ...files]);
+    const entries = [MANIFEST, DB_FILE, ...files.filter((f) => f !== "media"), ...mediaFiles];
+    await create({ gzip: true, file: partial, cwd: work, portable: true, follow: true }, entries);
     chmodSync(partial, 0o600); // it holds the secrets
     renameSync(partial, target);
     return manifest;
