@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { extract, type ReadEntry } from "tar";
 import { dataDirHolder, lockDataDir } from "../db/lock.ts";
 import { assertNotNewer } from "../db/migrate.ts";
@@ -59,7 +59,9 @@ export async function restore(file: string, dataDir: string): Promise<BackupMani
   const present = readdirSync(dataDir).filter((n) => !IGNORABLE.has(n));
   if (present.length) throw new BackupError(`the data dir ${dataDir} is not empty (${present.slice(0, 3).join(", ")}${present.length > 3 ? ", ..." : ""}); restore into an empty directory`);
   const unlock = lockDataDir(dataDir);
-  const work = mkdtempSync(join(dirname(resolve(dataDir)), ".parley-restore-"));
+  // the scratch folder inside the (empty) data dir: same file system for the renames, and no write
+  // to its parent, which the service user may not own (systemd's /var/lib, a volume's mount point)
+  const work = mkdtempSync(join(resolve(dataDir), ".parley-restore-"));
   try {
     // strict: an absolute path or `..` (in a path or a link) is an error, not a warning; no owners
     // taken from the archive; links, devices and a server's live files refused (see refusal)

@@ -179,3 +179,21 @@ test("parley backup refuses a target it cannot write before doing any work, in o
   await backup(dataDir, join(dataDir, "beside.tar.gz"));
   expect(existsSync(join(dataDir, "beside.tar.gz"))).toBe(true);
 });
+
+test("restore writes nothing beside the data dir: its parent may belong to root (systemd's /var/lib)", async () => {
+  const parent = join(root, "var-lib");
+  mkdirSync(join(parent, "parley"), { recursive: true });
+  const file = join(root, "for-parent.tar.gz");
+  await Bun.write(file, tarball([...base(), { name: "secrets.json", data: "{}" }]));
+  const seen: string[] = [];
+  const { watch } = await import("node:fs");
+  const watcher = watch(parent, (_event, name) => void (name && seen.push(String(name))));
+  try {
+    await restore(file, join(parent, "parley"));
+    await Bun.sleep(50); // let the watcher report
+  } finally {
+    watcher.close();
+  }
+  expect(seen.filter((n) => n !== "parley")).toEqual([]);
+  expect(readdirSync(join(parent, "parley")).sort()).toEqual(["parley.db", "secrets.json"]);
+});
