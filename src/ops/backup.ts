@@ -57,8 +57,11 @@ export function snapshotDatabase(dataDir: string, dest: string): void {
 
 /** What else the data dir needs besides the database: secrets, media, network state (relative paths). */
 function sideFiles(dataDir: string, target: string): string[] {
-  // never the archive being written, nor the scratch files of one in progress
-  return readdirSync(dataDir).filter((name) => !LIVE.has(name) && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target);
+  // never the archive being written, nor the scratch files of one in progress, nor the file
+  // system's lost+found (a data dir on its own disk has one, root's, mode 0700: unreadable)
+  return readdirSync(dataDir).filter(
+    (name) => !LIVE.has(name) && name !== "lost+found" && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target,
+  );
 }
 
 /**

@@ -73,3 +73,11 @@ test("files written and removed while backups run never fail one, and are not ar
     await writer;
   }
 }, 60_000);
+
+test("a data dir on its own disk: lost+found (root's, unreadable by the service user) is not archived", async () => {
+  mkdirSync(join(t.deps.config.dataDir, "lost+found"), { recursive: true, mode: 0o700 });
+  writeFileSync(join(t.deps.config.dataDir, "lost+found", "#1234"), "fsck leftovers");
+  const file = join(out, "lost-found.tar.gz");
+  await backup(t.deps.config.dataDir, file);
+  expect((await entries(file)).filter((n) => n.startsWith("lost+found"))).toEqual([]);
+});
