@@ -30,6 +30,9 @@ export class ListenError extends Error {
   }
 }
 
+/** The largest message a WebSocket client may send (Elysia JSON-parses each one). */
+export const WS_MAX_PAYLOAD = 64 * 1024;
+
 export interface RunningServer {
   runtime: Runtime;
   port: number;
@@ -60,6 +63,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // every body cap (JSON 1 MiB, media) is enforced in the app, inside the envelope, also for
       // chunked bodies; Bun's own limit would answer a bare 413 before the app sees the request
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      // /api/ws clients only send pings; Bun's default (16 MB) lets any member make the server
+      // JSON-parse 16 MB of nesting per message (0.7 s and 700 MB each). Larger: closed, 1009
+      websocket: { maxPayloadLength: WS_MAX_PAYLOAD },
       // last resort for anything thrown outside Elysia's own error handling
       error: (err) => {
         const requestId = Bun.randomUUIDv7();
