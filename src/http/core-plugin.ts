@@ -34,7 +34,7 @@ const MEDIA_TYPES = /^multipart\/form-data/;
  * any type (multipart included: it is buffered whole before the route's guard runs) is capped
  * at `jsonBodyLimit`, so an anonymous client cannot make the login route hold 110 MB.
  */
-const MEDIA_ROUTES = /^\/api\/(?:v1|external)\/(?:media|messages\/send|contacts\/import)\/?$/;
+export const MEDIA_ROUTES = /^\/api\/(?:v1|external)\/(?:media|messages\/send|contacts\/import)\/?$/;
 
 /** The body cap of a request: the media routes take `mediaBodyLimit`, every other route `jsonBodyLimit`. */
 function bodyLimit(config: Config, path: string): number {
