@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { systemClock, type Clock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
-import { migrate } from "../src/db/migrate.ts";
+import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
 import { openDb, type OpenedDb } from "../src/db/open.ts";
 import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
@@ -43,7 +43,7 @@ export function noDatabase(dataDir: string): string {
   return `no database in ${dataDir}: is --data-dir (or PARLEY_DATA_DIR) the server's data directory? A new one is created by \`parley serve\` or \`parley migrate\``;
 }
 
-/** Runs an operator action from commander: AppError and plain errors become `parley: <message>`, exit 1. */
+/** Runs an operator action from commander: AppError and plain errors become `parley: <message>`, exit 1 (2 for a database from a newer build, which no retry fixes). */
 export async function operatorAction(run: () => Promise<void>): Promise<void> {
   try {
     await run();
@@ -51,7 +51,7 @@ export async function operatorAction(run: () => Promise<void>): Promise<void> {
     if (err instanceof AppError || err instanceof Error) {
       const fields = err instanceof AppError && err.errors ? ` (${Object.entries(err.errors).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
       process.stderr.write(`parley: ${err.message}${fields}\n`);
-      process.exit(1);
+      process.exit(err instanceof NewerDatabaseError ? 2 : 1);
     }
     throw err;
   }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { migrate } from "../src/db/migrate.ts";
+import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
 import { openDb } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
@@ -31,7 +31,13 @@ export function outboxCommand(program: Command): void {
       }
       const opened = openDb(path, { synchronous: config.dbSynchronous });
       try {
-        migrate(opened.db);
+        try {
+          migrate(opened.db);
+        } catch (err) {
+          if (!(err instanceof NewerDatabaseError)) throw err;
+          process.stderr.write(`parley: ${err.message}\n`);
+          process.exit(2);
+        }
         // a phone as people write it (`+91 98000-00001`) matches the stored digits
         const raw = flags.to?.trim().toLowerCase();
         const to = raw && !raw.includes("@") ? normalisePhone(raw) : raw;

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
-import { PortInUseError, startServer } from "../src/server.ts";
+import { ListenError, PortInUseError, startServer } from "../src/server.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
 
@@ -17,7 +17,7 @@ export function serveCommand(program: Command): void {
       try {
         server = await startServer(config, log);
       } catch (err) {
-        if (err instanceof DataDirBusyError || err instanceof PortInUseError) {
+        if (err instanceof DataDirBusyError || err instanceof PortInUseError || err instanceof ListenError) {
           process.stderr.write(`parley: ${err.message}\n`);
           process.exit(1);
         }

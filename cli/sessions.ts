@@ -9,6 +9,7 @@ import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { announcedUrl } from "../src/db/lock.ts";
 import { noDatabase } from "./operator.ts";
+import { assertNotNewer, NewerDatabaseError } from "../src/db/migrate.ts";
 
 // D13: operator commands draw their power from the data directory (the database and the JWT
 // secret in secrets.json). They act on the running server over its public API with a
@@ -53,6 +54,18 @@ export function openOperator(flags: OperatorFlags): Operator {
   const config = configOrExit({ dataDir: flags.dataDir });
   const dbPath = join(config.dataDir, "parley.db");
   if (!existsSync(dbPath)) throw new OperatorError(noDatabase(config.dataDir));
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    assertNotNewer(db); // its tables may no longer be what this build reads
+    return { ...locateServer(flags, config), db, jwtSecret: signingSecret(config) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** The JWT secret: the setting, else the data dir's secrets.json. */
+function signingSecret(config: Config): string {
   const secretsPath = join(config.dataDir, "secrets.json");
   let jwtSecret = config.jwtSecret;
   if (!jwtSecret) {
@@ -60,12 +73,17 @@ export function openOperator(flags: OperatorFlags): Operator {
     jwtSecret = (JSON.parse(readFileSync(secretsPath, "utf8")) as { jwtSecret?: string }).jwtSecret;
     if (!jwtSecret) throw new OperatorError(`${secretsPath} has no jwtSecret`);
   }
+  return jwtSecret;
+}
+
+/** Which server to call, and where that came from (for failure messages). */
+function locateServer(flags: OperatorFlags, config: Config): { config: Config; url: string; urlFrom: string } {
   // --url, else where the data dir's running server said it listens, else PARLEY_HOST/PARLEY_PORT
   const announced = announcedUrl(config.dataDir);
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = (flags.url ?? announced ?? hostUrl(host, config.port)).replace(/\/+$/, "");
   const urlFrom = flags.url ? "--url" : announced ? `${config.dataDir}/parley.url` : `no server announced itself in ${config.dataDir}; PARLEY_HOST/PARLEY_PORT`;
-  return { config, url, urlFrom, db: new Database(dbPath, { readonly: true }), jwtSecret };
+  return { config, url, urlFrom };
 }
 
 /** A workspace by id or name; without one, the only workspace there is. */
@@ -133,9 +151,9 @@ export async function runOperator(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (err) {
-    if (err instanceof OperatorError) {
+    if (err instanceof OperatorError || err instanceof NewerDatabaseError) {
       process.stderr.write(`parley: ${err.message}\n`);
-      process.exit(1);
+      process.exit(err instanceof NewerDatabaseError ? 2 : 1);
     }
     throw err;
   }

@@ -23,6 +23,7 @@ import { messagesRoutes } from "./modules/messages/routes.ts";
 import { externalMessagesRoutes } from "./modules/messages/routes-external.ts";
 import { externalContactsRoutes } from "./modules/contacts/routes-external.ts";
 import { httpMetricsPlugin } from "./modules/metrics/http-plugin.ts";
+import { mediaCredentialGate } from "./http/media-gate.ts";
 import { metricsRoutes } from "./modules/metrics/routes.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
@@ -31,6 +32,7 @@ export function buildApp(deps: AppDeps) {
   return new Elysia({ name: "parley" })
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
+    .use(mediaCredentialGate(deps))
     // request timing only when /metrics exists: without a scraper it would be work for nobody
     .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())
     .use(metricsRoutes(deps))

@@ -16,6 +16,23 @@ export class PortInUseError extends Error {
   }
 }
 
+/** Any other listen failure the operator must fix (an address not on this machine, a privileged port), said in one line. */
+export class ListenError extends Error {
+  constructor(host: string, port: number, code: string | undefined) {
+    super(
+      code === "EACCES"
+        ? `permission denied to listen on port ${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another port (--port / PARLEY_PORT)`
+        : code === "EADDRNOTAVAIL" || code === "EINVAL"
+          ? `cannot listen on ${host}: not an address of this machine or not a valid host name (--host / PARLEY_HOST; 127.0.0.1, 0.0.0.0 or :: usually)`
+          : `cannot listen on ${host} port ${port} (${code ?? "unknown error"})`,
+    );
+    this.name = "ListenError";
+  }
+}
+
+/** The largest message a WebSocket client may send (Elysia JSON-parses each one). */
+export const WS_MAX_PAYLOAD = 64 * 1024;
+
 export interface RunningServer {
   runtime: Runtime;
   port: number;
@@ -46,6 +63,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // every body cap (JSON 1 MiB, media) is enforced in the app, inside the envelope, also for
       // chunked bodies; Bun's own limit would answer a bare 413 before the app sees the request
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      // /api/ws clients only send pings; Bun's default (16 MB) lets any member make the server
+      // JSON-parse 16 MB of nesting per message (0.7 s and 700 MB each). Larger: closed, 1009
+      websocket: { maxPayloadLength: WS_MAX_PAYLOAD },
       // last resort for anything thrown outside Elysia's own error handling
       error: (err) => {
         const requestId = Bun.randomUUIDv7();
@@ -59,7 +79,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   } catch (err) {
     await runtime.close();
     unlock();
-    if ((err as { code?: string }).code === "EADDRINUSE") throw new PortInUseError(config.host, config.port);
+    const code = (err as { code?: string }).code;
+    if (code === "EADDRINUSE") throw new PortInUseError(config.host, config.port);
+    if (code === "EACCES" || code === "EADDRNOTAVAIL" || code === "EINVAL") throw new ListenError(config.host, config.port, code);
     throw err;
   }
   const server = runtime.app.server!;

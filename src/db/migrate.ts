@@ -26,9 +26,11 @@ export function bundledMigrationCount(): number {
   return MIGRATIONS.length;
 }
 
-const clientOf = (db: DB) => (db as unknown as { $client: import("bun:sqlite").Database }).$client;
+type Sqlite = import("bun:sqlite").Database;
+/** The bun:sqlite handle under a drizzle database, or the handle itself (operator commands that read SQL). */
+const clientOf = (db: DB | Sqlite): Sqlite => ("$client" in db ? (db as unknown as { $client: Sqlite }).$client : (db as Sqlite));
 
-function hasMigrationTable(db: DB): boolean {
+function hasMigrationTable(db: DB | Sqlite): boolean {
   return !!clientOf(db).query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
 }
 
@@ -38,7 +40,7 @@ function appliedCount(db: DB): number {
 }
 
 /** Throws when the database has applied migrations (by their drizzle-kit timestamp) that this build does not embed. */
-export function assertNotNewer(db: DB, embedded: readonly Pick<MigrationMeta, "folderMillis">[] = MIGRATIONS): void {
+export function assertNotNewer(db: DB | Sqlite, embedded: readonly Pick<MigrationMeta, "folderMillis">[] = MIGRATIONS): void {
   if (!hasMigrationTable(db)) return;
   const known = new Set(embedded.map((m) => Number(m.folderMillis)));
   const applied = clientOf(db).query("SELECT created_at AS at FROM __drizzle_migrations ORDER BY created_at").all() as { at: number | string }[];

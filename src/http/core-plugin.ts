@@ -28,12 +28,17 @@ export async function readCapped(request: Request, limit: number): Promise<strin
 }
 
 const MEDIA_TYPES = /^multipart\/form-data/;
-/** JSON routes that carry base64 media (D1 "except routes that take media"): capped like uploads. */
-const JSON_MEDIA_ROUTES = /\/messages\/send$/;
+/**
+ * The routes that take media (D1 "except routes that take media"): uploads, sends with base64
+ * media, the contacts CSV import. Only these get `mediaBodyLimit`; on any other route a body of
+ * any type (multipart included: it is buffered whole before the route's guard runs) is capped
+ * at `jsonBodyLimit`, so an anonymous client cannot make the login route hold 110 MB.
+ */
+export const MEDIA_ROUTES = /^\/api\/(?:v1|external)\/(?:media|messages\/send|contacts\/import)\/?$/;
 
-/** The body cap of a request: uploads and media-carrying JSON routes take `mediaBodyLimit`, the rest `jsonBodyLimit`. */
-function bodyLimit(config: Config, path: string, contentType: string): number {
-  return MEDIA_TYPES.test(contentType) || JSON_MEDIA_ROUTES.test(path) ? config.mediaBodyLimit : config.jsonBodyLimit;
+/** The body cap of a request: the media routes take `mediaBodyLimit`, every other route `jsonBodyLimit`. */
+function bodyLimit(config: Config, path: string): number {
+  return MEDIA_ROUTES.test(path) ? config.mediaBodyLimit : config.jsonBodyLimit;
 }
 
 /**
@@ -53,7 +58,7 @@ function refuseDeepQuery(url: string): void {
 
 /**
  * Request id, CORS, body caps and JSON parsing, and the access log.
- * JSON bodies are capped at `jsonBodyLimit` (D1); multipart uploads at `mediaBodyLimit`.
+ * JSON and other bodies are capped at `jsonBodyLimit` (D1); the media routes (uploads, sends, CSV import) at `mediaBodyLimit`.
  */
 export function corePlugin(config: Config, log: Logger) {
   const allowed = new Set(config.corsOrigins);
@@ -78,12 +83,14 @@ export function corePlugin(config: Config, log: Logger) {
       }
       refuseDeepQuery(request.url);
       // every declared size is judged here, inside the envelope (Bun's own limit is set out of reach)
-      const limit = bodyLimit(config, path, request.headers.get("content-type") ?? "");
+      const limit = bodyLimit(config, path);
       const declared = Number(request.headers.get("content-length") ?? "0");
       if (declared > limit) throw errors.tooLarge(limit);
     })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      const limit = bodyLimit(config, new URL(request.url).pathname, contentType);
+    .onParse({ as: "global" }, async ({ request, contentType: given }) => {
+      // media types are case-insensitive (RFC 9110): `Application/JSON` is JSON
+      const contentType = given.toLowerCase();
+      const limit = bodyLimit(config, new URL(request.url).pathname);
       // the full header: Elysia's `contentType` drops the boundary
       if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
       const text = await readCapped(request, limit);
@@ -96,7 +103,11 @@ export function corePlugin(config: Config, log: Logger) {
           throw errors.validation({ body: "is not valid JSON" }, "Malformed JSON body");
         }
       }
-      if (contentType.startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+      if (contentType.startsWith("application/x-www-form-urlencoded")) {
+        // `curl -d '{...}'` without a JSON content type: say so instead of "email is required"
+        if (/^\s*[[{]/.test(text)) throw errors.validation({ body: "looks like JSON: send it with Content-Type: application/json" }, "JSON body sent as a form");
+        return Object.fromEntries(new URLSearchParams(text));
+      }
       return text;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {

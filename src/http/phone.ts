@@ -1,4 +1,4 @@
-import { isPossiblePhoneNumber } from "libphonenumber-js/min";
+import { isPossiblePhoneNumber, parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { z } from "zod";
 
 const DIGITS = /^\d{8,15}$/;
@@ -12,14 +12,24 @@ export function isPossiblePhone(digits: string): boolean {
 
 /**
  * The D1 form of a number as people write it: `+91 98000-00000` and `(415) 555 0123` lose their
- * decoration and the leading plus. Anything else (letters, a plus in the middle) is left as it
- * is, so the check after it names the problem.
+ * decoration and the leading plus; an international call prefix instead of the plus (`00`, or
+ * North America's `011`) is dropped too, and so is a national trunk prefix written after the
+ * country code (`+44 (0)20 7946 0958` is 442079460958: libphonenumber knows which countries
+ * drop it, Italy keeps its 0). Anything else (letters, a plus in the middle) is left as it is,
+ * so the check after it names the problem.
  */
 export function normalisePhone(raw: string): string {
   const s = raw.trim().replace(DECORATION, "");
-  const digits = s.startsWith("+") ? s.slice(1) : s;
-  return /^\d+$/.test(digits) ? digits : raw;
+  const plus = s.startsWith("+");
+  let digits = plus ? s.slice(1) : s;
+  if (!/^\d+$/.test(digits)) return raw;
+  if (!plus) digits = digits.replace(/^(00|011)(?=[1-9])/, "");
+  const parsed = parsePhoneNumberFromString("+" + digits);
+  return parsed?.isPossible() ? parsed.number.slice(1) : digits;
 }
+
+/** Why a number that is all digits is still refused, in words a person can act on. */
+const NATIONAL = "starts with 0: write it with the country code (e.g. +91 98000 00000), not as dialled at home";
 
 /**
  * The one phone field of every request (D1): 8 to 15 digits with the country code, a possible
@@ -27,12 +37,13 @@ export function normalisePhone(raw: string): string {
  * stored value is always bare digits.
  */
 export const phoneField = z
-  .string({ error: "is required" })
+  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string, e.g. \"+91 98000 00000\"") })
   .transform(normalisePhone)
   .pipe(
     z
       .string()
       .regex(DIGITS, "must be 8 to 15 digits with the country code (a leading +, spaces and dashes are allowed)")
+      .refine((d) => !d.startsWith("0"), { error: NATIONAL, abort: true })
       .refine(isPossiblePhone, "is not a possible phone number for its country code"),
   )
   .describe("phone number with the country code, e.g. 919800000000 (+, spaces, dashes and parentheses are dropped)");

@@ -1,12 +1,12 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { create } from "tar";
 import { bundledMigrationCount } from "../db/migrate.ts";
 import { VERSION } from "../version.ts";
 
 /** Data-dir entries that are never archived: the live database (copied consistently instead) and the running server's files. */
-const LIVE = new Set(["parley.db", "parley.db-wal", "parley.db-shm", "parley.db-journal", "parley.pid", "parley.url"]);
+export const LIVE = new Set(["parley.db", "parley.db-wal", "parley.db-shm", "parley.db-journal", "parley.pid", "parley.url"]);
 export const MANIFEST = "parley-backup.json";
 export const DB_FILE = "parley.db";
 
@@ -25,12 +25,16 @@ export class BackupError extends Error {}
 
 /** The database file's `PRAGMA integrity_check` answer: "ok", or the first problems it lists. */
 export function integrityCheck(path: string): string {
-  const db = new Database(path, { readonly: true });
+  let db: Database | null = null;
   try {
+    db = new Database(path, { readonly: true });
     const rows = db.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
     return rows.map((r) => r.integrity_check).slice(0, 5).join("; ");
+  } catch (err) {
+    // a file too damaged to check ("file is not a database", "database disk image is malformed")
+    return (err as Error).message;
   } finally {
-    db.close();
+    db?.close();
   }
 }
 
@@ -53,8 +57,34 @@ export function snapshotDatabase(dataDir: string, dest: string): void {
 
 /** What else the data dir needs besides the database: secrets, media, network state (relative paths). */
 function sideFiles(dataDir: string, target: string): string[] {
-  // never the archive being written, nor the scratch files of one in progress
-  return readdirSync(dataDir).filter((name) => !LIVE.has(name) && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target);
+  // never the archive being written, nor the scratch files of one in progress, nor the file
+  // system's lost+found (a data dir on its own disk has one, root's, mode 0700: unreadable)
+  return readdirSync(dataDir).filter(
+    (name) => !LIVE.has(name) && name !== "lost+found" && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target,
+  );
+}
+
+/**
+ * Refuses, before any work, a target the archive cannot be renamed to (a directory, a folder
+ * that does not exist) and one inside a folder of the data dir (media: the archive would be
+ * read into itself). Beside the database, at the data dir's top level, is allowed and skipped.
+ */
+function checkTarget(dataDir: string, target: string): void {
+  if (existsSync(target) && statSync(target).isDirectory()) throw new BackupError(`${target} is a directory: give the backup a file name, e.g. ${join(target, "parley-backup.tar.gz")}`);
+  if (!existsSync(dirname(target))) throw new BackupError(`no directory ${dirname(target)} for the backup`);
+  const inside = relative(resolve(dataDir), target);
+  if (inside.includes(sep) && !inside.startsWith("..")) throw new BackupError(`${target} is inside the data dir's ${inside.split(sep)[0]}/, which the backup archives: write it elsewhere`);
+}
+
+/**
+ * The media files the database copy refers to (`media/<workspace>/<id>`), those still on disk.
+ * Only these: a file being written now belongs to a row not yet committed (tar fails on a file
+ * that grows while it reads it), and a file whose change was refused is deleted (tar fails on
+ * one that vanishes after it listed the folder). Neither is in the copy, so neither is needed.
+ */
+function referencedMedia(copy: Database, dataDir: string): string[] {
+  const rows = copy.query("SELECT workspace_id AS w, id FROM media").all() as { w: string; id: string }[];
+  return rows.map((r) => `media/${r.w}/${r.id}`).filter((p) => existsSync(join(dataDir, p)));
 }
 
 /**
@@ -65,6 +95,7 @@ function sideFiles(dataDir: string, target: string): string[] {
  */
 export async function backup(dataDir: string, file: string): Promise<BackupManifest> {
   const target = resolve(file);
+  checkTarget(dataDir, target);
   const work = mkdtempSync(join(dirname(target), ".parley-backup-"));
   try {
     const copy = join(work, DB_FILE);
@@ -73,6 +104,7 @@ export async function backup(dataDir: string, file: string): Promise<BackupManif
     if (integrity !== "ok") throw new BackupError(`the database copy failed its integrity check: ${integrity}`);
     const check = new Database(copy, { readonly: true });
     const migrations = (check.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+    const mediaFiles = referencedMedia(check, dataDir);
     check.close();
     // after the snapshot: every file a row in it refers to was written before that row committed
     const files = sideFiles(dataDir, target);
@@ -94,7 +126,8 @@ export async function backup(dataDir: string, file: string): Promise<BackupManif
       if (f === "media") symlinkSync(resolve(dataDir, f), join(work, f));
       else cpSync(join(dataDir, f), join(work, f), { recursive: true, preserveTimestamps: true });
     }
-    await create({ gzip: true, file: partial, cwd: work, portable: true, follow: true }, [MANIFEST, DB_FILE, ...files]);
+    const entries = [MANIFEST, DB_FILE, ...files.filter((f) => f !== "media"), ...mediaFiles];
+    await create({ gzip: true, file: partial, cwd: work, portable: true, follow: true }, entries);
     chmodSync(partial, 0o600); // it holds the secrets
     renameSync(partial, target);
     return manifest;

@@ -1,10 +1,45 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { extract } from "tar";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { extract, type ReadEntry } from "tar";
 import { dataDirHolder, lockDataDir } from "../db/lock.ts";
 import { assertNotNewer } from "../db/migrate.ts";
 import { openDb } from "../db/open.ts";
-import { BackupError, DB_FILE, integrityCheck, MANIFEST, type BackupManifest } from "./backup.ts";
+import { BackupError, DB_FILE, integrityCheck, LIVE, MANIFEST, type BackupManifest } from "./backup.ts";
+
+/** Entry types `parley backup` writes (it follows links): anything else comes from a tampered archive. */
+const PLAIN = new Set(["File", "OldFile", "ContiguousFile", "Directory"]);
+
+/**
+ * Why an archive entry must not be restored, or null. Links could point a data-dir file
+ * (secrets, media) elsewhere; a pid or URL file would block the server's start or send
+ * operator commands (with a minted owner token) to another address; a WAL beside the
+ * checked database would change it after the check.
+ */
+function refusal(path: string, entry: ReadEntry): string | null {
+  if (!PLAIN.has(entry.type)) return `a ${entry.type}`;
+  const top = path.replace(/^(\.\/)+/, "").split("/")[0] ?? "";
+  if (LIVE.has(top) && top !== DB_FILE) return "a running server's file";
+  return null;
+}
+
+/** tar's own refusals (a truncated gzip, `..`, an absolute path: strict mode) said as the archive's fault. */
+async function extractOrRefuse(archive: string, options: Parameters<typeof extract>[0]): Promise<void> {
+  try {
+    await extract(options);
+  } catch (err) {
+    throw new BackupError(`${archive} cannot be restored: ${(err as Error).message}; nothing was restored`);
+  }
+}
+
+function readManifest(path: string, archive: string): BackupManifest {
+  try {
+    const m = JSON.parse(readFileSync(path, "utf8")) as BackupManifest | null;
+    if (m && typeof m === "object") return m;
+  } catch {
+    // said below
+  }
+  throw new BackupError(`${archive} is not a Parley backup (${MANIFEST} is not a backup manifest)`);
+}
 
 /** Entries a data dir may hold and still count as empty for a restore. */
 const IGNORABLE = new Set(["lost+found"]);
@@ -24,13 +59,28 @@ export async function restore(file: string, dataDir: string): Promise<BackupMani
   const present = readdirSync(dataDir).filter((n) => !IGNORABLE.has(n));
   if (present.length) throw new BackupError(`the data dir ${dataDir} is not empty (${present.slice(0, 3).join(", ")}${present.length > 3 ? ", ..." : ""}); restore into an empty directory`);
   const unlock = lockDataDir(dataDir);
-  const work = mkdtempSync(join(dirname(resolve(dataDir)), ".parley-restore-"));
+  // the scratch folder inside the (empty) data dir: same file system for the renames, and no write
+  // to its parent, which the service user may not own (systemd's /var/lib, a volume's mount point)
+  const work = mkdtempSync(join(resolve(dataDir), ".parley-restore-"));
   try {
-    // portable, no absolute paths or `..` (tar strips them), and no owners taken from the archive
-    await extract({ file: archive, cwd: work, preserveOwner: false, strict: true });
+    // strict: an absolute path or `..` (in a path or a link) is an error, not a warning; no owners
+    // taken from the archive; links, devices and a server's live files refused (see refusal)
+    const refused: string[] = [];
+    await extractOrRefuse(archive, {
+      file: archive,
+      cwd: work,
+      preserveOwner: false,
+      strict: true,
+      filter: (path, entry) => {
+        const why = "type" in entry ? refusal(path, entry) : null;
+        if (why) refused.push(`${path} (${why})`);
+        return why === null;
+      },
+    });
+    if (refused.length) throw new BackupError(`${archive} is not a backup Parley wrote: it holds ${refused.slice(0, 3).join(", ")}${refused.length > 3 ? ", ..." : ""}; nothing was restored`);
     const manifestPath = join(work, MANIFEST);
     if (!existsSync(manifestPath) || !existsSync(join(work, DB_FILE))) throw new BackupError(`${archive} is not a Parley backup (no ${MANIFEST} or ${DB_FILE})`);
-    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as BackupManifest;
+    const manifest = readManifest(manifestPath, archive);
     if (manifest.format !== 1) throw new BackupError(`${archive} has backup format ${manifest.format}; this build reads format 1`);
     const integrity = integrityCheck(join(work, DB_FILE));
     if (integrity !== "ok") throw new BackupError(`the database in ${archive} failed its integrity check: ${integrity}`);
@@ -40,6 +90,8 @@ export async function restore(file: string, dataDir: string): Promise<BackupMani
     } finally {
       opened.close();
     }
+    const secrets = join(work, "secrets.json");
+    if (existsSync(secrets)) chmodSync(secrets, 0o600); // whatever mode the archive gave it
     for (const name of readdirSync(work)) if (name !== MANIFEST) renameSync(join(work, name), join(dataDir, name));
     return manifest;
   } finally {

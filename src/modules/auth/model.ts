@@ -2,36 +2,40 @@ import { z } from "zod";
 import { isCommonPassword } from "../../auth/common-passwords.ts";
 import { phoneField } from "../../http/phone.ts";
 
+/**
+ * A string field: "is required" only when it is missing. A value of another type (`"otpCode":
+ * 123456` typed from a terminal) is named as such instead of being called missing.
+ */
+const text = () => z.string({ error: (i) => (i.input === undefined ? "is required" : `must be a string (in quotes), not ${i.input === null ? "null" : typeof i.input}`) });
+
 /** Lower-cased, trimmed email (users are unique by it). */
-export const emailField = z
-  .string({ error: "is required" })
+export const emailField = text()
   .trim()
   .toLowerCase()
   .pipe(z.email({ error: "must be a valid email address" }).max(254, "must be at most 254 characters"));
 
 /** A new password (D3): 8-128 characters and not one of the most common passwords. */
-export const newPasswordField = z
-  .string({ error: "is required" })
+export const newPasswordField = text()
   .min(8, "must be at least 8 characters")
   .max(128, "must be at most 128 characters")
   .refine((p) => !isCommonPassword(p), "is too common; choose a less predictable password");
 
 /** A password being checked (login, current password): only bounded, never judged. */
-export const passwordField = z.string({ error: "is required" }).min(1, "is required").max(128, "must be at most 128 characters");
+export const passwordField = text().min(1, "is required").max(128, "must be at most 128 characters");
 
 /** Digits with the country code, no plus, 8 to 15 digits (D1). */
 export const mobileField = phoneField;
 
-const label = () => z.string({ error: "is required" }).trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
+const label = () => text().trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
 
-export const otpCodeField = z.string({ error: "is required" }).regex(/^\d{6}$/, "must be 6 digits");
+export const otpCodeField = text().regex(/^\d{6}$/, "must be 6 digits");
 
-const token = z.string({ error: "is required" }).min(1, "is required").max(4096, "is too long");
+const token = text().min(1, "is required").max(4096, "is too long");
 
 /** captchaId/captchaAnswer: required when the operator's captcha is `image`, ignored when `off`. */
 function captchaFields(required: boolean): { captchaId: z.ZodType<string | undefined>; captchaAnswer: z.ZodType<string | undefined> } {
   const id = z.uuid({ error: (i) => (i.input === undefined ? "is required" : "must be the captchaId from GET /api/auth/captcha") });
-  const answer = z.string({ error: "is required" }).trim().min(1, "is required").max(16, "is too long");
+  const answer = text().trim().min(1, "is required").max(16, "is too long");
   return required ? { captchaId: id, captchaAnswer: answer } : { captchaId: id.optional(), captchaAnswer: answer.optional() };
 }
 
@@ -42,7 +46,7 @@ export function registerBody(captcha: boolean) {
       name: label(),
       email: emailField,
       password: newPasswordField,
-      confirmPassword: z.string({ error: "is required" }),
+      confirmPassword: text(),
       tenantName: label(),
       mobile: mobileField,
       ...captchaFields(captcha),

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
@@ -6,11 +6,16 @@ import { createMetricsRegistry } from "./registry.ts";
 
 const PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-/** Constant-time comparison of a presented bearer token with the configured one. */
-function tokenMatches(header: string | null, token: string): boolean {
-  const presented = Buffer.from(header?.startsWith("Bearer ") ? header.slice(7) : "");
-  const expected = Buffer.from(token);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/**
+ * Constant-time comparison of a presented bearer token with the configured one. Both sides are
+ * hashed first, so neither the content nor the length of the token shows in the timing; the
+ * scheme is case-insensitive (RFC 9110), as scrapers and proxies may write `bearer`.
+ */
+function tokenMatches(header: string | null, expected: Buffer): boolean {
+  const m = /^bearer +(.+)$/i.exec(header?.trim() ?? "");
+  return timingSafeEqual(digest(m?.[1] ?? ""), expected) && m !== null;
 }
 
 /**
@@ -21,10 +26,11 @@ export function metricsRoutes(deps: Pick<AppDeps, "sqlite" | "config" | "clock" 
   const token = deps.config.metricsToken;
   if (!token) return new Elysia({ name: "parley-metrics-off" });
   const { registry } = createMetricsRegistry(deps);
+  const expected = digest(token);
   return new Elysia({ name: "parley-metrics" }).get(
     "/metrics",
     async ({ request }) => {
-      if (!tokenMatches(request.headers.get("authorization"), token)) throw errors.unauthorized("Missing or wrong metrics token");
+      if (!tokenMatches(request.headers.get("authorization"), expected)) throw errors.unauthorized("Missing or wrong metrics token");
       return new Response(await registry.metrics(), { headers: { "content-type": PROMETHEUS_TEXT } });
     },
     { detail: { hide: true } },
