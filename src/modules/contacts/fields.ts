@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isPossiblePhone } from "../../http/phone.ts";
+import { phoneField } from "../../http/phone.ts";
 
 // The field rules of D11, shared by the API bodies, the CSV import and segment filters.
 export const MAX_TAGS = 50;
@@ -30,21 +30,8 @@ export const attributesField = z
 /** A contact name the workspace gives (empty clears it). */
 export const nameField = z.string().trim().max(MAX_NAME, `must be at most ${MAX_NAME} characters`);
 
-/** D11: a leading `+`, spaces and dashes are dropped before the D1 check. */
-export function normalizePhone(raw: string): string {
-  return raw.trim().replace(/[\s-]/g, "").replace(/^\+/, "");
-}
-
-/** A request phone: normalised, then D1 (8-15 digits, a possible number of its country). */
-export const contactPhoneField = z
-  .string({ error: "is required" })
-  .transform(normalizePhone)
-  .pipe(
-    z
-      .string()
-      .regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code")
-      .refine(isPossiblePhone, "is not a possible phone number for its country code"),
-  );
+/** A request phone: the shared D1 field (decoration, call and trunk prefixes dropped, then checked), as every route. */
+export const contactPhoneField = phoneField;
 
 /** Problems of a tags list, for the import (messages as the API gives them), or null. */
 export function tagProblem(tags: string[]): string | null {

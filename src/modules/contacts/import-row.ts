@@ -1,6 +1,6 @@
 // One CSV row of an import, checked alone (D11): pure functions, no database.
-import { isPossiblePhone } from "../../http/phone.ts";
-import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_MESSAGE, MAX_ATTRIBUTE_VALUE, MAX_ATTRIBUTES, MAX_NAME, MAX_TAGS, normalizePhone } from "./fields.ts";
+import { isPossiblePhone, normalisePhone } from "../../http/phone.ts";
+import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_MESSAGE, MAX_ATTRIBUTE_VALUE, MAX_ATTRIBUTES, MAX_NAME, MAX_TAGS } from "./fields.ts";
 import type { StoredContact } from "./store.ts";
 
 /** Where each known column is, and which columns are attributes. */
@@ -56,7 +56,7 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   // trailing empty fields (a spreadsheet's extra delimiters) are harmless; extra values are not
   if (cells.length > h.width && cells.slice(h.width).some((c) => c.trim())) return `has ${cells.length} fields, the header has ${h.width}`;
   const cell = (i: number | null) => (i === null ? "" : (cells[i] ?? "").trim());
-  const phone = normalizePhone(cell(h.phone));
+  const phone = normalisePhone(cell(h.phone));
   if (!phone) return "phone: is required";
   if (!/^\d{8,15}$/.test(phone)) return "phone: must be 8 to 15 digits with the country code";
   if (!isPossiblePhone(phone)) return "phone: is not a possible phone number for its country code";
