@@ -28,11 +28,17 @@ interface ContactFacts {
   attributes?: string | null;
 }
 
-/** Queued campaign messages (any campaign) of a session. */
+/**
+ * Queued campaign messages of a session that the sender may take (those of running campaigns:
+ * a paused campaign's held messages must not take the window from another campaign).
+ */
 export function windowUsed(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): number {
   const r = deps.sqlite
     // the session's queue index holds only queued messages: a few rows, whatever the history
-    .query("SELECT count(*) AS n FROM messages INDEXED BY messages_queue_idx WHERE workspace_id = ? AND session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL")
+    .query(
+      `SELECT count(*) AS n FROM messages m INDEXED BY messages_queue_idx WHERE m.workspace_id = ? AND m.session_id = ? AND m.status = 'queued'
+       AND m.campaign_id IS NOT NULL AND EXISTS (SELECT 1 FROM campaigns k WHERE k.id = m.campaign_id AND k.status = 'running')`,
+    )
     .get(workspaceId, sessionId) as { n: number };
   return r.n;
 }

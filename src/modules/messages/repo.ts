@@ -96,12 +96,20 @@ export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: {
   return { rows, hasMore };
 }
 
-/** The oldest queued message of a session: the head of its outbound queue. */
+/**
+ * A queued message may be taken: a campaign's message only while its campaign runs (a paused
+ * campaign holds what it already queued; D11), unless an attempt already began (a crash cut it
+ * short: it is finished with its client id, whatever the campaign does now).
+ */
+const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
+  OR EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status = 'running'))`;
+
+/** The oldest queued message of a session that may go now: the head of its outbound queue. */
 export function nextQueued(db: DB, workspaceId: string, sessionId: string): MessageRow | undefined {
   return db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.sessionId, sessionId), eq(messages.status, "queued")))
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.sessionId, sessionId), eq(messages.status, "queued"), takeable))
     .orderBy(asc(messages.id))
     .limit(1)
     .get();
