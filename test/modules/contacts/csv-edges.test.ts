@@ -1,0 +1,66 @@
+// CSV edges found in review: formula cells neutralised in the export (OWASP CSV injection) and
+// imported back unchanged; files that are empty, have no phone column, invalid UTF-8, a huge line.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { parse } from "csv-parse/sync";
+import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function runImport(ws: TestWorkspace, file: string | Uint8Array<ArrayBuffer>) {
+  const form = new FormData();
+  form.append("file", new File([file], "contacts.csv", { type: "text/csv" }));
+  const r = await t.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: form });
+  expect(r.status).toBe(202);
+  await t.deps.jobs.runDue();
+  return (await t.request("GET", `/api/v1/contacts/imports/${r.body.data.id}`, { token: ws.owner.token })).body.data;
+}
+const exportCsv = async (ws: TestWorkspace) =>
+  (await t.app.handle(new Request("http://localhost/api/v1/contacts/export", { headers: { authorization: `Bearer ${ws.owner.token}` } }))).text();
+
+test("export: cells starting with = + - @ are written as text (leading '), and the export imports back unchanged", async () => {
+  const ws = await createWorkspace(t);
+  const evil = { name: '=HYPERLINK("http://evil.example","x")', tags: ["+cmd", "ok"], attributes: { note: "@SUM(1+1)", debt: "-5", city: "Pune" } };
+  const c = await t.request("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: "919845090001", ...evil } });
+  expect(c.status).toBe(201);
+  const csv = await exportCsv(ws);
+  const [header, row] = parse(csv) as string[][];
+  const col = (k: string) => row![header!.indexOf(k)]!;
+  expect(col("name")).toBe(`'${evil.name}`);
+  expect(col("tags")).toBe("'+cmd;ok");
+  expect(col("note")).toBe("'@SUM(1+1)");
+  expect(col("debt")).toBe("'-5");
+  expect(col("city")).toBe("Pune");
+  for (const cell of row!) expect(cell).not.toMatch(/^[=+\-@]/);
+  // the same file imported into another workspace gives the same contact
+  const other = await createWorkspace(t);
+  const rep = await runImport(other, csv);
+  expect(rep).toMatchObject({ status: "completed", created: 1, rejected: 0 });
+  const back = (await t.request("GET", "/api/v1/contacts?search=919845090001", { token: other.owner.token })).body.data[0];
+  expect(back).toMatchObject({ name: evil.name, tags: ["+cmd", "ok"], attributes: evil.attributes });
+});
+
+test("a 0-byte file and a header without phone fail the import with a reason; nothing is created", async () => {
+  const ws = await createWorkspace(t);
+  const empty = await runImport(ws, "");
+  expect(empty.status === "failed" || (empty.status === "completed" && empty.total === 0)).toBe(true);
+  const nophone = await runImport(ws, "name,city\nAsha,Pune\n");
+  expect(nophone).toMatchObject({ status: "failed" });
+  expect(nophone.error).toMatch(/phone/);
+  expect((await t.request("GET", "/api/v1/contacts", { token: ws.owner.token })).body.data).toEqual([]);
+});
+
+test("invalid UTF-8 in a cell does not break the import; a huge field is that row's problem", async () => {
+  const ws = await createWorkspace(t);
+  const head = new TextEncoder().encode("phone,name,note\n919845090002,");
+  const bad = new Uint8Array([0xff, 0xfe, 0x41]);
+  const tail = new TextEncoder().encode(`,x\n919845090003,Ok,${"y".repeat(600)}\n919845090004,Fine,z\n`);
+  const file = new Uint8Array([...head, ...bad, ...tail]);
+  const rep = await runImport(ws, file);
+  expect(rep).toMatchObject({ status: "completed", total: 3, created: 2, rejected: 1 });
+  expect(rep.errors).toEqual([{ row: 3, message: expect.stringMatching(/^note:/) }]);
+});
