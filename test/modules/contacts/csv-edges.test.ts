@@ -64,3 +64,14 @@ test("invalid UTF-8 in a cell does not break the import; a huge field is that ro
   expect(rep).toMatchObject({ status: "completed", total: 3, created: 2, rejected: 1 });
   expect(rep.errors).toEqual([{ row: 3, message: expect.stringMatching(/^note:/) }]);
 });
+
+test("a line longer than 1 MiB (or an unclosed quote) ends the import with its line number; the rows before it are kept", async () => {
+  const ws = await createWorkspace(t);
+  const csv = "phone,name\n919845090011,A\n919845090012,B\n919845090013," + "z".repeat(2 * 1024 * 1024) + "\n919845090014,D\n";
+  const rep = await runImport(ws, csv);
+  expect(rep).toMatchObject({ status: "failed", total: 2, processed: 2, created: 2 });
+  expect(rep.error).toMatch(/line 4/);
+  const unclosed = await runImport(ws, 'phone,name\n919845090021,A\n919845090022,"B\n');
+  expect(unclosed).toMatchObject({ status: "failed", total: 1, processed: 1, created: 1 });
+  expect(unclosed.error).toMatch(/quote/i);
+});
