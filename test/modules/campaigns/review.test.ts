@@ -86,3 +86,25 @@ test("a session that drops and reconnects by itself (connection_lost) keeps the 
   expect((await campaign(t, ws, id)).status).toBe("running");
   expect(simSent(dataDir).filter((x) => phones.has(x.to)).length).toBe(0);
 });
+
+test("pause, resume and retry-failed: agents and viewers 403, another workspace 404 (nothing changes); another workspace's segment is 404 at create", async () => {
+  const ws = await createWorkspace(t);
+  const other = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const people = seedContacts(t, ws, 3);
+  const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id), { pacing: { perMinute: 1, jitterPercent: 0, warmup: false } }));
+  for (const action of ["pause", "resume", "retry-failed"]) {
+    for (const role of ["agent", "viewer"] as const) {
+      const m = await ws.member(role);
+      const r = await t.request("POST", `/api/v1/campaigns/${id}/${action}`, { token: m.token });
+      expect(`${role} ${action}: ${r.status} ${r.body.code}`).toBe(`${role} ${action}: 403 FORBIDDEN`);
+    }
+    const r = await t.request("POST", `/api/v1/campaigns/${id}/${action}`, { token: other.owner.token });
+    expect(`other ${action}: ${r.status}`).toBe(`other ${action}: 404`);
+  }
+  expect((await campaign(t, ws, id)).status).toBe("running");
+  const seg = await t.request("POST", "/api/v1/segments", { token: other.owner.token, body: { name: "theirs", filter: {} } });
+  expect(seg.status).toBe(201);
+  const r = await t.request("POST", "/api/v1/campaigns", { token: await freshOwner(t, ws), body: campaignBody([s.id], [], { audience: { segmentId: seg.body.data.id } }) });
+  expect([r.status, r.body.code]).toEqual([404, "NOT_FOUND"]);
+});
