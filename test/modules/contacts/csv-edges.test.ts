@@ -75,3 +75,28 @@ test("a line longer than 1 MiB (or an unclosed quote) ends the import with its l
   expect(unclosed).toMatchObject({ status: "failed", total: 1, processed: 1, created: 1 });
   expect(unclosed.error).toMatch(/quote/i);
 });
+
+test("export with the list's filters: only matching contacts; a tag filter's keyset batch probes per contact (no whole tag set per batch)", async () => {
+  const ws = await createWorkspace(t);
+  for (const [phone, tags, optedOut] of [["919845090031", ["vip"], false], ["919845090032", ["vip"], true], ["919845090033", ["lead"], false]] as const) {
+    expect((await t.request("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone, tags } })).status).toBe(201);
+    if (optedOut) {
+      const c = (await t.request("GET", `/api/v1/contacts?search=${phone}`, { token: ws.owner.token })).body.data[0];
+      await t.request("PATCH", `/api/v1/contacts/${c.id}`, { token: ws.owner.token, body: { optedOut: true } });
+    }
+  }
+  const get = async (q: string) =>
+    (parse(await (await t.app.handle(new Request(`http://localhost/api/v1/contacts/export?${q}`, { headers: { authorization: `Bearer ${ws.owner.token}` } }))).text()) as string[][])
+      .slice(1)
+      .map((r) => r[0])
+      .sort();
+  expect(await get("tag=vip")).toEqual(["919845090031", "919845090032"]);
+  expect(await get("tag=vip&optedOut=false")).toEqual(["919845090031"]);
+  expect(await get("tag=vip&tag=lead&optedOut=false")).toEqual(["919845090031", "919845090033"]);
+  expect(await get("search=984509003")).toEqual(["919845090031", "919845090032", "919845090033"]);
+  const { contactsAfterQuery } = await import("../../../src/modules/contacts/repo.ts");
+  const q = contactsAfterQuery(t.deps.db, ws.id, { tag: ["vip", "lead"] }, "", 1000).toSQL();
+  const plan = (t.deps.sqlite.query(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+  expect(plan).not.toContain("LIST SUBQUERY");
+  expect(plan).toMatch(/contact_tags .*contact_id=\?/);
+});
