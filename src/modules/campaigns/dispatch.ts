@@ -29,15 +29,15 @@ interface ContactFacts {
 }
 
 /**
- * Queued campaign messages of a session that the sender may take (those of running campaigns:
- * a paused campaign's held messages must not take the window from another campaign).
+ * Queued campaign messages of a session that the sender may take (not those a paused campaign
+ * holds: they must not take the window from another campaign). The rule of messages/repo.ts.
  */
 export function windowUsed(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): number {
   const r = deps.sqlite
     // the session's queue index holds only queued messages: a few rows, whatever the history
     .query(
       `SELECT count(*) AS n FROM messages m INDEXED BY messages_queue_idx WHERE m.workspace_id = ? AND m.session_id = ? AND m.status = 'queued'
-       AND m.campaign_id IS NOT NULL AND EXISTS (SELECT 1 FROM campaigns k WHERE k.id = m.campaign_id AND k.status = 'running')`,
+       AND m.campaign_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = m.campaign_id AND k.status IN ('paused', 'scheduled'))`,
     )
     .get(workspaceId, sessionId) as { n: number };
   return r.n;

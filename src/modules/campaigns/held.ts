@@ -1,6 +1,6 @@
 // What pause, resume and cancel do with the messages a campaign already put in its sessions'
-// queues (at most WINDOW_PER_SESSION each). The sender takes a campaign's queued message only
-// while the campaign runs (messages/repo.ts nextQueued), so a paused campaign holds them.
+// queues (at most WINDOW_PER_SESSION each). The sender does not take the queued messages of a
+// paused campaign (messages/repo.ts nextQueued), so pausing holds them.
 import type { AppDeps } from "../../deps.ts";
 import { publishFailed } from "../messages/events.ts";
 import { enqueueSender } from "../messages/sender.ts";

@@ -97,12 +97,14 @@ export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: {
 }
 
 /**
- * A queued message may be taken: a campaign's message only while its campaign runs (a paused
- * campaign holds what it already queued; D11), unless an attempt already began (a crash cut it
- * short: it is finished with its client id, whatever the campaign does now).
+ * A queued message may be taken unless its campaign is paused (D11: a paused campaign holds
+ * what it already queued; resume lets it go). An attempt a crash cut short (a sending token)
+ * is finished with its client id whatever the campaign does now. A cancelled campaign fails
+ * its queued messages when it is cancelled; one that comes back to the queue afterwards (a
+ * transient failure of an attempt under way then) goes out rather than wait for ever.
  */
 const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
-  OR EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status = 'running'))`;
+  OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`;
 
 /** The oldest queued message of a session that may go now: the head of its outbound queue. */
 export function nextQueued(db: DB, workspaceId: string, sessionId: string): MessageRow | undefined {

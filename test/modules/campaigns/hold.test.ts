@@ -84,3 +84,19 @@ test("cancel: queued messages fail (`cancelled`) and never go out; their recipie
   expect(skipped.body.data.every((r: { skippedReason: string }) => r.skippedReason === "cancelled")).toBe(true);
   expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 10, pending: 0, sent: 0, failed: 0, skipped: 10 });
 });
+
+test("cancel leaves an attempt under way to finish; if it comes back to the queue (transient failure) it is not stuck there for ever", async () => {
+  const { ws, s, id } = await withQueued();
+  const [first] = queuedOf(id);
+  // as if the sender had claimed it and was waiting on the network when the cancel came
+  t.deps.sqlite.query("UPDATE messages SET sending_token = 'in-flight' WHERE id = ?").run(first!.id);
+  const c = (await go(ws, id, "cancel")).body.data;
+  expect(c.stats).toMatchObject({ total: 10, pending: 1, skipped: 9 });
+  expect(queuedOf(id).map((m) => m.status)).toEqual(["queued", "failed"]);
+  // the attempt failed transiently: back in the queue without a token (markRetry)
+  t.deps.sqlite.query("UPDATE messages SET sending_token = NULL WHERE id = ?").run(first!.id);
+  const { nextQueued } = await import("../../../src/modules/messages/repo.ts");
+  expect(nextQueued(t.deps.db, ws.id, s.id)?.id).toBe(first!.id);
+  await settle(t);
+  expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 10, pending: 0, sent: 1, skipped: 9 });
+});
