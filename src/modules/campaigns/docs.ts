@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorResponse } from "../../http/openapi.ts";
 import { MESSAGE_TYPES } from "../messages/table.ts";
 import { campaignAudience, campaignPacing, campaignSchedule } from "./model.ts";
 import { CAMPAIGN_STATUSES, PAUSED_REASONS, RECIPIENT_STATUSES, SKIPPED_REASONS } from "./table.ts";
@@ -53,16 +54,8 @@ export const recipientSchema = z.object({
 
 const pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
 
-const error = {
-  description: "Failure envelope { success: false, code, message, errors?, requestId }",
-  content: {
-    "application/json": {
-      schema: schemaOf(
-        z.object({ success: z.literal(false), code: z.string(), message: z.string(), errors: z.record(z.string(), z.string()).optional(), requestId: z.string() }),
-      ),
-    },
-  },
-};
+// failures point at the shared D1 ErrorEnvelope component, like every other route's
+const error = errorResponse;
 
 function envelope(data: z.ZodType, paged = false) {
   const shape: Record<string, z.ZodType> = { success: z.literal(true), data, message: z.string().optional() };
@@ -72,9 +65,9 @@ function envelope(data: z.ZodType, paged = false) {
 
 /** OpenAPI `responses` of a route answering one campaign (status 200 or 201) with the usual failures. */
 export function campaignResponses(status: 200 | 201 = 200) {
-  return { [status]: { description: "The campaign", content: envelope(campaignSchema) }, 400: error, 403: error, 404: error, 409: error };
+  return { [status]: { description: "The campaign", content: envelope(campaignSchema) }, 400: error(400), 403: error(403), 404: error(404), 409: error(409) };
 }
 
-export const listResponses = { 200: { description: "A page of campaigns", content: envelope(z.array(campaignSchema), true) }, 400: error };
-export const recipientResponses = { 200: { description: "A page of recipients", content: envelope(z.array(recipientSchema), true) }, 400: error, 404: error };
-export const deleteResponses = { 200: { description: "Deleted", content: envelope(z.undefined().optional()) }, 404: error, 409: error };
+export const listResponses = { 200: { description: "A page of campaigns", content: envelope(z.array(campaignSchema), true) }, 400: error(400) };
+export const recipientResponses = { 200: { description: "A page of recipients", content: envelope(z.array(recipientSchema), true) }, 400: error(400), 404: error(404) };
+export const deleteResponses = { 200: { description: "Deleted", content: envelope(z.undefined().optional()) }, 404: error(404), 409: error(409) };

@@ -37,6 +37,8 @@ export const messageDoc = z.object({
   networkMessageId: z.string().nullable(),
   attempts: z.number().int(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** the campaign that sent it (D11), else null */
+  campaignId: z.uuid().nullable(),
   createdAt: nullableIso,
   sentAt: nullableIso,
   deliveredAt: nullableIso,
