@@ -123,3 +123,17 @@ test("EXPLAIN QUERY PLAN: a keyset batch walks the opted-in index from its curso
     for (const d of probes) expect(d).toMatch(/USING COVERING INDEX sqlite_autoindex_contact_\w+ \(.*contact_id=\?\)$/);
   }
 });
+
+test("special characters in tags and attribute values are data, never SQL or patterns (quotes, %, _, backslash, unicode)", () => {
+  const w = other.id;
+  add(w, "919800000101", { tags: ["o'brien", "50%", "a_b"], attributes: { note: `he said "hi"; DROP TABLE contacts; --`, city: "São Paulo" } });
+  add(w, "919800000102", { tags: ["obrien", "50x", "axb"], attributes: { note: "plain", city: "Sao Paulo" } });
+  const count = (f: unknown) => countSegment(t.deps.sqlite, w, segmentFilter.parse(f), now);
+  const read = (f: unknown) => [...readSegmentBatches(t.deps.sqlite, w, segmentFilter.parse(f), now, { batchSize: 1 })].flat().map((c) => c.phone);
+  for (const f of [{ tagsAny: ["O'Brien"] }, { tagsAll: ["50%", "a_b"] }, { attributes: { note: `he said "hi"; DROP TABLE contacts; --` } }, { attributes: { city: "São Paulo" } }]) {
+    expect(count(f)).toBe(1);
+    expect(read(f)).toEqual(["919800000101"]);
+  }
+  expect(read({ tagsNone: ["50%"] })).not.toContain("919800000101");
+  expect(read({ tagsNone: ["50%"] })).toContain("919800000102");
+});
