@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { monthOf } from "../messages/service.ts";
 import { addUsage, insertMessage } from "../messages/repo.ts";
+import { isLidAddress } from "../messages/recipient.ts";
 import { enqueueSender } from "../messages/sender.ts";
 import type { CampaignMessage } from "./model.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
@@ -94,7 +95,13 @@ export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; ph
       }
       const message = c.message as CampaignMessage;
       const body = message.body
-        ? renderBody(message.body, { name: contact?.name ?? null, pushName: contact?.pushName ?? null, phone: r.phone, attributes: contact ? attributesOf(contact) : {} })
+        ? renderBody(message.body, {
+            name: contact?.name ?? null,
+            pushName: contact?.pushName ?? null,
+            // a LID (`<digits>@lid`) is the network's stand-in for a hidden number: {{phone}} takes its default
+            phone: isLidAddress(r.phone) ? "" : r.phone,
+            attributes: contact ? attributesOf(contact) : {},
+          })
         : null;
       const id = Bun.randomUUIDv7();
       const conversationId = touchConversation(deps.db, ws, { sessionId: session.id, phone: r.phone, contactId: r.contactId, messageId: id, at, inbound: false });

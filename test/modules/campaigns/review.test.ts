@@ -20,14 +20,15 @@ test("contactIds: another workspace's contacts are neither messaged nor shown; a
   const s = await connectedSession(t, ws);
   const mine = seedContacts(t, ws, 2, (i) => (i === 1 ? { phone: "123456789012345@lid", name: "Hidden" } : { name: "Asha" }));
   const theirs = seedContacts(t, other, 1, () => ({ name: "Secret" }));
-  const id = await newCampaign(t, ws, campaignBody([s.id], [mine[0]!.id, mine[0]!.id, mine[1]!.id, theirs[0]!.id], { message: { type: "text", body: "Hi {{name|friend}}, {{attributes.city|your city}}" } }));
+  const id = await newCampaign(t, ws, campaignBody([s.id], [mine[0]!.id, mine[0]!.id, mine[1]!.id, theirs[0]!.id], { message: { type: "text", body: "Hi {{name|friend}}, {{attributes.city|your city}} ({{phone|number hidden}})" } }));
   await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed");
   const c = await campaign(t, ws, id);
   expect(c.stats).toMatchObject({ total: 3, sent: 2, skipped: 1, pending: 0, failed: 0 });
   const sent = simSent(dataDir).filter((x) => [mine[0]!.phone, mine[1]!.phone, theirs[0]!.phone].includes(x.to));
   expect(sent.map((x) => [x.to, x.text]).sort()).toEqual([
-    [mine[1]!.phone, "Hi Hidden, your city"],
-    [mine[0]!.phone, "Hi Asha, your city"],
+    // a LID is not a number to show anyone: {{phone}} takes its default
+    [mine[1]!.phone, "Hi Hidden, your city (number hidden)"],
+    [mine[0]!.phone, `Hi Asha, your city (${mine[0]!.phone})`],
   ].sort());
   const rec = (await t.request("GET", `/api/v1/campaigns/${id}/recipients?limit=100`, { token: ws.owner.token })).body.data;
   expect(rec.map((r: { phone: string }) => r.phone)).not.toContain(theirs[0]!.phone);
