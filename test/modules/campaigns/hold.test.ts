@@ -10,6 +10,7 @@ import { tick } from "../../../src/modules/campaigns/engine.ts";
 import { createTestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession, recordEvents } from "../messages/helpers.ts";
+import { eventually, linkSession, newSession } from "../sessions/helpers.ts";
 import { advanceUntil, campaign, campaignBody, newCampaign, seedContacts, settle, simSent } from "./helpers.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-campaign-hold-"));
@@ -99,4 +100,20 @@ test("cancel leaves an attempt under way to finish; if it comes back to the queu
   expect(nextQueued(t.deps.db, ws.id, s.id)?.id).toBe(first!.id);
   await settle(t);
   expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 10, pending: 0, sent: 1, skipped: 9 });
+});
+
+test("a paused campaign's held messages fail with the session when it is logged out (its recipients become failed, counts add up)", async () => {
+  const ws = await createWorkspace(t);
+  const sid = await newSession(t, ws);
+  await linkSession(t, ws, sid, "919812300099");
+  const people = seedContacts(t, ws, 6);
+  const id = await newCampaign(t, ws, campaignBody([sid], people.map((p) => p.id), { pacing: { perMinute: 600, jitterPercent: 0, warmup: false } }));
+  t.deps.bus.transaction(() => tick(t.deps, ws.id, id));
+  t.clock.advance(100);
+  t.deps.bus.transaction(() => tick(t.deps, ws.id, id));
+  expect((await go(ws, id, "pause")).status).toBe(200);
+  expect((await t.request("POST", `/api/sim/sessions/${sid}/logout`, { token: ws.owner.token, body: { reason: "logged_out" } })).status).toBe(200);
+  await eventually(() => expect(queuedOf(id).map((m) => m.status)).toEqual(["failed", "failed"]));
+  const c = await campaign(t, ws, id);
+  expect(c).toMatchObject({ status: "paused", stats: { total: 6, pending: 4, failed: 2, sent: 0 } });
 });
