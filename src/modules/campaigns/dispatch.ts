@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { monthOf } from "../messages/service.ts";
 import { addUsage, insertMessage } from "../messages/repo.ts";
+import { isLidAddress } from "../messages/recipient.ts";
 import { enqueueSender } from "../messages/sender.ts";
 import type { CampaignMessage } from "./model.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
@@ -28,11 +29,17 @@ interface ContactFacts {
   attributes?: string | null;
 }
 
-/** Queued campaign messages (any campaign) of a session. */
+/**
+ * Queued campaign messages of a session that the sender may take (not those a paused campaign
+ * holds: they must not take the window from another campaign). The rule of messages/repo.ts.
+ */
 export function windowUsed(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): number {
   const r = deps.sqlite
     // the session's queue index holds only queued messages: a few rows, whatever the history
-    .query("SELECT count(*) AS n FROM messages INDEXED BY messages_queue_idx WHERE workspace_id = ? AND session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL")
+    .query(
+      `SELECT count(*) AS n FROM messages m INDEXED BY messages_queue_idx WHERE m.workspace_id = ? AND m.session_id = ? AND m.status = 'queued'
+       AND m.campaign_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = m.campaign_id AND k.status IN ('paused', 'scheduled'))`,
+    )
     .get(workspaceId, sessionId) as { n: number };
   return r.n;
 }
@@ -88,7 +95,13 @@ export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; ph
       }
       const message = c.message as CampaignMessage;
       const body = message.body
-        ? renderBody(message.body, { name: contact?.name ?? null, pushName: contact?.pushName ?? null, phone: r.phone, attributes: contact ? attributesOf(contact) : {} })
+        ? renderBody(message.body, {
+            name: contact?.name ?? null,
+            pushName: contact?.pushName ?? null,
+            // a LID (`<digits>@lid`) is the network's stand-in for a hidden number: {{phone}} takes its default
+            phone: isLidAddress(r.phone) ? "" : r.phone,
+            attributes: contact ? attributesOf(contact) : {},
+          })
         : null;
       const id = Bun.randomUUIDv7();
       const conversationId = touchConversation(deps.db, ws, { sessionId: session.id, phone: r.phone, contactId: r.contactId, messageId: id, at, inbound: false });

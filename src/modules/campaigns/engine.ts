@@ -59,12 +59,15 @@ interface SessionFacts {
   phoneNumber: string | null;
   lastDisconnectReason: string | null;
   firstConnectedAt: number;
+  /** a linked session that dropped and reconnects by itself (the sessions module's `restorable` rule) */
+  reconnecting: number;
 }
 
 function sessionsOf(deps: Deps, c: EngineRow): SessionFacts[] {
   const q = deps.sqlite.query(
     `SELECT id, status, phone_number AS phoneNumber, last_disconnect_reason AS lastDisconnectReason,
-            coalesce(first_connected_at, connected_at, created_at) AS firstConnectedAt
+            coalesce(first_connected_at, connected_at, created_at) AS firstConnectedAt,
+            (status = 'disconnected' AND last_disconnect_reason = 'connection_lost' AND credentials IS NOT NULL AND phone_number IS NOT NULL) AS reconnecting
      FROM chat_sessions WHERE workspace_id = ? AND id = ?`,
   );
   return c.sessionIds.map((id) => q.get(c.workspaceId, id) as SessionFacts | null).filter((s): s is SessionFacts => s !== null);
@@ -101,7 +104,9 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
   const sessions = sessionsOf(deps, c);
   const live = sessions.filter((s) => s.status === "connected");
   if (!live.length) {
-    if (sessions.some((s) => sessionGate(s).kind === "hold")) return setWaiting(deps, c, null), now + HELD_RECHECK_MS;
+    // wait only for a session that comes back by itself; one never linked (or being linked, or
+    // dropped on an error) would keep the campaign `running` for ever with nothing sent
+    if (sessions.some((s) => s.reconnecting && sessionGate(s).kind === "hold")) return setWaiting(deps, c, null), now + HELD_RECHECK_MS;
     return void pauseCampaign(deps, c, "session_disconnected"), null;
   }
   const limit = effectiveLimits(deps, workspaceId).messagesPerMonth;

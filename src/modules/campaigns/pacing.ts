@@ -71,9 +71,18 @@ export function quietUntil(q: QuietHours | null, t: number): number | null {
   if (!q) return null;
   const start = minutes(q.start);
   const end = minutes(q.end);
+  const insideAt = (m: number) => (start < end ? m >= start && m < end : m >= start || m < end);
   const { minute, second, ms } = localClock(t, q.timezone);
-  const inside = start < end ? minute >= start && minute < end : minute >= start || minute < end;
-  if (!inside) return null;
+  if (!insideAt(minute)) return null;
   const left = (end - minute + 1440) % 1440 || 1440;
-  return t + left * 60_000 - second * 1000 - ms;
+  let at = t + left * 60_000 - second * 1000 - ms;
+  // a daylight-saving change inside the wait shifts the wall clock: move to where it reads
+  // `end`, unless that lands inside the hours (an `end` in the skipped hour: keep the later time)
+  for (let i = 0; i < 2; i++) {
+    const diff = ((end - localClock(at, q.timezone).minute + 2160) % 1440) - 720;
+    const next = at + diff * 60_000;
+    if (diff === 0 || next <= t || insideAt(localClock(next, q.timezone).minute)) break;
+    at = next;
+  }
+  return at;
 }

@@ -6,6 +6,7 @@ import type { SendBody } from "../messages/model.ts";
 import { resolveSendMedia } from "../messages/send-media.ts";
 import { freezeFilterAudience, materialize, materializeBatch } from "./audience.ts";
 import { pauseCampaign, wakeRun } from "./engine.ts";
+import { cancelQueued, releaseHeld } from "./held.ts";
 import type { CampaignMessage } from "./model.ts";
 import { changeStatus, moveCounter, publishProgress } from "./progress.ts";
 import { updateCampaign, type CampaignRow } from "./repo.ts";
@@ -70,7 +71,11 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
   return campaignView(requireCampaign(deps, workspaceId, id));
 }
 
-/** POST pause: running or scheduled to paused (`user_request`). Messages already in a session's window still go out. */
+/**
+ * POST pause: running or scheduled to paused (`user_request`). The messages already in a
+ * session's window stay queued and wait (the sender takes them only while the campaign runs);
+ * only an attempt already under way when the pause commits can still reach the network.
+ */
 export function pauseByUser(deps: Deps, workspaceId: string, id: string) {
   deps.bus.transaction(() => {
     const c = requireCampaign(deps, workspaceId, id);
@@ -92,20 +97,21 @@ export function resumeCampaign(deps: Deps, workspaceId: string, id: string) {
     const future = s.kind === "future" && c.sent + c.failed === 0;
     changeStatus(deps, c, { status: future ? "scheduled" : "running", pausedReason: null, recentOutcomes: "" });
     wakeRun(deps, workspaceId, id, future ? new Date((s as { at: number }).at) : undefined);
+    if (!future) releaseHeld(deps, c);
   });
   return campaignView(requireCampaign(deps, workspaceId, id));
 }
 
-/** POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting become `skipped` (`cancelled`). */
+/**
+ * POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting
+ * become `skipped` (`cancelled`), also those whose queued message had not gone out (it fails).
+ */
 export function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
   deps.bus.transaction(() => {
     const c = requireCampaign(deps, workspaceId, id);
     inStatus(c, ["draft", "scheduled", "running", "paused"], "cancel");
     const now = deps.clock.now().getTime();
-    const n = deps.sqlite
-      .query("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ? WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL")
-      .run(now, id).changes;
-    moveCounter(deps, id, "pending", "skipped", n);
+    moveCounter(deps, id, "pending", "skipped", cancelQueued(deps, workspaceId, id, now));
     changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
   });
   return campaignView(requireCampaign(deps, workspaceId, id));
@@ -130,6 +136,7 @@ export function retryFailed(deps: Deps, workspaceId: string, id: string) {
     updateCampaign(deps.db, workspaceId, id, { recentOutcomes: "" });
     changeStatus(deps, c, { status: "running", pausedReason: null, completedAt: null });
     wakeRun(deps, workspaceId, id);
+    releaseHeld(deps, c);
   });
   return campaignView(requireCampaign(deps, workspaceId, id));
 }

@@ -6,6 +6,16 @@ import { attributeKeys, contactsAfter } from "./repo.ts";
 const BATCH = 1000;
 
 /**
+ * OWASP CSV injection: a spreadsheet runs a cell that starts with = + - @ (or a tab or carriage
+ * return before one) as a formula. Such a cell is written with a leading `'`, which the
+ * spreadsheet shows as text; the import drops that quote again (import-row.ts), so an export
+ * imports back unchanged.
+ */
+export function neutralizeCell(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/**
  * The workspace's contacts matching the list's filters as CSV (D11 columns, then one per
  * attribute key in use in the workspace), streamed: each pull reads the next keyset batch,
  * so memory stays flat whatever the number of contacts.
@@ -25,7 +35,14 @@ export function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: string, f
       const rows = contactsAfter(deps.db, workspaceId, filter, after, BATCH);
       if (!rows.length) return controller.close();
       after = rows[rows.length - 1]!.id;
-      const records = rows.map((c) => [c.phone, c.name ?? "", c.tags.join(";"), c.optedOut ? "true" : "false", new Date(c.createdAt).toISOString(), ...keys.map((k) => c.attributes[k] ?? "")]);
+      const records = rows.map((c) => [
+        c.phone,
+        neutralizeCell(c.name ?? ""),
+        neutralizeCell(c.tags.join(";")),
+        c.optedOut ? "true" : "false",
+        new Date(c.createdAt).toISOString(),
+        ...keys.map((k) => neutralizeCell(c.attributes[k] ?? "")),
+      ]);
       controller.enqueue(encoder.encode(stringify(records)));
       if (rows.length < BATCH) controller.close();
     },

@@ -11,6 +11,8 @@ import { contactCount, insertStoredContact, storedByPhone, updateStoredContact }
 export const IMPORT_JOB = "contacts.import";
 /** Rows applied per transaction: each batch commits its contacts with the progress that counts them. */
 const BATCH = 500;
+/** The longest record csv-parse may buffer (characters). */
+const MAX_RECORD_BYTES = 1024 * 1024;
 
 type Deps = Pick<AppDeps, "sqlite" | "clock" | "log" | "config">;
 interface Payload {
@@ -26,6 +28,9 @@ const parserOptions = (delimiter: string): Options => ({
   bom: true,
   relax_column_count: true, // a short or long row is that row's problem, not the file's
   skip_empty_lines: true,
+  // one record is held whole while parsed: a line (or an unclosed quote) this long ends the
+  // import instead of growing memory with the file (a good row is a few tens of KB at most)
+  max_record_size: MAX_RECORD_BYTES,
 });
 
 async function sniffDelimiter(path: string): Promise<"," | ";"> {
@@ -36,7 +41,11 @@ async function sniffDelimiter(path: string): Promise<"," | ";"> {
 /** Data records in the file (a streaming pass; the header is not counted). */
 async function countRows(path: string, delimiter: string): Promise<number> {
   let n = 0;
-  for await (const _ of createReadStream(path).pipe(parse(parserOptions(delimiter)))) n++;
+  try {
+    for await (const _ of createReadStream(path).pipe(parse(parserOptions(delimiter)))) n++;
+  } catch {
+    // an unreadable line: the rows before it are what the import will handle (it fails there)
+  }
   return Math.max(0, n - 1);
 }
 
@@ -132,7 +141,11 @@ async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimite
     }
   } catch (err) {
     if (err instanceof FileProblem) throw err;
-    if ((err as { code?: string }).code?.startsWith("CSV_")) throw new FileProblem(csvMessage(err));
+    if ((err as { code?: string }).code?.startsWith("CSV_")) {
+      // the rows read before the unreadable line are kept, like the batches before them
+      if (header && batch.length) applyBatch(deps, imp, header, batch, keptErrors);
+      throw new FileProblem(csvMessage(err));
+    }
     throw err;
   }
   if (!header) throw new FileProblem("the file is empty: a header row with a phone column is required");

@@ -55,7 +55,8 @@ const FALSE = new Set(["false", "no", "n", "0"]);
 export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   // trailing empty fields (a spreadsheet's extra delimiters) are harmless; extra values are not
   if (cells.length > h.width && cells.slice(h.width).some((c) => c.trim())) return `has ${cells.length} fields, the header has ${h.width}`;
-  const cell = (i: number | null) => (i === null ? "" : (cells[i] ?? "").trim());
+  // the `'` our export puts before a formula-like cell (CSV injection) is not part of the value
+  const cell = (i: number | null) => (i === null ? "" : (cells[i] ?? "").trim().replace(/^'(?=[=+\-@\t\r])/, ""));
   const phone = normalisePhone(cell(h.phone));
   if (!phone) return "phone: is required";
   if (!/^\d{8,15}$/.test(phone)) return "phone: must be 8 to 15 digits with the country code";

@@ -15,11 +15,17 @@ function keywordsOf(sqlite: Database, workspaceId: string): { optOut: string[]; 
   return row ? { optOut: JSON.parse(row.optOut), optIn: JSON.parse(row.optIn) } : null;
 }
 
-const same = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
+/**
+ * Trimmed, case-insensitive, and trailing punctuation ignored: people write "Stop." or "STOP!",
+ * and an opt-out missed is a complaint (or a ban) while a wrong one costs one re-opt-in.
+ */
+const bare = (s: string) => s.trim().replace(/[\s.!?,;:。！？]+$/u, "").toUpperCase();
+const same = (a: string, b: string) => bare(a) === bare(b);
 
 /**
- * D11 opt-out/opt-in keywords: a message_received whose text, trimmed, equals (any case) one
- * of the workspace's opt-out keywords opts the contact out; an opt-in keyword opts it back in.
+ * D11 opt-out/opt-in keywords: a message_received whose text, trimmed, equals (any case, trailing
+ * punctuation ignored) one of the workspace's opt-out keywords opts the contact out; an opt-in
+ * keyword opts it back in.
  * Runs inside the inbound transaction (an EventBus `onPublish` subscriber), right after the
  * contact was found or created, so the message and the opt-out commit together. No event of
  * its own: the contact row is the record.

@@ -48,18 +48,22 @@ export function deleteContactRow(db: DB, workspaceId: string, id: string): boole
   return db.delete(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).returning({ id: contacts.id }).all().length > 0;
 }
 
-/** The list's filters (search, any of the tags, opted out) as one condition. */
-function filterWhere(workspaceId: string, q: ContactFilter): SQL {
+/**
+ * The list's filters (search, any of the tags, opted out) as one condition. `correlated` puts
+ * the tag condition as a per-contact probe (EXISTS) instead of the whole tag set listed once
+ * per execution: what a keyset walk needs, where each batch is one execution.
+ */
+function filterWhere(workspaceId: string, q: ContactFilter, correlated = false): SQL {
+  const tags = q.tag?.length ? sql.join(q.tag.map((t) => sql`${t}`), sql`, `) : null;
   const term = q.search ? `%${q.search.replace(/[%_\\]/g, (c) => "\\" + c)}%` : null;
   return and(
     eq(contacts.workspaceId, workspaceId),
     term ? or(sql`${contacts.phone} LIKE ${term} ESCAPE '\\'`, sql`${contacts.name} LIKE ${term} ESCAPE '\\'`, sql`${contacts.pushName} LIKE ${term} ESCAPE '\\'`) : undefined,
-    q.tag?.length
-      ? sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ${workspaceId} AND tag IN (${sql.join(
-          q.tag.map((t) => sql`${t}`),
-          sql`, `,
-        )}))`
-      : undefined,
+    tags === null
+      ? undefined
+      : correlated
+        ? sql`EXISTS (SELECT 1 FROM contact_tags WHERE workspace_id = ${workspaceId} AND tag IN (${tags}) AND contact_id = ${contacts.id})`
+        : sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ${workspaceId} AND tag IN (${tags}))`,
     q.optedOut === undefined ? undefined : eq(contacts.optedOut, q.optedOut),
   )!;
 }
@@ -72,15 +76,19 @@ export function listContacts(db: DB, workspaceId: string, q: ContactFilter & { l
   return { rows, total };
 }
 
-/** The next `limit` contacts in id order after `afterId` with the list's filters (keyset: the export). */
-export function contactsAfter(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number): ContactRow[] {
+/** The query of `contactsAfter` (its plan is tested: a batch must cost its size, not the whole tag set). */
+export function contactsAfterQuery(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number) {
   return db
     .select()
     .from(contacts)
-    .where(and(filterWhere(workspaceId, q), gt(contacts.id, afterId)))
+    .where(and(filterWhere(workspaceId, q, true), gt(contacts.id, afterId)))
     .orderBy(asc(contacts.id))
-    .limit(limit)
-    .all();
+    .limit(limit);
+}
+
+/** The next `limit` contacts in id order after `afterId` with the list's filters (keyset: the export). */
+export function contactsAfter(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number): ContactRow[] {
+  return contactsAfterQuery(db, workspaceId, q, afterId, limit).all();
 }
 
 /** Every attribute key in use in the workspace, sorted (the export's columns). */

@@ -22,8 +22,6 @@ export const messageDoc = z.object({
   id: z.uuid(),
   sessionId: z.uuid(),
   conversationId: z.string().nullable(),
-  /** the campaign that sent it (D11), else null */
-  campaignId: z.string().nullable(),
   direction: z.enum(DIRECTIONS),
   from: z.string().nullable(),
   to: z.string().nullable(),
@@ -39,6 +37,8 @@ export const messageDoc = z.object({
   networkMessageId: z.string().nullable(),
   attempts: z.number().int(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** the campaign that sent it (D11), else null */
+  campaignId: z.uuid().nullable(),
   createdAt: nullableIso,
   sentAt: nullableIso,
   deliveredAt: nullableIso,

@@ -96,12 +96,22 @@ export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: {
   return { rows, hasMore };
 }
 
-/** The oldest queued message of a session: the head of its outbound queue. */
+/**
+ * A queued message may be taken unless its campaign is paused (D11: a paused campaign holds
+ * what it already queued; resume lets it go). An attempt a crash cut short (a sending token)
+ * is finished with its client id whatever the campaign does now. A cancelled campaign fails
+ * its queued messages when it is cancelled; one that comes back to the queue afterwards (a
+ * transient failure of an attempt under way then) goes out rather than wait for ever.
+ */
+const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
+  OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`;
+
+/** The oldest queued message of a session that may go now: the head of its outbound queue. */
 export function nextQueued(db: DB, workspaceId: string, sessionId: string): MessageRow | undefined {
   return db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.sessionId, sessionId), eq(messages.status, "queued")))
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.sessionId, sessionId), eq(messages.status, "queued"), takeable))
     .orderBy(asc(messages.id))
     .limit(1)
     .get();

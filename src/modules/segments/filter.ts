@@ -71,30 +71,42 @@ const uniq = (xs: string[]) => [...new Set(xs)];
 /**
  * Compiles `filter` to a WHERE clause over `contacts c` selecting the workspace's OPTED-IN
  * contacts that match at `now`. Tag and attribute conditions are `c.id IN (subquery)` over
- * the covering primary keys of contact_tags / contact_attributes, so no JSON is scanned.
+ * the covering primary keys of contact_tags / contact_attributes, so no JSON is scanned;
+ * `correlated` makes them `EXISTS (... AND contact_id = c.id)` probes instead (keyset batches).
  * `filter` must have passed `segmentFilter` (tags normalised).
  */
-export function compileSegmentFilter(workspaceId: string, filter: SegmentFilter, now: Date | number): CompiledFilter {
+export function compileSegmentFilter(
+  workspaceId: string,
+  filter: SegmentFilter,
+  now: Date | number,
+  opts: { correlated?: boolean } = {},
+): CompiledFilter {
   const at = typeof now === "number" ? now : now.getTime();
   const parts = ["c.workspace_id = ?", "c.opted_out = 0"];
   const params: SQLQueryBindings[] = [workspaceId];
+  // whole-set form: the subquery's ids are listed once per execution (best for one count);
+  // correlated form: one primary-key probe per contact walked (a keyset batch costs its size)
+  const member = (table: string, cond: string) =>
+    opts.correlated
+      ? `EXISTS (SELECT 1 FROM ${table} WHERE workspace_id = ? AND ${cond} AND contact_id = c.id)`
+      : `c.id IN (SELECT contact_id FROM ${table} WHERE workspace_id = ? AND ${cond})`;
   // attribute equalities first: usually the narrowest, and SQLite drives from the first IN list
   for (const [key, value] of Object.entries(filter.attributes ?? {})) {
-    parts.push("c.id IN (SELECT contact_id FROM contact_attributes WHERE workspace_id = ? AND key = ? AND value = ?)");
+    parts.push(member("contact_attributes", "key = ? AND value = ?"));
     params.push(workspaceId, key, value);
   }
   if (filter.tagsAny?.length) {
     const tags = uniq(filter.tagsAny);
-    parts.push(`c.id IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag IN (${placeholders(tags.length)}))`);
+    parts.push(member("contact_tags", `tag IN (${placeholders(tags.length)})`));
     params.push(workspaceId, ...tags);
   }
   for (const tag of uniq(filter.tagsAll ?? [])) {
-    parts.push("c.id IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag = ?)");
+    parts.push(member("contact_tags", "tag = ?"));
     params.push(workspaceId, tag);
   }
   if (filter.tagsNone?.length) {
     const tags = uniq(filter.tagsNone);
-    parts.push(`c.id NOT IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag IN (${placeholders(tags.length)}))`);
+    parts.push(`NOT ${member("contact_tags", `tag IN (${placeholders(tags.length)})`)}`);
     params.push(workspaceId, ...tags);
   }
   if (filter.lastInboundWithinDays !== undefined) {
@@ -129,6 +141,17 @@ type RawRow = Omit<SegmentContact, "tags" | "attributes"> & { tags: string; attr
 const parse = (r: RawRow): SegmentContact => ({ ...r, tags: JSON.parse(r.tags), attributes: JSON.parse(r.attributes) });
 
 /**
+ * One keyset batch: `SELECT ... WHERE <filter> AND c.id > ? ORDER BY c.id LIMIT ?` (bind the
+ * cursor and the size after `params`). The filter is in its correlated form, so SQLite walks
+ * contacts_ws_optin_idx from the cursor and probes the tag and attribute keys per contact:
+ * a batch costs the contacts it walks, never the whole tag set again (that was quadratic).
+ */
+export function segmentBatchQuery(workspaceId: string, filter: SegmentFilter, now: Date | number): { sql: string; params: SQLQueryBindings[] } {
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now, { correlated: true });
+  return { sql: `SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`, params };
+}
+
+/**
  * The matching opted-in contacts in id order, `batchSize` at a time (keyset on id, so each
  * batch is one indexed range read and memory stays flat for any audience size). Each batch
  * is read when the consumer asks for it: write it (e.g. recipients) before pulling the next.
@@ -142,8 +165,7 @@ export function* readSegmentBatches(
   opts: { batchSize?: number; afterId?: string } = {},
 ): Generator<SegmentContact[], void, undefined> {
   const size = opts.batchSize ?? 1000;
-  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  const sql = `SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`;
+  const { sql, params } = segmentBatchQuery(workspaceId, filter, now);
   let after = opts.afterId ?? "";
   for (;;) {
     // prepared per batch: a generator abandoned mid-way must not leave a statement behind

@@ -35,7 +35,8 @@ export function sampleData(event: WebhookEvent, at: Date): Record<string, unknow
     case "message_failed":
       return { sessionId: SESSION, messageId: MESSAGE, to: "919800000001", error: { code: "network_error", message: "Sample failure (test delivery)" } };
     case "campaign_progress":
-      return { campaignId: CAMPAIGN, status: "running", total: 100, sent: 40, delivered: 30, read: 10, failed: 1, pending: 59 };
+      // the counters are exclusive (each recipient is in one status) and add up to total, as in the real event
+      return { campaignId: CAMPAIGN, status: "running", pausedReason: null, total: 100, pending: 50, sent: 10, delivered: 20, read: 15, failed: 2, skipped: 3 };
     case "session_connected":
       return { sessionId: SESSION, phone: "+919800000000", status: "connected" };
     case "session_disconnected":

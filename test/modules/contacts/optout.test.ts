@@ -84,3 +84,21 @@ test("keyword validation: 400 with the field, nothing changes", async () => {
   }
   expect((await t.request("GET", "/api/workspace", { token: ws.owner.token })).body.data).toEqual(before);
 });
+
+test("a keyword with trailing punctuation (\"Stop.\", \"STOP!!\", \"unsubscribe?\") still opts out; \"start!\" back in; \"stop it.\" does not", async () => {
+  const phone = "919877700091";
+  const reset = await t.request("PATCH", "/api/workspace", { token: ws.owner.token, body: { optOutKeywords: ["STOP", "UNSUBSCRIBE"], optInKeywords: ["START"] } });
+  expect(reset.status).toBe(200);
+  await inbound(phone, "hello");
+  await inbound(phone, "stop it.");
+  expect((await contact(phone)).optedOut).toBe(false);
+  await inbound(phone, "Stop.");
+  expect((await contact(phone)).optedOut).toBe(true);
+  await inbound(phone, "start!");
+  expect((await contact(phone)).optedOut).toBe(false);
+  await inbound(phone, " STOP!! ");
+  expect((await contact(phone)).optedOut).toBe(true);
+  await inbound(phone, "Start");
+  await inbound(phone, "unsubscribe?");
+  expect((await contact(phone)).optedOut).toBe(true);
+});

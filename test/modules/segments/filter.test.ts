@@ -2,7 +2,7 @@
 // never match, tenant isolation, keyset batches, and index use (EXPLAIN QUERY PLAN).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { insertStoredContact, storedByPhone, updateStoredContact } from "../../../src/modules/contacts/store.ts";
-import { compileSegmentFilter, countSegment, readSegmentBatches, sampleSegment, segmentFilter, segmentIdsQuery } from "../../../src/modules/segments/filter.ts";
+import { compileSegmentFilter, countSegment, readSegmentBatches, sampleSegment, segmentBatchQuery, segmentFilter, segmentIdsQuery } from "../../../src/modules/segments/filter.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 
@@ -105,4 +105,35 @@ test("EXPLAIN QUERY PLAN: every condition is answered from an index, never a sca
     if (f.tagsAny || f.tagsAll || f.tagsNone) expect(plan.join("\n")).toContain("SEARCH contact_tags USING COVERING INDEX");
     if (f.attributes) expect(plan.join("\n")).toContain("SEARCH contact_attributes USING COVERING INDEX");
   }
+});
+
+test("EXPLAIN QUERY PLAN: a keyset batch walks the opted-in index from its cursor and probes per contact (no whole tag set listed again per batch)", () => {
+  const filters = [{ tagsAny: ["vip", "lead"] }, { tagsAll: ["vip", "lead"] }, { tagsNone: ["vip"] }, { attributes: { city: "Pune" } }, { tagsAny: ["lead"], tagsNone: ["churned"], attributes: { city: "Pune" } }];
+  for (const f of filters) {
+    const { sql, params } = segmentBatchQuery(ws.id, segmentFilter.parse(f), now);
+    const plan = (t.deps.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params, "", 10) as { detail: string }[]).map((r) => r.detail);
+    const text = plan.join("\n");
+    // a LIST SUBQUERY is built in full on every execution: one per batch made reading N contacts O(N²)
+    expect(text).not.toContain("LIST SUBQUERY");
+    expect(text).not.toContain("TEMP B-TREE");
+    expect(plan[0]).toMatch(/^SEARCH c USING (COVERING )?INDEX contacts_ws_optin_idx \(workspace_id=\? AND opted_out=\? AND id>\?\)/);
+    // every tag and attribute condition is a primary-key probe for the contact at hand
+    const probes = plan.filter((d) => /contact_(tags|attributes)/.test(d));
+    expect(probes.length).toBeGreaterThan(0);
+    for (const d of probes) expect(d).toMatch(/USING COVERING INDEX sqlite_autoindex_contact_\w+ \(.*contact_id=\?\)$/);
+  }
+});
+
+test("special characters in tags and attribute values are data, never SQL or patterns (quotes, %, _, backslash, unicode)", () => {
+  const w = other.id;
+  add(w, "919800000101", { tags: ["o'brien", "50%", "a_b"], attributes: { note: `he said "hi"; DROP TABLE contacts; --`, city: "São Paulo" } });
+  add(w, "919800000102", { tags: ["obrien", "50x", "axb"], attributes: { note: "plain", city: "Sao Paulo" } });
+  const count = (f: unknown) => countSegment(t.deps.sqlite, w, segmentFilter.parse(f), now);
+  const read = (f: unknown) => [...readSegmentBatches(t.deps.sqlite, w, segmentFilter.parse(f), now, { batchSize: 1 })].flat().map((c) => c.phone);
+  for (const f of [{ tagsAny: ["O'Brien"] }, { tagsAll: ["50%", "a_b"] }, { attributes: { note: `he said "hi"; DROP TABLE contacts; --` } }, { attributes: { city: "São Paulo" } }]) {
+    expect(count(f)).toBe(1);
+    expect(read(f)).toEqual(["919800000101"]);
+  }
+  expect(read({ tagsNone: ["50%"] })).not.toContain("919800000101");
+  expect(read({ tagsNone: ["50%"] })).toContain("919800000102");
 });

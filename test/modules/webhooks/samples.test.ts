@@ -5,6 +5,7 @@ import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { drain, waitFor } from "../messages/helpers.ts";
 import { linkSession, newSession } from "../sessions/helpers.ts";
+import { campaignBody, newCampaign, seedContacts } from "../campaigns/helpers.ts";
 
 // A test delivery must look like the real thing: the sample of each event carries exactly the
 // keys the modules publish. The real events come from real flows on the sim network.
@@ -34,12 +35,16 @@ beforeAll(async () => {
   t.sim.failNextSends(id, 1, "send_failed");
   expect((await send("fails")).status).toBe(202);
   await drain(t);
+  // campaign_progress (announced when the campaign starts)
+  const people = seedContacts(t, ws, 1);
+  await newCampaign(t, ws, campaignBody([id], people.map((p) => p.id)));
+  await waitFor(() => events.some((e) => e.event === "campaign_progress"), "campaign_progress");
   // disconnected
   expect((await t.request("POST", `/api/v1/chatapp/${id}/disconnect`, { token: ws.owner.token })).status).toBe(200);
 });
 afterAll(() => t.close());
 
-const NAMES = ["message_received", "message_sent", "message_delivered", "message_read", "message_failed", "session_connected", "session_disconnected"] as const;
+const NAMES = ["message_received", "message_sent", "message_delivered", "message_read", "message_failed", "session_connected", "session_disconnected", "campaign_progress"] as const;
 
 test.each(NAMES)("the %s sample carries exactly the real event's keys", (name: WebhookEvent) => {
   const real = events.find((e) => e.event === name);

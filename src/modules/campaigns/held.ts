@@ -1,0 +1,42 @@
+// What pause, resume and cancel do with the messages a campaign already put in its sessions'
+// queues (at most WINDOW_PER_SESSION each). The sender does not take the queued messages of a
+// paused campaign (messages/repo.ts nextQueued), so pausing holds them.
+import type { AppDeps } from "../../deps.ts";
+import { publishFailed } from "../messages/events.ts";
+import { enqueueSender } from "../messages/sender.ts";
+
+type Deps = Pick<AppDeps, "sqlite" | "bus" | "jobs">;
+
+/** The message error of a queued campaign message whose campaign was cancelled before it went out. */
+export const CANCELLED_ERROR = { code: "cancelled", message: "The campaign was cancelled before this message was sent" };
+
+/** Resume: the sessions' senders look again, so the messages held while paused go out now. */
+export function releaseHeld(deps: Deps, c: { workspaceId: string; sessionIds: string[] }): void {
+  for (const sessionId of c.sessionIds) enqueueSender(deps, c.workspaceId, sessionId);
+}
+
+/**
+ * Cancel, in the caller's transaction: every recipient still pending whose message has not
+ * begun its first attempt becomes skipped (`cancelled`), and those queued messages fail
+ * (`cancelled`, with message_failed: they are ordinary messages). A message whose attempt is
+ * under way (a sending token) is left to finish; its recipient moves with its outcome.
+ * Returns how many recipients were skipped.
+ */
+export function cancelQueued(deps: Deps, workspaceId: string, campaignId: string, at: number): number {
+  const unsent = `SELECT id FROM messages WHERE workspace_id = ?3 AND campaign_id = ?2 AND status = 'queued' AND sending_token IS NULL`;
+  const skipped = deps.sqlite
+    .query(
+      `UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ?1
+       WHERE campaign_id = ?2 AND status = 'pending' AND (message_id IS NULL OR message_id IN (${unsent}))`,
+    )
+    .run(at, campaignId, workspaceId).changes;
+  const failed = deps.sqlite
+    .query(
+      `UPDATE messages SET status = 'failed', error_code = ?4, error_message = ?5, failed_at = ?1, updated_at = ?1
+       WHERE id IN (${unsent}) RETURNING id, workspace_id AS workspaceId, session_id AS sessionId, phone`,
+    )
+    .all(at, campaignId, workspaceId, CANCELLED_ERROR.code, CANCELLED_ERROR.message) as { id: string; workspaceId: string; sessionId: string; phone: string }[];
+  // the recipients are skipped already: the campaign's tracking of message_failed moves nothing
+  for (const m of failed) publishFailed(deps, m, CANCELLED_ERROR);
+  return skipped;
+}
