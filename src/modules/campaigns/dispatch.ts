@@ -85,10 +85,12 @@ export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; ph
       const contact: ContactFacts | null = raw
         ? { name: raw.name as string | null, pushName: raw.push_name as string | null, optedOut: Number(raw.opted_out ?? 0), attributes: raw.attributes as string | null }
         : null;
-      if (contact?.optedOut) {
+      // a contact deleted since the start (an erasure request) is not messaged either
+      const skip = contact?.optedOut ? "opted_out" : r.contactId && !raw ? "contact_deleted" : null;
+      if (skip) {
         deps.sqlite
-          .query("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'opted_out', updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
-          .run(at, r.id);
+          .query("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
+          .run(skip, at, r.id);
         moveCounter(deps, c.id, "pending", "skipped");
         skipped++;
         continue;

@@ -150,6 +150,17 @@ test("receipts move recipients to delivered and read; a contact who opts out mea
   expect(m.body.data.campaignId).toBe(id);
 });
 
+test("a contact deleted while the campaign runs (an erasure request) is skipped (contact_deleted), never messaged", async () => {
+  const { ws, people, phones, id } = await setup(4);
+  const gone = people[3]!;
+  expect((await t.request("DELETE", `/api/v1/contacts/${gone.id}`, { token: ws.owner.token })).status).toBe(200);
+  await advanceUntil(t, 1000, async () => (await campaign(t, ws, id)).status === "completed");
+  expect(sentTo(phones).map((x) => x.to)).not.toContain(gone.phone);
+  expect(sentTo(phones).length).toBe(3);
+  const skipped = await t.request("GET", `/api/v1/campaigns/${id}/recipients?status=skipped`, { token: ws.owner.token });
+  expect(skipped.body.data.map((r: any) => [r.phone, r.skippedReason])).toEqual([[gone.phone, "contact_deleted"]]);
+});
+
 test("campaign messages enter the session's queue a few at a time: a one-off send waits behind at most two", async () => {
   const { ws, s, phones, id } = await setup(200, 600);
   const queuedOfCampaign = () =>
