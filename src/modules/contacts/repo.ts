@@ -1,13 +1,18 @@
 import { and, count, desc, eq, or, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { contacts } from "./table.ts";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
 /** The contact with a phone number, if any. */
 export function findContactByPhone(db: DB, workspaceId: string, phone: string): ContactRow | undefined {
-  return db.select().from(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.phone, phone))).get();
+  return byPhoneStmt(db).get({ ws: workspaceId, phone });
 }
+// prepared once: every send and every inbound message looks the contact up
+const byPhoneStmt = preparedOnce((db) =>
+  db.select().from(contacts).where(and(eq(contacts.workspaceId, sql.placeholder("ws")), eq(contacts.phone, sql.placeholder("phone")))).prepare(),
+);
 
 /** One contact by id. */
 export function findContact(db: DB, workspaceId: string, id: string): ContactRow | undefined {
@@ -36,11 +41,15 @@ export function insertContact(db: DB, workspaceId: string, row: { id: string; ph
 
 /** Records an inbound message: the latest push name and when the contact last wrote. */
 export function touchContactInbound(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): void {
-  db.update(contacts)
-    .set({ pushName: pushName === null ? sql`push_name` : pushName, lastInboundAt: at, updatedAt: at })
-    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
-    .run();
+  touchInboundStmt(db).run({ ws: workspaceId, id, pushName, at });
 }
+const touchInboundStmt = preparedOnce((db) =>
+  db
+    .update(contacts)
+    .set({ pushName: sql`coalesce(${sql.placeholder("pushName")}, push_name)`, lastInboundAt: sql`${sql.placeholder("at")}`, updatedAt: sql`${sql.placeholder("at")}` })
+    .where(and(eq(contacts.workspaceId, sql.placeholder("ws")), eq(contacts.id, sql.placeholder("id"))))
+    .prepare(),
+);
 
 /** A page of contacts, newest first, optionally matching a search on phone or names. */
 export function listContacts(db: DB, workspaceId: string, q: { search?: string; limit: number; offset: number }): { rows: ContactRow[]; total: number } {
