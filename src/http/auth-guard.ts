@@ -1,12 +1,13 @@
 import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
 import type { Statement } from "bun:sqlite";
-import { tokenKeys, verifyToken, type TokenKeys } from "../auth/tokens.ts";
+import { tokenKeys } from "../auth/tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
+import { VerifiedTokens } from "./verified-tokens.ts";
 
 /** Who is calling, resolved by the guards. */
 export type AuthContext =
@@ -18,18 +19,18 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 interface GuardStatements {
   member: Statement<{ role: Role; workspaceId: string }, [string]>;
   apiKey: Statement<{ id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null }, [string]>;
-  keys: TokenKeys;
+  tokens: VerifiedTokens;
 }
 const prepared = new WeakMap<AppDeps, GuardStatements>();
 
-/** The guard's statements and signing keys, prepared once per runtime: they run on every authenticated request. */
+/** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
 function guardStatements(deps: AppDeps): GuardStatements {
   let s = prepared.get(deps);
   if (!s) {
     s = {
       member: deps.sqlite.prepare("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?"),
       apiKey: deps.sqlite.prepare("SELECT id, workspace_id AS workspaceId, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?"),
-      keys: tokenKeys(deps.config, deps.secrets.jwtSecret),
+      tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
     };
     prepared.set(deps, s);
   }
@@ -41,7 +42,7 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
   const stmts = guardStatements(deps);
-  const claims = await verifyToken(stmts.keys, deps.clock, token, "access");
+  const claims = await stmts.tokens.verify(token);
   if (!claims) throw errors.unauthorized("Invalid or expired token");
   // the role and membership are read fresh: a removed or demoted member loses access at once
   const user = stmts.member.get(claims.sub);
