@@ -2,11 +2,11 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { CheckoutInput, InvoiceView, PlanView, SubscriptionView, VerifyInput } from "./model.ts";
 import { findPlan, listPlans, priceOf, type Plan } from "./plans.ts";
-import { effectiveLimits } from "./quota.ts";
+import { effectiveLimits, windowedUsage } from "./quota.ts";
 import { createRazorpayOrder, paymentSignatureValid, razorpayConfigured } from "./razorpay.ts";
 import { findOrder, findWorkspace, insertOrder, listInvoices, markOrderPaid, type InvoiceRow } from "./repo.ts";
 import { activatePaidPeriod, planInForce } from "./subscription.ts";
-import { countStock, QUOTA_RESOURCES, readCounter, type StockResource, type WindowedResource } from "./usage.ts";
+import { countStock, QUOTA_RESOURCES, type StockResource, type WindowedResource } from "./usage.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "config" | "log">;
 
@@ -30,7 +30,7 @@ export function subscriptionOf(deps: Deps, workspaceId: string): SubscriptionVie
   const usage: SubscriptionView["usage"] = {};
   for (const r of QUOTA_RESOURCES) {
     const used = r === "messagesPerMonth" || r === "apiRequestsPerDay"
-      ? readCounter(deps.sqlite, workspaceId, r as WindowedResource, now)
+      ? windowedUsage(deps, workspaceId, r as WindowedResource)
       : countStock(deps.sqlite, workspaceId, r as StockResource, now);
     usage[r] = { used, limit: limits[r] };
   }
