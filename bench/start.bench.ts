@@ -1,4 +1,4 @@
-// Cold start and idle memory of the compiled binary (`bun build --compile`, as `npm run build`):
+// Cold start and idle memory of the compiled binary (built with the flags of `npm run build`):
 // time from spawn to the first 200 of /health (`parley serve --network sim` on a data dir that
 // was migrated once before), and resident memory after a second of idle, against a compiled
 // bare Bun.serve hello measured in the same run, interleaved.
@@ -12,8 +12,11 @@ const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "parley-start-"));
 const parleyBin = join(dir, "parley");
 const helloBin = join(dir, "hello");
+// the flags of `npm run build`, so the bench measures the binary that ships
+const buildScript = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
+const flags = buildScript.split(/\s+/).filter((f) => f.startsWith("--") && f !== "--outfile");
 for (const [src, out] of [[join(root, "src/main.ts"), parleyBin], [join(import.meta.dir, "lib/hello.ts"), helloBin]] as const) {
-  const b = Bun.spawnSync([process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap", src, "--outfile", out], { cwd: root, stdout: "ignore", stderr: "inherit" });
+  const b = Bun.spawnSync([process.execPath, "build", ...flags, src, "--outfile", out], { cwd: root, stdout: "ignore", stderr: "inherit" });
   if (b.exitCode !== 0) throw new Error(`build of ${src} failed`);
 }
 const dataDir = join(dir, "data");

@@ -1,4 +1,3 @@
-import type { Command } from "commander";
 import qrcodeTerminal from "qrcode-terminal";
 import { FreshToken } from "./fresh-token.ts";
 import {
@@ -6,9 +5,7 @@ import {
   callApi,
   findSession,
   openOperator,
-  operatorOptions,
   ownerToken,
-  runOperator,
   type Operator,
   type OperatorFlags,
   type SessionRef,
@@ -139,7 +136,7 @@ const TOKEN_TTL_SECONDS = 300;
 const TOKEN_MAX_AGE_MS = 60_000;
 
 /** Pairs a session on the running server, drawing each QR until linked; resolves to the exit code. */
-async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Promise<number> {
+export async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Promise<number> {
   const timeoutMs = Number(flags.timeout) * 1000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new OperatorError("--timeout must be a positive number of seconds");
   const op = openOperator(flags);
@@ -221,13 +218,3 @@ async function pair(ref: string, flags: OperatorFlags & { timeout: string }): Pr
 }
 
 /** `parley pair <session>`: pairs a session from the terminal against the running server (D13). */
-export function pairCommand(program: Command): void {
-  operatorOptions(program.command("pair <session>").description("pair a session from the terminal: shows the QR code until the phone links"))
-    .option("--timeout <seconds>", "give up after this long", "180")
-    .action((ref: string, flags: OperatorFlags & { timeout: string }) =>
-      runOperator(async () => {
-        const code = await pair(ref, flags);
-        process.exit(code);
-      }),
-    );
-}
