@@ -40,6 +40,13 @@ export function insertMessage(db: DB, workspaceId: string, row: Omit<typeof mess
   insertStmt(db).run(messageParams({ ...row, workspaceId }));
 }
 
+/**
+ * `status = 'queued'` written as a literal, never a bound parameter: only then can SQLite use
+ * the partial queue index (`WHERE status = 'queued'`) instead of walking every message of the
+ * session (a drain slowed down with the session's history).
+ */
+const IS_QUEUED = sql`${messages.status} = 'queued'`;
+
 type MessageInsert = typeof messages.$inferInsert;
 const COLUMNS = Object.entries(getTableColumns(messages));
 // one prepared INSERT naming every column; a value left out takes the column's default (or null)
@@ -122,7 +129,7 @@ const headStmt = preparedOnce((db) =>
   db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.sessionId, sql.placeholder("session")), eq(messages.status, "queued")))
+    .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.sessionId, sql.placeholder("session")), IS_QUEUED))
     .orderBy(asc(messages.id))
     .limit(1)
     .prepare(),
@@ -138,7 +145,7 @@ export function sessionsWithQueued(db: DB): { workspaceId: string; sessionId: st
   return db
     .selectDistinct({ workspaceId: messages.workspaceId, sessionId: messages.sessionId })
     .from(messages)
-    .where(eq(messages.status, "queued"))
+    .where(IS_QUEUED)
     .all();
 }
 
@@ -147,7 +154,7 @@ const claimStmts = preparedOnce((db) => {
     db
       .update(messages)
       .set({ sendingToken: sql.placeholder("token") as unknown as string, attempts: sql`${messages.attempts} + 1`, updatedAt: sql.placeholder("at") as unknown as number })
-      .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.id, sql.placeholder("id")), eq(messages.status, "queued"), prev))
+      .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.id, sql.placeholder("id")), IS_QUEUED, prev))
       .returning({ id: messages.id })
       .prepare();
   return { fresh: claim(isNull(messages.sendingToken)), resumed: claim(eq(messages.sendingToken, sql.placeholder("prev"))) };
@@ -161,7 +168,7 @@ export function claimSend(db: DB, workspaceId: string, id: string, token: string
 }
 
 const ofAttempt = (workspaceId: string | Placeholder, id: string | Placeholder, token: string | Placeholder) =>
-  and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), eq(messages.sendingToken, token), eq(messages.status, "queued"));
+  and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), eq(messages.sendingToken, token), IS_QUEUED);
 
 const sentStmt = preparedOnce((db) =>
   db
@@ -212,7 +219,7 @@ export function failQueuedOfSession(db: DB, workspaceId: string, sessionId: stri
       and(
         eq(messages.workspaceId, workspaceId),
         eq(messages.sessionId, sessionId),
-        eq(messages.status, "queued"),
+        IS_QUEUED,
         except.length ? notInArray(messages.id, except) : undefined,
       ),
     )
