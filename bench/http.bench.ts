@@ -1,39 +1,51 @@
-// Requests per second of GET /health through the full app, against a bare Bun.serve answering
-// the same JSON, measured in the same run on loopback.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../src/config.ts";
-import { silentLogger } from "../src/log.ts";
-import { SimDriver } from "../src/network/sim/driver.ts";
-import { createRuntime } from "../src/runtime.ts";
+// Requests per second through the whole app (GET /health; authenticated GETs: JWT
+// /api/auth/profile, API key /api/external/sessions) against a bare Bun.serve answering JSON.
+// Parley and the bare server are child processes; wrk is the load generator; rounds are
+// interleaved (bare, then each Parley route) so machine noise hits both alike.
+import { median, report, type Row } from "./lib/report.ts";
+import { maxLoad, startChild } from "./lib/proc.ts";
 
-const N = 5000;
-const CONCURRENCY = 32;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
-async function hammer(url: string): Promise<number> {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < N) await (await fetch(url)).arrayBuffer();
-    }),
-  );
-  return N / ((performance.now() - start) / 1000);
+const bare = await startChild<{ port: number }>("serve-bare.ts", ["json"]);
+const parley = await startChild<{ port: number; token: string; apiKey: string }>("serve-parley.ts", ["{}"]);
+const P = `http://127.0.0.1:${parley.info.port}`;
+const routes: { scenario: string; url: string; headers: Record<string, string>; goal?: string }[] = [
+  { scenario: "GET /health", url: `${P}/health`, headers: {} },
+  { scenario: "GET /api/auth/profile (JWT)", url: `${P}/api/auth/profile`, headers: { authorization: `Bearer ${parley.info.token}` }, goal: "≥ 0.5" },
+  { scenario: "GET /api/external/sessions (API key)", url: `${P}/api/external/sessions`, headers: { "x-api-key": parley.info.apiKey }, goal: "≥ 0.5" },
+];
+// warm-up (JIT, statement caches)
+await maxLoad(`http://127.0.0.1:${bare.info.port}/`, { seconds: 1 });
+for (const r of routes) await maxLoad(r.url, { seconds: 1, headers: r.headers });
+
+const rounds = routes.map(() => [] as { parley: number; baseline: number }[]);
+let errors = 0;
+for (let i = 0; i < ROUNDS; i++) {
+  for (let j = 0; j < routes.length; j++) {
+    const b = await maxLoad(`http://127.0.0.1:${bare.info.port}/`, { seconds: SECONDS });
+    const p = await maxLoad(routes[j]!.url, { seconds: SECONDS, headers: routes[j]!.headers });
+    errors += p.non2xx;
+    rounds[j]!.push({ parley: p.rps, baseline: b.rps });
+  }
 }
+await parley.stop();
+await bare.stop();
 
-const bare = Bun.serve({ port: 0, fetch: () => Response.json({ success: true, data: { status: "ok" } }) });
-const config = loadConfig({ dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")), network: "sim", logLevel: "silent", port: 0 });
-const rt = await createRuntime(config, silentLogger, { network: new SimDriver() });
-rt.app.listen({ port: 0, hostname: "127.0.0.1" });
-
-await hammer(`http://127.0.0.1:${bare.port}/`); // warm-up
-const baseline = await hammer(`http://127.0.0.1:${bare.port}/`);
-const parley = await hammer(`http://127.0.0.1:${rt.app.server!.port}/health`);
-console.log(`bare Bun.serve: ${baseline.toFixed(0)} req/s`);
-console.log(`parley /health: ${parley.toFixed(0)} req/s`);
-console.log(`ratio parley/bare: ${(parley / baseline).toFixed(2)}`);
-console.log(`rss: ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
-bare.stop(true);
-await rt.app.stop();
-await rt.close();
+const rows: Row[] = routes.map((r, j) => {
+  const ratio = median(rounds[j]!.map((x) => x.parley / x.baseline));
+  return {
+    scenario: r.scenario,
+    parley: median(rounds[j]!.map((x) => x.parley)),
+    baseline: median(rounds[j]!.map((x) => x.baseline)),
+    ratio,
+    unit: "req/s",
+    baselineWhat: "bare Bun.serve, same JSON",
+    goal: r.goal,
+    met: r.goal ? ratio >= 0.5 : undefined,
+    rounds: rounds[j],
+  };
+});
+if (errors) rows[0]!.notes = `${errors} non-2xx answers`;
+report("http", "HTTP: /health and authenticated GETs (wrk, 64 connections, from source)", rows);

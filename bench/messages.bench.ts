@@ -9,6 +9,7 @@ import { createRuntime } from "../src/runtime.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { report } from "./lib/report.ts";
 
 const ROWS = 1_000_000;
 const REPS = 200;
@@ -48,4 +49,7 @@ const offset = time(() =>
 console.log(`first page: ${first.toFixed(3)} ms; deep keyset page: ${deep.toFixed(3)} ms; OFFSET page at the same depth: ${offset.toFixed(3)} ms`);
 console.log(`ratio deep/first (keyset): ${(deep / first).toFixed(2)}`);
 console.log(`ratio offset/keyset at depth: ${(offset / deep).toFixed(1)}`);
+report("messages", "Message lists: keyset pages on 1M rows (in process, in-memory SQLite)", [
+  { scenario: "deep keyset page (time)", parley: deep, baseline: first, ratio: first / deep, unit: "ms", baselineWhat: "the first page", notes: `OFFSET page at the same depth: ${offset.toFixed(3)} ms (${(offset / deep).toFixed(1)}x the keyset page)` },
+]);
 await rt.close();

@@ -9,6 +9,9 @@ import { silentLogger } from "../src/log.ts";
 import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { median, report } from "./lib/report.ts";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const WEBHOOKS = 8;
 const EVENTS = 500; // x WEBHOOKS deliveries
@@ -47,22 +50,27 @@ for (let i = 0; i < WEBHOOKS; i++) await createWebhook(deps, wsId, null, { name:
 
 const data = { sessionId: Bun.randomUUIDv7(), from: "919800000001", messageId: "x", text: "Hello there, this is a typical inbound message.", content: "", mediaUrl: null };
 
-// publish: each event in its own transaction, its outbox rows written with it
-let t0 = performance.now();
-for (let i = 0; i < EVENTS; i++) deps.bus.transaction(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
-const publishRate = EVENTS / ((performance.now() - t0) / 1000);
-
 const total = EVENTS * WEBHOOKS;
 const pending = () => (deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'success'").get() as { n: number }).n;
-t0 = performance.now();
-rt.services.webhooks.start();
-while (received < total) await Bun.sleep(2);
-while (pending() > 0) await Bun.sleep(2); // the last outcomes are being recorded
-const parleyRate = total / ((performance.now() - t0) / 1000);
-await rt.services.webhooks.stop(1000);
+let publishRate = 0;
+
+/** Publishes EVENTS events (each in its own transaction, outbox rows with it), then times the dispatcher. */
+async function parleyRound(): Promise<number> {
+  const before = received;
+  let t0 = performance.now();
+  for (let i = 0; i < EVENTS; i++) deps.bus.transaction(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
+  publishRate = EVENTS / ((performance.now() - t0) / 1000);
+  t0 = performance.now();
+  rt.services.webhooks.start();
+  while (received - before < total) await Bun.sleep(2);
+  while (pending() > 0) await Bun.sleep(2); // the last outcomes are being recorded
+  const rate = total / ((performance.now() - t0) / 1000);
+  await rt.services.webhooks.stop(1000);
+  return rate;
+}
 
 // baseline: the same number of POSTs of the same body, same concurrency, plain fetch
-const body = (deps.sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
+let body = "";
 const bare = async () => {
   let next = 0;
   const start = performance.now();
@@ -73,13 +81,32 @@ const bare = async () => {
   );
   return total / ((performance.now() - start) / 1000);
 };
-await bare(); // warm-up
-const bareRate = await bare();
+await parleyRound(); // warm-up
+body = (deps.sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
+await bare();
+const rounds: { parley: number; baseline: number }[] = [];
+for (let i = 0; i < ROUNDS; i++) rounds.push({ baseline: await bare(), parley: await parleyRound() });
+const parleyRate = median(rounds.map((r) => r.parley));
+const bareRate = median(rounds.map((r) => r.baseline));
 
 console.log(`publish (event + ${WEBHOOKS} outbox rows per transaction): ${publishRate.toFixed(0)} events/s`);
 console.log(`bare fetch loop: ${bareRate.toFixed(0)} POST/s (concurrency ${CONCURRENCY})`);
 console.log(`parley webhooks: ${parleyRate.toFixed(0)} deliveries/s (${WEBHOOKS} webhooks x ${PER_WEBHOOK} in flight, signed, recorded)`);
-console.log(`ratio parley/bare: ${(parleyRate / bareRate).toFixed(2)}`);
-console.log(`received ${received} requests (${total} deliveries + ${2 * total} baseline)`);
+const ratio = median(rounds.map((r) => r.parley / r.baseline));
+console.log(`received ${received} requests`);
 receiver.stop(true);
 await rt.close();
+report("webhooks", `Webhook deliveries: ${WEBHOOKS} webhooks x ${PER_WEBHOOK} in flight, signed and recorded, local receiver (in process)`, [
+  {
+    scenario: "webhook deliveries/s",
+    parley: parleyRate,
+    baseline: bareRate,
+    ratio,
+    unit: "deliveries/s",
+    baselineWhat: `bare fetch loop POSTing the same body, concurrency ${CONCURRENCY}`,
+    goal: "≥ 0.45 of bare",
+    met: ratio >= 0.45,
+    rounds,
+    notes: `publish (event + ${WEBHOOKS} outbox rows per transaction): ${publishRate.toFixed(0)} events/s`,
+  },
+]);

@@ -1,4 +1,3 @@
-import type { Command } from "commander";
 import qrcodeTerminal from "qrcode-terminal";
 import { phoneField } from "../src/http/phone.ts";
 import { colorEnabled } from "./context.ts";
@@ -8,9 +7,7 @@ import {
   callApi,
   findSession,
   openOperator,
-  operatorOptions,
   ownerToken,
-  runOperator,
   type Operator,
   type OperatorFlags,
   type SessionRef,
@@ -172,7 +169,7 @@ const TOKEN_TTL_SECONDS = 300;
 const TOKEN_MAX_AGE_MS = 60_000;
 
 /** Pairs a session on the running server, drawing each QR until linked; resolves to the exit code. */
-async function pair(ref: string, flags: PairFlags): Promise<number> {
+export async function pair(ref: string, flags: PairFlags): Promise<number> {
   const timeoutMs = Number(flags.timeout) * 1000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new OperatorError("--timeout must be a positive number of seconds");
   const op = openOperator(flags);
@@ -267,17 +264,6 @@ async function pair(ref: string, flags: PairFlags): Promise<number> {
   return code;
 }
 
-type PairFlags = OperatorFlags & { timeout: string; code?: string };
+export type PairFlags = OperatorFlags & { timeout: string; code?: string };
 
 /** `parley pair <session>`: pairs a session from the terminal against the running server (D13). */
-export function pairCommand(program: Command): void {
-  operatorOptions(program.command("pair <session>").description("pair a session from the terminal: shows the QR code (or, with --code, a code to type on the phone) until the phone links"))
-    .option("--timeout <seconds>", "give up after this long", "180")
-    .option("--code <phone>", "link by phone number instead of QR: prints the 8-character code to type on that phone")
-    .action((ref: string, flags: PairFlags) =>
-      runOperator(async () => {
-        const code = await pair(ref, flags);
-        process.exit(code);
-      }),
-    );
-}

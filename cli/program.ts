@@ -7,7 +7,7 @@ import { migrateCommand } from "./migrate.ts";
 import { opsCommands } from "./ops.ts";
 import { outboxCommand } from "./outbox.ts";
 import { planCommand } from "./plan.ts";
-import { pairCommand } from "./pair.tsx";
+import { pairCommand } from "./pair-command.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { simCommand } from "./sim.ts";
 import { serveCommand } from "./serve.ts";

@@ -1,11 +1,13 @@
 import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
-import { tokenKeys, verifyToken } from "../auth/tokens.ts";
+import type { Statement } from "bun:sqlite";
+import { tokenKeys } from "../auth/tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
+import { VerifiedTokens } from "./verified-tokens.ts";
 
 /** Who is calling, resolved by the guards. */
 export type AuthContext =
@@ -14,16 +16,36 @@ export type AuthContext =
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+interface GuardStatements {
+  member: Statement<{ role: Role; workspaceId: string }, [string]>;
+  apiKey: Statement<{ id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null }, [string]>;
+  tokens: VerifiedTokens;
+}
+const prepared = new WeakMap<AppDeps, GuardStatements>();
+
+/** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
+function guardStatements(deps: AppDeps): GuardStatements {
+  let s = prepared.get(deps);
+  if (!s) {
+    s = {
+      member: deps.sqlite.prepare("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?"),
+      apiKey: deps.sqlite.prepare("SELECT id, workspace_id AS workspaceId, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?"),
+      tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
+    };
+    prepared.set(deps, s);
+  }
+  return s;
+}
+
 /** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
 export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
-  const claims = await verifyToken(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock, token, "access");
+  const stmts = guardStatements(deps);
+  const claims = await stmts.tokens.verify(token);
   if (!claims) throw errors.unauthorized("Invalid or expired token");
   // the role and membership are read fresh: a removed or demoted member loses access at once
-  const user = deps.sqlite.query("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?").get(claims.sub) as
-    | { role: Role; workspaceId: string }
-    | null;
+  const user = stmts.member.get(claims.sub);
   if (!user || user.workspaceId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
   return { kind: "user", userId: claims.sub, workspaceId: user.workspaceId, role: user.role };
 }
@@ -32,9 +54,7 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
 export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
   const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
-  const row = deps.sqlite
-    .query("SELECT id, workspace_id AS workspaceId, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?")
-    .get(hash) as { id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null } | null;
+  const row = guardStatements(deps).apiKey.get(hash);
   const now = deps.clock.now().getTime();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
   lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request

@@ -1,6 +1,3 @@
-import http from "node:http";
-import https from "node:https";
-import type { LookupFunction } from "node:net";
 import tls from "node:tls";
 import { checkUrl, type ResolvedAddress, type Resolver } from "./url-guard.ts";
 
@@ -49,42 +46,11 @@ export class FetchFailedError extends Error {
 }
 
 const trustCache = new Map<string, string[]>();
-/** System roots plus one extra CA (node's `ca` replaces the roots otherwise). */
+/** System roots plus one extra CA (a `ca` option replaces the roots otherwise). */
 function trustedWith(ca: string): string[] {
   let list = trustCache.get(ca);
   if (!list) trustCache.set(ca, (list = [...tls.rootCertificates, ca]));
   return list;
-}
-
-/** Connection pools per trust setting; keep-alive sockets only ever point at addresses that were checked. */
-const agents = new Map<string, http.Agent>();
-function agentFor(secure: boolean, ca: string | undefined): http.Agent {
-  const key = `${secure}:${ca ?? ""}`;
-  let agent = agents.get(key);
-  if (!agent) {
-    agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets: 64, ca: ca ? trustedWith(ca) : undefined })
-      : new http.Agent({ keepAlive: true, maxSockets: 64 });
-    agents.set(key, agent);
-  }
-  return agent;
-}
-
-/** A `lookup` that answers only with the addresses already checked: no second resolution, no rebinding window. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return ((_host: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) => {
-    if (options?.all) cb(null, addresses.map((a) => ({ address: a.address, family: a.family })));
-    else cb(null, addresses[0]!.address, addresses[0]!.family);
-  }) as unknown as LookupFunction;
-}
-
-function toHeaders(raw: http.IncomingHttpHeaders): Headers {
-  const h = new Headers();
-  for (const [k, v] of Object.entries(raw)) {
-    if (v === undefined) continue;
-    for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);
-  }
-  return h;
 }
 
 function networkError(err: unknown): FetchFailedError {
@@ -93,90 +59,87 @@ function networkError(err: unknown): FetchFailedError {
   return new FetchFailedError("network", e.message ?? String(err), e.code);
 }
 
+/** The checked address as a URL host (IPv6 in brackets). */
+const urlHost = (a: ResolvedAddress) => (a.family === 6 ? `[${a.address}]` : a.address);
+
+/** Reads a response body under the byte cap (fails) or the excerpt size (stops reading). */
+async function readBody(res: Response, opts: GuardedFetchOptions): Promise<{ body: Uint8Array; truncated: boolean }> {
+  const declared = Number(res.headers.get("content-length"));
+  if (opts.maxBytes !== undefined && declared > opts.maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new FetchFailedError("too_large", `response body of ${declared} bytes exceeds the cap of ${opts.maxBytes} bytes`);
+  }
+  if (!res.body) return { body: new Uint8Array(0), truncated: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (opts.maxBytes !== undefined && size > opts.maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new FetchFailedError("too_large", `response body exceeds the cap of ${opts.maxBytes} bytes`);
+    }
+    if (opts.truncateBytes !== undefined && size >= opts.truncateBytes) {
+      chunks.push(value.subarray(0, value.byteLength - (size - opts.truncateBytes)));
+      await reader.cancel().catch(() => {}); // the rest is not wanted: do not wait for it
+      return { body: Buffer.concat(chunks), truncated: size > opts.truncateBytes };
+    }
+    chunks.push(value);
+  }
+  return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), truncated: false };
+}
+
 /**
  * One HTTP(S) request to a URL that passed the guard: DNS is resolved here, every address
- * must be allowed, and the socket connects to those same addresses (TLS SNI and Host stay
- * the host name). Redirects are returned as they are, never followed.
+ * must be allowed, and the request goes to the first of those same addresses: Bun's fetch
+ * dials the address written in the URL, sends the host name in `Host` and, over TLS, uses
+ * it for SNI and verifies the certificate against it (`tls.serverName`; each name has its
+ * own TLS context and keep-alive pool). Redirects are returned as they are, never followed;
+ * no proxy is used (the environment's would be judged against the address, not the name).
  * Throws UrlGuardError for refusals and FetchFailedError for timeouts, oversize and I/O errors.
  */
 export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): Promise<GuardedResponse> {
   const started = performance.now();
+  const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FetchFailedError("timeout", `no complete answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    timer = setTimeout(() => {
+      const err = new FetchFailedError("timeout", `no complete answer within ${opts.timeoutMs} ms`);
+      abort.abort(err);
+      reject(err);
+    }, opts.timeoutMs);
   });
-  let req: http.ClientRequest | undefined;
-  let completed = false;
+  deadline.catch(() => {}); // raced below; a late rejection is not news
   try {
     const checked = await Promise.race([checkUrl(rawUrl, opts), deadline]);
-    const result = await Promise.race([
-      new Promise<Omit<GuardedResponse, "durationMs">>((resolve, reject) => {
-        const secure = checked.url.protocol === "https:";
-        const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? Buffer.from(opts.body) : opts.body;
-        const headers: Record<string, string> = { host: checked.url.host, ...opts.headers };
-        if (body) headers["content-length"] = String(body.byteLength);
-        const options: https.RequestOptions = {
-          hostname: checked.host,
-          port: checked.url.port || (secure ? 443 : 80),
-          path: checked.url.pathname + checked.url.search,
-          method: opts.method ?? "GET",
-          headers,
-          lookup: pinnedLookup(checked.addresses),
-          agent: agentFor(secure, opts.ca),
-        };
-        if (secure) {
-          if (opts.ca) options.ca = trustedWith(opts.ca);
-          // SNI is the host name; for an IP literal there is none
-          if (!checked.addresses.some((a) => a.address === checked.host)) options.servername = checked.host;
-        }
-        req = (secure ? https : http).request(options, (res) => {
-          const status = res.statusCode ?? 0;
-          const declared = Number(res.headers["content-length"]);
-          if (opts.maxBytes !== undefined && declared > opts.maxBytes) {
-            res.destroy();
-            return reject(new FetchFailedError("too_large", `response body of ${declared} bytes exceeds the cap of ${opts.maxBytes} bytes`));
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          let settled = false;
-          const finish = (truncated: boolean) => {
-            if (settled) return;
-            settled = true;
-            resolve({ status, headers: toHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)), truncated });
-          };
-          res.on("data", (chunk: Buffer) => {
-            if (settled) return;
-            size += chunk.byteLength;
-            if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-              settled = true;
-              res.destroy();
-              return reject(new FetchFailedError("too_large", `response body exceeds the cap of ${opts.maxBytes} bytes`));
-            }
-            if (opts.truncateBytes !== undefined && size >= opts.truncateBytes) {
-              chunks.push(chunk.subarray(0, chunk.byteLength - (size - opts.truncateBytes)));
-              res.destroy(); // the rest is not wanted: do not wait for it
-              return finish(size > opts.truncateBytes);
-            }
-            chunks.push(chunk);
-          });
-          res.on("end", () => finish(false));
-          res.on("error", (err) => {
-            if (!settled) {
-              settled = true;
-              reject(networkError(err));
-            }
-          });
-        });
-        req.on("error", (err) => reject(networkError(err)));
-        req.end(body);
-      }),
-      deadline,
-    ]);
-    completed = true;
-    return { ...result, durationMs: Math.round(performance.now() - started) };
+    const secure = checked.url.protocol === "https:";
+    const target = new URL(checked.url.href);
+    target.hostname = urlHost(checked.addresses[0]!);
+    const isLiteral = checked.addresses.some((a) => a.address === checked.host);
+    const request = fetch(target, {
+      method: opts.method ?? "GET",
+      headers: { ...opts.headers, host: checked.url.host },
+      body: opts.body,
+      redirect: "manual",
+      proxy: false,
+      signal: abort.signal,
+      // SNI and the certificate check use the host name; for an IP literal there is none
+      tls: secure ? { serverName: isLiteral ? undefined : checked.host, ca: opts.ca ? trustedWith(opts.ca) : undefined } : undefined,
+    } as RequestInit);
+    const res = await Promise.race([request, deadline]).catch((err) => {
+      throw abort.signal.aborted ? abort.signal.reason : networkError(err);
+    });
+    const read = await Promise.race([readBody(res, opts), deadline]).catch((err) => {
+      if (abort.signal.aborted) throw abort.signal.reason;
+      throw err instanceof FetchFailedError ? err : networkError(err);
+    });
+    return { status: res.status, headers: res.headers, ...read, durationMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    abort.abort(); // free the connection at once (a complete answer keeps it for reuse)
+    throw err;
   } finally {
     clearTimeout(timer);
-    // on timeout or failure, free the socket at once (a complete answer keeps it for reuse)
-    if (!completed && req && !req.destroyed) req.destroy();
   }
 }

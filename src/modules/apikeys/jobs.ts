@@ -1,13 +1,27 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
+import { dailyApiQuota } from "./daily-quota.ts";
 import { lastUsedTracker } from "./last-used.ts";
 
-/** Writes the batched `lastUsedAt` of API keys every 30 seconds (and at shutdown, see services). */
+/**
+ * Writes the batched `lastUsedAt` of API keys every 30 seconds (and at shutdown, see services).
+ * The daily request counts flush themselves within a second; this is their safety net.
+ */
 export function apiKeyJobs(deps: AppDeps): PeriodicJob[] {
-  return [{ name: "apikeys.flush-last-used", schedule: "*/30 * * * * *", run: () => void lastUsedTracker(deps.sqlite).flush() }];
+  return [
+    {
+      name: "apikeys.flush-last-used",
+      schedule: "*/30 * * * * *",
+      run: () => {
+        lastUsedTracker(deps.sqlite).flush();
+        dailyApiQuota(deps.sqlite).flush();
+      },
+    },
+  ];
 }
 
-/** Flushes pending `lastUsedAt` values (called when the server stops). */
+/** Flushes pending `lastUsedAt` values and daily request counts (called when the server stops). */
 export function flushApiKeyUsage(deps: AppDeps): void {
   lastUsedTracker(deps.sqlite).flush();
+  dailyApiQuota(deps.sqlite).flush();
 }

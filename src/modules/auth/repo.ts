@@ -1,5 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { users, type Role } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
@@ -79,9 +80,8 @@ export function workspaceRequires2fa(db: DB, workspaceId: string): boolean {
   return db.select({ r: workspaces.require2fa }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()?.r ?? false;
 }
 
-/** The profile of a member (spec: id, email, name, role, tenantId, tenantName). */
-export function getProfile(db: DB, workspaceId: string, userId: string) {
-  return db
+const profileStmt = preparedOnce((db) =>
+  db
     .select({
       id: users.id,
       email: users.email,
@@ -95,8 +95,13 @@ export function getProfile(db: DB, workspaceId: string, userId: string) {
     })
     .from(users)
     .innerJoin(workspaces, eq(workspaces.id, users.workspaceId))
-    .where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId)))
-    .get();
+    .where(and(eq(users.workspaceId, sql.placeholder("ws")), eq(users.id, sql.placeholder("id"))))
+    .prepare(),
+);
+
+/** The profile of a member (spec: id, email, name, role, tenantId, tenantName); prepared once: GET /api/auth/profile is hot. */
+export function getProfile(db: DB, workspaceId: string, userId: string) {
+  return profileStmt(db).get({ ws: workspaceId, id: userId });
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { findPlan, FREE_PLAN_ID, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
-import { incrementCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
+import { dailyApiQuota } from "../apikeys/daily-quota.ts";
+import { incrementCounter, readCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
 
 export type { QuotaResource } from "./usage.ts";
 
@@ -47,13 +48,26 @@ export function assertQuota(deps: Pick<AppDeps, "sqlite">, workspaceId: string, 
 /**
  * Takes `adding` units of a windowed quota (messages this month, API requests today) or throws
  * 403 LIMIT_EXCEEDED; check and count are one statement, so it holds under concurrency.
- * Inside the caller's transaction the count rolls back with the change it paid for.
+ * Inside the caller's transaction the count rolls back with the change it paid for. API
+ * requests (one per API-key request) are counted in memory and written in batches instead
+ * (apikeys/daily-quota.ts): there is no change to roll back with, and a write per request
+ * was the cost of an API-key request.
  */
 export function consumeQuota(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, resource: WindowedResource, adding = 1): number {
   const limit = effectiveLimits(deps, workspaceId)[resource];
-  const used = incrementCounter(deps.sqlite, workspaceId, resource, deps.clock.now(), limit, adding);
+  const used =
+    resource === "apiRequestsPerDay" && adding === 1
+      ? dailyApiQuota(deps.sqlite).take(workspaceId, deps.clock.now(), limit)
+      : incrementCounter(deps.sqlite, workspaceId, resource, deps.clock.now(), limit, adding);
   if (used === null) throw errors.limitExceeded(`Plan limit reached: ${resource} (${limit})`);
   return used;
+}
+
+/** Usage of a windowed quota in its current window, including API requests counted but not yet written. */
+export function windowedUsage(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, resource: WindowedResource): number {
+  const now = deps.clock.now();
+  const stored = readCounter(deps.sqlite, workspaceId, resource, now);
+  return resource === "apiRequestsPerDay" ? stored + dailyApiQuota(deps.sqlite).pendingOf(workspaceId, now) : stored;
 }
 
 /** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (D2 `pause` policy). */

@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { CheckoutInput, InvoiceView, PlanView, SubscriptionView, VerifyInput } from "./model.ts";
 import { findPlan, listPlans, priceOf, type Plan } from "./plans.ts";
-import { effectiveLimits } from "./quota.ts";
+import { effectiveLimits, windowedUsage } from "./quota.ts";
 import { createRazorpayOrder, paymentSignatureValid, razorpayConfigured } from "./razorpay.ts";
 import { findOrder, findWorkspace, insertOrder, listInvoices, markOrderPaid, type InvoiceRow } from "./repo.ts";
 import { activatePaidPeriod, planInForce } from "./subscription.ts";
@@ -29,7 +29,9 @@ export function subscriptionOf(deps: Deps, workspaceId: string): SubscriptionVie
   const limits = effectiveLimits(deps, workspaceId);
   const usage: SubscriptionView["usage"] = {};
   for (const r of QUOTA_RESOURCES) {
-    usage[r] = { used: readUsage(deps.sqlite, workspaceId, r, now), limit: limits[r] };
+    // API requests include the ones counted in memory and not yet written
+    const used = r === "apiRequestsPerDay" ? windowedUsage(deps, workspaceId, r) : readUsage(deps.sqlite, workspaceId, r, now);
+    usage[r] = { used, limit: limits[r] };
   }
   return {
     planId: ws.planId,

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { monthOf } from "../messages/service.ts";
-import { addUsage, insertMessage } from "../messages/repo.ts";
+import { insertMessage } from "../messages/repo.ts";
+import { addUsage } from "../messages/usage-repo.ts";
 import { isLidAddress } from "../messages/recipient.ts";
 import { enqueueSender } from "../messages/sender.ts";
 import type { CampaignMessage } from "./model.ts";

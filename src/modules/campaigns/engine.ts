@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { assertCanSend, assertFeature, effectiveLimits } from "../billing/quota.ts";
-import { usageOf } from "../messages/repo.ts";
+import { usageOf } from "../messages/usage-repo.ts";
 import { sessionGate } from "../messages/sender.ts";
 import { monthOf } from "../messages/service.ts";
 import { isMaterialized } from "./audience.ts";

@@ -1,14 +1,19 @@
 import { and, asc, count, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import type { ContactFilter } from "./model.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { contacts } from "./table.ts";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
 /** The contact with a phone number, if any. */
 export function findContactByPhone(db: DB, workspaceId: string, phone: string): ContactRow | undefined {
-  return db.select().from(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.phone, phone))).get();
+  return byPhoneStmt(db).get({ ws: workspaceId, phone });
 }
+// prepared once: every send and every inbound message looks the contact up
+const byPhoneStmt = preparedOnce((db) =>
+  db.select().from(contacts).where(and(eq(contacts.workspaceId, sql.placeholder("ws")), eq(contacts.phone, sql.placeholder("phone")))).prepare(),
+);
 
 /** One contact by id. */
 export function findContact(db: DB, workspaceId: string, id: string): ContactRow | undefined {
@@ -37,11 +42,15 @@ export function insertContact(db: DB, workspaceId: string, row: { id: string; ph
 
 /** Records an inbound message: the latest push name and when the contact last wrote. */
 export function touchContactInbound(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): void {
-  db.update(contacts)
-    .set({ pushName: pushName === null ? sql`push_name` : pushName, lastInboundAt: at, updatedAt: at })
-    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
-    .run();
+  touchInboundStmt(db).run({ ws: workspaceId, id, pushName, at });
 }
+const touchInboundStmt = preparedOnce((db) =>
+  db
+    .update(contacts)
+    .set({ pushName: sql`coalesce(${sql.placeholder("pushName")}, push_name)`, lastInboundAt: sql`${sql.placeholder("at")}`, updatedAt: sql`${sql.placeholder("at")}` })
+    .where(and(eq(contacts.workspaceId, sql.placeholder("ws")), eq(contacts.id, sql.placeholder("id"))))
+    .prepare(),
+);
 
 /** Removes a contact; its tag and attribute rows go by cascade. Returns whether it existed. */
 export function deleteContactRow(db: DB, workspaceId: string, id: string): boolean {

@@ -3,9 +3,6 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { z } from "zod";
 import { ERROR_ENVELOPE, errorEnvelopeSchema, zodToOpenApi } from "../../http/openapi.ts";
 import { cleanOperationId, elysiaOperationId, fillResponses } from "./operations.ts";
-// embedded in the binary: the docs page needs no internet access
-import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
-import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 
 const ASSET_JS = "/docs/assets/swagger-ui-bundle.js";
 const ASSET_CSS = "/docs/assets/swagger-ui.css";
@@ -84,15 +81,15 @@ export function openApiDocument(root: AnyElysia, version: string) {
   };
 }
 
-/** GET /openapi.json (OpenAPI 3.0) and the /docs page, served from embedded assets. */
+/** GET /openapi.json (OpenAPI 3.0) and the /docs page, served from embedded assets (loaded on first use). */
 export function docsRoutes(version: string) {
   let cached: { routes: number; doc: unknown } | null = null;
   return (root: AnyElysia) =>
     root
-      .get(ASSET_JS, () => new Response(swaggerJs, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+      .get(ASSET_JS, async () => new Response((await import("./assets.ts")).swaggerJs, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
         detail: { hide: true },
       })
-      .get(ASSET_CSS, () => new Response(swaggerCss, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+      .get(ASSET_CSS, async () => new Response((await import("./assets.ts")).swaggerCss, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
         detail: { hide: true },
       })
       .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })

@@ -1,9 +1,43 @@
 import type { Database } from "bun:sqlite";
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { conversations } from "./table.ts";
 
 export type ConversationRow = typeof conversations.$inferSelect;
+
+// prepared once (every message touches its conversation); inbound and outbound differ in the unread count
+const touchStmts = preparedOnce((db) => {
+  const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
+  const touch = (inbound: boolean) =>
+    db
+      .insert(conversations)
+      .values({
+        id: p<string>("id"),
+        workspaceId: p<string>("ws"),
+        sessionId: p<string>("sessionId"),
+        phone: p<string>("phone"),
+        contactId: p<string | null>("contactId"),
+        lastMessageId: p<string>("messageId"),
+        lastMessageAt: p<number>("at"),
+        unreadCount: inbound ? 1 : 0,
+        createdAt: p<number>("at"),
+        updatedAt: p<number>("at"),
+      })
+      .onConflictDoUpdate({
+        target: [conversations.workspaceId, conversations.sessionId, conversations.phone],
+        set: {
+          contactId: sql`coalesce(excluded.contact_id, ${conversations.contactId})`,
+          lastMessageId: sql`excluded.last_message_id`,
+          lastMessageAt: sql`max(${conversations.lastMessageAt}, excluded.last_message_at)`,
+          unreadCount: inbound ? sql`${conversations.unreadCount} + 1` : sql`${conversations.unreadCount}`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      })
+      .returning({ id: conversations.id })
+      .prepare();
+  return { inbound: touch(true), outbound: touch(false) };
+});
 
 /**
  * Creates or updates the conversation of (session, phone) for a new message and returns its
@@ -14,32 +48,15 @@ export function touchConversation(
   workspaceId: string,
   c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number; inbound: boolean },
 ): string {
-  const row = db
-    .insert(conversations)
-    .values({
-      id: Bun.randomUUIDv7(),
-      workspaceId,
-      sessionId: c.sessionId,
-      phone: c.phone,
-      contactId: c.contactId,
-      lastMessageId: c.messageId,
-      lastMessageAt: c.at,
-      unreadCount: c.inbound ? 1 : 0,
-      createdAt: c.at,
-      updatedAt: c.at,
-    })
-    .onConflictDoUpdate({
-      target: [conversations.workspaceId, conversations.sessionId, conversations.phone],
-      set: {
-        contactId: sql`coalesce(excluded.contact_id, ${conversations.contactId})`,
-        lastMessageId: c.messageId,
-        lastMessageAt: sql`max(${conversations.lastMessageAt}, excluded.last_message_at)`,
-        unreadCount: c.inbound ? sql`${conversations.unreadCount} + 1` : sql`${conversations.unreadCount}`,
-        updatedAt: c.at,
-      },
-    })
-    .returning({ id: conversations.id })
-    .get();
+  const row = (c.inbound ? touchStmts(db).inbound : touchStmts(db).outbound).get({
+    id: Bun.randomUUIDv7(),
+    ws: workspaceId,
+    sessionId: c.sessionId,
+    phone: c.phone,
+    contactId: c.contactId,
+    messageId: c.messageId,
+    at: c.at,
+  });
   return row!.id;
 }
 

@@ -1,4 +1,5 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
+import { preparedOnce } from "../../db/prepared.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { idempotencyKeys } from "./table.ts";
@@ -16,16 +17,38 @@ export function requestHash(route: string, body: unknown): string {
   return new Bun.CryptoHasher("sha256").update(route).update("\n").update(JSON.stringify(body)).digest("hex");
 }
 
+const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
+// prepared once: a send with an Idempotency-Key runs all three
+const stmts = preparedOnce((db) => ({
+  find: db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.workspaceId, p("ws")), eq(idempotencyKeys.key, p("key"))))
+    .prepare(),
+  dropExpired: db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.workspaceId, p("ws")), eq(idempotencyKeys.key, p("key")), sql`${idempotencyKeys.expiresAt} < ${sql.placeholder("now")} + 1`))
+    .prepare(),
+  insert: db
+    .insert(idempotencyKeys)
+    .values({
+      workspaceId: p("ws"),
+      key: p("key"),
+      requestHash: p("hash"),
+      statusCode: p("statusCode"),
+      response: p("response"),
+      createdAt: p("now"),
+      expiresAt: p("expiresAt"),
+    })
+    .prepare(),
+}));
+
 /**
  * The first answer under `key` in the last 24 h, or null. The same key with another
  * request body is a client bug: 409 CONFLICT.
  */
 export function replay(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string): StoredAnswer | null {
-  const row = deps.db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key)))
-    .get();
+  const row = stmts(deps.db).find.get({ ws: workspaceId, key });
   if (!row || row.expiresAt <= deps.clock.now().getTime()) return null;
   if (row.requestHash !== hash) throw errors.conflict("This Idempotency-Key was already used with a different request body");
   return { statusCode: row.statusCode, data: JSON.parse(row.response) };
@@ -34,15 +57,10 @@ export function replay(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string,
 /** Stores the first answer; call in the transaction of the change. Replaces an expired entry. */
 export function remember(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string, answer: StoredAnswer): void {
   const now = deps.clock.now().getTime();
-  deps.db
-    .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.workspaceId, workspaceId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.expiresAt, now + 1)))
-    .run();
+  const s = stmts(deps.db);
+  s.dropExpired.run({ ws: workspaceId, key, now });
   // a concurrent first request that committed meanwhile makes this insert fail: the caller replays it
-  deps.db
-    .insert(idempotencyKeys)
-    .values({ workspaceId, key, requestHash: hash, statusCode: answer.statusCode, response: JSON.stringify(answer.data), createdAt: now, expiresAt: now + TTL_MS })
-    .run();
+  s.insert.run({ ws: workspaceId, key, hash, statusCode: answer.statusCode, response: JSON.stringify(answer.data), now, expiresAt: now + TTL_MS });
 }
 
 /** Deletes expired keys (periodic). */

@@ -24,7 +24,8 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
     return;
   }
   const ws = owner.workspaceId;
-  if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
+  // a repeat is refused in the transaction below; looking first only saves a media download
+  if (carriesMedia(msg) && findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
   const prepared = await inboundMedia(deps, ws, sessionId, msg);
   try {
     storeInbound(deps, owner, sessionId, msg, prepared);
@@ -85,6 +86,11 @@ function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: 
 }
 
 class Duplicate extends Error {}
+
+/** Whether storing the message means fetching or writing a media file first. */
+function carriesMedia(msg: InboundMessage): boolean {
+  return !!msg.media || (!!msg.mediaUrl && msg.type !== "text");
+}
 
 /**
  * Writes the media of an inbound message: the bytes the driver downloaded, or the file behind

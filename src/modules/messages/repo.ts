@@ -1,34 +1,65 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, notInArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { media } from "../media/table.ts";
 import { chatSessions } from "../sessions/table.ts";
-import { messages, messageUsage, type MessageStatus } from "./table.ts";
+import { messages, type MessageStatus } from "./table.ts";
 
 export type MessageRow = typeof messages.$inferSelect;
 /** A message with the facts of its media file. */
 export type MessageWithMedia = MessageRow & { mimeType: string | null; filename: string | null };
 
-/** The session of the workspace a message is sent through. */
-export function findSession(db: DB, workspaceId: string, sessionId: string) {
-  return db
+const sessionStmt = preparedOnce((db) =>
+  db
     .select({ id: chatSessions.id, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber, lastDisconnectReason: chatSessions.lastDisconnectReason })
     .from(chatSessions)
-    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
-    .get();
+    .where(and(eq(chatSessions.workspaceId, sql.placeholder("ws")), eq(chatSessions.id, sql.placeholder("id"))))
+    .prepare(),
+);
+
+/** The session of the workspace a message is sent through. */
+export function findSession(db: DB, workspaceId: string, sessionId: string) {
+  return sessionStmt(db).get({ ws: workspaceId, id: sessionId });
 }
+
+const ownerStmt = preparedOnce((db) =>
+  db
+    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber })
+    .from(chatSessions)
+    .where(eq(chatSessions.id, sql.placeholder("id")))
+    .prepare(),
+);
 
 /** Which workspace a session belongs to: driver events carry only the session id. */
 export function sessionOwner(db: DB, sessionId: string) {
-  return db
-    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber })
-    .from(chatSessions)
-    .where(eq(chatSessions.id, sessionId))
-    .get();
+  return ownerStmt(db).get({ id: sessionId });
 }
 
 /** Inserts a message row. */
 export function insertMessage(db: DB, workspaceId: string, row: Omit<typeof messages.$inferInsert, "workspaceId">): void {
-  db.insert(messages).values({ ...row, workspaceId }).run();
+  insertStmt(db).run(messageParams({ ...row, workspaceId }));
+}
+
+/**
+ * `status = 'queued'` written as a literal, never a bound parameter: only then can SQLite use
+ * the partial queue index (`WHERE status = 'queued'`) instead of walking every message of the
+ * session (a drain slowed down with the session's history).
+ */
+const IS_QUEUED = sql`${messages.status} = 'queued'`;
+
+type MessageInsert = typeof messages.$inferInsert;
+const COLUMNS = Object.entries(getTableColumns(messages));
+// one prepared INSERT naming every column; a value left out takes the column's default (or null)
+const insertStmt = preparedOnce((db) =>
+  db
+    .insert(messages)
+    .values(Object.fromEntries(COLUMNS.map(([k]) => [k, sql.placeholder(k)])) as unknown as MessageInsert)
+    .prepare(),
+);
+function messageParams(row: MessageInsert): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, col] of COLUMNS) out[k] = row[k as keyof MessageInsert] ?? (col.hasDefault ? col.default : null) ?? null;
+  return out;
 }
 
 const withMedia = { m: messages, mimeType: media.mimeType, filename: media.filename };
@@ -106,15 +137,19 @@ export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: {
 const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
   OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`;
 
-/** The oldest queued message of a session that may go now: the head of its outbound queue. */
-export function nextQueued(db: DB, workspaceId: string, sessionId: string): MessageRow | undefined {
-  return db
+const headStmt = preparedOnce((db) =>
+  db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.sessionId, sessionId), eq(messages.status, "queued"), takeable))
+    .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.sessionId, sql.placeholder("session")), IS_QUEUED, takeable))
     .orderBy(asc(messages.id))
     .limit(1)
-    .get();
+    .prepare(),
+);
+
+/** The oldest queued message of a session that may go now (`takeable`): the head of its outbound queue. */
+export function nextQueued(db: DB, workspaceId: string, sessionId: string): MessageRow | undefined {
+  return headStmt(db).get({ ws: workspaceId, session: sessionId });
 }
 
 /** Sessions with queued messages, across workspaces (the sender's recovery sweep). */
@@ -122,40 +157,50 @@ export function sessionsWithQueued(db: DB): { workspaceId: string; sessionId: st
   return db
     .selectDistinct({ workspaceId: messages.workspaceId, sessionId: messages.sessionId })
     .from(messages)
-    .where(eq(messages.status, "queued"))
+    .where(IS_QUEUED)
     .all();
 }
+
+const claimStmts = preparedOnce((db) => {
+  const claim = (prev: SQL) =>
+    db
+      .update(messages)
+      .set({ sendingToken: sql.placeholder("token") as unknown as string, attempts: sql`${messages.attempts} + 1`, updatedAt: sql.placeholder("at") as unknown as number })
+      .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.id, sql.placeholder("id")), IS_QUEUED, prev))
+      .returning({ id: messages.id })
+      .prepare();
+  return { fresh: claim(isNull(messages.sendingToken)), resumed: claim(eq(messages.sendingToken, sql.placeholder("prev"))) };
+});
 
 /** Takes a queued message for one send attempt; `prevToken` is the token of an attempt left by a crash. */
 export function claimSend(db: DB, workspaceId: string, id: string, token: string, prevToken: string | null, at: number): boolean {
-  const r = db
-    .update(messages)
-    .set({ sendingToken: token, attempts: sql`${messages.attempts} + 1`, updatedAt: at })
-    .where(
-      and(
-        eq(messages.workspaceId, workspaceId),
-        eq(messages.id, id),
-        eq(messages.status, "queued"),
-        prevToken === null ? isNull(messages.sendingToken) : eq(messages.sendingToken, prevToken),
-      ),
-    )
-    .returning({ id: messages.id })
-    .all();
+  const stmts = claimStmts(db);
+  const r = prevToken === null ? stmts.fresh.all({ ws: workspaceId, id, token, at }) : stmts.resumed.all({ ws: workspaceId, id, token, at, prev: prevToken });
   return r.length === 1;
 }
 
-const ofAttempt = (workspaceId: string, id: string, token: string) =>
-  and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), eq(messages.sendingToken, token), eq(messages.status, "queued"));
+const ofAttempt = (workspaceId: string | Placeholder, id: string | Placeholder, token: string | Placeholder) =>
+  and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), eq(messages.sendingToken, token), IS_QUEUED);
+
+const sentStmt = preparedOnce((db) =>
+  db
+    .update(messages)
+    .set({
+      status: "sent",
+      networkMessageId: sql.placeholder("nid") as unknown as string,
+      sendingToken: null,
+      nextAttemptAt: null,
+      sentAt: sql.placeholder("at") as unknown as number,
+      updatedAt: sql.placeholder("at") as unknown as number,
+    })
+    .where(ofAttempt(sql.placeholder("ws"), sql.placeholder("id"), sql.placeholder("token")))
+    .returning({ id: messages.id })
+    .prepare(),
+);
 
 /** Records the network's acceptance of an attempt. */
 export function markSent(db: DB, workspaceId: string, id: string, token: string, networkMessageId: string, at: number): boolean {
-  const r = db
-    .update(messages)
-    .set({ status: "sent", networkMessageId, sendingToken: null, nextAttemptAt: null, sentAt: at, updatedAt: at })
-    .where(ofAttempt(workspaceId, id, token))
-    .returning({ id: messages.id })
-    .all();
-  return r.length === 1;
+  return sentStmt(db).all({ ws: workspaceId, id, token, nid: networkMessageId, at }).length === 1;
 }
 
 /** Puts an attempt that failed transiently back in the queue until `nextAttemptAt`. */
@@ -186,7 +231,7 @@ export function failQueuedOfSession(db: DB, workspaceId: string, sessionId: stri
       and(
         eq(messages.workspaceId, workspaceId),
         eq(messages.sessionId, sessionId),
-        eq(messages.status, "queued"),
+        IS_QUEUED,
         except.length ? notInArray(messages.id, except) : undefined,
       ),
     )
@@ -205,30 +250,57 @@ export function markFailed(db: DB, workspaceId: string, id: string, token: strin
   return r.length === 1;
 }
 
-/** The message a network id refers to, in one session. */
-export function findByNetworkId(db: DB, workspaceId: string, sessionId: string, networkMessageId: string, direction: "outbound" | "inbound") {
-  return db
+const byNetworkIdStmt = preparedOnce((db) =>
+  db
     .select()
     .from(messages)
     .where(
       and(
-        eq(messages.workspaceId, workspaceId),
-        eq(messages.sessionId, sessionId),
-        eq(messages.networkMessageId, networkMessageId),
-        eq(messages.direction, direction),
+        eq(messages.workspaceId, sql.placeholder("ws")),
+        eq(messages.sessionId, sql.placeholder("session")),
+        eq(messages.networkMessageId, sql.placeholder("nid")),
+        eq(messages.direction, sql.placeholder("direction")),
       ),
     )
-    .get();
+    .prepare(),
+);
+
+/** The message a network id refers to, in one session. */
+export function findByNetworkId(db: DB, workspaceId: string, sessionId: string, networkMessageId: string, direction: "outbound" | "inbound") {
+  return byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
 }
+
+const receiptStmts = preparedOnce((db) => {
+  const move = (from: MessageStatus[]) =>
+    db
+      .update(messages)
+      .set({
+        status: sql.placeholder("status") as unknown as "delivered",
+        deliveredAt: sql.placeholder("deliveredAt") as unknown as number,
+        readAt: sql.placeholder("readAt") as unknown as number,
+        updatedAt: sql.placeholder("at") as unknown as number,
+      })
+      .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.id, sql.placeholder("id")), inArray(messages.status, from)))
+      .returning({ id: messages.id })
+      .prepare();
+  return new Map<string, ReturnType<typeof move>>([
+    ["sent", move(["sent"])],
+    ["sent,delivered", move(["sent", "delivered"])],
+  ]);
+});
 
 /** Applies a receipt's new status and times (the caller decided it moves forward). */
 export function setReceiptStatus(db: DB, workspaceId: string, id: string, from: MessageStatus[], set: { status: "delivered" | "read"; deliveredAt: number; readAt: number | null; at: number }): boolean {
-  const r = db
-    .update(messages)
-    .set({ status: set.status, deliveredAt: set.deliveredAt, readAt: set.readAt, updatedAt: set.at })
-    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), inArray(messages.status, from)))
-    .returning({ id: messages.id })
-    .all();
+  const params = { ws: workspaceId, id, status: set.status, deliveredAt: set.deliveredAt, readAt: set.readAt, at: set.at };
+  const stmt = receiptStmts(db).get(from.join(","));
+  const r = stmt
+    ? stmt.all(params)
+    : db
+        .update(messages)
+        .set({ status: set.status, deliveredAt: set.deliveredAt, readAt: set.readAt, updatedAt: set.at })
+        .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), inArray(messages.status, from)))
+        .returning({ id: messages.id })
+        .all();
   return r.length === 1;
 }
 
@@ -237,24 +309,5 @@ export function markInboundRead(db: DB, workspaceId: string, conversationId: str
   db.update(messages)
     .set({ readAt: at, updatedAt: at })
     .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.direction, "inbound"), isNull(messages.readAt)))
-    .run();
-}
-
-/** Outbound messages accepted in a UTC month (`YYYY-MM`). */
-export function usageOf(db: DB, workspaceId: string, period: string): number {
-  return (
-    db
-      .select({ n: messageUsage.outbound })
-      .from(messageUsage)
-      .where(and(eq(messageUsage.workspaceId, workspaceId), eq(messageUsage.period, period)))
-      .get()?.n ?? 0
-  );
-}
-
-/** Counts accepted outbound messages against the month's quota. */
-export function addUsage(db: DB, workspaceId: string, period: string, n: number): void {
-  db.insert(messageUsage)
-    .values({ workspaceId, period, outbound: n })
-    .onConflictDoUpdate({ target: [messageUsage.workspaceId, messageUsage.period], set: { outbound: sql`${messageUsage.outbound} + ${n}` } })
     .run();
 }

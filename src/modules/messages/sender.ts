@@ -14,6 +14,11 @@ export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request
 /** While a session is away but may come back, the queue is looked at again after this (doubling to the cap). */
 const HOLD_FIRST_MS = 5_000;
 const HOLD_MAX_MS = 30_000;
+/** One run of a session's queue sends at most this many messages, for at most this long (then the job runs again). */
+const RUN_MAX_MESSAGES = 500;
+const RUN_MAX_MS = 250;
+/** A draining run lets the event loop in every this many messages. */
+const YIELD_EVERY = 16;
 
 /** What the sender does with a session's queue, from the session's row. */
 export type SessionGate = { kind: "send" } | { kind: "hold" } | { kind: "end"; error: { code: string; message: string } };
@@ -69,14 +74,15 @@ class PermanentSendError extends Error {
 /**
  * The durable outbound queue's worker: one job per session (dedupe key) sends the oldest
  * queued message, then reschedules itself after the pacing gap (min gap + jitter), so
- * messages go out in order and a worker slot is never held while waiting.
+ * messages go out in order and a worker slot is never held while waiting. With pacing off it
+ * sends the due messages of the session in one run.
  */
 export class OutboundSender {
   private inflight = new Set<string>();
   private nextAllowedAt = new Map<string, number>();
   /** sessions whose queue is held (not connected): how many holds in a row */
   private holds = new Map<string, number>();
-  private timers = new Set<ReturnType<typeof setTimeout>>();
+  private timers = new Set<ReturnType<typeof setImmediate>>();
   private stopped = false;
 
   constructor(private deps: AppDeps) {}
@@ -97,7 +103,7 @@ export class OutboundSender {
   /** Stops rescheduling checks (before the database closes). */
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) clearImmediate(t);
     this.timers.clear();
   }
 
@@ -115,16 +121,45 @@ export class OutboundSender {
     });
   }
 
-  private async step({ workspaceId, sessionId }: SenderPayload): Promise<void> {
+  /**
+   * One run of a session's queue: sends its due messages one after another while no pacing
+   * gap separates them (pacing off), so a queue drains without a job round trip per message.
+   * A run ends when the queue is empty, held, waiting for a gap or a retry (the job comes back
+   * then), or after RUN_MAX_MESSAGES / RUN_MAX_MS so other sessions get the worker slots.
+   */
+  private async step(p: SenderPayload): Promise<void> {
+    const started = performance.now();
+    for (let n = 1; ; n++) {
+      const gap = await this.sendNext(p);
+      if (gap === null) return; // nothing left, or handled (the session ended)
+      if (gap > 0) {
+        if (nextQueued(this.deps.db, p.workspaceId, p.sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
+        return this.recheckSoon(p.workspaceId, p.sessionId);
+      }
+      if (this.stopped || n >= RUN_MAX_MESSAGES || performance.now() - started >= RUN_MAX_MS) {
+        throw new RetryLaterError(0, "the rest of the queue in the next run");
+      }
+      if (n % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r)); // let requests in between
+    }
+  }
+
+  /**
+   * Sends the queue's head if it is due: the pacing gap to keep before the next one, or null
+   * when the queue is empty or ended; throws RetryLaterError when the head must wait.
+   */
+  private async sendNext({ workspaceId, sessionId }: SenderPayload): Promise<number | null> {
     const { db, clock, config } = this.deps;
     const head = nextQueued(db, workspaceId, sessionId);
-    if (!head) return this.recheckSoon(workspaceId, sessionId);
+    if (!head) {
+      this.recheckSoon(workspaceId, sessionId);
+      return null;
+    }
     const gate = sessionGate(findSession(db, workspaceId, sessionId));
     if (gate.kind === "end") {
       this.failSession(workspaceId, sessionId, gate.error);
       // a message in flight may still come back to the queue: look again then
       if (nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(1000, "send in flight");
-      return;
+      return null;
     }
     if (gate.kind === "hold") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected; queue held");
     honourSendPause(this.deps, workspaceId, sessionId);
@@ -135,16 +170,16 @@ export class OutboundSender {
     this.holds.delete(sessionId);
     const gap = config.sendMinGapMs + Math.floor(Math.random() * (config.sendJitterMs + 1));
     this.nextAllowedAt.set(sessionId, clock.now().getTime() + gap);
-    if (nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
-    this.recheckSoon(workspaceId, sessionId);
+    return gap;
   }
 
   /**
    * A message committed while this job was finishing found the job still pending (dedupe) and
-   * enqueued nothing. Once the job is marked done (before the next macrotask), look again.
+   * enqueued nothing. Once the job is marked done (its promise settles before the next
+   * macrotask; setImmediate, not a ~1 ms setTimeout), look again.
    */
   private recheckSoon(workspaceId: string, sessionId: string): void {
-    const t = setTimeout(() => {
+    const t = setImmediate(() => {
       this.timers.delete(t);
       if (this.stopped) return;
       try {
@@ -152,7 +187,7 @@ export class OutboundSender {
       } catch (err) {
         this.deps.log.warn("sender recheck failed; the periodic sweep will pick it up", { sessionId, err });
       }
-    }, 0);
+    });
     this.timers.add(t);
   }
 

@@ -8,7 +8,9 @@ import { commitMedia, discardMedia } from "../media/service.ts";
 import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
-import { addUsage, findMessage, findSession, insertMessage, pageMessages, usageOf, type MessageFilter } from "./repo.ts";
+import { findMessage, findSession, insertMessage, pageMessages, type MessageFilter } from "./repo.ts";
+import { addUsage, usageOf } from "./usage-repo.ts";
+import { sendBatcher } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
@@ -39,6 +41,7 @@ function isUniqueViolation(err: unknown): boolean {
  * Accepts an outbound message: checks the session (404, 502 when not connected), the plan
  * and quota, resolves its media, and commits it as `queued` together with the job that sends
  * it. With an `Idempotency-Key`, a repeat within 24 h returns the first answer and queues nothing.
+ * The transaction is group-committed with the sends of the same event-loop turn (send-batch.ts).
  */
 export async function acceptSend(
   deps: AppDeps,
@@ -58,7 +61,7 @@ export async function acceptSend(
   assertCanSend(deps, ws);
   const media = await resolveSendMedia(deps, ws, input);
   try {
-    const data = deps.bus.transaction((): SendAnswer => {
+    const data = await sendBatcher(deps).run((): SendAnswer => {
       const at = deps.clock.now().getTime();
       const period = monthOf(at);
       assertCanSend(deps, ws);

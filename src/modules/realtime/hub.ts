@@ -14,6 +14,23 @@ export interface RealtimeClient {
   send(text: string): void;
   ping(): void;
   close(code: number, reason: string): void;
+  /** Joins the workspace's pub/sub topic (Bun's native fan-out), when the socket has one. */
+  subscribe?(topic: string): void;
+  unsubscribe?(topic: string): void;
+}
+
+/** Sends one text to every socket subscribed to a topic (Bun's `server.publish`). */
+export type TopicPublisher = (topic: string, text: string) => void;
+
+/** The pub/sub topic of a workspace's sockets. */
+export const workspaceTopic = (workspaceId: string) => `ws:${workspaceId}`;
+
+interface WorkspaceSockets {
+  clients: Set<RealtimeClient>;
+  /** whether every client is subscribed to the topic (then non-QR events go out with one publish) */
+  allSubscribed: boolean;
+  /** the oldest membership check among the clients: no socket needs a re-check before this + MEMBERSHIP_RECHECK_MS */
+  oldestCheck: number;
 }
 
 /** Membership of a socket's user is read again when the last check is older than this. */
@@ -34,11 +51,17 @@ export interface HubOptions {
  * whose user was removed is closed (4003) at the next check: before a delivery when the last
  * check is older than MEMBERSHIP_RECHECK_MS, at every keepalive ping, and always before a QR
  * (`session_qr` goes only to members who may manage sessions, D5).
+ *
+ * Fan-out: every socket of a workspace joins the workspace's topic, and an event other than a
+ * QR is serialised once and handed to Bun's native `publish` (one call, written to every socket
+ * in native code) after the stale membership checks ran. QRs are sent socket by socket, each
+ * after its member's role was read.
  */
 export class RealtimeHub {
-  private byWorkspace = new Map<string, Set<RealtimeClient>>();
+  private byWorkspace = new Map<string, WorkspaceSockets>();
   private checkedAt = new WeakMap<RealtimeClient, number>();
   private pinger: ReturnType<typeof setInterval> | null = null;
+  private publisher: TopicPublisher | null = null;
 
   constructor(
     bus: EventBus,
@@ -47,22 +70,30 @@ export class RealtimeHub {
     bus.subscribe((e) => this.deliver(e));
   }
 
+  /** Lets the hub publish to topics (the server that upgraded the latest socket). */
+  usePublisher(publish: TopicPublisher): void {
+    this.publisher = publish;
+  }
+
   /** Registers an open socket of a workspace (its membership was just checked by the guard). */
   add(client: RealtimeClient): void {
-    let set = this.byWorkspace.get(client.workspaceId);
-    if (!set) this.byWorkspace.set(client.workspaceId, (set = new Set()));
-    set.add(client);
-    this.checkedAt.set(client, this.now());
+    let ws = this.byWorkspace.get(client.workspaceId);
+    const now = this.now();
+    if (!ws) this.byWorkspace.set(client.workspaceId, (ws = { clients: new Set(), allSubscribed: true, oldestCheck: now }));
+    ws.clients.add(client);
+    if (client.subscribe) client.subscribe(workspaceTopic(client.workspaceId));
+    else ws.allSubscribed = false;
+    this.checkedAt.set(client, now);
     // keepalive pings run only while someone listens, so an idle server keeps no timer
     this.pinger ??= setInterval(() => this.pingAll(), this.opts.pingIntervalMs);
   }
 
   /** Forgets a closed socket. */
   remove(client: RealtimeClient): void {
-    const set = this.byWorkspace.get(client.workspaceId);
-    if (!set) return;
-    set.delete(client);
-    if (!set.size) this.byWorkspace.delete(client.workspaceId);
+    const ws = this.byWorkspace.get(client.workspaceId);
+    if (!ws || !ws.clients.delete(client)) return;
+    client.unsubscribe?.(workspaceTopic(client.workspaceId));
+    if (!ws.clients.size) this.byWorkspace.delete(client.workspaceId);
     if (!this.byWorkspace.size && this.pinger) {
       clearInterval(this.pinger);
       this.pinger = null;
@@ -71,8 +102,8 @@ export class RealtimeHub {
 
   /** Closes every socket (server shutdown: open sockets would hold a graceful stop forever). */
   closeAll(code: number, reason: string): void {
-    for (const set of [...this.byWorkspace.values()]) {
-      for (const c of [...set]) {
+    for (const ws of [...this.byWorkspace.values()]) {
+      for (const c of [...ws.clients]) {
         this.remove(c);
         try {
           c.close(code, reason);
@@ -86,24 +117,54 @@ export class RealtimeHub {
   /** Number of open sockets (all workspaces). */
   size(): number {
     let n = 0;
-    for (const set of this.byWorkspace.values()) n += set.size;
+    for (const ws of this.byWorkspace.values()) n += ws.clients.size;
     return n;
   }
 
   private deliver(e: AppEvent): void {
-    const set = this.byWorkspace.get(e.workspaceId);
-    if (!set) return;
-    const qr = e.event === "session_qr";
+    const ws = this.byWorkspace.get(e.workspaceId);
+    if (!ws) return;
     const text = JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
-    for (const c of [...set]) {
-      // a QR links a phone to the workspace: the role is read fresh for it
-      if (!this.stillMember(c, qr ? 0 : MEMBERSHIP_RECHECK_MS)) continue;
-      if (qr && !can(c.role, "manage")) continue;
+    if (e.event === "session_qr") return this.sendEach(ws, text);
+    this.recheckStale(ws);
+    if (!ws.clients.size) return;
+    if (ws.allSubscribed && this.publisher) {
       try {
-        c.send(text);
+        this.publisher(workspaceTopic(e.workspaceId), text);
       } catch (err) {
-        this.opts.log.warn("websocket send failed", { err });
+        this.opts.log.warn("websocket publish failed", { err });
       }
+      return;
+    }
+    for (const c of [...ws.clients]) this.trySend(c, text);
+  }
+
+  /** A QR links a phone to the workspace: each member's role is read fresh, and only managers get it. */
+  private sendEach(ws: WorkspaceSockets, text: string): void {
+    for (const c of [...ws.clients]) {
+      if (!this.stillMember(c, 0)) continue;
+      if (!can(c.role, "manage")) continue;
+      this.trySend(c, text);
+    }
+  }
+
+  /** Re-checks the sockets whose last membership check is older than MEMBERSHIP_RECHECK_MS (usually none). */
+  private recheckStale(ws: WorkspaceSockets): void {
+    const now = this.now();
+    if (now - ws.oldestCheck < MEMBERSHIP_RECHECK_MS && now >= ws.oldestCheck) return;
+    let oldest = now;
+    for (const c of [...ws.clients]) {
+      if (!this.stillMember(c, MEMBERSHIP_RECHECK_MS)) continue;
+      oldest = Math.min(oldest, this.checkedAt.get(c) ?? now);
+    }
+    ws.oldestCheck = oldest;
+  }
+
+  private trySend(c: RealtimeClient, text: string): void {
+    try {
+      c.send(text);
+    } catch (err) {
+      this.opts.log.warn("websocket send failed", { err });
     }
   }
 
@@ -130,8 +191,8 @@ export class RealtimeHub {
   }
 
   private pingAll(): void {
-    for (const set of [...this.byWorkspace.values()]) {
-      for (const c of [...set]) {
+    for (const ws of [...this.byWorkspace.values()]) {
+      for (const c of [...ws.clients]) {
         if (!this.stillMember(c, MEMBERSHIP_RECHECK_MS)) continue;
         try {
           c.ping();

@@ -57,6 +57,9 @@ export function realtimeRoutes(deps: AppDeps) {
       if (auth.kind !== "user") throw errors.unauthorized("Invalid or expired token");
       const exp = decodeJwt(token).exp!;
       Object.assign(ctx, { realtimeAuth: auth, realtimeExpiresAt: exp * 1000, realtimeState: {} } satisfies Upgraded);
+      // the server that upgrades the socket publishes to its topics (native fan-out)
+      const server = ctx.server;
+      if (server) hub.usePublisher((topic, text) => void server.publish(topic, text));
       // the client offered subprotocols; the handshake must pick one
       if (tokenFromProtocol(protocol)) ctx.set.headers["sec-websocket-protocol"] = "bearer";
     },
@@ -69,6 +72,14 @@ export function realtimeRoutes(deps: AppDeps) {
         send: (text) => void ws.raw.send(text),
         ping: () => void ws.raw.ping(),
         close: (code, reason) => ws.close(code, reason),
+        subscribe: (topic) => void ws.raw.subscribe(topic),
+        unsubscribe: (topic) => {
+          try {
+            ws.raw.unsubscribe(topic);
+          } catch {
+            // closed already: Bun dropped its subscriptions
+          }
+        },
       };
       state.client = client;
       hub.add(client);

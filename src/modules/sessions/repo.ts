@@ -1,5 +1,6 @@
-import { and, asc, count, eq, inArray, isNotNull, or } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { chatSessions, type SessionStatus } from "./table.ts";
 
 export type SessionRow = typeof chatSessions.$inferSelect;
@@ -41,14 +42,18 @@ export function listSessions(db: DB, workspaceId: string, page: number, limit: n
   return { rows, total: countSessions(db, workspaceId) };
 }
 
-/** Every session of the workspace as id and status (the API-key listing). */
-export function listSessionStatuses(db: DB, workspaceId: string): { id: string; name: string; status: SessionStatus; phoneNumber: string | null }[] {
-  return db
+const statusesStmt = preparedOnce((db) =>
+  db
     .select({ id: chatSessions.id, name: chatSessions.name, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber })
     .from(chatSessions)
-    .where(eq(chatSessions.workspaceId, workspaceId))
+    .where(eq(chatSessions.workspaceId, sql.placeholder("ws")))
     .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))
-    .all();
+    .prepare(),
+);
+
+/** Every session of the workspace: id, name, status and number (the API-key listing; prepared once, it is hot). */
+export function listSessionStatuses(db: DB, workspaceId: string): { id: string; name: string; status: SessionStatus; phoneNumber: string | null }[] {
+  return statusesStmt(db).all({ ws: workspaceId });
 }
 
 /** Inserts a new session row. */

@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { upsertPlan } from "../../../src/modules/billing/plans.ts";
+import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { connectedSession } from "./helpers.ts";
+
+let t: TestApp;
+let ws: TestWorkspace;
+let session: { id: string; phone: string };
+beforeEach(async () => {
+  t = await createTestApp();
+  upsertPlan(t.deps.sqlite, "m5", { name: "M5", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 5 } }, 0);
+  ws = await createWorkspace(t, { status: "active", planId: "m5" });
+  session = await connectedSession(t, ws);
+});
+afterEach(() => t.close());
+
+const send = (body: string, key?: string) =>
+  t.request("POST", "/api/v1/messages/send", {
+    token: ws.owner.token,
+    body: { session_id: session.id, to: "919876543210", body },
+    headers: key ? { "idempotency-key": key } : undefined,
+  });
+const stored = () => (t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(ws.id) as { n: number }).n;
+
+describe("sends committed together (group commit)", () => {
+  test("8 parallel sends at a quota of 5: exactly 5 are accepted and stored, the refused ones roll back alone", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(`p${i}`)));
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 403 && a.body.code === "LIMIT_EXCEEDED")).toHaveLength(3);
+    expect(stored()).toBe(5);
+    const ids = answers.filter((a) => a.status === 202).map((a) => a.body.data.id);
+    const rows = t.deps.sqlite.query(`SELECT id FROM messages WHERE workspace_id = ? AND status = 'queued'`).all(ws.id) as { id: string }[];
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+  });
+
+  test("parallel sends with one Idempotency-Key in the same batch: one message, every answer the same", async () => {
+    const answers = await Promise.all(Array.from({ length: 4 }, () => send("same", "k-batch-1")));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
+    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+    expect(stored()).toBe(1);
+  });
+});
