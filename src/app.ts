@@ -19,6 +19,7 @@ import { contactsRoutes } from "./modules/contacts/routes.ts";
 import { inboxRoutes } from "./modules/inbox/routes.ts";
 import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
+import { webRoutes } from "./modules/web/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -28,6 +29,7 @@ export function buildApp(deps: AppDeps) {
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
     .use(pagesRoutes())
+    .use(webRoutes())
     .use(authRoutes(deps))
     .use(apiKeyRoutes(deps))
     .use(teamRoutes(deps))

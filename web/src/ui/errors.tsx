@@ -1,0 +1,39 @@
+import { ApiError } from "../api/client.ts";
+
+/** The sentence shown for a refusal: 401, 403, 429 and 502 get their own (D14). */
+export function describeError(e: unknown): string {
+  if (!(e instanceof ApiError)) return e instanceof Error ? e.message : "Something went wrong.";
+  switch (e.status) {
+    case 401:
+      return "Your sign-in ended. Sign in again.";
+    case 403:
+      if (e.code === "LIMIT_EXCEEDED") return `Your plan's limit is reached: ${e.message}. See Billing to upgrade.`;
+      if (e.code === "SUBSCRIPTION_INACTIVE") return `Your plan does not allow this: ${e.message}. See Billing.`;
+      return `Your role may not do this (${e.message}). Ask an owner or admin.`;
+    case 429:
+      return e.retryAfter
+        ? `Too many attempts. Try again in ${e.retryAfter} second${e.retryAfter === 1 ? "" : "s"}.`
+        : "Too many attempts. Wait a moment and try again.";
+    case 502:
+      return `The session is not connected, so nothing could be sent (${e.message}). Connect it under Sessions and try again.`;
+    default:
+      return e.message;
+  }
+}
+
+/** A form-level error (field errors are shown beside their fields). */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const fields = error instanceof ApiError ? Object.keys(error.errors) : [];
+  return (
+    <p className="error" role="alert">
+      {describeError(error)}
+      {fields.length > 0 && error instanceof ApiError && error.status === 400 ? " Check the fields marked below." : ""}
+    </p>
+  );
+}
+
+/** The message the API gave for one field (dotted path), if any. */
+export function fieldError(error: unknown, name: string): string | undefined {
+  return error instanceof ApiError ? error.errors[name] : undefined;
+}
