@@ -33,7 +33,6 @@ async function index(request: Request): Promise<Response> {
 export function webRoutes() {
   return new Elysia({ name: "parley-web" })
     .get("/", ({ redirect }) => redirect("/app/", 302), { detail: { hide: true } })
-    .get("/app", ({ redirect }) => redirect("/app/", 301), { detail: { hide: true } })
     .get(
       "/app/assets/:file",
       async ({ params }) => {
@@ -47,6 +46,7 @@ export function webRoutes() {
       },
       { detail: { hide: true } },
     )
-    .get("/app/", ({ request }) => index(request), { detail: { hide: true } })
+    // Elysia matches "/app/" here too (trailing slashes are not strict)
+    .get("/app", ({ request }) => index(request), { detail: { hide: true } })
     .get("/app/*", ({ request }) => index(request), { detail: { hide: true } });
 }

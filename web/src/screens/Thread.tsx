@@ -30,7 +30,9 @@ export function Thread({ id }: { id: string }) {
   }, [unread, messaging]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const ordered = msgs.data ? [...msgs.data].reverse() : [];
-  useEffect(() => endRef.current?.scrollIntoView?.({ block: "end" }), [ordered.length]);
+  useEffect(() => {
+    endRef.current?.scrollIntoView({ block: "end" });
+  }, [ordered.length]);
   const c = conv.data;
 
   return (
@@ -40,7 +42,7 @@ export function Thread({ id }: { id: string }) {
           ← All conversations
         </Link>
         <h2>{c ? contactName(c) : "…"}</h2>
-        {c && <p className="muted">{fmtPhone(c.phone)}</p>}
+        {c && contactName(c) !== fmtPhone(c.phone) && <p className="muted">{fmtPhone(c.phone)}</p>}
         {c && messaging && (
           <Select
             label="Assigned to"
