@@ -53,6 +53,7 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
 
   test("sign up through the screens: captcha, then the mobile code, then the email code", async () => {
     await page.getByRole("link", { name: "Create a workspace" }).click();
+    await page.getByRole("img", { name: /Captcha/ }).waitFor();
     await page.getByLabel("Your name").fill(OWNER.name);
     await page.getByLabel("Business name").fill(OWNER.business);
     await page.getByLabel("Email").fill(OWNER.email);

@@ -30,11 +30,13 @@ export function App() {
   const signedIn = !!auth.access;
 
   useEffect(() => {
-    if (!signedIn) {
-      qc.clear();
-      return;
-    }
-    return startLive(qc);
+    if (!signedIn) return;
+    const stop = startLive(qc);
+    return () => {
+      stop();
+      // signed out: nothing of the workspace stays cached for the next person at this screen
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "captcha" });
+    };
   }, [signedIn, qc]);
 
   if (auth.booting) return <p className="boot">Loading Parley…</p>;

@@ -1,7 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "wouter";
-import { get, qs } from "../api/client.ts";
+import { api, qs } from "../api/client.ts";
 import type { Conversation } from "../api/types.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Select } from "../ui/Field.tsx";
@@ -16,10 +16,14 @@ export function Inbox() {
   const { claims } = useAuth();
   const [filter, setFilter] = useState("all");
   const params = { limit: 50, unread: filter === "unread" ? "true" : undefined, assigneeId: filter === "mine" ? claims?.sub : undefined };
-  const list = useQuery({
+  // pages of 50, most recent first; live events refetch the pages already shown
+  const list = useInfiniteQuery({
     queryKey: ["conversations", params],
-    queryFn: () => get<Conversation[]>(`/api/v1/inbox/conversations${qs(params)}`),
+    queryFn: ({ pageParam }) => api<Conversation[]>("GET", `/api/v1/inbox/conversations${qs({ ...params, page: pageParam })}`),
+    initialPageParam: 1,
+    getNextPageParam: (last, _all, page) => (page < (last.pagination?.totalPages ?? 1) ? page + 1 : undefined),
   });
+  const conversations = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <section className={id ? "inbox has-thread" : "inbox"}>
@@ -31,9 +35,9 @@ export function Inbox() {
           <option value="mine">Assigned to me</option>
         </Select>
         <ErrorNote error={list.error} />
-        {list.data?.length === 0 && <p className="empty">No conversations yet. They start with the first message either way.</p>}
+        {list.isSuccess && conversations.length === 0 && <p className="empty">No conversations yet. They start with the first message either way.</p>}
         <ul className="conv-list" aria-label="Conversations">
-          {list.data?.map((c) => (
+          {conversations.map((c) => (
             <li key={c.id}>
               <Link href={`/inbox/${c.id}`} className={c.id === id ? "conv active" : "conv"} aria-current={c.id === id ? "true" : undefined}>
                 <span className="conv-name">{contactName(c)}</span>
@@ -47,6 +51,11 @@ export function Inbox() {
             </li>
           ))}
         </ul>
+        {list.hasNextPage && (
+          <button type="button" className="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+            Show more conversations
+          </button>
+        )}
       </div>
       <div className="thread-pane">{id ? <Thread id={id} /> : <p className="empty wide">Choose a conversation.</p>}</div>
     </section>

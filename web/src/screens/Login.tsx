@@ -2,7 +2,7 @@ import { useState, type FormEvent } from "react";
 import { Link, useLocation } from "wouter";
 import { ApiError, post } from "../api/client.ts";
 import { signedIn } from "../api/tokens.ts";
-import { Captcha, type CaptchaValue } from "../ui/Captcha.tsx";
+import { Captcha, captchaFields, type CaptchaValue } from "../ui/Captcha.tsx";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
 import { useAuth } from "../ui/hooks.ts";
@@ -39,7 +39,7 @@ export function Login() {
     setBusy(true);
     setError(null);
     try {
-      const data = await post<Tokens | Challenge>("/api/auth/login", { email, password, ...captcha });
+      const data = await post<Tokens | Challenge>("/api/auth/login", { email, password, ...captchaFields(captcha) });
       if ("requiresOtp" in data) {
         setChallenge(data);
         setNote(

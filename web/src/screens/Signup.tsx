@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Link, useLocation } from "wouter";
 import { api, post } from "../api/client.ts";
 import { signedOut } from "../api/tokens.ts";
-import { Captcha, type CaptchaValue } from "../ui/Captcha.tsx";
+import { Captcha, captchaFields, type CaptchaValue } from "../ui/Captcha.tsx";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
 
@@ -37,7 +37,7 @@ export function Signup() {
     setBusy(true);
     setError(null);
     try {
-      const d = await post<{ registrationToken: string; nextStep: string }>("/api/auth/register", { ...form, ...captcha });
+      const d = await post<{ registrationToken: string; nextStep: string }>("/api/auth/register", { ...form, ...captchaFields(captcha) });
       setPending({ registrationToken: d.registrationToken, nextStep: d.nextStep });
     } catch (err) {
       setError(err);

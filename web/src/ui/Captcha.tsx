@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState, type Dispatch, type SetStateAction } from "react";
 import { get } from "../api/client.ts";
 import { Field } from "./Field.tsx";
 
@@ -11,17 +12,19 @@ export interface CaptchaValue {
  * The sign-up and log-in captcha (D3): a PNG data URI, one-time. Every submit consumes it, so
  * the parent bumps `round` after each attempt to get a new one.
  */
-export function Captcha({ round, value, onChange, error }: { round: number; value: CaptchaValue; onChange: (v: CaptchaValue) => void; error: unknown }) {
+export function Captcha({ round, value, onChange, error }: { round: number; value: CaptchaValue; onChange: Dispatch<SetStateAction<CaptchaValue>>; error: unknown }) {
+  // one-time challenges: a fresh one for every form shown, and after every attempt
+  const [mount] = useState(() => crypto.randomUUID());
   const q = useQuery({
-    queryKey: ["captcha", round],
-    queryFn: async () => {
-      const c = await get<{ captchaId: string; challenge: string }>("/api/auth/captcha");
-      onChange({ captchaId: c.captchaId, captchaAnswer: "" });
-      return c;
-    },
+    queryKey: ["captcha", mount, round],
+    queryFn: () => get<{ captchaId: string; challenge: string }>("/api/auth/captcha"),
     staleTime: 240_000,
-    gcTime: 0,
   });
+  const id = q.data?.captchaId;
+  // a new picture: a new id, and whatever was typed for the old one goes
+  useEffect(() => {
+    if (id) onChange({ captchaId: id, captchaAnswer: "" });
+  }, [id, onChange]);
   return (
     <fieldset className="captcha">
       <legend>Prove you are a person</legend>
@@ -40,4 +43,9 @@ export function Captcha({ round, value, onChange, error }: { round: number; valu
       />
     </fieldset>
   );
+}
+
+/** The captcha fields of a request body; an empty answer is left out (the operator may have captcha off). */
+export function captchaFields(v: CaptchaValue): Partial<CaptchaValue> {
+  return v.captchaAnswer.trim() ? { captchaId: v.captchaId, captchaAnswer: v.captchaAnswer.trim() } : v.captchaId ? { captchaId: v.captchaId } : {};
 }

@@ -1,4 +1,5 @@
 import { ApiError } from "../api/client.ts";
+import { tokenStore } from "../api/tokens.ts";
 
 /** The sentence shown for a refusal: 401, 403, 429 and 502 get their own (D14). */
 export function describeError(e: unknown): string {
@@ -9,7 +10,7 @@ export function describeError(e: unknown): string {
     case 403:
       if (e.code === "LIMIT_EXCEEDED") return `Your plan's limit is reached: ${e.message}. See Billing to upgrade.`;
       if (e.code === "SUBSCRIPTION_INACTIVE") return `Your plan does not allow this: ${e.message}. See Billing.`;
-      return `Your role may not do this (${e.message}). Ask an owner or admin.`;
+      return `Your role (${tokenStore.get().claims?.role ?? "unknown"}) may not do this: ${e.message}. Ask an owner or admin of the workspace.`;
     case 429:
       return e.retryAfter
         ? `Too many attempts. Try again in ${e.retryAfter} second${e.retryAfter === 1 ? "" : "s"}.`
