@@ -71,6 +71,9 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await page.getByLabel("Characters in the picture").fill("xxxxx");
     await page.getByRole("button", { name: "Create workspace" }).click();
     await page.getByText(/We sent a 6-digit code to 91/).waitFor();
+    // a second code within 60 s: 429, and the screen says when to retry (Retry-After)
+    await page.getByRole("button", { name: "Send a new code" }).click();
+    await page.getByRole("alert").getByText(/Too many attempts\. Try again in \d+ seconds\./).waitFor();
     await page.getByLabel("Code sent to your mobile number").fill(outboxCode(dataDir, OWNER.mobile));
     await page.getByRole("button", { name: "Verify" }).click();
     await page.getByText(/We sent a 6-digit code to a/).waitFor();
@@ -205,6 +208,18 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     expect(v.problems).toEqual([]);
     await viewerCtx.close();
   }, 90_000);
+
+  test("a reply on a session that is not connected says so (502)", async () => {
+    await page.goto(`${base}/app/sessions`);
+    await page.getByRole("button", { name: "Disconnect" }).click();
+    await page.getByTestId("session-status").getByText("Disconnected").waitFor();
+    await page.getByRole("link", { name: "Inbox" }).click();
+    await page.getByRole("link", { name: /\+919833300003/ }).click();
+    await page.getByLabel("Reply").fill("Are you there?");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("alert").getByText(/The session is not connected/).waitFor();
+    noProblems();
+  }, 30_000);
 
   test("every main screen at 375 px: no sideways scrolling, no serious accessibility violation; screenshots", async () => {
     const phone = await browser.newContext({ viewport: PHONE });
