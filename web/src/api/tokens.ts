@@ -52,7 +52,7 @@ export function signedIn(accessToken: string, refreshToken: string) {
   const claims = decode(accessToken);
   set({ access: accessToken, claims, booting: false, endedReason: null });
   clearTimeout(refreshTimer);
-  if (claims) {
+  if (typeof claims?.exp === "number") {
     const wait = Math.max(5_000, claims.exp * 1000 - Date.now() - 60_000);
     refreshTimer = setTimeout(() => void refresh(), wait);
   }
