@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { del, get, patch, post } from "../api/client.ts";
+import { refresh } from "../api/tokens.ts";
 import { can } from "../api/roles.ts";
 import type { Member } from "../api/types.ts";
 import { ConfirmButton } from "../ui/ConfirmButton.tsx";
@@ -27,6 +28,8 @@ export function Team() {
   const invites = useQuery({ queryKey: ["invitations"], queryFn: () => get<Invitation[]>("/api/team/invitations?limit=100"), enabled: team });
   const setRole = useAction(({ id, role }: { id: string; role: string }) => patch(`/api/team/members/${id}`, { role }), [["members"]]);
   const remove = useAction((id: string) => del(`/api/team/members/${id}`), [["members"]]);
+  // the owner hands over; they become an admin, which a fresh token carries
+  const transfer = useAction((userId: string) => post("/api/team/transfer-ownership", { userId }), [["members"]], () => void refresh());
   const resend = useAction((id: string) => post(`/api/team/invitations/${id}/resend`), [["invitations"]]);
   const revoke = useAction((id: string) => del(`/api/team/invitations/${id}`), [["invitations"]]);
   // an admin manages admins, agents and viewers, never the owner (D5)
@@ -36,7 +39,7 @@ export function Team() {
     <section>
       <h1>Team</h1>
       {team && <Invite />}
-      <ErrorNote error={members.error ?? setRole.error ?? remove.error} />
+      <ErrorNote error={members.error ?? setRole.error ?? remove.error ?? transfer.error} />
       <div className="table-wrap">
         <table>
           <caption className="sr-only">Members</caption>
@@ -45,7 +48,7 @@ export function Team() {
               <th scope="col">Name</th>
               <th scope="col">Email</th>
               <th scope="col">Role</th>
-              {team && <th scope="col">Remove</th>}
+              {team && <th scope="col">Actions</th>}
             </tr>
           </thead>
           <tbody>
@@ -64,7 +67,14 @@ export function Team() {
                     m.role
                   )}
                 </td>
-                {team && <td>{mayEdit(m) && <ConfirmButton label={`Remove ${m.name}`} confirm="Yes, remove" onConfirm={() => remove.mutate(m.id)} />}</td>}
+                {team && (
+                  <td>
+                    {mayEdit(m) && <ConfirmButton label={`Remove ${m.name}`} confirm="Yes, remove" onConfirm={() => remove.mutate(m.id)} />}
+                    {can(claims?.role, "billing") && m.role === "admin" && (
+                      <ConfirmButton label={`Make ${m.name} the owner`} confirm="Yes, transfer ownership" onConfirm={() => transfer.mutate(m.id)} />
+                    )}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import { Link, useLocation } from "wouter";
 import { get, post } from "../api/client.ts";
 import { liveStatus } from "../api/live.ts";
@@ -26,6 +26,16 @@ export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const [open, setOpen] = useState(false);
   const live = useSyncExternalStore(liveStatus.subscribe, liveStatus.get);
+  // a new screen: focus moves to it, so keyboard and screen-reader users start there
+  const first = useRef(true);
+  const screen = location.split("/")[1];
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [screen]);
   const profile = useQuery({ queryKey: ["profile"], queryFn: () => get<{ name: string; tenantName: string; email: string }>("/api/auth/profile") });
 
   const signOut = async () => {
