@@ -1,6 +1,6 @@
 // Contacts import and campaigns in the dashboard (D11 screens), in real Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { ROOT, type ChildServer } from "../helpers/process.ts";
@@ -8,8 +8,10 @@ import { axe, CHROMIUM, DESKTOP, launch, newPage, PHONE, scrollsSideways, shot }
 import { connectedSession, ownerByApi, startServer, uiLogin } from "./setup.ts";
 
 // the D11 routes live on the contacts and campaigns branches until they are merged
-const contactsRoutes = join(ROOT, "src/modules/contacts/routes.ts");
-const HAS_D11 = existsSync(join(ROOT, "src/modules/campaigns/routes.ts")) && existsSync(contactsRoutes) && readFileSync(contactsRoutes, "utf8").includes("/import");
+const contactsDir = join(ROOT, "src/modules/contacts");
+const HAS_D11 =
+  existsSync(join(ROOT, "src/modules/campaigns/routes.ts")) &&
+  readdirSync(contactsDir).some((f) => f.startsWith("routes") && readFileSync(join(contactsDir, f), "utf8").includes('"/import"'));
 if (CHROMIUM && !HAS_D11) console.error("\n!!!!!!!! test/web/campaigns.test.ts SKIPPED: the D11 contacts import and campaign routes are not in this tree yet\n");
 
 const ROWS = 240;
@@ -82,7 +84,7 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await page.getByLabel(/Promotions/).check();
     await page.getByLabel("Audience").selectOption("segment");
     await page.getByLabel("Segment", { exact: true }).selectOption({ label: `VIP customers (${VIP})` });
-    await page.getByLabel("Message").fill("Hi {{name|friend}} from {{attributes.city|your city}}: 20% off today.");
+    await page.getByLabel("Message", { exact: true }).fill("Hi {{name|friend}} from {{attributes.city|your city}}: 20% off today.");
     await page.getByTestId("campaign-preview").getByText(/^Hi Customer \d+ from (Pune|Delhi): 20% off today\.$/).waitFor();
     await page.getByLabel("Messages a minute per session").fill("600");
     expect(await axe(page)).toEqual([]);
