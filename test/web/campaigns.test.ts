@@ -86,6 +86,7 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await page.getByLabel("Segment", { exact: true }).selectOption({ label: `VIP customers (${VIP})` });
     await page.getByLabel("Message", { exact: true }).fill("Hi {{name|friend}} from {{attributes.city|your city}}: 20% off today.");
     await page.getByTestId("campaign-preview").getByText(/^Hi Customer \d+ from (Pune|Delhi): 20% off today\.$/).waitFor();
+    await page.getByText("Pacing and quiet hours").click();
     await page.getByLabel("Messages a minute per session").fill("600");
     expect(await axe(page)).toEqual([]);
     await shot(page, "campaign-new-desktop");

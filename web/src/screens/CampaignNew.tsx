@@ -8,6 +8,8 @@ import { Field, Select, TextArea } from "../ui/Field.tsx";
 import { emptyFilter, FilterEditor, toFilter, usePreview, type FilterText } from "../ui/FilterEditor.tsx";
 import { fieldError } from "../ui/errors.tsx";
 import { fmtPhone, useAction } from "../ui/hooks.ts";
+import { typeOf, upload } from "../ui/download.ts";
+import { defaultPacing, PacingFields, toPacing, type PacingText } from "../ui/PacingFields.tsx";
 import { renderTemplate } from "./Campaigns.tsx";
 
 /** A new campaign (draft): sessions, audience, message with a live preview, pacing, schedule. */
@@ -21,7 +23,8 @@ export function CampaignNew() {
   const [segmentId, setSegmentId] = useState("");
   const [filter, setFilter] = useState<FilterText>(emptyFilter);
   const [body, setBody] = useState("Hello {{name|friend}}!");
-  const [perMinute, setPerMinute] = useState("20");
+  const [pacing, setPacing] = useState<PacingText>(defaultPacing);
+  const [file, setFile] = useState<File | null>(null);
   const [at, setAt] = useState("");
   const [sampleIdx, setSampleIdx] = useState(0);
 
@@ -30,15 +33,21 @@ export function CampaignNew() {
   const sample: Contact | null = preview.data?.sample[sampleIdx] ?? preview.data?.sample[0] ?? null;
 
   const create = useAction(
-    () =>
-      post<Campaign>("/api/v1/campaigns", {
+    async () => {
+      let message: Record<string, unknown> = { type: "text", body };
+      if (file) {
+        const media = await upload(file);
+        message = { type: typeOf(media.mimeType), mediaId: media.id, filename: file.name, body: body || undefined };
+      }
+      return post<Campaign>("/api/v1/campaigns", {
         name,
         sessionIds,
-        message: { type: "text", body },
+        message,
         audience: mode === "segment" ? { segmentId } : { filter: toFilter(filter) },
         schedule: at ? { at: new Date(at).toISOString() } : null,
-        pacing: { perMinute: Number(perMinute) },
-      }),
+        pacing: toPacing(pacing),
+      });
+    },
     [["campaigns"]],
     (c) => navigate(`/campaigns/${c.id}`),
   );
@@ -105,7 +114,8 @@ export function CampaignNew() {
             {renderTemplate(body, sample)}
           </p>
         </section>
-        <Field label="Messages a minute per session" name="pacing.perMinute" type="number" min={1} max={600} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} error={create.error} />
+        <Field label="Attachment (optional; the message becomes its caption)" name="message.mediaId" type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} error={create.error} />
+        <PacingFields value={pacing} onChange={setPacing} error={create.error} />
         <Field label="Start at (leave empty to start by hand)" name="schedule.at" type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} error={create.error} />
         <ErrorNote error={create.error} />
         <button type="submit" disabled={create.isPending}>

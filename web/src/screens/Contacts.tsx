@@ -8,9 +8,8 @@ import { download } from "../ui/download.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field, Select } from "../ui/Field.tsx";
 import { fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
+import { parsePairs, splitTags } from "../ui/text.ts";
 import { ContactImport } from "./ContactImport.tsx";
-
-export const splitTags = (s: string) => s.split(/[,;|]/).map((t) => t.trim().toLowerCase()).filter(Boolean);
 
 /** Contacts (D11): search, tag and opt-out filters, edit, import with progress, export. */
 export function Contacts() {
@@ -134,7 +133,7 @@ function EditContact({ c, onClose }: { c: Contact; onClose: () => void }) {
   const [optedOut, setOptedOut] = useState(c.optedOut);
   const save = useAction(
     () => {
-      const attributes = Object.fromEntries(attrs.split("\n").map((l) => l.split("=")).filter((p) => p[0]?.trim()).map(([k, ...v]) => [k!.trim(), v.join("=").trim()]));
+      const attributes = parsePairs(attrs);
       return patch(`/api/v1/contacts/${c.id}`, { name: name || undefined, tags: splitTags(tags), attributes, optedOut });
     },
     [["contacts"]],

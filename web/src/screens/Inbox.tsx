@@ -5,10 +5,8 @@ import { api, qs } from "../api/client.ts";
 import type { Conversation } from "../api/types.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Select } from "../ui/Field.tsx";
-import { fmtPhone, useAuth } from "../ui/hooks.ts";
+import { contactName, useAuth } from "../ui/hooks.ts";
 import { Thread } from "./Thread.tsx";
-
-export const contactName = (c: Conversation) => c.contact?.name ?? c.contact?.pushName ?? fmtPhone(c.phone);
 
 /** Inbox: conversations with unread counts (live), and the open thread beside them. */
 export function Inbox() {

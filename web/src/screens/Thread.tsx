@@ -7,8 +7,7 @@ import type { Conversation, Member, Message } from "../api/types.ts";
 import { download, typeOf, upload } from "../ui/download.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field, Select, TextArea } from "../ui/Field.tsx";
-import { fmtDate, fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
-import { contactName } from "./Inbox.tsx";
+import { contactName, fmtDate, fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
 
 const TICK: Record<string, string> = { queued: "queued", sent: "sent ✓", delivered: "delivered ✓✓", read: "read ✓✓", failed: "failed" };
 

@@ -2,9 +2,9 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { post } from "../api/client.ts";
 import type { Contact, SegmentFilter } from "../api/types.ts";
-import { splitTags } from "../screens/Contacts.tsx";
+import { parsePairs, splitTags } from "./text.ts";
 import { ErrorNote } from "./errors.tsx";
-import { Field } from "./Field.tsx";
+import { Field, TextArea } from "./Field.tsx";
 
 export interface FilterText {
   tagsAny: string;
@@ -12,14 +12,19 @@ export interface FilterText {
   tagsNone: string;
   lastInboundWithinDays: string;
   createdWithinDays: string;
+  /** one key=value a line */
+  attributes: string;
 }
-export const emptyFilter: FilterText = { tagsAny: "", tagsAll: "", tagsNone: "", lastInboundWithinDays: "", createdWithinDays: "" };
+export const emptyFilter: FilterText = { tagsAny: "", tagsAll: "", tagsNone: "", lastInboundWithinDays: "", createdWithinDays: "", attributes: "" };
+
 
 /** The form's text as D11's filter object (empty parts left out). */
 export function toFilter(f: FilterText): SegmentFilter {
   const out: SegmentFilter = {};
   for (const k of ["tagsAny", "tagsAll", "tagsNone"] as const) if (splitTags(f[k]).length) out[k] = splitTags(f[k]);
   for (const k of ["lastInboundWithinDays", "createdWithinDays"] as const) if (f[k].trim()) out[k] = Number(f[k]);
+  const attributes = parsePairs(f.attributes);
+  if (Object.keys(attributes).length) out.attributes = attributes;
   return out;
 }
 
@@ -30,6 +35,7 @@ export function fromFilter(f: SegmentFilter): FilterText {
     tagsNone: f.tagsNone?.join(", ") ?? "",
     lastInboundWithinDays: f.lastInboundWithinDays?.toString() ?? "",
     createdWithinDays: f.createdWithinDays?.toString() ?? "",
+    attributes: Object.entries(f.attributes ?? {}).map(([k, v]) => `${k}=${v}`).join("\n"),
   };
 }
 
@@ -64,6 +70,7 @@ export function FilterEditor({ value, onChange, error, prefix = "filter" }: { va
       <Field label="Has none of these tags" name={`${prefix}.tagsNone`} value={value.tagsNone} onChange={set("tagsNone")} error={error} />
       <Field label="Wrote to us within (days)" name={`${prefix}.lastInboundWithinDays`} type="number" min={1} value={value.lastInboundWithinDays} onChange={set("lastInboundWithinDays")} error={error} />
       <Field label="Added within (days)" name={`${prefix}.createdWithinDays`} type="number" min={1} value={value.createdWithinDays} onChange={set("createdWithinDays")} error={error} />
+      <TextArea label="Attributes equal to (key=value, one a line)" name={`${prefix}.attributes`} rows={2} value={value.attributes} onChange={set("attributes")} error={error} />
       <p role="status" aria-live="polite" className="count">
         {preview.data ? `${preview.data.count} opted-in contacts match now` : "Counting…"}
       </p>

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { tokenStore } from "../api/tokens.ts";
+import type { Conversation } from "../api/types.ts";
 
 /** The signed-in member's claims (role, workspace), live. */
 export function useAuth() {
@@ -21,3 +22,6 @@ export function useAction<A, R>(fn: (a: A) => Promise<R>, invalidate: QueryKey[]
 
 export const fmtDate = (s: string | null | undefined) => (s ? new Date(s).toLocaleString() : "—");
 export const fmtPhone = (p: string | null | undefined) => (p ? `+${p.replace(/^\+/, "")}` : "—");
+
+/** The name a conversation goes by: the contact's name, its push name, else the number. */
+export const contactName = (c: Conversation) => c.contact?.name ?? c.contact?.pushName ?? fmtPhone(c.phone);
