@@ -203,6 +203,11 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await v.page.getByRole("cell", { name: "Vikram Viewer" }).waitFor();
     expect(await v.page.getByText("Invite a member").count()).toBe(0);
     expect(await v.page.getByRole("button", { name: /Remove/ }).count()).toBe(0);
+    // a typed address of a management screen explains instead of offering a form (reload: the tab keeps its login)
+    await v.page.goto(`${base}/app/api-keys`);
+    await v.page.getByRole("heading", { name: "Not available to your role" }).waitFor();
+    expect(await v.page.getByText("Only owners and admins may manage API keys; you are a viewer.").count()).toBe(1);
+    expect(await v.page.getByLabel("Key name").count()).toBe(0);
     expect(await axe(v.page)).toEqual([]);
     expect(await scrollsSideways(v.page)).toBe(false);
     expect(v.problems).toEqual([]);

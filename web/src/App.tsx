@@ -1,7 +1,8 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, type ReactNode } from "react";
 import { Redirect, Route, Switch, useLocation } from "wouter";
 import { startLive } from "./api/live.ts";
+import { can, WHO_MAY, type Permission } from "./api/roles.ts";
 import { Layout } from "./ui/Layout.tsx";
 import { useAuth } from "./ui/hooks.ts";
 import { Login } from "./screens/Login.tsx";
@@ -64,12 +65,20 @@ export function App() {
         <Route path="/contacts" component={Contacts} />
         <Route path="/segments" component={Segments} />
         <Route path="/campaigns" component={Campaigns} />
-        <Route path="/campaigns/new" component={CampaignNew} />
+        <Route path="/campaigns/new">
+          <Guard perm="manage" what="create campaigns">
+            <CampaignNew />
+          </Guard>
+        </Route>
         <Route path="/campaigns/:id" component={CampaignDetail} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/webhooks/:id" component={WebhookDetail} />
         <Route path="/team" component={Team} />
-        <Route path="/api-keys" component={ApiKeys} />
+        <Route path="/api-keys">
+          <Guard perm="manage" what="manage API keys">
+            <ApiKeys />
+          </Guard>
+        </Route>
         <Route path="/billing" component={Billing} />
         <Route path="/profile" component={Profile} />
         <Route path="/reset" component={Reset} />
@@ -79,5 +88,19 @@ export function App() {
         </Route>
       </Switch>
     </Layout>
+  );
+}
+
+/** A screen only some roles may use (D5): the others are told who may, instead of a form that fails. */
+function Guard({ perm, what, children }: { perm: Permission; what: string; children: ReactNode }) {
+  const { claims } = useAuth();
+  if (can(claims?.role, perm)) return <>{children}</>;
+  return (
+    <section>
+      <h1>Not available to your role</h1>
+      <p>
+        Only {WHO_MAY[perm]} may {what}; you are {claims?.role === "admin" || claims?.role === "agent" ? "an" : "a"} {claims?.role}.
+      </p>
+    </section>
   );
 }

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, del, patch, post, qs } from "../api/client.ts";
 import { can } from "../api/roles.ts";
 import type { Contact } from "../api/types.ts";
@@ -140,9 +140,17 @@ function EditContact({ c, onClose }: { c: Contact; onClose: () => void }) {
     onClose,
   );
   const remove = useAction(() => del(`/api/v1/contacts/${c.id}`), [["contacts"]], onClose);
+  // the form opens below the list: bring it into view and put the focus in it
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: "start" });
+    heading.current?.focus({ preventScroll: true });
+  }, []);
   return (
     <section className="panel" aria-label={`Edit ${c.name ?? c.phone}`}>
-      <h2>Edit {fmtPhone(c.phone)}</h2>
+      <h2 ref={heading} tabIndex={-1}>
+        Edit {fmtPhone(c.phone)}
+      </h2>
       <form onSubmit={(e) => (e.preventDefault(), save.mutate())} noValidate>
         <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={save.error} />
         <Field label="Tags (comma-separated)" name="tags" value={tags} onChange={(e) => setTags(e.target.value)} error={save.error} />
