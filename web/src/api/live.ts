@@ -1,5 +1,5 @@
 import type { QueryClient } from "@tanstack/react-query";
-import { tokenStore } from "./tokens.ts";
+import { refresh, tokenStore } from "./tokens.ts";
 
 export interface LiveEvent {
   event: string;
@@ -43,8 +43,15 @@ export function startLive(queryClient: QueryClient): () => void {
   let stopped = false;
   let currentToken: string | null = null;
 
-  const connect = () => {
+  let opening = false;
+  const connect = async () => {
     clearTimeout(timer);
+    if (opening || ws) return;
+    opening = true;
+    // a tab that slept may hold an expired token: the upgrade would only be refused
+    const exp = tokenStore.get().claims?.exp;
+    if (exp && exp * 1000 < Date.now() + 5_000) await refresh();
+    opening = false;
     const token = tokenStore.get().access;
     currentToken = token;
     if (!token || stopped) return;
@@ -73,7 +80,7 @@ export function startLive(queryClient: QueryClient): () => void {
       if (stopped) return;
       setStatus("offline");
       const wait = Math.min(15_000, 500 * 2 ** attempt++) * (0.7 + Math.random() * 0.3);
-      timer = setTimeout(connect, wait);
+      timer = setTimeout(() => void connect(), wait);
     };
   };
 
@@ -84,9 +91,9 @@ export function startLive(queryClient: QueryClient): () => void {
       ws?.close();
       return;
     }
-    if (t !== currentToken && !ws) connect();
+    if (t !== currentToken && !ws) void connect();
   });
-  connect();
+  void connect();
   return () => {
     stopped = true;
     clearTimeout(timer);

@@ -14,6 +14,8 @@ export function ConfirmButton({ label, confirm, onConfirm, disabled }: { label: 
       <button
         type="button"
         className="danger"
+        // the first button went away with the press: keep the keyboard focus on the question
+        autoFocus
         onClick={() => {
           setAsking(false);
           onConfirm();
