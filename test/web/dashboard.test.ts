@@ -252,4 +252,29 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await phone.close();
     noProblems();
   }, 120_000);
+
+  test("forgot password from the log-in screen; the mail's reset page (strict CSP) sets the new one", async () => {
+    const ctx2 = await browser.newContext({ viewport: PHONE });
+    const p = await newPage(ctx2);
+    await p.page.goto(`${base}/app/login`);
+    await p.page.getByRole("link", { name: "Forgot your password?" }).click();
+    await p.page.getByLabel("Email").fill(OWNER.email);
+    await p.page.getByRole("button", { name: "Send the link" }).click();
+    await p.page.getByText(`If an account uses ${OWNER.email}`).waitFor();
+    expect(await axe(p.page)).toEqual([]);
+    let link: string | undefined;
+    for (let i = 0; i < 50 && !link; i++) {
+      link = outboxBody(dataDir, OWNER.email).match(/https?:\/\/\S+reset-password\?token=[\w-]+/)?.[0];
+      if (!link) await Bun.sleep(100); // the mail goes out after the answer
+    }
+    const u = new URL(link!);
+    await p.page.goto(base + u.pathname + u.search);
+    await p.page.getByLabel("New password", { exact: true }).fill("Another-good-password-7");
+    await p.page.getByLabel("New password again").fill("Another-good-password-7");
+    await p.page.getByRole("button", { name: "Set a new password" }).click();
+    await p.page.getByText("Your password is changed").waitFor();
+    await uiLogin(p.page, base, OWNER.email, "Another-good-password-7");
+    expect(p.problems).toEqual([]);
+    await ctx2.close();
+  }, 60_000);
 });
