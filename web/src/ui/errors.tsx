@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { ApiError } from "../api/client.ts";
 import { tokenStore } from "../api/tokens.ts";
 
@@ -22,14 +23,21 @@ export function describeError(e: unknown): string {
   }
 }
 
-/** A form-level error (field errors are shown beside their fields). */
+/** A form-level error (field errors are shown beside their fields, and the first one gets the focus). */
 export function ErrorNote({ error }: { error: unknown }) {
-  if (!error) return null;
+  const ref = useRef<HTMLParagraphElement>(null);
   const fields = error instanceof ApiError ? Object.keys(error.errors) : [];
+  useEffect(() => {
+    if (!fields.length) return;
+    const invalid = ref.current?.closest("form")?.querySelector<HTMLElement>("[aria-invalid='true']");
+    invalid?.focus();
+  }, [error]); // eslint-disable-line react-hooks/exhaustive-deps
+  if (!error) return null;
+  const text = describeError(error).replace(/\.?$/, ".");
   return (
-    <p className="error" role="alert">
-      {describeError(error)}
-      {fields.length > 0 && error instanceof ApiError && error.status === 400 ? " Check the fields marked below." : ""}
+    <p className="error" role="alert" ref={ref}>
+      {text}
+      {fields.length > 0 && error instanceof ApiError && error.status === 400 ? " Check the marked fields." : ""}
     </p>
   );
 }
