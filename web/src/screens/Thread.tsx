@@ -1,7 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Link } from "wouter";
-import { api, get, post, put } from "../api/client.ts";
+import { api, get, post, put, qs } from "../api/client.ts";
 import { can } from "../api/roles.ts";
 import type { Conversation, Member, Message } from "../api/types.ts";
 import { download, typeOf, upload } from "../ui/download.ts";
@@ -16,7 +16,13 @@ export function Thread({ id }: { id: string }) {
   const { claims } = useAuth();
   const messaging = can(claims?.role, "messaging");
   const conv = useQuery({ queryKey: ["thread", id, "conv"], queryFn: () => get<Conversation>(`/api/v1/inbox/conversations/${id}`) });
-  const msgs = useQuery({ queryKey: ["thread", id, "messages"], queryFn: () => get<Message[]>(`/api/v1/inbox/conversations/${id}/messages?limit=50`) });
+  // newest first in pages of 50; older pages by the keyset cursor (D1)
+  const msgs = useInfiniteQuery({
+    queryKey: ["thread", id, "messages"],
+    queryFn: ({ pageParam }) => api<Message[]>("GET", `/api/v1/inbox/conversations/${id}/messages${qs({ limit: 50, before: pageParam })}`),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => (last.pagination?.hasMore ? (last.pagination.nextCursor ?? undefined) : undefined),
+  });
   const members = useQuery({ queryKey: ["members"], queryFn: () => get<Member[]>("/api/team/members?limit=100"), enabled: messaging });
   const read = useAction(() => post(`/api/v1/inbox/conversations/${id}/read`), [["conversations"], ["thread", id, "conv"]]);
   const assign = useAction((userId: string | null) => put(`/api/v1/inbox/conversations/${id}/assign`, { userId }), [["conversations"], ["thread", id, "conv"]]);
@@ -28,10 +34,12 @@ export function Thread({ id }: { id: string }) {
     if (messaging && unread > 0 && !read.isPending) read.mutate();
   }, [unread, messaging]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const ordered = msgs.data ? [...msgs.data].reverse() : [];
+  const ordered = msgs.data ? msgs.data.pages.flatMap((p) => p.data).reverse() : [];
+  // follow new messages, not the older pages loaded above
+  const newest = ordered[ordered.length - 1]?.id;
   useEffect(() => {
     endRef.current?.scrollIntoView({ block: "end" });
-  }, [ordered.length]);
+  }, [newest]);
   const c = conv.data;
 
   return (
@@ -63,6 +71,11 @@ export function Thread({ id }: { id: string }) {
         {c && !messaging && <p>Assigned to {c.assignee?.name ?? "nobody"}</p>}
       </header>
       <ErrorNote error={msgs.error ?? assign.error} />
+      {msgs.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => void msgs.fetchNextPage()} disabled={msgs.isFetchingNextPage}>
+          Show older messages
+        </button>
+      )}
       <ol className="messages" aria-live="polite" aria-label="Messages">
         {ordered.map((m) => (
           <li key={m.id} className={`msg ${m.direction}`}>
