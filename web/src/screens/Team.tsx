@@ -8,6 +8,7 @@ import { ConfirmButton } from "../ui/ConfirmButton.tsx";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field, Select } from "../ui/Field.tsx";
 import { fmtDate, useAction, useAuth } from "../ui/hooks.ts";
+import { WorkspaceSettings } from "./WorkspaceSettings.tsx";
 
 interface Invitation {
   id: string;
@@ -38,6 +39,7 @@ export function Team() {
   return (
     <section>
       <h1>Team</h1>
+      {team && <WorkspaceSettings />}
       {team && <Invite />}
       <ErrorNote error={members.error ?? setRole.error ?? remove.error ?? transfer.error} />
       <div className="table-wrap">
