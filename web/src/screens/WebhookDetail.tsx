@@ -6,7 +6,7 @@ import { can } from "../api/roles.ts";
 import type { Delivery, Webhook } from "../api/types.ts";
 import { ConfirmButton } from "../ui/ConfirmButton.tsx";
 import { ErrorNote } from "../ui/errors.tsx";
-import { Select } from "../ui/Field.tsx";
+import { Field, Select } from "../ui/Field.tsx";
 import { fmtDate, useAction, useAuth } from "../ui/hooks.ts";
 import { Secret } from "../ui/Secret.tsx";
 import { EventPicker } from "./Webhooks.tsx";
@@ -25,9 +25,15 @@ export function WebhookDetail() {
     refetchInterval: 5000,
   });
   const [events, setEvents] = useState<string[] | null>(null);
+  const [name, setName] = useState<string | null>(null);
+  const [url, setUrl] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const keys = [["webhook", id], ["webhooks"]];
-  const save = useAction((body: Partial<Webhook>) => patch(`/api/webhooks/${id}`, body), keys, () => setEvents(null));
+  const save = useAction((body: Partial<Webhook>) => patch(`/api/webhooks/${id}`, body), keys, () => {
+    setEvents(null);
+    setName(null);
+    setUrl(null);
+  });
   const test = useAction(() => post<{ delivered: boolean; responseStatus: number }>(`/api/webhooks/${id}/test`), [["webhook", id, "history"]]);
   const rotate = useAction(() => post<{ secret: string }>(`/api/webhooks/${id}/rotate-secret`), keys, (r) => setSecret(r.secret));
   const retry = useAction((d: string) => post(`/api/webhooks/${id}/deliveries/${d}/retry`), [["webhook", id, "history"]]);
@@ -48,6 +54,13 @@ export function WebhookDetail() {
       {secret && <Secret label="New signing secret" value={secret} onDone={() => setSecret(null)} />}
       {manage && (
         <>
+          <form className="inline" onSubmit={(e) => (e.preventDefault(), save.mutate({ name: name ?? hook.name, url: url ?? hook.url }))} noValidate>
+            <Field label="Webhook name" name="name" value={name ?? hook.name} onChange={(e) => setName(e.target.value)} error={save.error} />
+            <Field label="URL" name="url" type="url" value={url ?? hook.url} onChange={(e) => setUrl(e.target.value)} error={save.error} />
+            <button type="submit" className="secondary">
+              Save name and URL
+            </button>
+          </form>
           <EventPicker value={events ?? hook.events} onChange={setEvents} error={save.error} />
           <div className="actions">
             {events && <button type="button" onClick={() => save.mutate({ events })}>Save events</button>}
