@@ -98,6 +98,9 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     // the sim rotates the QR every 1.5 s; the picture follows the session_qr events
     await page.waitForFunction((src) => document.querySelector("img[alt^='QR code']")?.getAttribute("src") !== src, first, { timeout: 10_000 });
     await shot(page, "sessions-qr-desktop");
+    await page.getByLabel("Or link with the phone number").fill("919822200002");
+    await page.getByRole("button", { name: "Get pairing code" }).click();
+    expect(await page.locator("strong.code").textContent()).toMatch(/^[A-Z0-9-]{8,9}$/);
     sessionId = (await call(base, "GET", "/api/v1/chatapp", undefined, token)).body.data[0].id;
     const scan = await call(base, "POST", `/api/sim/sessions/${sessionId}/scan`, { phoneNumber: "919822200002" }, token);
     expect(scan.status).toBe(200);
@@ -126,6 +129,10 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Send" }).click();
     await page.locator(".msg.outbound", { hasText: "Yes, from 9 to 1." }).waitFor();
     await page.locator(".msg.outbound", { hasText: /sent|delivered/ }).waitFor({ timeout: 15_000 });
+    await page.getByLabel("Attachment").setInputFiles({ name: "price-list.txt", mimeType: "text/plain", buffer: Buffer.from("Ladoo 400/kg\n") });
+    await page.getByLabel("Reply").fill("Our price list");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator(".msg.outbound", { hasText: "Our price list" }).getByRole("button", { name: /Download document price-list\.txt/ }).waitFor();
     const second = await call(base, "POST", `/api/sim/sessions/${sessionId}/inbound`, { from: CUSTOMER, text: "Great, thanks!" }, token);
     expect(second.status).toBe(200);
     await page.locator(".msg.inbound", { hasText: "Great, thanks!" }).waitFor();
@@ -156,6 +163,9 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Send a test event" }).click();
     await page.getByText(/Test not delivered/).waitFor({ timeout: 20_000 });
     await page.getByRole("cell", { name: /\(test\)/ }).first().waitFor();
+    await page.getByRole("button", { name: /^Retry delivery message_/ }).first().click();
+    // the manual retry is a second attempt of the same delivery
+    await page.getByRole("row", { name: /\(test\)/ }).first().getByRole("cell", { name: "2", exact: true }).waitFor({ timeout: 20_000 });
     noProblems();
   }, 60_000);
 
