@@ -224,6 +224,36 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await viewerCtx.close();
   }, 90_000);
 
+  test("team roles and removal, an API key shown once and revoked, the profile name", async () => {
+    await page.goto(`${base}/app/team`);
+    const role = page.getByLabel("Role of Vikram Viewer");
+    await role.selectOption("agent");
+    await page.waitForFunction(() => (document.querySelector("select[name=role]") as HTMLSelectElement | null)?.value === "agent");
+    const members = await call(base, "GET", "/api/team/members", undefined, token);
+    expect(members.body.data.find((m: { email: string }) => m.email === VIEWER).role).toBe("agent");
+    await page.getByRole("button", { name: "Remove Vikram Viewer" }).click();
+    await page.getByRole("button", { name: "Yes, remove" }).click();
+    await page.getByRole("cell", { name: "Vikram Viewer", exact: true }).waitFor({ state: "detached" });
+
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Key name").fill("Shop backend");
+    await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.getByTestId("secret").textContent()).toMatch(/^pk_[A-Za-z0-9]{32,}$/);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("heading", { name: "Shop backend" }).waitFor();
+    expect(await page.getByTestId("secret").count()).toBe(0);
+    await page.getByRole("button", { name: "Revoke Shop backend" }).click();
+    await page.getByRole("button", { name: "Yes, revoke" }).click();
+    await page.getByRole("heading", { name: "Shop backend" }).waitFor({ state: "detached" });
+
+    await page.getByRole("link", { name: "Profile" }).click();
+    await page.getByLabel("Your name").fill("Asha O.");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.getByText("Saved.").waitFor();
+    await page.locator(".who", { hasText: "Asha O." }).waitFor();
+    noProblems();
+  }, 60_000);
+
   test("a reply on a session that is not connected says so (502)", async () => {
     await page.goto(`${base}/app/sessions`);
     await page.getByRole("button", { name: "Disconnect" }).click();
