@@ -249,18 +249,18 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     const phone = await browser.newContext({ viewport: PHONE });
     const p = await newPage(phone);
     await uiLogin(p.page, base, OWNER.email);
-    const screens = ["inbox", "sessions", "contacts", "segments", "campaigns", "webhooks", "team", "api-keys", "billing", "profile"];
+    const screens = ["inbox", "sessions", "contacts", "segments", "campaigns", "campaigns/new", "webhooks", "team", "api-keys", "billing", "profile"];
     for (const s of screens) {
       await p.page.goto(`${base}/app/${s}`);
       await p.page.locator("main h1").first().waitFor();
       await p.page.waitForLoadState("networkidle");
       expect({ s, sideways: await scrollsSideways(p.page) }).toEqual({ s, sideways: false });
       expect({ s, axe: await axe(p.page) }).toEqual({ s, axe: [] });
-      await shot(p.page, `${s}-phone`);
+      await shot(p.page, `${s.replace("/", "-")}-phone`);
       await page.goto(`${base}/app/${s}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForLoadState("networkidle");
-      await shot(page, `${s}-desktop`);
+      await shot(page, `${s.replace("/", "-")}-desktop`);
     }
     await p.page.goto(`${base}/app/inbox`);
     await p.page.getByRole("link", { name: /\+919833300003/ }).click();
