@@ -1,5 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
+import { campaignsCommand } from "./campaigns.tsx";
+import { contactsCommand } from "./contacts.tsx";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { outboxCommand } from "./outbox.ts";
@@ -28,6 +30,8 @@ export function buildProgram(): Command {
   pairCommand(program);
   sessionsCommand(program);
   simCommand(program);
+  campaignsCommand(program);
+  contactsCommand(program);
   program
     .command("version")
     .description("print the version")

@@ -16,10 +16,12 @@ import { simRoutes } from "./modules/sim/routes.ts";
 import { SimDriver } from "./network/sim/driver.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { contactsRoutes } from "./modules/contacts/routes.ts";
+import { segmentRoutes } from "./modules/segments/routes.ts";
 import { inboxRoutes } from "./modules/inbox/routes.ts";
 import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
 import { webRoutes } from "./modules/web/routes.ts";
+import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
@@ -42,6 +44,8 @@ export function buildApp(deps: AppDeps) {
     .use(mediaRoutes(deps))
     .use(inboxRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(campaignRoutes(deps))
+    .use(segmentRoutes(deps))
     // D12: the sim network's routes exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }

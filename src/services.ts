@@ -7,6 +7,8 @@ import { sessionManager } from "./modules/sessions/manager.ts";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
 import { webhookServices } from "./modules/webhooks/setup.ts";
 import { messagingServices } from "./modules/messages/wiring.ts";
+import { campaignServices } from "./modules/campaigns/wiring.ts";
+import { contactsServices } from "./modules/contacts/wiring.ts";
 
 /** Long-lived services built once over the deps: the modules' background side. */
 export interface Services {
@@ -40,7 +42,10 @@ export function createServices(deps: AppDeps): Services {
   ];
   const sessions = sessionManager(deps);
   const messaging = messagingServices(deps);
+  contactsServices(deps);
   periodic.push(...messaging.periodic);
+  const campaigns = campaignServices(deps);
+  periodic.push(...campaigns.periodic);
   let restoring: Promise<void> | undefined;
   return {
     periodic,
@@ -48,6 +53,7 @@ export function createServices(deps: AppDeps): Services {
     async start() {
       webhooks.start();
       await messaging.start();
+      campaigns.start();
       // sessions come back one by one in the background: start-up does not wait for all of them
       restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
     },

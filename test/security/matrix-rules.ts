@@ -108,6 +108,33 @@ const pdf = () => {
 };
 const mediaId = async (c: Ctx) => ({ id: (await c.t.request("POST", "/api/v1/media", { token: c.ws.owner.token, body: pdf() })).body.data.id as string });
 
+/** A draft campaign of the workspace (a connected session in the database; contact ids that match nobody). */
+const campaignBody = (c: Ctx) => ({
+  name: `matrix-${++seq}`,
+  sessionIds: [connectedSessionId(c)],
+  message: { type: "text", body: "Hi {{name|there}}" },
+  audience: { contactIds: [Bun.randomUUIDv7()] },
+});
+const campaignId = async (c: Ctx, then?: "start" | "pause") => {
+  const id = (await c.t.request("POST", "/api/v1/campaigns", { token: c.ws.owner.token, body: campaignBody(c) })).body.data.id as string;
+  if (then) await c.t.request("POST", `/api/v1/campaigns/${id}/start`, { token: c.ws.owner.token });
+  if (then === "pause") await c.t.request("POST", `/api/v1/campaigns/${id}/pause`, { token: c.ws.owner.token });
+  return { id };
+};
+const newPhone = () => `9197${String(++seq).padStart(8, "0")}`;
+const contactId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: newPhone(), tags: ["matrix"] } })).body.data.id as string,
+});
+const csvUpload = () => {
+  const form = new FormData();
+  form.append("file", new File([`phone,name\n${newPhone()},Matrix\n`], "matrix.csv", { type: "text/csv" }));
+  return form;
+};
+const importId = async ({ t, ws }: Ctx) => ({ id: (await t.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: csvUpload() })).body.data.id as string });
+const segmentId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/v1/segments", { token: ws.owner.token, body: { name: `matrix ${++seq}`, filter: { tagsAny: ["matrix"] } } })).body.data.id as string,
+});
+
 /** Keyed by "METHOD /openapi/path". */
 export const RULES: Record<string, Rule> = {
   // public
@@ -212,6 +239,32 @@ export const RULES: Record<string, Rule> = {
   },
   "GET /api/v1/contacts": { ok: [200], seed: async (c) => void (await inbound(c)) },
   "GET /api/v1/contacts/{id}": { params: async (c) => ({ id: (await inbound(c)).contactId }), ok: [200] },
+  "POST /api/v1/contacts": { perm: "messaging", body: () => ({ phone: newPhone(), tags: ["matrix"] }), ok: [201] },
+  "PATCH /api/v1/contacts/{id}": { perm: "messaging", params: contactId, body: () => ({ name: "Matrix", tags: ["x"] }), ok: [200] },
+  "DELETE /api/v1/contacts/{id}": { perm: "messaging", params: contactId, ok: [200] },
+  "POST /api/v1/contacts/import": { perm: "messaging", body: csvUpload, ok: [202] },
+  "GET /api/v1/contacts/imports/{id}": { params: importId, ok: [200] },
+  "GET /api/v1/contacts/export": { ok: [200], seed: async (c) => void (await contactId(c)) },
+  // segments follow contacts (README): owner, admin and agent write; everyone reads and previews
+  "GET /api/v1/segments": { ok: [200], seed: async (c) => void (await segmentId(c)) },
+  "POST /api/v1/segments": { perm: "messaging", body: () => ({ name: `matrix ${++seq}`, filter: { tagsAny: ["matrix"] } }), ok: [201] },
+  "POST /api/v1/segments/preview": { perm: "read", body: () => ({ filter: { tagsAny: ["matrix"] } }), ok: [200] },
+  "GET /api/v1/segments/{id}": { params: segmentId, ok: [200] },
+  "PATCH /api/v1/segments/{id}": { perm: "messaging", params: segmentId, body: () => ({ filter: { tagsNone: ["x"] } }), ok: [200] },
+  "DELETE /api/v1/segments/{id}": { perm: "messaging", params: segmentId, ok: [200] },
+
+  // campaigns (D11): owner and admin manage, every role reads
+  "POST /api/v1/campaigns": { perm: "manage", body: campaignBody, bodyIds: true, ok: [201] },
+  "GET /api/v1/campaigns": { ok: [200], seed: async (c) => void (await campaignId(c)) },
+  "GET /api/v1/campaigns/{id}": { params: (c) => campaignId(c), ok: [200] },
+  "PATCH /api/v1/campaigns/{id}": { perm: "manage", params: (c) => campaignId(c), body: () => ({ name: "renamed" }), ok: [200] },
+  "DELETE /api/v1/campaigns/{id}": { perm: "manage", params: (c) => campaignId(c), ok: [200] },
+  "POST /api/v1/campaigns/{id}/start": { perm: "manage", params: (c) => campaignId(c), ok: [200] },
+  "POST /api/v1/campaigns/{id}/pause": { perm: "manage", params: (c) => campaignId(c, "start"), ok: [200] },
+  "POST /api/v1/campaigns/{id}/resume": { perm: "manage", params: (c) => campaignId(c, "pause"), ok: [200] },
+  "POST /api/v1/campaigns/{id}/cancel": { perm: "manage", params: (c) => campaignId(c), ok: [200] },
+  "POST /api/v1/campaigns/{id}/retry-failed": { perm: "manage", params: (c) => campaignId(c), ok: [409] },
+  "GET /api/v1/campaigns/{id}/recipients": { params: (c) => campaignId(c, "start"), ok: [200] },
 
   // API keys (D6)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },

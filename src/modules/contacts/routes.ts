@@ -2,11 +2,17 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
-import { contactIdParams, contactListQuery } from "./model.ts";
-import { getContact, pageContacts } from "./service.ts";
+import { responses } from "./docs.ts";
+import { contactImportRoutes } from "./routes-import.ts";
+import { contactIdParams, contactListQuery, contactSchema, createContactBody, updateContactBody } from "./model.ts";
+import { createContact, deleteContact, getContact, pageContacts, updateContact } from "./service.ts";
 
-/** Read-only contacts API (contacts are created by inbound messages). */
+/** Contacts CRUD (D11). Writes need `messaging` (owner, admin, agent: D5), reads `read`. */
 export function contactsRoutes(deps: AppDeps) {
+  return new Elysia().use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
+}
+
+function contactCrudRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/v1/contacts", tags: ["contacts"] })
     .use(authGuard(deps))
     .get(
@@ -15,11 +21,45 @@ export function contactsRoutes(deps: AppDeps) {
         const { data, total } = pageContacts(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
-      { jwt: "read", query: contactListQuery, detail: { summary: "List contacts (newest first; search by phone or name)" } },
+      {
+        jwt: "read",
+        query: contactListQuery,
+        detail: { summary: "List contacts, newest first (search on phone or names; `tag` repeatable, any of; optedOut)", responses: responses(200, contactSchema, { paged: true }) },
+      },
+    )
+    .post(
+      "",
+      ({ auth, body, set }) => {
+        const c = createContact(deps, auth.workspaceId, body);
+        set.status = 201;
+        return ok(c);
+      },
+      {
+        jwt: "messaging",
+        body: createContactBody,
+        detail: {
+          summary: "Create a contact (phone: a leading +, spaces and dashes are dropped; 409 when it exists; 403 LIMIT_EXCEEDED past the plan)",
+          responses: responses(201, contactSchema, { description: "Created" }),
+        },
+      },
     )
     .get("/:id", ({ auth, params }) => ok(getContact(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: contactIdParams,
-      detail: { summary: "Get a contact" },
-    });
+      detail: { summary: "Get a contact", responses: responses(200, contactSchema) },
+    })
+    .patch("/:id", ({ auth, params, body }) => ok(updateContact(deps, auth.workspaceId, params.id, body)), {
+      jwt: "messaging",
+      params: contactIdParams,
+      body: updateContactBody,
+      detail: { summary: "Change name, tags (replaced), attributes (replaced) or optedOut", responses: responses(200, contactSchema) },
+    })
+    .delete(
+      "/:id",
+      ({ auth, params }) => {
+        deleteContact(deps, auth.workspaceId, params.id);
+        return ok(undefined, "Contact deleted");
+      },
+      { jwt: "messaging", params: contactIdParams, detail: { summary: "Delete a contact", responses: responses(200, null) } },
+    );
 }

@@ -1,7 +1,9 @@
 import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
-import { countContacts, findContact, findContactByPhone, insertContact, listContacts, touchContactInbound, type ContactRow } from "./repo.ts";
+import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
+import { countContacts, deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, touchContactInbound, type ContactRow } from "./repo.ts";
+import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "log">;
 
@@ -35,30 +37,89 @@ export function contactIdByPhone(deps: Pick<AppDeps, "db">, workspaceId: string,
   return findContactByPhone(deps.db, workspaceId, phone)?.id ?? null;
 }
 
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
 /** API shape of a contact. */
-export function contactView(c: ContactRow) {
+export function contactView(c: ContactRow): ContactView {
   return {
     id: c.id,
     phone: c.phone,
     name: c.name,
     pushName: c.pushName,
     tags: c.tags,
+    attributes: c.attributes,
     optedOut: c.optedOut,
-    lastInboundAt: c.lastInboundAt === null ? null : new Date(c.lastInboundAt).toISOString(),
+    optedOutAt: iso(c.optedOutAt),
+    lastInboundAt: iso(c.lastInboundAt),
     createdAt: new Date(c.createdAt).toISOString(),
     updatedAt: new Date(c.updatedAt).toISOString(),
   };
 }
 
 /** One contact of the workspace (404 otherwise). */
-export function getContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string) {
+export function getContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): ContactView {
   const c = findContact(deps.db, workspaceId, id);
   if (!c) throw errors.notFound("Contact");
   return contactView(c);
 }
 
 /** A page of the workspace's contacts. */
-export function pageContacts(deps: Pick<AppDeps, "db">, workspaceId: string, q: { page: number; limit: number; search?: string }) {
-  const { rows, total } = listContacts(deps.db, workspaceId, { search: q.search, limit: q.limit, offset: (q.page - 1) * q.limit });
+export function pageContacts(deps: Pick<AppDeps, "db">, workspaceId: string, q: ContactListQuery) {
+  const { rows, total } = listContacts(deps.db, workspaceId, { ...q, offset: (q.page - 1) * q.limit });
   return { data: rows.map(contactView), total };
+}
+
+/**
+ * Creates a contact: 409 when the phone exists, 403 LIMIT_EXCEEDED past the plan's contacts.
+ * Count and insert share one IMMEDIATE transaction, so parallel creates (even from another
+ * connection) cannot both take the last place.
+ */
+export function createContact(deps: Deps, workspaceId: string, input: CreateContactInput): ContactView {
+  const id = Bun.randomUUIDv7();
+  const at = deps.clock.now().getTime();
+  deps.sqlite
+    .transaction(() => {
+      if (storedByPhone(deps.sqlite, workspaceId, input.phone)) throw errors.conflict("A contact with this phone number exists");
+      assertQuota(deps, workspaceId, "contacts", contactCount(deps.sqlite, workspaceId));
+      insertStoredContact(deps.sqlite, workspaceId, {
+        id,
+        phone: input.phone,
+        name: input.name || null,
+        pushName: null,
+        tags: input.tags ?? [],
+        attributes: input.attributes ?? {},
+        optedOut: false,
+        lastInboundAt: null,
+        at,
+      });
+    })
+    .immediate();
+  return getContact(deps, workspaceId, id);
+}
+
+/** Changes name, tags (replaced), attributes (replaced) or the opt-out of a contact. */
+export function updateContact(deps: Deps, workspaceId: string, id: string, input: UpdateContactInput): ContactView {
+  deps.sqlite.transaction(() => {
+    const row = findContact(deps.db, workspaceId, id);
+    if (!row) throw errors.notFound("Contact");
+    const before: StoredContact = { id, name: row.name, tags: row.tags, attributes: row.attributes, optedOut: row.optedOut, optedOutAt: row.optedOutAt };
+    updateStoredContact(
+      deps.sqlite,
+      workspaceId,
+      before,
+      {
+        name: input.name === undefined ? row.name : input.name || null,
+        tags: input.tags ?? row.tags,
+        attributes: input.attributes ?? row.attributes,
+        optedOut: input.optedOut ?? row.optedOut,
+      },
+      deps.clock.now().getTime(),
+    );
+  })();
+  return getContact(deps, workspaceId, id);
+}
+
+/** Deletes a contact (conversations keep their history, unlinked). */
+export function deleteContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): void {
+  if (!deleteContactRow(deps.db, workspaceId, id)) throw errors.notFound("Contact");
 }

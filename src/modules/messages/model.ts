@@ -60,6 +60,7 @@ export const messageListQuery = oneCursor(
     contactId: z.uuid().optional(),
     direction: z.enum(DIRECTIONS).optional(),
     status: z.enum(MESSAGE_STATUSES).optional(),
+    campaignId: z.uuid().optional(),
   }),
 );
 export type MessageListQuery = z.infer<typeof messageListQuery>;

@@ -58,6 +58,7 @@ export interface MessageFilter {
   conversationId?: string;
   direction?: "outbound" | "inbound";
   status?: MessageStatus;
+  campaignId?: string;
 }
 
 /** The query of one keyset page (exposed so tests can check its plan). */
@@ -69,6 +70,7 @@ export function messagePageQuery(db: DB, workspaceId: string, f: MessageFilter, 
     f.conversationId ? eq(messages.conversationId, f.conversationId) : undefined,
     f.direction ? eq(messages.direction, f.direction) : undefined,
     f.status ? eq(messages.status, f.status) : undefined,
+    f.campaignId ? eq(messages.campaignId, f.campaignId) : undefined,
     c.before ? lt(messages.id, c.before) : undefined,
     c.after ? gt(messages.id, c.after) : undefined,
   ];

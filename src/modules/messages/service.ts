@@ -115,7 +115,7 @@ export function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: st
 
 /** A keyset page of messages, newest first, with filters. */
 export function listMessages(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, q: MessageListQuery & { conversationId?: string }) {
-  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status };
+  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
   if (q.contactId) {
     const contact = findContact(deps.db, workspaceId, q.contactId);
     // an unknown contact (or another workspace's) simply matches nothing

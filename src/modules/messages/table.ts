@@ -41,6 +41,8 @@ export const messages = sqliteTable(
     errorMessage: text("error_message"),
     /** who asked for an outbound message: user id or api key id */
     createdBy: text("created_by"),
+    /** the campaign that sent it (D11), else null; no foreign key: history outlives a deleted campaign */
+    campaignId: text("campaign_id"),
     createdAt: integer("created_at").notNull(),
     sentAt: integer("sent_at"),
     deliveredAt: integer("delivered_at"),
@@ -54,6 +56,7 @@ export const messages = sqliteTable(
     index("messages_ws_phone_idx").on(t.workspaceId, t.phone, t.id),
     index("messages_ws_conversation_idx").on(t.workspaceId, t.conversationId, t.id),
     index("messages_ws_status_idx").on(t.workspaceId, t.status, t.id),
+    index("messages_ws_campaign_idx").on(t.workspaceId, t.campaignId, t.id).where(sql`campaign_id IS NOT NULL`),
     index("messages_network_idx").on(t.workspaceId, t.sessionId, t.networkMessageId),
     // the sender's queue: small, holds only messages waiting to go out
     index("messages_queue_idx").on(t.workspaceId, t.sessionId, t.id).where(sql`status = 'queued'`),

@@ -23,6 +23,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia, audi
     status: m.status,
     networkMessageId: m.networkMessageId,
     attempts: m.attempts,
+    campaignId: m.campaignId,
     error: m.status === "failed" && m.errorCode ? { code: m.errorCode, message: m.errorMessage ?? "" } : null,
     createdAt: iso(m.createdAt),
     sentAt: iso(m.sentAt),

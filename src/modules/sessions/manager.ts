@@ -222,7 +222,7 @@ export class SessionManager {
     if (row.status !== "connected" || row.phoneNumber !== phoneNumber) {
       this.deps.bus.transaction(() => {
         this.deps.bus.publish(row.workspaceId, "session_connected", { sessionId: row.id, phone: `+${phoneNumber}`, status: "connected" });
-        this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), lastDisconnectReason: null });
+        this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), firstConnectedAt: row.firstConnectedAt ?? row.connectedAt ?? this.now(), lastDisconnectReason: null });
       });
     }
     this.waiters.settle(row.id, { kind: "connected" });

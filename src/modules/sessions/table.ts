@@ -21,6 +21,8 @@ export const chatSessions = sqliteTable(
     /** reason of the last disconnect (user_request, logged_out, connection_lost, ...) */
     lastDisconnectReason: text("last_disconnect_reason"),
     connectedAt: integer("connected_at"),
+    /** the first time the session ever connected: campaign warm-up counts its days from here (D11) */
+    firstConnectedAt: integer("first_connected_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

@@ -11,7 +11,7 @@ export function findWorkspace(db: DB, workspaceId: string): WorkspaceRow | undef
 }
 
 /** Changes the workspace's own settings. */
-export function updateWorkspace(db: DB, workspaceId: string, patch: Partial<Pick<WorkspaceRow, "name" | "require2fa">>, at: number): void {
+export function updateWorkspace(db: DB, workspaceId: string, patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords">>, at: number): void {
   db.update(workspaces).set({ ...patch, updatedAt: at }).where(eq(workspaces.id, workspaceId)).run();
 }
 

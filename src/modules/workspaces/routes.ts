@@ -13,6 +13,6 @@ export function workspaceRoutes(deps: AppDeps) {
     .patch("", ({ auth, body }) => ok(changeWorkspace(deps, auth.workspaceId, body), "Workspace updated"), {
       jwt: "team",
       body: updateWorkspaceBody,
-      detail: { summary: "Rename the workspace or require a second factor of every member (owner, admin)" },
+      detail: { summary: "Rename the workspace, require a second factor of every member, or set the opt-out/opt-in keywords (owner, admin)" },
     });
 }

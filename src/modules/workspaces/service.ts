@@ -6,7 +6,7 @@ import { countMembersWithoutVerifiedMobile, findWorkspace, findWorkspacesByRef, 
 type Deps = Pick<AppDeps, "db" | "clock" | "config">;
 
 function view(w: WorkspaceRow): WorkspaceView {
-  return { id: w.id, name: w.name, planId: w.planId, subscriptionStatus: w.subscriptionStatus, require2fa: w.require2fa, createdAt: new Date(w.createdAt).toISOString() };
+  return { id: w.id, name: w.name, planId: w.planId, subscriptionStatus: w.subscriptionStatus, require2fa: w.require2fa, optOutKeywords: w.optOutKeywords, optInKeywords: w.optInKeywords, createdAt: new Date(w.createdAt).toISOString() };
 }
 
 /** The caller's workspace. */
@@ -22,10 +22,18 @@ export function getWorkspace(deps: Deps, workspaceId: string): WorkspaceView {
  * identity provider for an ID token would lock them out.
  */
 export function changeWorkspace(deps: Deps, workspaceId: string, input: UpdateWorkspaceInput): WorkspaceView {
-  const patch: Partial<Pick<WorkspaceRow, "name" | "require2fa">> = {};
+  const patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords">> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.require2fa !== undefined) patch.require2fa = input.require2fa;
+  if (input.optOutKeywords !== undefined) patch.optOutKeywords = input.optOutKeywords;
+  if (input.optInKeywords !== undefined) patch.optInKeywords = input.optInKeywords;
   deps.db.transaction((tx) => {
+    if (patch.optOutKeywords || patch.optInKeywords) {
+      const current = findWorkspace(tx, workspaceId);
+      const out = patch.optOutKeywords ?? current?.optOutKeywords ?? [];
+      const both = (patch.optInKeywords ?? current?.optInKeywords ?? []).filter((k) => out.includes(k));
+      if (both.length) throw errors.validation({ [patch.optInKeywords ? "optInKeywords" : "optOutKeywords"]: `"${both[0]}" cannot both opt out and opt in` });
+    }
     if (input.require2fa === true && !deps.config.oidcIssuer) {
       const stuck = countMembersWithoutVerifiedMobile(tx, workspaceId);
       if (stuck > 0) {

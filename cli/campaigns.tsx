@@ -1,0 +1,155 @@
+import type { Command } from "commander";
+import { bar, processed, RateMeter, timeLeft, type Stats } from "./campaigns-progress.ts";
+import { FreshToken } from "./fresh-token.ts";
+import { OperatorError, callApi, findWorkspace, openOperator, operatorOptions, ownerToken, runOperator, type Operator, type OperatorFlags } from "./sessions.ts";
+
+interface CampaignLine {
+  id: string;
+  workspaceId: string;
+  workspace: string;
+  name: string;
+  status: string;
+  pausedReason: string | null;
+  total: number;
+  pending: number;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
+  skipped: number;
+}
+
+/** Campaigns of every workspace, or of one (read from the database beside the running server). */
+export function listCampaignRows(op: Pick<Operator, "db">, workspaceId: string | null): CampaignLine[] {
+  return op.db
+    .query(
+      `SELECT c.id, c.workspace_id AS workspaceId, w.name AS workspace, c.name, c.status, c.paused_reason AS pausedReason,
+              c.total, c.pending, c.sent, c.delivered, c."read", c.failed, c.skipped
+       FROM campaigns c JOIN workspaces w ON w.id = c.workspace_id
+       WHERE ?1 IS NULL OR c.workspace_id = ?1 ORDER BY w.name, c.id DESC`,
+    )
+    .all(workspaceId) as CampaignLine[];
+}
+
+interface WatchState {
+  name: string;
+  status: string;
+  pausedReason: string | null;
+  waitingUntil: string | null;
+  stats: Stats;
+  perMinute: number | null;
+  error?: string;
+}
+
+type Ink = typeof import("ink");
+
+const watchScreen = ({ Box, Text }: Ink) =>
+  function WatchScreen({ s }: { s: WatchState }) {
+    const pct = s.stats.total ? Math.floor((processed(s.stats) / s.stats.total) * 100) : 0;
+    const left = timeLeft(s.stats, s.perMinute);
+    const color = s.status === "completed" ? "green" : s.status === "paused" ? "yellow" : s.status === "running" ? "cyan" : "red";
+    return (
+      <Box flexDirection="column">
+        <Text bold>
+          Campaign "{s.name}": <Text color={color}>{s.status}</Text>
+          {s.pausedReason ? ` (${s.pausedReason})` : ""}
+          {s.waitingUntil ? `, waiting until ${new Date(s.waitingUntil).toLocaleString()}` : ""}
+        </Text>
+        <Text>
+          {bar(s.stats)} {pct}% ({processed(s.stats)}/{s.stats.total})
+        </Text>
+        <Text>
+          sent {s.stats.sent} · delivered {s.stats.delivered} · read {s.stats.read} · failed {s.stats.failed} · skipped {s.stats.skipped} · pending {s.stats.pending}
+        </Text>
+        <Text>
+          rate {s.perMinute === null ? "-" : `${Math.round(s.perMinute)}/min`} · time left {left ?? "-"}
+        </Text>
+        {s.error ? <Text color="red">{s.error}</Text> : null}
+      </Box>
+    );
+  };
+
+/** Campaign statuses after which nothing moves any more: watch ends (0 only for completed). */
+const FINAL: Record<string, number> = { completed: 0, cancelled: 1, failed: 1 };
+
+/** Follows a campaign on the running server until it ends; resolves to the exit code. */
+async function watch(id: string, flags: OperatorFlags & { interval: string }): Promise<number> {
+  const intervalMs = Number(flags.interval) * 1000;
+  if (!Number.isFinite(intervalMs) || intervalMs < 100) throw new OperatorError("--interval must be at least 0.1 seconds");
+  const op = openOperator(flags);
+  const row = op.db.query("SELECT workspace_id AS workspaceId, name FROM campaigns WHERE id = ?").get(id) as { workspaceId: string; name: string } | null;
+  if (!row) throw new OperatorError(`no campaign ${id}`);
+  // minted again before each call: the server refuses access tokens issued over 15 minutes ago
+  const tokens = new FreshToken(() => ownerToken(op, row.workspaceId, 300), 60_000);
+  const meter = new RateMeter();
+  const empty: Stats = { total: 0, pending: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0 };
+  let state: WatchState = { name: row.name, status: "…", pausedReason: null, waitingUntil: null, stats: empty, perMinute: null };
+  const ink = await import("ink");
+  const WatchScreen = watchScreen(ink);
+  const view = ink.render(<WatchScreen s={state} />, { patchConsole: false, exitOnCtrlC: false });
+  let stop = false;
+  const onInterrupt = () => (stop = true);
+  process.once("SIGINT", onInterrupt);
+  let code = 130;
+  let failures = 0;
+  while (!stop) {
+    try {
+      const r = await callApi(op, await tokens.get(), "GET", `/api/v1/campaigns/${id}`);
+      if (r.status !== 200) throw new OperatorError(`${r.body?.code ?? r.status}: ${r.body?.message ?? "request failed"}`);
+      const c = r.body.data;
+      meter.add(Date.now(), processed(c.stats));
+      state = { name: c.name, status: c.status, pausedReason: c.pausedReason, waitingUntil: c.waitingUntil, stats: c.stats, perMinute: meter.perMinute() };
+      failures = 0;
+      if (c.status in FINAL) {
+        code = FINAL[c.status]!;
+        stop = true;
+      }
+    } catch (err) {
+      // a restarting server is waited for a while; a lasting failure ends the watch
+      if (++failures >= 10) {
+        state = { ...state, error: err instanceof Error ? err.message : String(err) };
+        code = 1;
+        stop = true;
+      } else state = { ...state, error: `retrying: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    view.rerender(<WatchScreen s={state} />);
+    if (!stop) await Bun.sleep(intervalMs);
+  }
+  process.off("SIGINT", onInterrupt);
+  view.unmount();
+  return code;
+}
+
+const count = (n: number) => String(n).padStart(6);
+
+/** `parley campaigns list|watch`. */
+export function campaignsCommand(program: Command): void {
+  const campaigns = program.command("campaigns").description("list campaigns and follow one live (operator, via the data dir)");
+
+  operatorOptions(campaigns.command("list").description("list campaigns (all workspaces, or one with --workspace)"))
+    .option("--json", "print JSON")
+    .action((flags: OperatorFlags & { json?: boolean }) =>
+      runOperator(async () => {
+        const op = openOperator(flags);
+        const rows = listCampaignRows(op, flags.workspace ? findWorkspace(op, flags.workspace).id : null);
+        if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+        if (!rows.length) return void process.stdout.write("no campaigns\n");
+        process.stdout.write(`${"id".padEnd(36)}  ${"status".padEnd(30)}  total   sent  deliv   read failed   skip  name (workspace)\n`);
+        for (const r of rows) {
+          const status = r.pausedReason ? `${r.status} (${r.pausedReason})` : r.status;
+          process.stdout.write(
+            `${r.id}  ${status.padEnd(30)} ${count(r.total)} ${count(r.sent)} ${count(r.delivered)} ${count(r.read)} ${count(r.failed)} ${count(r.skipped)}  ${r.name} (${r.workspace})\n`,
+          );
+        }
+      }),
+    );
+
+  operatorOptions(campaigns.command("watch <id>").description("live progress of a campaign on the running server; exit 0 when it completes"))
+    .option("--interval <seconds>", "how often to look", "1")
+    .action((id: string, flags: OperatorFlags & { interval: string }) =>
+      runOperator(async () => {
+        const code = await watch(id, flags);
+        process.exit(code);
+      }),
+    );
+}

@@ -1,0 +1,156 @@
+import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { assertCanSend, assertFeature, effectiveLimits } from "../billing/quota.ts";
+import { usageOf } from "../messages/repo.ts";
+import { sessionGate } from "../messages/sender.ts";
+import { monthOf } from "../messages/service.ts";
+import { isMaterialized } from "./audience.ts";
+import { dispatchNext, sentOnDay, windowUsed, WINDOW_PER_SESSION } from "./dispatch.ts";
+import { dailyCap, nextGapMs, nextUtcMidnight, quietUntil, utcDay, type Pacing } from "./pacing.ts";
+import { changeStatus } from "./progress.ts";
+import { reconcile } from "./tracking.ts";
+import { findEngineRow, updateCampaign, type EngineRow } from "./repo.ts";
+import type { PausedReason } from "./table.ts";
+
+type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log">;
+
+export const RUN_JOB = "campaigns.run";
+/** The longest the run job sleeps without looking again (a safety net; events wake it sooner). */
+export const IDLE_RECHECK_MS = 30_000;
+/** While every session of the campaign is reconnecting by itself. */
+const HELD_RECHECK_MS = 5_000;
+/** While a session's window of queued campaign messages is full (its sends also refill it). */
+const WINDOW_RECHECK_MS = 1_000;
+
+/** Makes sure the campaign's run job exists and runs no later than `runAt` (default now). Joins the caller's transaction. */
+export function wakeRun(deps: Pick<AppDeps, "jobs" | "sqlite" | "clock">, workspaceId: string, campaignId: string, runAt?: Date): void {
+  const key = `${RUN_JOB}:${campaignId}`;
+  deps.jobs.enqueue(RUN_JOB, { workspaceId, campaignId }, { dedupeKey: key, runAt });
+  // an existing job may sleep until later (quiet hours, a daily cap): bring it forward
+  const at = (runAt ?? deps.clock.now()).getTime();
+  deps.sqlite.query("UPDATE jobs SET run_at = min(run_at, ?) WHERE dedupe_key = ? AND status = 'pending'").run(at, key);
+}
+
+/** Auto-pause (or a user's pause) with its reason; announced at once. */
+export function pauseCampaign(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, reason: PausedReason): void {
+  changeStatus(deps, c, { status: "paused", pausedReason: reason, waitingUntil: null });
+}
+
+function completeIfDone(deps: Deps, c: EngineRow, now: number): boolean {
+  if (c.status !== "running" || !isMaterialized(c) || c.pending !== 0) return false;
+  changeStatus(deps, c, { status: "completed", completedAt: now, waitingUntil: null });
+  return true;
+}
+
+function planAllows(deps: Deps, workspaceId: string): boolean {
+  try {
+    assertFeature(deps, workspaceId, "campaigns");
+    assertCanSend(deps, workspaceId);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "SUBSCRIPTION_INACTIVE") return false;
+    throw err;
+  }
+}
+
+interface SessionFacts {
+  id: string;
+  status: string;
+  phoneNumber: string | null;
+  lastDisconnectReason: string | null;
+  firstConnectedAt: number;
+}
+
+function sessionsOf(deps: Deps, c: EngineRow): SessionFacts[] {
+  const q = deps.sqlite.query(
+    `SELECT id, status, phone_number AS phoneNumber, last_disconnect_reason AS lastDisconnectReason,
+            coalesce(first_connected_at, connected_at, created_at) AS firstConnectedAt
+     FROM chat_sessions WHERE workspace_id = ? AND id = ?`,
+  );
+  return c.sessionIds.map((id) => q.get(c.workspaceId, id) as SessionFacts | null).filter((s): s is SessionFacts => s !== null);
+}
+
+function hasTodo(deps: Deps, campaignId: string): boolean {
+  return deps.sqlite.query("SELECT 1 FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL LIMIT 1").get(campaignId) !== null;
+}
+
+/**
+ * One look at a running campaign, inside the caller's transaction: pauses it when it cannot go
+ * on (plan, quota, sessions), completes it when nobody is pending, else gives each connected
+ * session whose turn it is (pacing gap passed, under its daily cap, room in its window) one
+ * recipient. `only` limits this to one session (a refill after that session sent something).
+ * Returns when to look again, or null when the campaign needs no more looks (not running).
+ */
+export function tick(deps: Deps, workspaceId: string, campaignId: string, only?: string): number | null {
+  const c = findEngineRow(deps.db, workspaceId, campaignId);
+  if (!c || c.status !== "running") return null;
+  const now = deps.clock.now().getTime();
+  if (!isMaterialized(c)) return only ? null : now;
+  // a refill whose session is still inside its pacing gap: the run job wakes for it then
+  if (only && (c.pacingState[only] ?? 0) > now && c.pending > 0) return null;
+  if (!planAllows(deps, workspaceId)) return void pauseCampaign(deps, c, "plan_inactive"), null;
+  if (!hasTodo(deps, c.id)) {
+    if (completeIfDone(deps, c, now)) return null;
+    // nobody left to give a message: only the recipients whose messages are in flight are pending
+    if (!only && c.pending > 0 && reconcile(deps, workspaceId, c.id) > 0) return now;
+    return now + IDLE_RECHECK_MS;
+  }
+  const pacing = c.pacing as unknown as Pacing;
+  const quiet = quietUntil(pacing.quietHours, now);
+  if (quiet !== null) return setWaiting(deps, c, quiet), quiet;
+  const sessions = sessionsOf(deps, c);
+  const live = sessions.filter((s) => s.status === "connected");
+  if (!live.length) {
+    if (sessions.some((s) => sessionGate(s).kind === "hold")) return setWaiting(deps, c, null), now + HELD_RECHECK_MS;
+    return void pauseCampaign(deps, c, "session_disconnected"), null;
+  }
+  const limit = effectiveLimits(deps, workspaceId).messagesPerMonth;
+  let used = usageOf(deps.db, workspaceId, monthOf(now));
+  if (used >= limit) return void pauseCampaign(deps, c, "quota_exceeded"), null;
+
+  const state = { ...c.pacingState };
+  const n = c.sessionIds.length;
+  let turn = c.turn;
+  let wake = now + IDLE_RECHECK_MS;
+  let capWake = Infinity;
+  let allCapped = true;
+  const day = utcDay(now);
+  for (let k = 0; k < n; k++) {
+    const index = (c.turn + k) % n;
+    const s = live.find((x) => x.id === c.sessionIds[index]);
+    if (!s || (only && s.id !== only)) continue;
+    if (sentOnDay(deps, s.id, day) >= dailyCap(pacing, s.firstConnectedAt, now)) {
+      capWake = Math.min(capWake, nextUtcMidnight(now));
+      continue;
+    }
+    allCapped = false;
+    const nextAt = state[s.id] ?? 0;
+    if (nextAt > now) {
+      wake = Math.min(wake, nextAt);
+      continue;
+    }
+    if (windowUsed(deps, workspaceId, s.id) >= WINDOW_PER_SESSION) {
+      wake = Math.min(wake, now + WINDOW_RECHECK_MS);
+      continue;
+    }
+    if (used >= limit) return void pauseCampaign(deps, c, "quota_exceeded"), null;
+    const r = dispatchNext(deps, c, s, now);
+    if (r === "empty") break;
+    turn = (index + 1) % n;
+    if (r === "skipped") {
+      wake = now; // only opted-out recipients this turn: go on at once
+      continue;
+    }
+    used++;
+    state[s.id] = now + nextGapMs(pacing);
+    wake = Math.min(wake, state[s.id]!);
+  }
+  if (only && allCapped) return null; // a refill of a capped session: the run job owns the waiting
+  const waitingUntil = allCapped && capWake !== Infinity ? capWake : null;
+  updateCampaign(deps.db, workspaceId, c.id, { pacingState: state, turn, waitingUntil });
+  return waitingUntil ?? wake;
+}
+
+function setWaiting(deps: Deps, c: EngineRow, until: number | null): void {
+  if (c.waitingUntil !== until) updateCampaign(deps.db, c.workspaceId, c.id, { waitingUntil: until });
+}

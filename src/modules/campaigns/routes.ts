@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok, paged } from "../../http/envelope.ts";
+import { campaignResponses, deleteResponses, listResponses, recipientResponses } from "./docs.ts";
+import { campaignListQuery, campaignParams, createCampaignBody, recipientListQuery, updateCampaignBody } from "./model.ts";
+import { createCampaign, getCampaign, pageCampaignRecipients, pageCampaigns, removeCampaign, updateDraft } from "./service.ts";
+import { cancelCampaign, pauseByUser, resumeCampaign, retryFailed, startCampaign } from "./transitions.ts";
+
+/** Campaigns (D11): owner and admin manage, every role reads; a plan feature. */
+export function campaignRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/v1/campaigns", tags: ["campaigns"] })
+    .use(authGuard(deps))
+    .post(
+      "",
+      ({ auth, body, set }) => {
+        const created = createCampaign(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : auth.apiKeyId, body);
+        set.status = 201;
+        return ok(created, "Campaign created as a draft");
+      },
+      {
+        jwt: "manage",
+        body: createCampaignBody,
+        detail: {
+          summary: "Create a campaign (201, draft)",
+          description: "`message.body` may use {{name}}, {{phone}} and {{attributes.KEY}}, each with an optional default: {{name|friend}}. Free plan: 403 SUBSCRIPTION_INACTIVE.",
+          responses: campaignResponses(201),
+        },
+      },
+    )
+    .get(
+      "",
+      ({ auth, query }) => {
+        const { data, total } = pageCampaigns(deps, auth.workspaceId, query);
+        return paged(data, query.page, query.limit, total);
+      },
+      { jwt: "read", query: campaignListQuery, detail: { summary: "List campaigns, newest first (filter status)", responses: listResponses } },
+    )
+    .get("/:id", ({ auth, params }) => ok(getCampaign(deps, auth.workspaceId, params.id)), {
+      jwt: "read",
+      params: campaignParams,
+      detail: { summary: "Get a campaign with its stats", responses: campaignResponses() },
+    })
+    .patch("/:id", ({ auth, params, body }) => ok(updateDraft(deps, auth.workspaceId, params.id, body)), {
+      jwt: "manage",
+      params: campaignParams,
+      body: updateCampaignBody,
+      detail: { summary: "Change a draft (409 once started); pacing fields merge", responses: campaignResponses() },
+    })
+    .delete(
+      "/:id",
+      ({ auth, params }) => {
+        removeCampaign(deps, auth.workspaceId, params.id);
+        return ok(undefined, "Campaign deleted");
+      },
+      { jwt: "manage", params: campaignParams, detail: { summary: "Delete a draft, completed, cancelled or failed campaign", responses: deleteResponses } },
+    )
+    .post("/:id/start", async ({ auth, params }) => ok(await startCampaign(deps, auth.workspaceId, params.id), "Campaign started"), {
+      jwt: "manage",
+      params: campaignParams,
+      detail: {
+        summary: "Start a draft: running, or scheduled while schedule.at is ahead (the audience is frozen now)",
+        description: "A schedule that passed longer ago than maxLatenessMinutes pauses it with pausedReason missed_schedule. Free plan: 403 SUBSCRIPTION_INACTIVE.",
+        responses: campaignResponses(),
+      },
+    })
+    .post("/:id/pause", ({ auth, params }) => ok(pauseByUser(deps, auth.workspaceId, params.id), "Campaign paused"), {
+      jwt: "manage",
+      params: campaignParams,
+      detail: { summary: "Pause a running or scheduled campaign (pausedReason user_request)", responses: campaignResponses() },
+    })
+    .post("/:id/resume", ({ auth, params }) => ok(resumeCampaign(deps, auth.workspaceId, params.id), "Campaign resumed"), {
+      jwt: "manage",
+      params: campaignParams,
+      detail: { summary: "Resume a paused campaign (running, or scheduled while its time is ahead)", responses: campaignResponses() },
+    })
+    .post("/:id/cancel", ({ auth, params }) => ok(cancelCampaign(deps, auth.workspaceId, params.id), "Campaign cancelled"), {
+      jwt: "manage",
+      params: campaignParams,
+      detail: { summary: "Cancel (draft, scheduled, running, paused); pending recipients become skipped (cancelled)", responses: campaignResponses() },
+    })
+    .post("/:id/retry-failed", ({ auth, params }) => ok(retryFailed(deps, auth.workspaceId, params.id), "Failed recipients queued again"), {
+      jwt: "manage",
+      params: campaignParams,
+      detail: { summary: "Send again to failed recipients (completed or paused campaign)", responses: campaignResponses() },
+    })
+    .get(
+      "/:id/recipients",
+      ({ auth, params, query }) => {
+        const { data, total } = pageCampaignRecipients(deps, auth.workspaceId, params.id, query);
+        return paged(data, query.page, query.limit, total);
+      },
+      { jwt: "read", params: campaignParams, query: recipientListQuery, detail: { summary: "Recipients of a campaign (filter status)", responses: recipientResponses } },
+    );
+}

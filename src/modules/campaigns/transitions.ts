@@ -1,0 +1,135 @@
+import type { AppDeps } from "../../deps.ts";
+import { errors } from "../../errors.ts";
+import { assertFeature } from "../billing/quota.ts";
+import { commitMedia, discardMedia } from "../media/service.ts";
+import type { SendBody } from "../messages/model.ts";
+import { resolveSendMedia } from "../messages/send-media.ts";
+import { freezeFilterAudience, materialize, materializeBatch } from "./audience.ts";
+import { pauseCampaign, wakeRun } from "./engine.ts";
+import type { CampaignMessage } from "./model.ts";
+import { changeStatus, moveCounter, publishProgress } from "./progress.ts";
+import { updateCampaign, type CampaignRow } from "./repo.ts";
+import { requireCampaign } from "./service.ts";
+import type { CampaignStatus } from "./table.ts";
+import { campaignView } from "./view.ts";
+
+type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log" | "config">;
+
+function inStatus(c: CampaignRow, allowed: CampaignStatus[], action: string): void {
+  if (!allowed.includes(c.status)) throw errors.conflict(`Cannot ${action} a ${c.status} campaign`);
+}
+
+/** Where a schedule stands now: not due yet, due, or missed by more than its maximum lateness. */
+function scheduleState(c: CampaignRow, now: number): { kind: "none" | "due" | "missed" } | { kind: "future"; at: number } {
+  if (!c.schedule) return { kind: "none" };
+  const at = Date.parse(c.schedule.at);
+  if (at > now) return { kind: "future", at };
+  return now - at > c.schedule.maxLatenessMinutes * 60_000 ? { kind: "missed" } : { kind: "due" };
+}
+
+/** A `mediaUrl` is fetched once, at start, with the send path's guard; every recipient gets that copy. */
+async function prepareCampaignMedia(deps: Deps, c: CampaignRow) {
+  const m = c.message as CampaignMessage;
+  if (m.type === "text" || !m.mediaUrl || c.mediaId) return null;
+  const input = { type: m.type, mediaUrl: m.mediaUrl, filename: m.filename } as unknown as SendBody;
+  return (await resolveSendMedia(deps, c.workspaceId, input))?.prepared ?? null;
+}
+
+/**
+ * POST start: draft to running, or scheduled while `schedule.at` is in the future (paused with
+ * `missed_schedule` when it passed longer ago than its maximum lateness). The audience is frozen
+ * now: recipients are materialised before the answer (batched; a crash resumes from the cursor).
+ */
+export async function startCampaign(deps: Deps, workspaceId: string, id: string) {
+  assertFeature(deps, workspaceId, "campaigns");
+  inStatus(requireCampaign(deps, workspaceId, id), ["draft"], "start");
+  const prepared = await prepareCampaignMedia(deps, requireCampaign(deps, workspaceId, id));
+  try {
+    deps.bus.transaction(() => {
+      const c = requireCampaign(deps, workspaceId, id);
+      inStatus(c, ["draft"], "start");
+      assertFeature(deps, workspaceId, "campaigns");
+      const now = deps.clock.now().getTime();
+      const media = prepared ? commitMedia(deps, prepared).id : c.mediaId;
+      const s = scheduleState(c, now);
+      freezeFilterAudience(deps, c, now);
+      const patch = { startedAt: now, mediaId: media, pausedReason: null, updatedAt: now };
+      if (s.kind === "future") updateCampaign(deps.db, workspaceId, id, { ...patch, status: "scheduled" });
+      else if (s.kind === "missed") updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
+      else updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
+      // the first batch goes with the status change, so its announcement shows the audience (all of it up to 5,000)
+      materializeBatch(deps, workspaceId, id);
+      publishProgress(deps, workspaceId, id);
+      wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
+    });
+  } catch (err) {
+    if (prepared) await discardMedia(deps, prepared);
+    throw err;
+  }
+  await materialize(deps, workspaceId, id);
+  return campaignView(requireCampaign(deps, workspaceId, id));
+}
+
+/** POST pause: running or scheduled to paused (`user_request`). Messages already in a session's window still go out. */
+export function pauseByUser(deps: Deps, workspaceId: string, id: string) {
+  deps.bus.transaction(() => {
+    const c = requireCampaign(deps, workspaceId, id);
+    inStatus(c, ["running", "scheduled"], "pause");
+    pauseCampaign(deps, c, "user_request");
+  });
+  return campaignView(requireCampaign(deps, workspaceId, id));
+}
+
+/** POST resume: paused to running (or back to scheduled while its time is still ahead). */
+export function resumeCampaign(deps: Deps, workspaceId: string, id: string) {
+  assertFeature(deps, workspaceId, "campaigns");
+  deps.bus.transaction(() => {
+    const c = requireCampaign(deps, workspaceId, id);
+    inStatus(c, ["paused"], "resume");
+    const now = deps.clock.now().getTime();
+    const s = scheduleState(c, now);
+    // a campaign paused before its time goes back to waiting for it; a missed one runs now (the user asked)
+    const future = s.kind === "future" && c.sent + c.failed === 0;
+    changeStatus(deps, c, { status: future ? "scheduled" : "running", pausedReason: null, recentOutcomes: "" });
+    wakeRun(deps, workspaceId, id, future ? new Date((s as { at: number }).at) : undefined);
+  });
+  return campaignView(requireCampaign(deps, workspaceId, id));
+}
+
+/** POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting become `skipped` (`cancelled`). */
+export function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
+  deps.bus.transaction(() => {
+    const c = requireCampaign(deps, workspaceId, id);
+    inStatus(c, ["draft", "scheduled", "running", "paused"], "cancel");
+    const now = deps.clock.now().getTime();
+    const n = deps.sqlite
+      .query("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ? WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL")
+      .run(now, id).changes;
+    moveCounter(deps, id, "pending", "skipped", n);
+    changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
+  });
+  return campaignView(requireCampaign(deps, workspaceId, id));
+}
+
+/** POST retry-failed: completed or paused with failed recipients; they go back to pending and the campaign runs again. */
+export function retryFailed(deps: Deps, workspaceId: string, id: string) {
+  assertFeature(deps, workspaceId, "campaigns");
+  deps.bus.transaction(() => {
+    const c = requireCampaign(deps, workspaceId, id);
+    inStatus(c, ["completed", "paused"], "retry the failed recipients of");
+    if (c.failed === 0) throw errors.conflict("The campaign has no failed recipients");
+    const now = deps.clock.now().getTime();
+    // each gets a new message; the failed one stays in the history with its error
+    const n = deps.sqlite
+      .query(
+        `UPDATE campaign_recipients SET status = 'pending', message_id = NULL, session_id = NULL, error_code = NULL, error_message = NULL, updated_at = ?
+         WHERE campaign_id = ? AND status = 'failed'`,
+      )
+      .run(now, id).changes;
+    moveCounter(deps, id, "failed", "pending", n);
+    updateCampaign(deps.db, workspaceId, id, { recentOutcomes: "" });
+    changeStatus(deps, c, { status: "running", pausedReason: null, completedAt: null });
+    wakeRun(deps, workspaceId, id);
+  });
+  return campaignView(requireCampaign(deps, workspaceId, id));
+}

@@ -1,0 +1,40 @@
+import type { CampaignRow, RecipientRow } from "./repo.ts";
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/** API shape of a campaign (D11). */
+export function campaignView(c: CampaignRow) {
+  return {
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    pausedReason: c.pausedReason,
+    sessionIds: c.sessionIds,
+    message: c.message,
+    audience: c.audience,
+    schedule: c.schedule ?? null,
+    pacing: c.pacing,
+    stats: { total: c.total, pending: c.pending, sent: c.sent, delivered: c.delivered, read: c.read, failed: c.failed, skipped: c.skipped },
+    /** running, but every session waits (daily caps, quiet hours) until then */
+    waitingUntil: c.status === "running" ? iso(c.waitingUntil) : null,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt),
+    startedAt: iso(c.startedAt),
+    completedAt: iso(c.completedAt),
+  };
+}
+
+/** API shape of a recipient (D11). */
+export function recipientView(r: RecipientRow) {
+  return {
+    id: r.id,
+    contactId: r.contactId,
+    phone: r.phone,
+    status: r.status,
+    skippedReason: r.skippedReason,
+    messageId: r.messageId,
+    sessionId: r.sessionId,
+    error: r.errorCode ? { code: r.errorCode, message: r.errorMessage ?? "" } : null,
+    sentAt: iso(r.sentAt),
+  };
+}

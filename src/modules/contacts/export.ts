@@ -1,0 +1,33 @@
+import { stringify } from "csv-stringify/sync";
+import type { AppDeps } from "../../deps.ts";
+import type { ContactFilter } from "./model.ts";
+import { attributeKeys, contactsAfter } from "./repo.ts";
+
+const BATCH = 1000;
+
+/**
+ * The workspace's contacts matching the list's filters as CSV (D11 columns, then one per
+ * attribute key in use in the workspace), streamed: each pull reads the next keyset batch,
+ * so memory stays flat whatever the number of contacts.
+ */
+export function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: string, filter: ContactFilter): ReadableStream<Uint8Array> {
+  const keys = attributeKeys(deps.db, workspaceId);
+  const encoder = new TextEncoder();
+  let after = "";
+  let headerSent = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(stringify([["phone", "name", "tags", "optedOut", "createdAt", ...keys]])));
+        return;
+      }
+      const rows = contactsAfter(deps.db, workspaceId, filter, after, BATCH);
+      if (!rows.length) return controller.close();
+      after = rows[rows.length - 1]!.id;
+      const records = rows.map((c) => [c.phone, c.name ?? "", c.tags.join(";"), c.optedOut ? "true" : "false", new Date(c.createdAt).toISOString(), ...keys.map((k) => c.attributes[k] ?? "")]);
+      controller.enqueue(encoder.encode(stringify(records)));
+      if (rows.length < BATCH) controller.close();
+    },
+  });
+}

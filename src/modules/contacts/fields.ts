@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { isPossiblePhone } from "../../http/phone.ts";
+
+// The field rules of D11, shared by the API bodies, the CSV import and segment filters.
+export const MAX_TAGS = 50;
+export const MAX_ATTRIBUTES = 50;
+export const MAX_ATTRIBUTE_VALUE = 500;
+export const MAX_NAME = 100;
+export const ATTRIBUTE_KEY = /^[a-zA-Z][a-zA-Z0-9_]{0,39}$/;
+export const ATTRIBUTE_KEY_MESSAGE = "must start with a letter and hold only letters, digits and _ (at most 40 characters)";
+
+/** A tag: trimmed, lower-cased, 1-40 characters. */
+export const tagField = z.string().trim().toLowerCase().min(1, "must not be empty").max(40, "must be at most 40 characters");
+
+/** A contact's tags: duplicates merged, at most 50. */
+export const tagsField = z
+  .array(tagField)
+  .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)
+  .transform((tags) => [...new Set(tags)]);
+
+/** A contact's attributes: string values, keys as D11 (errors name the key: `attributes.KEY`). */
+export const attributesField = z
+  .record(
+    z.string().regex(ATTRIBUTE_KEY),
+    z.string({ error: "must be a string" }).max(MAX_ATTRIBUTE_VALUE, `must be at most ${MAX_ATTRIBUTE_VALUE} characters`),
+    { error: (iss) => (iss.code === "invalid_key" ? ATTRIBUTE_KEY_MESSAGE : undefined) },
+  )
+  .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`);
+
+/** A contact name the workspace gives (empty clears it). */
+export const nameField = z.string().trim().max(MAX_NAME, `must be at most ${MAX_NAME} characters`);
+
+/** D11: a leading `+`, spaces and dashes are dropped before the D1 check. */
+export function normalizePhone(raw: string): string {
+  return raw.trim().replace(/[\s-]/g, "").replace(/^\+/, "");
+}
+
+/** A request phone: normalised, then D1 (8-15 digits, a possible number of its country). */
+export const contactPhoneField = z
+  .string({ error: "is required" })
+  .transform(normalizePhone)
+  .pipe(
+    z
+      .string()
+      .regex(/^\d{8,15}$/, "must be 8 to 15 digits with the country code")
+      .refine(isPossiblePhone, "is not a possible phone number for its country code"),
+  );
+
+/** Problems of a tags list, for the import (messages as the API gives them), or null. */
+export function tagProblem(tags: string[]): string | null {
+  if (tags.length > MAX_TAGS) return `tags: at most ${MAX_TAGS}`;
+  for (const t of tags) if (t.length > 40) return `tags: "${t.slice(0, 50)}" is longer than 40 characters`;
+  return null;
+}

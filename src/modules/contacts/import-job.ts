@@ -1,0 +1,174 @@
+import { parse, type Options } from "csv-parse";
+import { createReadStream, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { AppDeps } from "../../deps.ts";
+import type { JobHandler } from "../../jobs/queue.ts";
+import { effectiveLimits } from "../billing/quota.ts";
+import { countImportErrors, findImport, finishImport, MAX_IMPORT_ERRORS, recordBatch, startImport, type ImportRowState } from "./import-repo.ts";
+import { detectDelimiter, mergeRow, readHeader, readRow, type ImportHeader } from "./import-row.ts";
+import { contactCount, insertStoredContact, storedByPhone, updateStoredContact } from "./store.ts";
+
+export const IMPORT_JOB = "contacts.import";
+/** Rows applied per transaction: each batch commits its contacts with the progress that counts them. */
+const BATCH = 500;
+
+type Deps = Pick<AppDeps, "sqlite" | "clock" | "log" | "config">;
+interface Payload {
+  workspaceId: string;
+  importId: string;
+}
+
+/** A problem with the file itself (not one row): the import fails with this message. */
+class FileProblem extends Error {}
+
+const parserOptions = (delimiter: string): Options => ({
+  delimiter,
+  bom: true,
+  relax_column_count: true, // a short or long row is that row's problem, not the file's
+  skip_empty_lines: true,
+});
+
+async function sniffDelimiter(path: string): Promise<"," | ";"> {
+  const head = await Bun.file(path).slice(0, 64 * 1024).text();
+  return detectDelimiter(head.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "");
+}
+
+/** Data records in the file (a streaming pass; the header is not counted). */
+async function countRows(path: string, delimiter: string): Promise<number> {
+  let n = 0;
+  for await (const _ of createReadStream(path).pipe(parse(parserOptions(delimiter)))) n++;
+  return Math.max(0, n - 1);
+}
+
+const csvMessage = (err: unknown) => {
+  const e = err as { message?: string; lines?: number };
+  return e.lines ? `line ${e.lines}: ${e.message}` : (e.message ?? String(err));
+};
+
+/**
+ * Applies one batch in one IMMEDIATE transaction: contacts created or merged, rows rejected,
+ * and the import's counters and errors, so a kill between batches loses nothing and repeats
+ * nothing (the next run skips `processed` rows).
+ */
+function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch: { row: number; cells: string[] }[], keptErrors: number): number {
+  const ws = imp.workspaceId;
+  const at = deps.clock.now().getTime();
+  const counts = { processed: batch.length, created: 0, updated: 0, rejected: 0, errors: [] as { row: number; message: string }[] };
+  const reject = (row: number, message: string) => {
+    counts.rejected++;
+    if (keptErrors + counts.errors.length < MAX_IMPORT_ERRORS) counts.errors.push({ row, message });
+  };
+  deps.sqlite
+    .transaction(() => {
+      const limit = effectiveLimits(deps, ws).contacts;
+      let used = contactCount(deps.sqlite, ws);
+      for (const { row, cells } of batch) {
+        const parsed = readRow(header, cells);
+        if (typeof parsed === "string") {
+          reject(row, parsed);
+          continue;
+        }
+        const before = storedByPhone(deps.sqlite, ws, parsed.phone);
+        if (before) {
+          const after = mergeRow(before, parsed);
+          if (typeof after === "string") {
+            reject(row, after);
+            continue;
+          }
+          const same = after.name === before.name && after.optedOut === before.optedOut && JSON.stringify(after.tags) === JSON.stringify(before.tags) && JSON.stringify(after.attributes) === JSON.stringify(before.attributes);
+          if (!same) updateStoredContact(deps.sqlite, ws, before, after, at);
+          counts.updated++;
+          continue;
+        }
+        if (used >= limit) {
+          reject(row, `contacts quota reached (${limit} on the current plan): not created`);
+          continue;
+        }
+        insertStoredContact(deps.sqlite, ws, {
+          id: Bun.randomUUIDv7(),
+          phone: parsed.phone,
+          name: parsed.name ?? null,
+          pushName: null,
+          tags: parsed.tags,
+          attributes: parsed.attributes,
+          optedOut: parsed.optedOut === true,
+          lastInboundAt: null,
+          at,
+        });
+        used++;
+        counts.created++;
+      }
+      recordBatch(deps.sqlite, ws, imp.id, counts, at);
+    })
+    .immediate();
+  return counts.errors.length;
+}
+
+/** Streams the file through csv-parse and applies the rows after `imp.processed`, a batch at a time. */
+async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimiter: string): Promise<void> {
+  let header: ImportHeader | null = null;
+  let dataNo = 0;
+  let keptErrors = countImportErrors(deps.sqlite, imp.id);
+  let batch: { row: number; cells: string[] }[] = [];
+  const parser = createReadStream(path).pipe(parse(parserOptions(delimiter)));
+  try {
+    for await (const cells of parser as AsyncIterable<string[]>) {
+      if (!header) {
+        try {
+          header = readHeader(cells);
+        } catch (err) {
+          throw new FileProblem((err as Error).message);
+        }
+        continue;
+      }
+      dataNo++;
+      if (dataNo <= imp.processed) continue; // applied by an earlier run
+      batch.push({ row: dataNo + 1, cells }); // the header is row 1
+      if (batch.length >= BATCH) {
+        keptErrors += applyBatch(deps, imp, header, batch, keptErrors);
+        batch = [];
+        await new Promise((r) => setImmediate(r)); // let requests in between batches
+      }
+    }
+  } catch (err) {
+    if (err instanceof FileProblem) throw err;
+    if ((err as { code?: string }).code?.startsWith("CSV_")) throw new FileProblem(csvMessage(err));
+    throw err;
+  }
+  if (!header) throw new FileProblem("the file is empty: a header row with a phone column is required");
+  if (batch.length) applyBatch(deps, imp, header, batch, keptErrors);
+}
+
+/** The durable job that runs an import; safe to run again after a crash at any point. */
+export function importJob(deps: Deps): JobHandler<Payload> {
+  return {
+    kind: IMPORT_JOB,
+    maxAttempts: 5,
+    async run({ workspaceId, importId }, ctx) {
+      const imp = findImport(deps.sqlite, workspaceId, importId);
+      if (!imp || imp.status === "completed" || imp.status === "failed") return;
+      const path = join(deps.config.dataDir, imp.filePath);
+      const now = () => deps.clock.now().getTime();
+      const end = (status: "completed" | "failed", error?: string) => {
+        finishImport(deps.sqlite, workspaceId, importId, { status, error }, now());
+        rmSync(path, { force: true });
+      };
+      if (!existsSync(path)) return end("failed", "the uploaded file is no longer there");
+      try {
+        const delimiter = await sniffDelimiter(path);
+        if (imp.total === null || imp.status === "queued") {
+          const total = imp.total ?? (await countRows(path, delimiter).catch(() => 0));
+          startImport(deps.sqlite, workspaceId, importId, total, now());
+          imp.total = total;
+        }
+        await applyFile(deps, imp, path, delimiter);
+        end("completed");
+        deps.log.info("contacts import completed", { workspaceId, importId });
+      } catch (err) {
+        if (err instanceof FileProblem) return end("failed", err.message);
+        if (ctx.attempt >= ctx.maxAttempts) end("failed", "the import stopped on an internal error");
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// The segment filter of D11 and its compiler to SQL. The campaigns module materialises
+// recipients with `readSegmentBatches`; segments count and preview with the rest.
+import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import { z } from "zod";
+import { attributesField, MAX_TAGS, tagField } from "../contacts/fields.ts";
+
+const DAY_MS = 86_400_000;
+
+const tagList = z.array(tagField).min(1, "must name at least one tag").max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`);
+const days = z.number().int("must be a whole number of days").min(1).max(36_500);
+
+/**
+ * A segment filter (D11): every given condition must hold. Tags are matched after trimming
+ * and lower-casing (as stored); `attributes` is exact, case-sensitive equality per key.
+ * Unknown keys are refused (a misspelt condition must not silently widen an audience).
+ */
+export const segmentFilter = z
+  .object({
+    /** the contact has at least one of these tags */
+    tagsAny: tagList.optional(),
+    /** the contact has every one of these tags */
+    tagsAll: tagList.optional(),
+    /** the contact has none of these tags */
+    tagsNone: tagList.optional(),
+    /** attribute KEY equals the value, for every key given */
+    attributes: attributesField.optional(),
+    /** the contact wrote within this many days */
+    lastInboundWithinDays: days.optional(),
+    /** the contact was created within this many days */
+    createdWithinDays: days.optional(),
+  })
+  .strict();
+
+/** A validated filter (tags already trimmed and lower-cased). */
+export type SegmentFilter = z.infer<typeof segmentFilter>;
+
+/** A WHERE clause over `contacts c` and its parameters, in order. */
+export interface CompiledFilter {
+  where: string;
+  params: SQLQueryBindings[];
+}
+
+/** A matching contact as the readers return it (JSON columns parsed). */
+export interface SegmentContact {
+  id: string;
+  phone: string;
+  name: string | null;
+  pushName: string | null;
+  tags: string[];
+  attributes: Record<string, string>;
+  lastInboundAt: number | null;
+  createdAt: number;
+}
+
+/**
+ * Runs a statement prepared for this call and finalized after it. Not `sqlite.query`, whose
+ * cache never forgets: the SQL text varies with the filter's shape, which callers choose.
+ */
+function once<T>(sqlite: Database, sql: string, use: (stmt: Statement) => T): T {
+  const stmt = sqlite.prepare(sql);
+  try {
+    return use(stmt);
+  } finally {
+    stmt.finalize();
+  }
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+const uniq = (xs: string[]) => [...new Set(xs)];
+
+/**
+ * Compiles `filter` to a WHERE clause over `contacts c` selecting the workspace's OPTED-IN
+ * contacts that match at `now`. Tag and attribute conditions are `c.id IN (subquery)` over
+ * the covering primary keys of contact_tags / contact_attributes, so no JSON is scanned.
+ * `filter` must have passed `segmentFilter` (tags normalised).
+ */
+export function compileSegmentFilter(workspaceId: string, filter: SegmentFilter, now: Date | number): CompiledFilter {
+  const at = typeof now === "number" ? now : now.getTime();
+  const parts = ["c.workspace_id = ?", "c.opted_out = 0"];
+  const params: SQLQueryBindings[] = [workspaceId];
+  // attribute equalities first: usually the narrowest, and SQLite drives from the first IN list
+  for (const [key, value] of Object.entries(filter.attributes ?? {})) {
+    parts.push("c.id IN (SELECT contact_id FROM contact_attributes WHERE workspace_id = ? AND key = ? AND value = ?)");
+    params.push(workspaceId, key, value);
+  }
+  if (filter.tagsAny?.length) {
+    const tags = uniq(filter.tagsAny);
+    parts.push(`c.id IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag IN (${placeholders(tags.length)}))`);
+    params.push(workspaceId, ...tags);
+  }
+  for (const tag of uniq(filter.tagsAll ?? [])) {
+    parts.push("c.id IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag = ?)");
+    params.push(workspaceId, tag);
+  }
+  if (filter.tagsNone?.length) {
+    const tags = uniq(filter.tagsNone);
+    parts.push(`c.id NOT IN (SELECT contact_id FROM contact_tags WHERE workspace_id = ? AND tag IN (${placeholders(tags.length)}))`);
+    params.push(workspaceId, ...tags);
+  }
+  if (filter.lastInboundWithinDays !== undefined) {
+    parts.push("c.last_inbound_at >= ?");
+    params.push(at - filter.lastInboundWithinDays * DAY_MS);
+  }
+  if (filter.createdWithinDays !== undefined) {
+    parts.push("c.created_at >= ?");
+    params.push(at - filter.createdWithinDays * DAY_MS);
+  }
+  return { where: parts.join(" AND "), params };
+}
+
+/**
+ * `SELECT c.id FROM contacts c WHERE <filter> ORDER BY c.id`: the ids of the opted-in
+ * matching contacts, for use as a subquery or an INSERT ... SELECT (e.g. materialising
+ * campaign recipients in one statement).
+ */
+export function segmentIdsQuery(workspaceId: string, filter: SegmentFilter, now: Date | number): { sql: string; params: SQLQueryBindings[] } {
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
+  return { sql: `SELECT c.id FROM contacts c WHERE ${where} ORDER BY c.id`, params };
+}
+
+/** How many opted-in contacts of the workspace match `filter` at `now`. */
+export function countSegment(sqlite: Database, workspaceId: string, filter: SegmentFilter, now: Date | number): number {
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
+  return once(sqlite, `SELECT count(*) AS n FROM contacts c WHERE ${where}`, (stmt) => (stmt.get(...params) as { n: number }).n);
+}
+
+const COLUMNS = "c.id, c.phone, c.name, c.push_name AS pushName, c.tags, c.attributes, c.last_inbound_at AS lastInboundAt, c.created_at AS createdAt";
+type RawRow = Omit<SegmentContact, "tags" | "attributes"> & { tags: string; attributes: string };
+const parse = (r: RawRow): SegmentContact => ({ ...r, tags: JSON.parse(r.tags), attributes: JSON.parse(r.attributes) });
+
+/**
+ * The matching opted-in contacts in id order, `batchSize` at a time (keyset on id, so each
+ * batch is one indexed range read and memory stays flat for any audience size). Each batch
+ * is read when the consumer asks for it: write it (e.g. recipients) before pulling the next.
+ * `afterId` resumes after a contact id (exclusive), e.g. the last one a crashed run stored.
+ */
+export function* readSegmentBatches(
+  sqlite: Database,
+  workspaceId: string,
+  filter: SegmentFilter,
+  now: Date | number,
+  opts: { batchSize?: number; afterId?: string } = {},
+): Generator<SegmentContact[], void, undefined> {
+  const size = opts.batchSize ?? 1000;
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
+  const sql = `SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`;
+  let after = opts.afterId ?? "";
+  for (;;) {
+    // prepared per batch: a generator abandoned mid-way must not leave a statement behind
+    const rows = once(sqlite, sql, (stmt) => (stmt.all(...params, after, size) as RawRow[]).map(parse));
+    if (!rows.length) return;
+    yield rows;
+    if (rows.length < size) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/** Up to `n` matching opted-in contacts, newest first (a segment preview). */
+export function sampleSegment(sqlite: Database, workspaceId: string, filter: SegmentFilter, now: Date | number, n = 10): SegmentContact[] {
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
+  return once(sqlite, `SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`, (stmt) => (stmt.all(...params, n) as RawRow[]).map(parse));
+}

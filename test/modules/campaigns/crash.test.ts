@@ -1,0 +1,116 @@
+// kill -9 of a real server process three times during a campaign: it completes and nobody is
+// messaged twice (counted on the network side, the sim's sent log).
+import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../../src/auth/tokens.ts";
+import { systemClock } from "../../../src/clock.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { BUN, ROOT, spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { simSent } from "./helpers.ts";
+
+const N = 60;
+const ENV = { PARLEY_SEND_MIN_GAP_MS: "20", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
+
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** A migrated data dir with a workspace, its owner, N contacts (every tenth opted out) and a known JWT secret. */
+function prepare(dataDir: string): { token: Promise<string>; contactIds: string[]; phones: string[] } {
+  const migrated = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "migrate", "--data-dir", dataDir], { cwd: ROOT });
+  expect(migrated.exitCode).toBe(0);
+  const jwtSecret = "campaign-crash-secret-".padEnd(64, "x");
+  writeFileSync(join(dataDir, "secrets.json"), JSON.stringify({ jwtSecret, credentialKey: "11".repeat(32) }), { mode: 0o600 });
+  const wsId = Bun.randomUUIDv7();
+  const userId = Bun.randomUUIDv7();
+  const now = Date.now();
+  const db = new Database(join(dataDir, "parley.db"));
+  db.query("INSERT INTO workspaces (id, name, plan_id, subscription_status, trial_ends_at, created_at, updated_at) VALUES (?, 'Crash', 'growth', 'trialing', ?, ?, ?)").run(wsId, now + 14 * 86_400_000, now, now);
+  db.query(
+    `INSERT INTO users (id, workspace_id, email, name, password_hash, mobile, role, mobile_verified_at, email_verified_at, created_at, updated_at)
+     VALUES (?, ?, 'owner@crash.test', 'Owner', 'x', '919800000000', 'owner', ?, ?, ?, ?)`,
+  ).run(userId, wsId, now, now, now, now);
+  const contactIds: string[] = [];
+  const phones: string[] = [];
+  for (let i = 0; i < N; i++) {
+    const id = Bun.randomUUIDv7();
+    const phone = `9175${String(1_000_000 + i).padStart(8, "0")}`;
+    db.query("INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, wsId, phone, `P${i}`, i % 10 === 0 ? 1 : 0, now, now);
+    contactIds.push(id);
+    phones.push(phone);
+  }
+  db.close();
+  const token = signToken(tokenKeys(loadConfig({}), jwtSecret), systemClock, { sub: userId, tenant: wsId, role: "owner", typ: "access" }, ACCESS_TTL_SECONDS);
+  return { token, contactIds, phones };
+}
+
+test(
+  "SIGKILL three times during a campaign, restart each time: it completes and every opted-in contact got exactly one message",
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "parley-campaign-crash-"));
+    const { token: tokenP, contactIds, phones } = prepare(dataDir);
+    const token = await tokenP;
+    const start = () => spawnServer({ dataDir, env: ENV });
+    let server: ChildServer = await start();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(server.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const ours = () => simSent(dataDir).filter((s) => phones.includes(s.to));
+    try {
+      const sid = (await call("POST", "/api/v1/chatapp", { name: "crash" })).body.data.id as string;
+      expect((await call("POST", `/api/v1/chatapp/${sid}/connect`)).status).toBe(200);
+      await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200);
+      expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: "919811111111" })).status).toBe(200);
+      await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
+      const created = await call("POST", "/api/v1/campaigns", {
+        name: "crash",
+        sessionIds: [sid],
+        message: { type: "text", body: "Hi {{name}}" },
+        audience: { contactIds },
+        pacing: { perMinute: 600, jitterPercent: 50, warmup: false },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.data.id as string;
+      expect((await call("POST", `/api/v1/campaigns/${id}/start`)).status).toBe(200);
+      for (const atLeast of [5, 20, 35]) {
+        await until(`${atLeast} sent`, () => ours().length >= atLeast);
+        server.proc.kill("SIGKILL");
+        await server.proc.exited;
+        server = await start();
+      }
+      const done = await until("completed", async () => {
+        const c = (await call("GET", `/api/v1/campaigns/${id}`)).body.data;
+        return c?.status === "completed" ? c : null;
+      });
+      expect(done.stats).toEqual({ total: N, pending: 0, sent: 54, delivered: 0, read: 0, failed: 0, skipped: 6 });
+      await Bun.sleep(300); // a late duplicate would show up here
+      const counts = new Map<string, number>();
+      for (const s of ours()) counts.set(s.to, (counts.get(s.to) ?? 0) + 1);
+      phones.forEach((p, i) => expect(`${p}: ${counts.get(p) ?? 0}`).toBe(`${p}: ${i % 10 === 0 ? 0 : 1}`));
+      expect(ours().find((s) => s.to === phones[1])?.text).toBe("Hi P1");
+      // every recipient points at its one message, and that message at the campaign
+      const sentRecipients = (await call("GET", `/api/v1/campaigns/${id}/recipients?status=sent&limit=100`)).body.data as { messageId: string }[];
+      expect(new Set(sentRecipients.map((r) => r.messageId)).size).toBe(54);
+      const m = await call("GET", `/api/v1/messages/${sentRecipients[0]!.messageId}`);
+      expect(m.body.data.campaignId).toBe(id);
+    } finally {
+      server.proc.kill("SIGKILL");
+      await server.proc.exited;
+    }
+  },
+  180_000,
+);
