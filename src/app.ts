@@ -25,6 +25,7 @@ import { externalContactsRoutes } from "./modules/contacts/routes-external.ts";
 import { httpMetricsPlugin } from "./modules/metrics/http-plugin.ts";
 import { mediaCredentialGate } from "./http/media-gate.ts";
 import { metricsRoutes } from "./modules/metrics/routes.ts";
+import { webRoutes } from "./modules/web/routes.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
@@ -39,6 +40,7 @@ export function buildApp(deps: AppDeps) {
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
     .use(pagesRoutes())
+    .use(webRoutes())
     .use(authRoutes(deps))
     .use(apiKeyRoutes(deps))
     .use(teamRoutes(deps))

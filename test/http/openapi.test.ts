@@ -10,7 +10,9 @@ afterAll(() => t.close());
 /** Elysia path `/a/:id` -> OpenAPI `/a/{id}`. */
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
 // not API operations: the docs, and the pages behind the links in mail
-const HIDDEN = new Set(["/openapi.json", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/reset-password", "/accept-invitation", "/pages/forms.js"]);
+const HIDDEN = new Set(["/openapi.json", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/reset-password", "/accept-invitation", "/pages/forms.js", "/pages/forms.css",
+  // the dashboard (src/modules/web): the single page and its two assets
+  "/", "/app", "/app/", "/app/*", "/app/assets/:file"]);
 
 test("GET /openapi.json is OpenAPI 3.0.x", async () => {
   const r = await t.request("GET", "/openapi.json");

@@ -27,6 +27,11 @@ export const FORMS_JS = `(() => {
   });
 })();`;
 
+/** The pages' stylesheet: a file, so the CSP needs no 'unsafe-inline'. */
+export const FORMS_CSS = `body{font-family:system-ui,sans-serif;max-width:420px;margin:48px auto;padding:0 16px;color:#222}
+label{display:block;margin:12px 0}input{display:block;width:100%;padding:8px;margin-top:4px;box-sizing:border-box}
+button{padding:10px 16px;margin-top:8px}#result{margin-top:16px;font-weight:600}`;
+
 const esc = escapeHtml;
 
 export interface PageField {
@@ -48,9 +53,7 @@ export function formPage(p: { title: string; intro: string; api: string; done: s
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(p.title)} · Parley</title>
-<style>body{font-family:system-ui,sans-serif;max-width:420px;margin:48px auto;padding:0 16px;color:#222}
-label{display:block;margin:12px 0}input{display:block;width:100%;padding:8px;margin-top:4px;box-sizing:border-box}
-button{padding:10px 16px;margin-top:8px}#result{margin-top:16px;font-weight:600}</style></head>
+<link rel="stylesheet" href="/pages/forms.css"></head>
 <body><h1>${esc(p.title)}</h1><p>${esc(p.intro)}</p>
 <form data-api="${esc(p.api)}" data-done="${esc(p.done)}">
 ${inputs}

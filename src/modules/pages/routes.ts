@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
-import { FORMS_JS, formPage } from "./assets.ts";
+import { FORMS_CSS, FORMS_JS, formPage } from "./assets.ts";
 
 // the pages the mail links point at; they only call the public API, like any client would
-const CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+// strict: one same-origin script and stylesheet, nothing inline
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const html = (body: string) =>
   new Response(body, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": CSP, "cache-control": "no-store", "referrer-policy": "no-referrer" } });
 
@@ -36,6 +37,9 @@ export function pagesRoutes() {
     .get("/reset-password", () => html(RESET), { detail: { hide: true } })
     .get("/accept-invitation", () => html(ACCEPT), { detail: { hide: true } })
     .get("/pages/forms.js", () => new Response(FORMS_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } }), {
+      detail: { hide: true },
+    })
+    .get("/pages/forms.css", () => new Response(FORMS_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" } }), {
       detail: { hide: true },
     });
 }

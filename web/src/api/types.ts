@@ -1,0 +1,104 @@
+// The shapes the dashboard reads from the public API (README "The API", D7-D11).
+export interface Session {
+  id: string;
+  name: string;
+  status: "disconnected" | "qr_pending" | "connecting" | "connected";
+  phoneNumber: string | null;
+  connected: boolean;
+  lastDisconnectReason: string | null;
+  connectedAt: string | null;
+}
+export interface Conversation {
+  id: string;
+  sessionId: string;
+  phone: string;
+  contact: { id: string; phone: string; name: string | null; pushName: string | null } | null;
+  lastMessage: { id: string; direction: string; type: string; body: string | null; status: string; createdAt: string } | null;
+  lastMessageAt: string | null;
+  unreadCount: number;
+  assignee: { id: string; name: string } | null;
+}
+export interface Message {
+  id: string;
+  direction: "inbound" | "outbound";
+  type: string;
+  body: string | null;
+  mediaId: string | null;
+  filename: string | null;
+  mimeType: string | null;
+  status: string;
+  error: { code?: string; message?: string } | string | null;
+  createdAt: string;
+}
+export interface Member {
+  id: string;
+  email: string;
+  name: string;
+  role: "owner" | "admin" | "agent" | "viewer";
+  twoFactorEnabled: boolean;
+}
+export interface Contact {
+  id: string;
+  phone: string;
+  name: string | null;
+  pushName: string | null;
+  tags: string[];
+  attributes: Record<string, string>;
+  optedOut: boolean;
+  createdAt: string;
+}
+export interface SegmentFilter {
+  tagsAny?: string[];
+  tagsAll?: string[];
+  tagsNone?: string[];
+  attributes?: Record<string, string>;
+  lastInboundWithinDays?: number;
+  createdWithinDays?: number;
+}
+export interface Segment {
+  id: string;
+  name: string;
+  filter: SegmentFilter;
+  count: number;
+}
+export interface CampaignStats {
+  total: number;
+  pending: number;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
+  skipped: number;
+}
+export interface Campaign {
+  id: string;
+  name: string;
+  status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+  pausedReason: string | null;
+  sessionIds: string[];
+  message: { type: string; body: string };
+  audience: { segmentId?: string; filter?: SegmentFilter; contactIds?: string[] };
+  schedule: { at: string } | null;
+  stats: CampaignStats;
+  waitingUntil?: string | null;
+  createdAt: string;
+}
+export interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+  disabledReason: string | null;
+  secret?: string;
+}
+export interface Delivery {
+  id: string;
+  eventType: string;
+  status: string;
+  responseStatus: number | null;
+  attempts: number;
+  error: string | null;
+  isTest: boolean;
+  createdAt: string;
+}

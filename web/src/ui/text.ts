@@ -1,0 +1,13 @@
+/** Tags as typed ("a, b; c|d") in D11's form: trimmed, lower-cased, no empties. */
+export const splitTags = (s: string) => s.split(/[,;|]/).map((t) => t.trim().toLowerCase()).filter(Boolean);
+
+/** "key=value" lines as an object (blank lines and lines without a key left out). */
+export function parsePairs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    const at = line.indexOf("=");
+    const key = (at < 0 ? line : line.slice(0, at)).trim();
+    if (key) out[key] = at < 0 ? "" : line.slice(at + 1).trim();
+  }
+  return out;
+}
