@@ -10,7 +10,7 @@ afterAll(() => t.close());
 /** Elysia path `/a/:id` -> OpenAPI `/a/{id}`. */
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
 // not API operations: the docs, and the pages behind the links in mail
-const HIDDEN = new Set(["/openapi.json", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/reset-password", "/accept-invitation", "/pages/forms.js", "/pages/forms.css",
+const HIDDEN = new Set(["/openapi.json", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/docs/assets/init.js", "/reset-password", "/accept-invitation", "/pages/forms.js", "/pages/forms.css",
   // the dashboard (src/modules/web): the single page and its two assets
   "/", "/app", "/app/", "/app/*", "/app/assets/:file"]);
 
@@ -42,6 +42,18 @@ test("/docs renders from embedded assets only (no CDN)", async () => {
   const js = await t.app.handle(new Request("http://localhost/docs/assets/swagger-ui-bundle.js"));
   expect(js.status).toBe(200);
   expect((await js.text()).length).toBeGreaterThan(100_000);
+});
+
+test("/docs has a CSP with no inline script: its start-up call is a file of its own", async () => {
+  const r = await t.app.handle(new Request("http://localhost/docs"));
+  const csp = r.headers.get("content-security-policy") ?? "";
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toMatch(/script-src 'self'(;|$)/);
+  const html = await r.text();
+  expect(html).not.toMatch(/<script>/);
+  const init = await t.app.handle(new Request("http://localhost/docs/assets/init.js"));
+  expect(init.status).toBe(200);
+  expect(await init.text()).toContain("SwaggerUIBundle");
 });
 
 test("request bodies carry their JSON schema (the global body parser must not hide them)", async () => {

@@ -6,13 +6,18 @@ import { cleanOperationId, elysiaOperationId, fillResponses } from "./operations
 
 const ASSET_JS = "/docs/assets/swagger-ui-bundle.js";
 const ASSET_CSS = "/docs/assets/swagger-ui.css";
-const HIDDEN = [ASSET_JS, ASSET_CSS, "/docs", "/openapi.json"];
+const ASSET_INIT = "/docs/assets/init.js";
+const HIDDEN = [ASSET_JS, ASSET_CSS, ASSET_INIT, "/docs", "/openapi.json"];
+
+// no inline script (the start-up call is a file of its own); Swagger UI sets inline styles
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const INIT_JS = 'window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });\n';
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Parley API</title><link rel="stylesheet" href="${ASSET_CSS}"></head>
-<body><div id="swagger-ui"></div><script src="${ASSET_JS}"></script>
-<script>window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });</script>
+<body><div id="swagger-ui"></div><script src="${ASSET_JS}"></script><script src="${ASSET_INIT}"></script>
 </body></html>`;
 
 type Operation = {
@@ -92,7 +97,10 @@ export function docsRoutes(version: string) {
       .get(ASSET_CSS, async () => new Response((await import("./assets.ts")).swaggerCss, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
         detail: { hide: true },
       })
-      .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
+      .get(ASSET_INIT, () => new Response(INIT_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+        detail: { hide: true },
+      })
+      .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } }), { detail: { hide: true } })
       .get(
         "/openapi.json",
         () => {
