@@ -152,7 +152,7 @@ function background(args: string[], env: Record<string, string> = {}) {
 test("parley pair --code links by phone number: prints the 8-character code, then the number once linked", async () => {
   expect((await parley("sessions", "create", "counter")).code).toBe(0);
   const run = background(["pair", "counter", "--code", "+91 98123-00000", "--data-dir", dataDir, "--url", server.url, "--timeout", "60"]);
-  for (let i = 0; i < 400 && !/Pairing code: [A-Z0-9]{4}-[A-Z0-9]{4}/.test(run.text()); i++) await Bun.sleep(25);
+  for (let i = 0; i < 1600 && !/Pairing code: [A-Z0-9]{4}-[A-Z0-9]{4}/.test(run.text()); i++) await Bun.sleep(25);
   expect(run.text()).toMatch(/Pairing code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
   expect(run.text()).toContain("+919812300000");
   expect(run.text()).not.toMatch(/[█▀▄]{20,}/); // no QR drawn
