@@ -41,8 +41,19 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** A port free on `host` now (the kernel's pick for port 0); another process could take it before we listen, which then fails as PortInUseError. */
+function freePort(host: string): number {
+  const probe = Bun.serve({ hostname: host, port: 0, reusePort: false, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
 /** Starts Parley: migrate, listen, start jobs, periodic jobs and services. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  // `--port 0`: the port is chosen before the app is built, so links in mail and media URLs
+  // (publicUrl's default is the listen address) name the port the server really listens on
+  if (config.port === 0) config = Object.freeze({ ...config, port: freePort(config.host) });
   const unlock = lockDataDir(config.dataDir);
   let runtime: Runtime;
   try {
