@@ -43,10 +43,14 @@ export interface RunningServer {
 
 /** A port free on `host` now (the kernel's pick for port 0); another process could take it before we listen, which then fails as PortInUseError. */
 function freePort(host: string): number {
-  const probe = Bun.serve({ hostname: host, port: 0, reusePort: false, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
+  try {
+    const probe = Bun.serve({ hostname: host, port: 0, reusePort: false, fetch: () => new Response() });
+    const port = probe.port ?? 0;
+    probe.stop(true);
+    return port;
+  } catch {
+    return 0; // a host we cannot listen on: the real listen below says why, in one line
+  }
 }
 
 /** Starts Parley: migrate, listen, start jobs, periodic jobs and services. */
