@@ -7,7 +7,9 @@ export function describeError(e: unknown): string {
   if (!(e instanceof ApiError)) return e instanceof Error ? e.message : "Something went wrong.";
   switch (e.status) {
     case 401:
-      return "Your sign-in ended. Sign in again.";
+      // signed out (log-in, second factor, sign-up screens): the API's own reason ("Invalid email
+      // or password"); signed in, a 401 the refresh could not cure means the login is over
+      return tokenStore.get().access ? "Your sign-in ended. Sign in again." : e.message;
     case 403:
       if (e.code === "LIMIT_EXCEEDED") return `Your plan's limit is reached: ${e.message}. See Billing to upgrade.`;
       if (e.code === "SUBSCRIPTION_INACTIVE") return `Your plan does not allow this: ${e.message}. See Billing.`;
