@@ -83,13 +83,13 @@ test("a refused log-in says why (wrong password), not that a sign-in ended; a si
   const { get, post } = await import("../../web/src/api/client.ts");
   const { describeError } = await import("../../web/src/ui/errors.tsx");
   const ws = await createWorkspace(t);
-  const wrong = await post("/api/auth/login", { email: ws.owner.email, password: "not the password at all" }).catch((e: { status: number }) => e);
+  const wrong = (await post("/api/auth/login", { email: ws.owner.email, password: "not the password at all" }).catch((e: unknown) => e)) as { status: number };
   expect(wrong.status).toBe(401);
   expect(describeError(wrong)).toBe("Invalid email or password");
   // signed in, and the refresh is refused too: the login is over
   const pair = await loginPair();
   tokens.signedIn("not-a-valid-jwt.e30.x", "not-a-refresh-token");
-  const ended = await get("/api/auth/profile").catch((e: { status: number }) => e);
+  const ended = (await get("/api/auth/profile").catch((e: unknown) => e)) as { status: number };
   expect(ended.status).toBe(401);
   tokens.signedIn(pair.accessToken, pair.refreshToken);
   expect(describeError(ended)).toBe("Your sign-in ended. Sign in again.");
