@@ -135,4 +135,26 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await shot(page, "campaign-phone");
     expect(problems).toEqual([]);
   }, 90_000);
+
+  test("a campaign is cancelled mid-way; its recipients are filtered by status", async () => {
+    await page.setViewportSize(DESKTOP);
+    const status = page.getByTestId("campaign-status");
+    // about one message a second and 30 recipients: still running a few seconds after the resume
+    await page.getByRole("button", { name: "Cancel campaign" }).click();
+    await page.getByRole("button", { name: "Yes, cancel it" }).click();
+    await status.getByText("cancelled").waitFor();
+    expect(await page.getByRole("button", { name: /Pause campaign|Resume campaign|Cancel campaign/ }).count()).toBe(0);
+    const first = (await page.locator("tbody tr td:nth-child(2)").first().textContent())!;
+    await page.getByLabel("Recipient status").selectOption(first);
+    await page.waitForFunction(
+      (want) => {
+        const cells = Array.from(document.querySelectorAll("tbody tr td:nth-child(2)"));
+        return cells.length > 0 && cells.every((c) => c.textContent === want);
+      },
+      first,
+      { timeout: 10_000 },
+    );
+    expect(await axe(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 30_000);
 });
