@@ -108,6 +108,16 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await page.getByText("as +919822200002").waitFor();
     expect(await page.getByTestId("session-status").textContent()).toBe("Connected");
     expect(await qr.count()).toBe(0);
+    // with several sessions on the screen, each card's buttons say which session they act on
+    expect(await page.getByRole("button", { name: "Disconnect Front desk", exact: true }).count()).toBe(1);
+    // a destructive button by keyboard: the question takes the focus, and "Keep" gives it back
+    const del = page.getByRole("button", { name: "Delete Front desk" });
+    await del.focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Yes, delete it");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Delete Front desk");
     expect(await axe(page)).toEqual([]);
     await shot(page, "sessions-desktop");
     noProblems();
