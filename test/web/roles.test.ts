@@ -14,6 +14,7 @@ describe.skipIf(!CHROMIUM)("roles in Chromium", () => {
   let browser: Browser;
   let campaignId: string;
   let webhookId: string;
+  let ownerToken: string;
 
   async function member(token: string, dataDir: string, email: string, role: string, name: string) {
     expect((await call(base, "POST", "/api/team/invitations", { email, role }, token)).status).toBe(201);
@@ -26,6 +27,7 @@ describe.skipIf(!CHROMIUM)("roles in Chromium", () => {
     server = s.server;
     base = server.url;
     const token = await ownerByApi(base, s.dataDir, "roles.owner@example.com", "919811100031");
+    ownerToken = token;
     const sessionId = await connectedSession(base, token, "Counter", "919822200031");
     await call(base, "POST", `/api/sim/sessions/${sessionId}/inbound`, { from: CUSTOMER, text: "Is the shop open?" }, token);
     const contact = await call(base, "POST", "/api/v1/contacts", { phone: "919833300032", name: "Ravi", tags: ["vip"] }, token);
@@ -61,7 +63,13 @@ describe.skipIf(!CHROMIUM)("roles in Chromium", () => {
     const { page, problems } = await signIn("anil.agent@example.com", DESKTOP);
     await page.getByRole("link", { name: /\+919833300031/ }).click();
     await page.getByLabel("Reply").waitFor();
-    expect(await page.getByLabel("Assigned to").count()).toBe(1);
+    // assign the conversation to oneself; "Assigned to me" then lists it
+    await page.getByLabel("Assigned to").selectOption({ label: "Anil Agent (agent)" });
+    await page.waitForFunction(() => (document.querySelector("select[name=userId]") as HTMLSelectElement | null)?.selectedOptions[0]?.textContent === "Anil Agent (agent)");
+    const convs = await call(base, "GET", "/api/v1/inbox/conversations", undefined, ownerToken);
+    expect(convs.body.data[0].assignee.name).toBe("Anil Agent");
+    await page.getByLabel("Show").selectOption("mine");
+    await page.getByRole("link", { name: /\+919833300031/ }).waitFor();
     expect(await page.getByRole("link", { name: "API keys" }).count()).toBe(0);
 
     await open(page, "contacts", "Ravi");
