@@ -68,6 +68,14 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await page.getByLabel("Search (phone or name)").fill("Customer 239");
     await page.getByRole("button", { name: "Edit Customer 239" }).click();
     const editor = page.getByRole("region", { name: "Edit Customer 239" });
+    // a bad tag or attribute key is marked beside the field that holds the list
+    await editor.getByLabel("Tags (comma-separated)").fill("retail, " + "x".repeat(41));
+    await editor.getByLabel("Attributes (one key=value a line)").fill("city=Pune\n1floor=3");
+    await editor.getByRole("button", { name: "Save contact" }).click();
+    await editor.locator(".field.invalid", { hasText: "must be at most 40 characters (item 2)" }).waitFor();
+    await editor.locator(".field.invalid", { hasText: "(1floor)" }).waitFor();
+    await editor.getByLabel("Tags (comma-separated)").fill("retail");
+    await editor.getByLabel("Attributes (one key=value a line)").fill("city=Pune");
     await editor.getByLabel("Name", { exact: true }).fill("Customer 239 (moved)");
     await editor.getByLabel("Opted out (receives no campaigns)").check();
     await editor.getByRole("button", { name: "Save contact" }).click();

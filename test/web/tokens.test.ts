@@ -95,3 +95,18 @@ test("a refused log-in says why (wrong password), not that a sign-in ended; a si
   expect(describeError(ended)).toBe("Your sign-in ended. Sign in again.");
   tokens.signedOut();
 });
+
+test("an error on a part of a list or map (tags.0, attributes.<key>) is shown beside the field that holds it", async () => {
+  const tokens = await import("../../web/src/api/tokens.ts");
+  const { post } = await import("../../web/src/api/client.ts");
+  const { fieldError } = await import("../../web/src/ui/errors.tsx");
+  const pair = await loginPair();
+  tokens.signedIn(pair.accessToken, pair.refreshToken);
+  const e = await post("/api/v1/contacts", { phone: "919833300071", tags: ["ok", "x".repeat(41)], attributes: { "1bad": "x" } }).catch((err: unknown) => err);
+  expect(Object.keys((e as { errors: Record<string, string> }).errors).sort()).toEqual(["attributes.1bad", "tags.1"]);
+  expect(fieldError(e, "tags")).toBe("must be at most 40 characters (item 2)");
+  expect(fieldError(e, "attributes")).toContain("(1bad)");
+  expect(fieldError(e, "phone")).toBeUndefined();
+  expect(fieldError(e, "tag")).toBeUndefined(); // a field whose name is only a prefix of the word
+  tokens.signedOut();
+});

@@ -6,7 +6,7 @@ import type { Contact } from "../api/types.ts";
 import { ConfirmButton } from "../ui/ConfirmButton.tsx";
 import { download } from "../ui/download.ts";
 import { ErrorNote } from "../ui/errors.tsx";
-import { Field, Select } from "../ui/Field.tsx";
+import { Field, Select, TextArea } from "../ui/Field.tsx";
 import { fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
 import { parsePairs, splitTags } from "../ui/text.ts";
 import { ContactImport } from "./ContactImport.tsx";
@@ -154,10 +154,7 @@ function EditContact({ c, onClose }: { c: Contact; onClose: () => void }) {
       <form onSubmit={(e) => (e.preventDefault(), save.mutate())} noValidate>
         <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={save.error} />
         <Field label="Tags (comma-separated)" name="tags" value={tags} onChange={(e) => setTags(e.target.value)} error={save.error} />
-        <div className="field">
-          <label htmlFor="attrs">Attributes (one key=value a line)</label>
-          <textarea id="attrs" rows={3} value={attrs} onChange={(e) => setAttrs(e.target.value)} />
-        </div>
+        <TextArea label="Attributes (one key=value a line)" name="attributes" rows={3} value={attrs} onChange={(e) => setAttrs(e.target.value)} error={save.error} />
         <div className="check">
           <input id="optedOut" type="checkbox" checked={optedOut} onChange={(e) => setOptedOut(e.target.checked)} />
           <label htmlFor="optedOut">Opted out (receives no campaigns)</label>

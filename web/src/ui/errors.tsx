@@ -44,7 +44,16 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-/** The message the API gave for one field (dotted path), if any. */
+/**
+ * The message the API gave for one field (dotted path), if any. An error on a part of the
+ * field's value (`tags.0`, `filter.attributes.city`) belongs to that field too: the control
+ * holds the whole list or map, and nothing else on the form would show it.
+ */
 export function fieldError(error: unknown, name: string): string | undefined {
-  return error instanceof ApiError ? error.errors[name] : undefined;
+  if (!(error instanceof ApiError)) return undefined;
+  if (error.errors[name] !== undefined) return error.errors[name];
+  const child = Object.keys(error.errors).find((k) => k.startsWith(`${name}.`));
+  if (child === undefined) return undefined;
+  const part = child.slice(name.length + 1);
+  return `${error.errors[child]} (${/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part || "an empty key"})`;
 }
