@@ -110,3 +110,21 @@ test("an error on a part of a list or map (tags.0, attributes.<key>) is shown be
   expect(fieldError(e, "tag")).toBeUndefined(); // a field whose name is only a prefix of the word
   tokens.signedOut();
 });
+
+test("a 403 for a member demoted since the token was issued refreshes it: the role in the screens is the current one", async () => {
+  const tokens = await import("../../web/src/api/tokens.ts");
+  const { post } = await import("../../web/src/api/client.ts");
+  const ws = await createWorkspace(t);
+  const agent = await ws.member("agent");
+  const r = await t.request("POST", "/api/auth/login", { body: { email: agent.email, password: "correct horse battery" } });
+  tokens.signedIn(r.body.data.accessToken, r.body.data.refreshToken);
+  expect(tokens.tokenStore.get().claims?.role).toBe("agent");
+  t.deps.sqlite.query("UPDATE users SET role = 'viewer' WHERE id = ?").run(agent.userId);
+  calls = 0;
+  const refused = (await post("/api/v1/contacts", { phone: "919833300072" }).catch((e: unknown) => e)) as { status: number };
+  expect(refused.status).toBe(403);
+  for (let i = 0; i < 50 && tokens.tokenStore.get().claims?.role !== "viewer"; i++) await Bun.sleep(10);
+  expect(tokens.tokenStore.get().claims?.role).toBe("viewer");
+  expect(calls).toBe(1);
+  tokens.signedOut();
+});
