@@ -121,4 +121,17 @@ describe.skipIf(!CHROMIUM)("roles in Chromium", () => {
     expect(await scrollsSideways(page)).toBe(false);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  test("the owner deletes a session from its card, after the question", async () => {
+    const { page, problems } = await signIn("roles.owner@example.com", DESKTOP);
+    await open(page, "sessions", "Counter");
+    await page.getByLabel("New session name").fill("Spare");
+    await page.getByRole("button", { name: "Create session" }).click();
+    await page.getByRole("button", { name: "Delete Spare" }).click();
+    await page.getByRole("button", { name: "Yes, delete it" }).click();
+    await page.getByRole("heading", { name: "Spare" }).waitFor({ state: "detached" });
+    const list = await call(base, "GET", "/api/v1/chatapp", undefined, ownerToken);
+    expect(list.body.data.map((x: { name: string }) => x.name)).toEqual(["Counter"]);
+    expect(problems).toEqual([]);
+  }, 30_000);
 });
