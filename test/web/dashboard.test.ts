@@ -279,6 +279,7 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await p.page.getByRole("heading", { name: "History" }).waitFor();
     expect(await scrollsSideways(p.page)).toBe(false);
     expect(await splitWordsInTables(p.page)).toEqual([]);
+    expect(await axe(p.page)).toEqual([]);
     await shot(p.page, "webhook-phone");
     await p.page.goto(`${base}/app/inbox`);
     await p.page.getByRole("link", { name: /\+919833300003/ }).click();
