@@ -80,6 +80,8 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await editor.getByLabel("Opted out (receives no campaigns)").check();
     await editor.getByRole("button", { name: "Save contact" }).click();
     await page.getByRole("row", { name: /Customer 239 \(moved\).*Opted out/ }).waitFor();
+    // the focus goes back to the row's Edit button, not to the top of the page
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label")?.startsWith("Edit Customer 239") ?? false);
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
     const csvText = await Bun.file((await download.path())!).text();
     const lines = csvText.trim().split(/\r?\n/);

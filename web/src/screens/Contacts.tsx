@@ -27,6 +27,11 @@ export function Contacts() {
   const [editing, setEditing] = useState<Contact | null>(null);
   const [exportError, setExportError] = useState<unknown>(null);
   const pages = list.data?.pagination?.totalPages ?? 1;
+  const closeEditor = (id: string) => {
+    setEditing(null);
+    // the editor had the focus: keyboard users go on from the row they edited, not the page top
+    requestAnimationFrame(() => document.querySelector<HTMLElement>(`button[data-contact="${id}"]`)?.focus());
+  };
 
   return (
     <section>
@@ -77,7 +82,7 @@ export function Contacts() {
                 <td>{c.optedOut ? "Opted out" : "Opted in"}</td>
                 {messaging && (
                   <td>
-                    <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name ?? c.phone}`}>
+                    <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name ?? c.phone}`} data-contact={c.id}>
                       Edit
                     </button>
                   </td>
@@ -98,7 +103,7 @@ export function Contacts() {
           Next page
         </button>
       </nav>
-      {editing && <EditContact key={editing.id} c={editing} onClose={() => setEditing(null)} />}
+      {editing && <EditContact key={editing.id} c={editing} onClose={() => closeEditor(editing.id)} />}
     </section>
   );
 }
