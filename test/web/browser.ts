@@ -91,3 +91,24 @@ export function outboxBody(dataDir: string, recipient: string): string {
     db.close();
   }
 }
+
+/** Single words in table cells that the layout split over lines (a phone must not show "R e tr y"). */
+export function splitWordsInTables(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const split: string[] = [];
+    for (const el of Array.from(document.querySelectorAll("main th, main td"))) {
+      const text = (el.textContent ?? "").trim();
+      // .break marks text meant to break anywhere (emails, URLs)
+      if (!text || /\s/.test(text) || el.closest(".break")) continue;
+      // the line boxes of the text itself (a range over an element would add the boxes of its children)
+      const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const r = document.createRange();
+        r.selectNodeContents(n);
+        const lines = new Set(Array.from(r.getClientRects()).filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+        if (lines.size > 1) split.push(text);
+      }
+    }
+    return split;
+  });
+}

@@ -68,10 +68,20 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await page.getByLabel("Search (phone or name)").fill("Customer 239");
     await page.getByRole("button", { name: "Edit Customer 239" }).click();
     const editor = page.getByRole("region", { name: "Edit Customer 239" });
+    // a bad tag or attribute key is marked beside the field that holds the list
+    await editor.getByLabel("Tags (comma-separated)").fill("retail, " + "x".repeat(41));
+    await editor.getByLabel("Attributes (one key=value a line)").fill("city=Pune\n1floor=3");
+    await editor.getByRole("button", { name: "Save contact" }).click();
+    await editor.locator(".field.invalid", { hasText: "must be at most 40 characters (item 2)" }).waitFor();
+    await editor.locator(".field.invalid", { hasText: "(1floor)" }).waitFor();
+    await editor.getByLabel("Tags (comma-separated)").fill("retail");
+    await editor.getByLabel("Attributes (one key=value a line)").fill("city=Pune");
     await editor.getByLabel("Name", { exact: true }).fill("Customer 239 (moved)");
     await editor.getByLabel("Opted out (receives no campaigns)").check();
     await editor.getByRole("button", { name: "Save contact" }).click();
     await page.getByRole("row", { name: /Customer 239 \(moved\).*Opted out/ }).waitFor();
+    // the focus goes back to the row's Edit button, not to the top of the page
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label")?.startsWith("Edit Customer 239") ?? false);
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
     const csvText = await Bun.file((await download.path())!).text();
     const lines = csvText.trim().split(/\r?\n/);
@@ -135,4 +145,26 @@ describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () 
     await shot(page, "campaign-phone");
     expect(problems).toEqual([]);
   }, 90_000);
+
+  test("a campaign is cancelled mid-way; its recipients are filtered by status", async () => {
+    await page.setViewportSize(DESKTOP);
+    const status = page.getByTestId("campaign-status");
+    // about one message a second and 30 recipients: still running a few seconds after the resume
+    await page.getByRole("button", { name: "Cancel campaign" }).click();
+    await page.getByRole("button", { name: "Yes, cancel it" }).click();
+    await status.getByText("cancelled").waitFor();
+    expect(await page.getByRole("button", { name: /Pause campaign|Resume campaign|Cancel campaign/ }).count()).toBe(0);
+    const first = (await page.locator("tbody tr td:nth-child(2)").first().textContent())!;
+    await page.getByLabel("Recipient status").selectOption(first);
+    await page.waitForFunction(
+      (want) => {
+        const cells = Array.from(document.querySelectorAll("tbody tr td:nth-child(2)"));
+        return cells.length > 0 && cells.every((c) => c.textContent === want);
+      },
+      first,
+      { timeout: 10_000 },
+    );
+    expect(await axe(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 30_000);
 });

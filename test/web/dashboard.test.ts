@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ChildServer } from "../helpers/process.ts";
-import { axe, CHROMIUM, DESKTOP, launch, newPage, outboxBody, outboxCode, PHONE, scrollsSideways, shot } from "./browser.ts";
+import { axe, CHROMIUM, DESKTOP, launch, newPage, outboxBody, outboxCode, PHONE, scrollsSideways, shot, splitWordsInTables } from "./browser.ts";
 import { call, login, PASSWORD, startServer, uiLogin } from "./setup.ts";
 import { expectViewerView } from "./viewer.ts";
 
@@ -108,6 +108,16 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     await page.getByText("as +919822200002").waitFor();
     expect(await page.getByTestId("session-status").textContent()).toBe("Connected");
     expect(await qr.count()).toBe(0);
+    // with several sessions on the screen, each card's buttons say which session they act on
+    expect(await page.getByRole("button", { name: "Disconnect Front desk", exact: true }).count()).toBe(1);
+    // a destructive button by keyboard: the question takes the focus, and "Keep" gives it back
+    const del = page.getByRole("button", { name: "Delete Front desk" });
+    await del.focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Yes, delete it");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Delete Front desk");
     expect(await axe(page)).toEqual([]);
     await shot(page, "sessions-desktop");
     noProblems();
@@ -257,12 +267,21 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
       await p.page.waitForLoadState("networkidle");
       expect({ s, sideways: await scrollsSideways(p.page) }).toEqual({ s, sideways: false });
       expect({ s, axe: await axe(p.page) }).toEqual({ s, axe: [] });
+      expect({ s, split: await splitWordsInTables(p.page) }).toEqual({ s, split: [] });
       await shot(p.page, `${s.replace("/", "-")}-phone`);
       await page.goto(`${base}/app/${s}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForLoadState("networkidle");
       await shot(page, `${s.replace("/", "-")}-desktop`);
     }
+    // a table of many columns (the delivery history) scrolls in its frame; its words stay whole
+    await p.page.goto(`${base}/app/webhooks`);
+    await p.page.getByRole("link", { name: "Orders system" }).click();
+    await p.page.getByRole("heading", { name: "History" }).waitFor();
+    expect(await scrollsSideways(p.page)).toBe(false);
+    expect(await splitWordsInTables(p.page)).toEqual([]);
+    expect(await axe(p.page)).toEqual([]);
+    await shot(p.page, "webhook-phone");
     await p.page.goto(`${base}/app/inbox`);
     await p.page.getByRole("link", { name: /\+919833300003/ }).click();
     await p.page.locator(".msg", { hasText: "Great, thanks!" }).waitFor();

@@ -77,3 +77,54 @@ test("the API client refreshes once on a 401 and repeats the call", async () => 
   expect(calls).toBe(1);
   tokens.signedOut();
 });
+
+test("a refused log-in says why (wrong password), not that a sign-in ended; a signed-in 401 does", async () => {
+  const tokens = await import("../../web/src/api/tokens.ts");
+  const { get, post } = await import("../../web/src/api/client.ts");
+  const { describeError } = await import("../../web/src/ui/errors.tsx");
+  const ws = await createWorkspace(t);
+  const wrong = (await post("/api/auth/login", { email: ws.owner.email, password: "not the password at all" }).catch((e: unknown) => e)) as { status: number };
+  expect(wrong.status).toBe(401);
+  expect(describeError(wrong)).toBe("Invalid email or password");
+  // signed in, and the refresh is refused too: the login is over
+  const pair = await loginPair();
+  tokens.signedIn("not-a-valid-jwt.e30.x", "not-a-refresh-token");
+  const ended = (await get("/api/auth/profile").catch((e: unknown) => e)) as { status: number };
+  expect(ended.status).toBe(401);
+  tokens.signedIn(pair.accessToken, pair.refreshToken);
+  expect(describeError(ended)).toBe("Your sign-in ended. Sign in again.");
+  tokens.signedOut();
+});
+
+test("an error on a part of a list or map (tags.0, attributes.<key>) is shown beside the field that holds it", async () => {
+  const tokens = await import("../../web/src/api/tokens.ts");
+  const { post } = await import("../../web/src/api/client.ts");
+  const { fieldError } = await import("../../web/src/ui/errors.tsx");
+  const pair = await loginPair();
+  tokens.signedIn(pair.accessToken, pair.refreshToken);
+  const e = await post("/api/v1/contacts", { phone: "919833300071", tags: ["ok", "x".repeat(41)], attributes: { "1bad": "x" } }).catch((err: unknown) => err);
+  expect(Object.keys((e as { errors: Record<string, string> }).errors).sort()).toEqual(["attributes.1bad", "tags.1"]);
+  expect(fieldError(e, "tags")).toBe("must be at most 40 characters (item 2)");
+  expect(fieldError(e, "attributes")).toContain("(1bad)");
+  expect(fieldError(e, "phone")).toBeUndefined();
+  expect(fieldError(e, "tag")).toBeUndefined(); // a field whose name is only a prefix of the word
+  tokens.signedOut();
+});
+
+test("a 403 for a member demoted since the token was issued refreshes it: the role in the screens is the current one", async () => {
+  const tokens = await import("../../web/src/api/tokens.ts");
+  const { post } = await import("../../web/src/api/client.ts");
+  const ws = await createWorkspace(t);
+  const agent = await ws.member("agent");
+  const r = await t.request("POST", "/api/auth/login", { body: { email: agent.email, password: "correct horse battery" } });
+  tokens.signedIn(r.body.data.accessToken, r.body.data.refreshToken);
+  expect(tokens.tokenStore.get().claims?.role).toBe("agent");
+  t.deps.sqlite.query("UPDATE users SET role = 'viewer' WHERE id = ?").run(agent.userId);
+  calls = 0;
+  const refused = (await post("/api/v1/contacts", { phone: "919833300072" }).catch((e: unknown) => e)) as { status: number };
+  expect(refused.status).toBe(403);
+  for (let i = 0; i < 50 && tokens.tokenStore.get().claims?.role !== "viewer"; i++) await Bun.sleep(10);
+  expect(tokens.tokenStore.get().claims?.role).toBe("viewer");
+  expect(calls).toBe(1);
+  tokens.signedOut();
+});

@@ -55,6 +55,8 @@ export async function request(method: string, path: string, body?: Body, headers
   return res;
 }
 
+let lastRoleRefresh = 0;
+
 /** Calls the public API; resolves the envelope on success, throws ApiError otherwise. */
 export async function api<T = unknown>(method: string, path: string, body?: Body, headers?: Record<string, string>): Promise<Envelope<T>> {
   let res: Response;
@@ -71,6 +73,13 @@ export async function api<T = unknown>(method: string, path: string, body?: Body
     env = null;
   }
   if (res.ok && env?.success !== false) return (env ?? { success: true, data: undefined as T }) as Envelope<T>;
+  // the API reads the member's role fresh; the token's claim may be older (a demoted member).
+  // A new token carries the current role, and the screens then stop offering what it lacks.
+  // At most one such refresh in 30 s, so a screen that keeps being refused does not spin.
+  if (res.status === 403 && env?.code === "FORBIDDEN" && tokenStore.get().access && Date.now() - lastRoleRefresh > 30_000) {
+    lastRoleRefresh = Date.now();
+    void refresh();
+  }
   const retry = Number(res.headers.get("retry-after"));
   throw new ApiError(
     res.status,

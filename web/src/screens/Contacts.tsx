@@ -6,7 +6,7 @@ import type { Contact } from "../api/types.ts";
 import { ConfirmButton } from "../ui/ConfirmButton.tsx";
 import { download } from "../ui/download.ts";
 import { ErrorNote } from "../ui/errors.tsx";
-import { Field, Select } from "../ui/Field.tsx";
+import { Field, Select, TextArea } from "../ui/Field.tsx";
 import { fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
 import { parsePairs, splitTags } from "../ui/text.ts";
 import { ContactImport } from "./ContactImport.tsx";
@@ -27,6 +27,11 @@ export function Contacts() {
   const [editing, setEditing] = useState<Contact | null>(null);
   const [exportError, setExportError] = useState<unknown>(null);
   const pages = list.data?.pagination?.totalPages ?? 1;
+  const closeEditor = (id: string) => {
+    setEditing(null);
+    // the editor had the focus: keyboard users go on from the row they edited, not the page top
+    requestAnimationFrame(() => document.querySelector<HTMLElement>(`button[data-contact="${id}"]`)?.focus());
+  };
 
   return (
     <section>
@@ -77,7 +82,7 @@ export function Contacts() {
                 <td>{c.optedOut ? "Opted out" : "Opted in"}</td>
                 {messaging && (
                   <td>
-                    <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name ?? c.phone}`}>
+                    <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name ?? c.phone}`} data-contact={c.id}>
                       Edit
                     </button>
                   </td>
@@ -98,7 +103,7 @@ export function Contacts() {
           Next page
         </button>
       </nav>
-      {editing && <EditContact key={editing.id} c={editing} onClose={() => setEditing(null)} />}
+      {editing && <EditContact key={editing.id} c={editing} onClose={() => closeEditor(editing.id)} />}
     </section>
   );
 }
@@ -154,10 +159,7 @@ function EditContact({ c, onClose }: { c: Contact; onClose: () => void }) {
       <form onSubmit={(e) => (e.preventDefault(), save.mutate())} noValidate>
         <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={save.error} />
         <Field label="Tags (comma-separated)" name="tags" value={tags} onChange={(e) => setTags(e.target.value)} error={save.error} />
-        <div className="field">
-          <label htmlFor="attrs">Attributes (one key=value a line)</label>
-          <textarea id="attrs" rows={3} value={attrs} onChange={(e) => setAttrs(e.target.value)} />
-        </div>
+        <TextArea label="Attributes (one key=value a line)" name="attributes" rows={3} value={attrs} onChange={(e) => setAttrs(e.target.value)} error={save.error} />
         <div className="check">
           <input id="optedOut" type="checkbox" checked={optedOut} onChange={(e) => setOptedOut(e.target.checked)} />
           <label htmlFor="optedOut">Opted out (receives no campaigns)</label>

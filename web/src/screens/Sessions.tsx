@@ -107,7 +107,7 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
             noValidate
           >
             <Field label="Or link with the phone number" name="phoneNumber" type="tel" hint="Digits with the country code" value={phone} onChange={(e) => setPhone(e.target.value)} error={pairing.error} />
-            <button type="submit" className="secondary">
+            <button type="submit" className="secondary" aria-label={`Get pairing code for ${s.name}`}>
               Get pairing code
             </button>
           </form>
@@ -127,7 +127,7 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
             </button>
           )}
           {(s.status === "connected" || s.status === "qr_pending") && (
-            <button type="button" className="secondary" onClick={() => disconnect.mutate()}>
+            <button type="button" className="secondary" aria-label={`Disconnect ${s.name}`} onClick={() => disconnect.mutate()}>
               Disconnect
             </button>
           )}

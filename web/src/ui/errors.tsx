@@ -7,7 +7,9 @@ export function describeError(e: unknown): string {
   if (!(e instanceof ApiError)) return e instanceof Error ? e.message : "Something went wrong.";
   switch (e.status) {
     case 401:
-      return "Your sign-in ended. Sign in again.";
+      // signed out (log-in, second factor, sign-up screens): the API's own reason ("Invalid email
+      // or password"); signed in, a 401 the refresh could not cure means the login is over
+      return tokenStore.get().access ? "Your sign-in ended. Sign in again." : e.message;
     case 403:
       if (e.code === "LIMIT_EXCEEDED") return `Your plan's limit is reached: ${e.message}. See Billing to upgrade.`;
       if (e.code === "SUBSCRIPTION_INACTIVE") return `Your plan does not allow this: ${e.message}. See Billing.`;
@@ -42,7 +44,16 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-/** The message the API gave for one field (dotted path), if any. */
+/**
+ * The message the API gave for one field (dotted path), if any. An error on a part of the
+ * field's value (`tags.0`, `filter.attributes.city`) belongs to that field too: the control
+ * holds the whole list or map, and nothing else on the form would show it.
+ */
 export function fieldError(error: unknown, name: string): string | undefined {
-  return error instanceof ApiError ? error.errors[name] : undefined;
+  if (!(error instanceof ApiError)) return undefined;
+  if (error.errors[name] !== undefined) return error.errors[name];
+  const child = Object.keys(error.errors).find((k) => k.startsWith(`${name}.`));
+  if (child === undefined) return undefined;
+  const part = child.slice(name.length + 1);
+  return `${error.errors[child]} (${/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part || "an empty key"})`;
 }
