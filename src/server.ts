@@ -53,11 +53,25 @@ function freePort(host: string): number {
   }
 }
 
+/** A listen failure said as the setting to fix (PortInUseError, ListenError), or the error itself. */
+function listenFailure(err: unknown, host: string, port: number): unknown {
+  const code = (err as { code?: string }).code;
+  if (code === "EADDRINUSE") return new PortInUseError(host, port);
+  if (code === "EACCES" || code === "EADDRNOTAVAIL" || code === "EINVAL") return new ListenError(host, port, code);
+  return err;
+}
+
 /** Starts Parley: migrate, listen, start jobs, periodic jobs and services. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   // `--port 0`: the port is chosen before the app is built, so links in mail and media URLs
   // (publicUrl's default is the listen address) name the port the server really listens on
-  if (config.port === 0) config = Object.freeze({ ...config, port: freePort(config.host) });
+  if (config.port === 0) {
+    try {
+      config = Object.freeze({ ...config, port: freePort(config.host) });
+    } catch (err) {
+      throw listenFailure(err, config.host, 0);
+    }
+  }
   const unlock = lockDataDir(config.dataDir);
   let runtime: Runtime;
   try {
@@ -94,10 +108,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   } catch (err) {
     await runtime.close();
     unlock();
-    const code = (err as { code?: string }).code;
-    if (code === "EADDRINUSE") throw new PortInUseError(config.host, config.port);
-    if (code === "EACCES" || code === "EADDRNOTAVAIL" || code === "EINVAL") throw new ListenError(config.host, config.port, code);
-    throw err;
+    throw listenFailure(err, config.host, config.port);
   }
   const server = runtime.app.server!;
   runtime.deps.jobs.start();

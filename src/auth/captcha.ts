@@ -1,4 +1,3 @@
-import { PNG } from "pngjs";
 import { randomFrom } from "../crypto/random.ts";
 import { CAPTCHA_ALPHABET, GLYPH_H, GLYPH_W, GLYPHS } from "./captcha-font.ts";
 
@@ -71,6 +70,8 @@ export function renderCaptcha(text: string): Uint8Array {
 
   for (let i = 0; i < 150; i++) plot(img, Math.floor(rnd(0, W)), Math.floor(rnd(0, H)), randomInk(150, 255));
 
+  // required on the first challenge, not imported: a server without captcha never loads pngjs (issue 13)
+  const { PNG } = require("pngjs") as typeof import("pngjs");
   const png = new PNG({ width: W, height: H });
   png.data = Buffer.from(img.buffer);
   return new Uint8Array(PNG.sync.write(png));

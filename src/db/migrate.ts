@@ -3,6 +3,7 @@ import { embeddedMigrations } from "./migrations.macro.ts" with { type: "macro" 
 import type { DB } from "./open.ts";
 
 const MIGRATIONS: MigrationMeta[] = embeddedMigrations() as unknown as MigrationMeta[];
+const NEWEST_EMBEDDED = Math.max(...MIGRATIONS.map((m) => Number(m.folderMillis)));
 
 /** The database was migrated by a build this one does not know (newer, or another branch): running on it could corrupt it. */
 export class NewerDatabaseError extends Error {}
@@ -15,6 +16,10 @@ export class NewerDatabaseError extends Error {}
 export function migrate(db: DB): number {
   assertNotNewer(db);
   const before = appliedCount(db);
+  // fast path of every start but the first after an upgrade: drizzle applies the migrations
+  // newer than the last one recorded, so when the newest embedded one is recorded there is
+  // nothing to do (skips its transaction and statements; issue 13)
+  if (before && NEWEST_EMBEDDED <= lastApplied(db)) return 0;
   // drizzle's own migrator, fed from embedded data instead of files on disk
   const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }; session: unknown };
   internals.dialect.migrate(MIGRATIONS, internals.session, {});
@@ -37,6 +42,12 @@ function hasMigrationTable(db: DB | Sqlite): boolean {
 function appliedCount(db: DB): number {
   if (!hasMigrationTable(db)) return 0;
   return (clientOf(db).query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+}
+
+/** The drizzle-kit timestamp of the last migration recorded (what drizzle compares with). */
+function lastApplied(db: DB): number {
+  const row = clientOf(db).query("SELECT created_at AS at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { at: number | string } | null;
+  return row ? Number(row.at) : -Infinity;
 }
 
 /** Throws when the database has applied migrations (by their drizzle-kit timestamp) that this build does not embed. */

@@ -83,12 +83,22 @@ export interface EnvelopeDoc {
 
 /** The success envelope `{ success: true, data?, message?, pagination? }` as a JSON schema. */
 export function successEnvelopeSchema(o: Pick<EnvelopeDoc, "data" | "list"> = {}): Record<string, unknown> {
-  const data = o.data === undefined ? {} : o.data instanceof z.ZodType ? zodToOpenApi(o.data, "output") : o.data;
-  const properties: Record<string, unknown> = {
-    success: { type: "boolean", enum: [true] },
-    data: o.list ? { type: "array", items: data } : data,
-    message: { type: "string" },
-  };
+  const properties: Record<string, unknown> = { success: { type: "boolean", enum: [true] } };
+  const zod = o.data instanceof z.ZodType ? o.data : null;
+  if (zod) {
+    // converted when the OpenAPI document first reads it, not while the routes are declared at
+    // start: zod's conversion of every route's schema was a third of the cold start (issue 13)
+    let made: unknown;
+    Object.defineProperty(properties, "data", {
+      enumerable: true,
+      configurable: true,
+      get: () => (made ??= o.list ? { type: "array", items: zodToOpenApi(zod, "output") } : zodToOpenApi(zod, "output")),
+    });
+  } else {
+    const data = o.data ?? {};
+    properties.data = o.list ? { type: "array", items: data } : data;
+  }
+  properties.message = { type: "string" };
   const required = ["success"];
   if (o.list) {
     properties.pagination = o.list === "page" ? PAGE_PAGINATION : CURSOR_PAGINATION;

@@ -1,5 +1,9 @@
-import { isPossiblePhoneNumber, parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { z } from "zod";
+
+type Lib = typeof import("libphonenumber-js/min");
+let lib: Lib | undefined;
+/** libphonenumber and its metadata, required on the first number checked rather than at start (issue 13). */
+const phoneLib = (): Lib => (lib ??= require("libphonenumber-js/min") as Lib);
 
 const DIGITS = /^\d{8,15}$/;
 /** What people type around the digits: spaces, dashes, dots, parentheses, one leading plus. */
@@ -7,7 +11,7 @@ const DECORATION = /[\s\-.()]/g;
 
 /** Whether `digits` (country code first, no plus: D1) is a possible number of its country. */
 export function isPossiblePhone(digits: string): boolean {
-  return DIGITS.test(digits) && isPossiblePhoneNumber("+" + digits);
+  return DIGITS.test(digits) && phoneLib().isPossiblePhoneNumber("+" + digits);
 }
 
 /**
@@ -24,7 +28,7 @@ export function normalisePhone(raw: string): string {
   let digits = plus ? s.slice(1) : s;
   if (!/^\d+$/.test(digits)) return raw;
   if (!plus) digits = digits.replace(/^(00|011)(?=[1-9])/, "");
-  const parsed = parsePhoneNumberFromString("+" + digits);
+  const parsed = phoneLib().parsePhoneNumberFromString("+" + digits);
   return parsed?.isPossible() ? parsed.number.slice(1) : digits;
 }
 

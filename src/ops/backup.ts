@@ -1,7 +1,6 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { create } from "tar";
 import { bundledMigrationCount } from "../db/migrate.ts";
 import { VERSION } from "../version.ts";
 
@@ -127,6 +126,8 @@ export async function backup(dataDir: string, file: string): Promise<BackupManif
       else cpSync(join(dataDir, f), join(work, f), { recursive: true, preserveTimestamps: true });
     }
     const entries = [MANIFEST, DB_FILE, ...files.filter((f) => f !== "media"), ...mediaFiles];
+    // tar loads with the backup command, not with every start of the binary (issue 13)
+    const { create } = await import("tar");
     await create({ gzip: true, file: partial, cwd: work, portable: true, follow: true }, entries);
     chmodSync(partial, 0o600); // it holds the secrets
     renameSync(partial, target);

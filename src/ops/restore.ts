@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { extract, type ReadEntry } from "tar";
+import type { extract, ReadEntry } from "tar";
 import { dataDirHolder, lockDataDir } from "../db/lock.ts";
 import { assertNotNewer } from "../db/migrate.ts";
 import { openDb } from "../db/open.ts";
@@ -24,8 +24,10 @@ function refusal(path: string, entry: ReadEntry): string | null {
 
 /** tar's own refusals (a truncated gzip, `..`, an absolute path: strict mode) said as the archive's fault. */
 async function extractOrRefuse(archive: string, options: Parameters<typeof extract>[0]): Promise<void> {
+  // tar loads with the restore command, not with every start of the binary (issue 13)
+  const tar = await import("tar");
   try {
-    await extract(options);
+    await tar.extract(options);
   } catch (err) {
     throw new BackupError(`${archive} cannot be restored: ${(err as Error).message}; nothing was restored`);
   }

@@ -1,4 +1,3 @@
-import { stringify } from "csv-stringify/sync";
 import type { AppDeps } from "../../deps.ts";
 import type { ContactFilter } from "./model.ts";
 import { attributeKeys, contactsAfter } from "./repo.ts";
@@ -21,6 +20,8 @@ export function neutralizeCell(value: string): string {
  * so memory stays flat whatever the number of contacts.
  */
 export function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: string, filter: ContactFilter): ReadableStream<Uint8Array> {
+  // required with the first export rather than imported: not loaded at start (cold start, issue 13)
+  const { stringify } = require("csv-stringify/sync") as typeof import("csv-stringify/sync");
   const keys = attributeKeys(deps.db, workspaceId);
   const encoder = new TextEncoder();
   let after = "";

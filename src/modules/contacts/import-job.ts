@@ -1,4 +1,4 @@
-import { parse, type Options } from "csv-parse";
+import type { Options } from "csv-parse";
 import { createReadStream, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AppDeps } from "../../deps.ts";
@@ -33,6 +33,9 @@ const parserOptions = (delimiter: string): Options => ({
   max_record_size: MAX_RECORD_BYTES,
 });
 
+/** csv-parse, loaded with the first import rather than at start (cold start, issue 13). */
+const csvParse = () => import("csv-parse");
+
 async function sniffDelimiter(path: string): Promise<"," | ";"> {
   const head = await Bun.file(path).slice(0, 64 * 1024).text();
   return detectDelimiter(head.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "");
@@ -40,6 +43,7 @@ async function sniffDelimiter(path: string): Promise<"," | ";"> {
 
 /** Data records in the file (a streaming pass; the header is not counted). */
 async function countRows(path: string, delimiter: string): Promise<number> {
+  const { parse } = await csvParse();
   let n = 0;
   try {
     for await (const _ of createReadStream(path).pipe(parse(parserOptions(delimiter)))) n++;
@@ -119,6 +123,7 @@ async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimite
   let dataNo = 0;
   let keptErrors = countImportErrors(deps.sqlite, imp.id);
   let batch: { row: number; cells: string[] }[] = [];
+  const { parse } = await csvParse();
   const parser = createReadStream(path).pipe(parse(parserOptions(delimiter)));
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {

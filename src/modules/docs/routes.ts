@@ -1,5 +1,4 @@
 import type { AnyElysia } from "elysia";
-import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { z } from "zod";
 import { ERROR_ENVELOPE, errorEnvelopeSchema, zodToOpenApi } from "../../http/openapi.ts";
 import { cleanOperationId, elysiaOperationId, fillResponses } from "./operations.ts";
@@ -35,6 +34,8 @@ type Operation = {
  * a route declares with `envelopeResponses`, plus what can be inferred) and a clean operationId.
  */
 export function openApiDocument(root: AnyElysia, version: string) {
+  // required on the first /openapi.json, not imported: the generator is not loaded at start (issue 13)
+  const { toOpenAPISchema } = require("@elysiajs/openapi") as typeof import("@elysiajs/openapi");
   const { paths, components } = toOpenAPISchema(root, { paths: HIDDEN }, undefined, { zod: zodToOpenApi }, "3.0.3") as {
     paths: Record<string, Record<string, Operation>>;
     components: { schemas?: Record<string, unknown> };

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import { requestMeta } from "../../http/request-meta.ts";
-import { httpDuration } from "./counters.ts";
+import { instruments, type Instruments } from "./counters.ts";
 
-type Child = ReturnType<typeof httpDuration.labels>;
+type Child = ReturnType<Instruments["httpDuration"]["labels"]>;
 
 /**
  * Times every request into parley_http_request_duration_seconds. The route label is the matched
@@ -11,6 +11,7 @@ type Child = ReturnType<typeof httpDuration.labels>;
  * status) is looked up once and kept, so a request costs one map lookup and one observe.
  */
 export function httpMetricsPlugin() {
+  const { httpDuration } = instruments();
   const children = new Map<string, Child>();
   return new Elysia({ name: "parley-http-metrics" }).onAfterResponse({ as: "global" }, (ctx) => {
     const { request, set, responseValue } = ctx;

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { Gauge, Registry, type Metric } from "prom-client";
+import type { Metric, Registry } from "prom-client";
 import type { AppDeps } from "../../deps.ts";
-import { campaignSends, httpDuration, messageTransitions, webhookAttempts } from "./counters.ts";
+import { instruments } from "./counters.ts";
 
 type Deps = Pick<AppDeps, "sqlite" | "config" | "clock" | "bus" | "version">;
 
@@ -36,6 +36,9 @@ export const SCRAPE_SQL = {
  * and due-delivery partial indexes, the jobs due index), never a whole table.
  */
 export function createMetricsRegistry(deps: Deps): { registry: Registry; close(): void } {
+  // loaded here, not at import: only a server with a metrics token builds a registry
+  const { Gauge, Registry } = require("prom-client") as typeof import("prom-client");
+  const { httpDuration, webhookAttempts, messageTransitions, campaignSends } = instruments();
   const registry = new Registry();
   for (const m of [httpDuration, webhookAttempts, messageTransitions, campaignSends] as Metric[]) registry.registerMetric(m);
   const unsubscribe = deps.bus.subscribe((e) => {

@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { createMetricsRegistry } from "./registry.ts";
 
 const PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -25,6 +24,8 @@ function tokenMatches(header: string | null, expected: Buffer): boolean {
 export function metricsRoutes(deps: Pick<AppDeps, "sqlite" | "config" | "clock" | "bus" | "version">) {
   const token = deps.config.metricsToken;
   if (!token) return new Elysia({ name: "parley-metrics-off" });
+  // required here, not imported: prom-client and the registry load only with a metrics token
+  const { createMetricsRegistry } = require("./registry.ts") as typeof import("./registry.ts");
   const { registry } = createMetricsRegistry(deps);
   const expected = digest(token);
   return new Elysia({ name: "parley-metrics" }).get(

@@ -1,5 +1,3 @@
-import { PNG } from "pngjs";
-import QRCode from "qrcode";
 
 const SCALE = 6;
 const MARGIN = 4;
@@ -9,6 +7,9 @@ const MARGIN = 4;
  * manager handles driver events in order, without awaiting between them.
  */
 export function qrDataUrl(text: string): string {
+  // required on the first QR, not imported: a server that pairs nothing never loads them (issue 13)
+  const { PNG } = require("pngjs") as typeof import("pngjs");
+  const QRCode = require("qrcode") as typeof import("qrcode");
   const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
   const side = (modules.size + MARGIN * 2) * SCALE;
   const png = new PNG({ width: side, height: side });
