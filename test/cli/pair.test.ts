@@ -138,7 +138,9 @@ test("parley pair exits non-zero with a message when the server goes away mid-pa
 
 /** Starts `parley pair` in the background with piped output; `text()` is what it printed so far. */
 function background(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawn([BUN, MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, PARLEY_JWT_SECRET: "", ...env } });
+  // an operator's terminal, not a CI log: Ink draws nothing live when it sees CI=true
+  const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...outside } = process.env;
+  const p = Bun.spawn([BUN, MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...outside, PARLEY_JWT_SECRET: "", ...env } });
   let text = "";
   (async () => {
     for await (const chunk of p.stdout) text += new TextDecoder().decode(chunk);
