@@ -3,20 +3,13 @@ import { bar, processed, RateMeter, timeLeft, type Stats } from "./campaigns-pro
 import { FreshToken } from "./fresh-token.ts";
 import { OperatorError, callApi, findWorkspace, openOperator, operatorOptions, ownerToken, runOperator, type Operator, type OperatorFlags } from "./sessions.ts";
 
-interface CampaignLine {
+interface CampaignLine extends Stats {
   id: string;
   workspaceId: string;
   workspace: string;
   name: string;
   status: string;
   pausedReason: string | null;
-  total: number;
-  pending: number;
-  sent: number;
-  delivered: number;
-  read: number;
-  failed: number;
-  skipped: number;
 }
 
 /** Campaigns of every workspace, or of one (read from the database beside the running server). */
