@@ -1,55 +1,30 @@
 // kill -9 of a real server process three times during a campaign: it completes and nobody is
 // messaged twice (counted on the network side, the sim's sent log).
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../../src/auth/tokens.ts";
-import { systemClock } from "../../../src/clock.ts";
-import { loadConfig } from "../../../src/config.ts";
-import { BUN, ROOT, spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { prepareDataDir, until } from "../../helpers/crash.ts";
+import { spawnServer, type ChildServer } from "../../helpers/process.ts";
 import { simSent } from "./helpers.ts";
 
 const N = 60;
 const ENV = { PARLEY_SEND_MIN_GAP_MS: "20", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
 
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
 /** A migrated data dir with a workspace, its owner, N contacts (every tenth opted out) and a known JWT secret. */
 function prepare(dataDir: string): { token: Promise<string>; contactIds: string[]; phones: string[] } {
-  const migrated = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "migrate", "--data-dir", dataDir], { cwd: ROOT });
-  expect(migrated.exitCode).toBe(0);
-  const jwtSecret = "campaign-crash-secret-".padEnd(64, "x");
-  writeFileSync(join(dataDir, "secrets.json"), JSON.stringify({ jwtSecret, credentialKey: "11".repeat(32) }), { mode: 0o600 });
-  const wsId = Bun.randomUUIDv7();
-  const userId = Bun.randomUUIDv7();
-  const now = Date.now();
-  const db = new Database(join(dataDir, "parley.db"));
-  db.query("INSERT INTO workspaces (id, name, plan_id, subscription_status, trial_ends_at, created_at, updated_at) VALUES (?, 'Crash', 'growth', 'trialing', ?, ?, ?)").run(wsId, now + 14 * 86_400_000, now, now);
-  db.query(
-    `INSERT INTO users (id, workspace_id, email, name, password_hash, mobile, role, mobile_verified_at, email_verified_at, created_at, updated_at)
-     VALUES (?, ?, 'owner@crash.test', 'Owner', 'x', '919800000000', 'owner', ?, ?, ?, ?)`,
-  ).run(userId, wsId, now, now, now, now);
   const contactIds: string[] = [];
   const phones: string[] = [];
-  for (let i = 0; i < N; i++) {
-    const id = Bun.randomUUIDv7();
-    const phone = `9175${String(1_000_000 + i).padStart(8, "0")}`;
-    db.query("INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, wsId, phone, `P${i}`, i % 10 === 0 ? 1 : 0, now, now);
-    contactIds.push(id);
-    phones.push(phone);
-  }
-  db.close();
-  const token = signToken(tokenKeys(loadConfig({}), jwtSecret), systemClock, { sub: userId, tenant: wsId, role: "owner", typ: "access" }, ACCESS_TTL_SECONDS);
+  const token = prepareDataDir(dataDir, (db, wsId) => {
+    const now = Date.now();
+    for (let i = 0; i < N; i++) {
+      const id = Bun.randomUUIDv7();
+      const phone = `9175${String(1_000_000 + i).padStart(8, "0")}`;
+      db.query("INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, wsId, phone, `P${i}`, i % 10 === 0 ? 1 : 0, now, now);
+      contactIds.push(id);
+      phones.push(phone);
+    }
+  });
   return { token, contactIds, phones };
 }
 
@@ -73,9 +48,9 @@ test(
     try {
       const sid = (await call("POST", "/api/v1/chatapp", { name: "crash" })).body.data.id as string;
       expect((await call("POST", `/api/v1/chatapp/${sid}/connect`)).status).toBe(200);
-      await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200);
+      await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200, 60_000);
       expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: "919811111111" })).status).toBe(200);
-      await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
+      await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true, 60_000);
       const created = await call("POST", "/api/v1/campaigns", {
         name: "crash",
         sessionIds: [sid],
@@ -87,7 +62,7 @@ test(
       const id = created.body.data.id as string;
       expect((await call("POST", `/api/v1/campaigns/${id}/start`)).status).toBe(200);
       for (const atLeast of [5, 20, 35]) {
-        await until(`${atLeast} sent`, () => ours().length >= atLeast);
+        await until(`${atLeast} sent`, () => ours().length >= atLeast, 60_000);
         server.proc.kill("SIGKILL");
         await server.proc.exited;
         server = await start();
@@ -95,7 +70,7 @@ test(
       const done = await until("completed", async () => {
         const c = (await call("GET", `/api/v1/campaigns/${id}`)).body.data;
         return c?.status === "completed" ? c : null;
-      });
+      }, 60_000);
       expect(done.stats).toEqual({ total: N, pending: 0, sent: 54, delivered: 0, read: 0, failed: 0, skipped: 6 });
       await Bun.sleep(300); // a late duplicate would show up here
       const counts = new Map<string, number>();

@@ -1,12 +1,9 @@
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../../src/auth/tokens.ts";
-import { systemClock } from "../../../src/clock.ts";
-import { loadConfig } from "../../../src/config.ts";
-import { BUN, ROOT, spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { prepareDataDir, until } from "../../helpers/crash.ts";
+import { spawnServer, type ChildServer } from "../../helpers/process.ts";
 
 const N = 40;
 const ENV = { PARLEY_SEND_MIN_GAP_MS: "40", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
@@ -19,36 +16,6 @@ function sentLog(dataDir: string): { text?: string }[] {
     .split("\n")
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as { text?: string });
-}
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
-/** A migrated data dir with a workspace, its owner and a known JWT secret; returns an access token. */
-async function prepareDataDir(dataDir: string, extra?: (db: Database, wsId: string) => void): Promise<string> {
-  const migrated = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "migrate", "--data-dir", dataDir], { cwd: ROOT });
-  expect(migrated.exitCode).toBe(0);
-  const jwtSecret = "crash-test-secret-".padEnd(64, "x");
-  writeFileSync(join(dataDir, "secrets.json"), JSON.stringify({ jwtSecret, credentialKey: "11".repeat(32) }), { mode: 0o600 });
-  const wsId = Bun.randomUUIDv7();
-  const userId = Bun.randomUUIDv7();
-  const now = Date.now();
-  const db = new Database(join(dataDir, "parley.db"));
-  db.query("INSERT INTO workspaces (id, name, plan_id, subscription_status, trial_ends_at, created_at, updated_at) VALUES (?, 'Crash', 'growth', 'trialing', ?, ?, ?)").run(wsId, now + 14 * 86_400_000, now, now);
-  db.query(
-    `INSERT INTO users (id, workspace_id, email, name, password_hash, mobile, role, mobile_verified_at, email_verified_at, created_at, updated_at)
-     VALUES (?, ?, 'owner@crash.test', 'Owner', 'x', '919800000000', 'owner', ?, ?, ?, ?)`,
-  ).run(userId, wsId, now, now, now, now);
-  extra?.(db, wsId);
-  db.close();
-  return signToken(tokenKeys(loadConfig({}), jwtSecret), systemClock, { sub: userId, tenant: wsId, role: "owner", typ: "access" }, ACCESS_TTL_SECONDS);
 }
 
 /**
