@@ -65,13 +65,7 @@ function listenFailure(err: unknown, host: string, port: number): unknown {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   // `--port 0`: the port is chosen before the app is built, so links in mail and media URLs
   // (publicUrl's default is the listen address) name the port the server really listens on
-  if (config.port === 0) {
-    try {
-      config = Object.freeze({ ...config, port: freePort(config.host) });
-    } catch (err) {
-      throw listenFailure(err, config.host, 0);
-    }
-  }
+  if (config.port === 0) config = Object.freeze({ ...config, port: freePort(config.host) });
   const unlock = lockDataDir(config.dataDir);
   let runtime: Runtime;
   try {
