@@ -67,9 +67,22 @@ interface PlanRow {
 
 const SELECT = "SELECT id, name, monthly_paise AS monthlyPaise, annual_paise AS annualPaise, limits, active FROM plans";
 
+/** Parsed limits by their stored JSON text: every quota check reads a plan, its text rarely changes. */
+const parsedLimits = new Map<string, PlanLimits>();
+
+function limitsOf(text: string): PlanLimits {
+  let limits = parsedLimits.get(text);
+  if (!limits) {
+    // limits missing from an operator's edit fall back to the Free plan's, never to "unlimited"
+    limits = Object.freeze({ ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(text) as Partial<PlanLimits>) });
+    if (parsedLimits.size >= 1000) parsedLimits.clear();
+    parsedLimits.set(text, limits);
+  }
+  return limits;
+}
+
 function fromRow(row: PlanRow): Plan {
-  // limits missing from an operator's edit fall back to the Free plan's, never to "unlimited"
-  const limits = { ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(row.limits) as Partial<PlanLimits>) };
+  const limits = limitsOf(row.limits);
   return { id: row.id, name: row.name, currency: "INR", monthlyPaise: row.monthlyPaise, annualPaise: row.annualPaise, limits, active: row.active === 1 };
 }
 

@@ -31,9 +31,14 @@ export function effectivePlanId(status: SubscriptionStatus, planId: string): str
 
 /** The limits in force for a workspace, read from the operator's catalogue. */
 export function effectiveLimits(deps: Pick<AppDeps, "sqlite">, workspaceId: string): PlanLimits {
+  return planInForce(deps, workspaceId).limits;
+}
+
+/** The subscription status and the limits in force, read together. */
+export function planInForce(deps: Pick<AppDeps, "sqlite">, workspaceId: string): { status: SubscriptionStatus; limits: PlanLimits } {
   const { planId, status } = planRow(deps, workspaceId);
   const plan = findPlan(deps.sqlite, effectivePlanId(status, planId)) ?? findPlan(deps.sqlite, FREE_PLAN_ID)!;
-  return plan.limits;
+  return { status, limits: plan.limits };
 }
 
 /**
@@ -41,7 +46,12 @@ export function effectiveLimits(deps: Pick<AppDeps, "sqlite">, workspaceId: stri
  * synchronous transaction as the insert it guards, so parallel requests cannot both pass.
  */
 export function assertQuota(deps: Pick<AppDeps, "sqlite">, workspaceId: string, resource: QuotaResource, used: number, adding = 1): void {
-  const limit = effectiveLimits(deps, workspaceId)[resource];
+  assertWithin(effectiveLimits(deps, workspaceId), resource, used, adding);
+}
+
+/** assertQuota against limits the caller already read (in the same transaction). */
+export function assertWithin(limits: PlanLimits, resource: QuotaResource, used: number, adding = 1): void {
+  const limit = limits[resource];
   if (used + adding > limit) throw errors.limitExceeded(`Plan limit reached: ${resource} (${limit})`);
 }
 
@@ -72,7 +82,11 @@ export function windowedUsage(deps: Pick<AppDeps, "sqlite" | "clock">, workspace
 
 /** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (D2 `pause` policy). */
 export function assertCanSend(deps: Pick<AppDeps, "sqlite">, workspaceId: string): void {
-  const { status } = planRow(deps, workspaceId);
+  assertStatusCanSend(planRow(deps, workspaceId).status);
+}
+
+/** assertCanSend for a subscription status the caller already read. */
+export function assertStatusCanSend(status: SubscriptionStatus): void {
   if (status === "paused" || status === "cancelled") throw errors.subscriptionInactive("Outbound messaging is paused until a paid plan is chosen");
 }
 

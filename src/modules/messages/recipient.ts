@@ -12,8 +12,30 @@ export function isLidAddress(address: string): boolean {
   return LID_ADDRESS.test(address);
 }
 
+const MEMO_MAX = 10_000;
+/** `to` as written → its D1 digits, for numbers that passed phoneField (parsing one is a tenth of a send's CPU). */
+const accepted = new Map<string, string>();
+
+/**
+ * phoneField through a memo of the numbers it accepted. Any other outcome is an aborting issue,
+ * which the union ignores when phoneField itself (the next option) reports why, so refusals
+ * read exactly as without the memo.
+ */
+const rememberedPhone = z.string().transform((raw, ctx) => {
+  const hit = accepted.get(raw);
+  if (hit !== undefined) return hit;
+  const r = phoneField.safeParse(raw);
+  if (!r.success) {
+    ctx.issues.push({ code: "custom", message: "is not a phone number", input: raw });
+    return z.NEVER;
+  }
+  if (accepted.size >= MEMO_MAX) accepted.clear();
+  accepted.set(raw, r.data);
+  return r.data;
+});
+
 /** `to` of a send: a phone number (D1), or the `<digits>@lid` address of a contact whose number the network hides. */
-export const recipientField = z.union([z.string().regex(LID_ADDRESS), phoneField], {
+export const recipientField = z.union([z.string().regex(LID_ADDRESS), rememberedPhone, phoneField], {
   error: (iss) =>
     iss.input === undefined
       ? "is required"

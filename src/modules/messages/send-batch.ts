@@ -1,8 +1,62 @@
 import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../deps.ts";
 
+/**
+ * What the sends of one group transaction share. The group is one synchronous SQLite
+ * transaction, so nothing else writes while it runs: a value read once (the plan in force,
+ * the month's usage, whether the session's sender job exists) stays true for the whole group,
+ * except for what the group itself changes, which it tracks here. A send whose savepoint rolls
+ * back takes its own changes out of it too (`drop`).
+ */
+export class SendGroup {
+  private memo = new Map<string, unknown>();
+  private counters = new Map<string, { n: number; added: number; write: (n: number) => void }>();
+  private touched: string[] = [];
+  private counted: string[] = [];
+
+  /** `read()` once per group (and again after a rolled-back send that first read it). */
+  once<T>(key: string, read: () => T): T {
+    if (this.memo.has(key)) return this.memo.get(key) as T;
+    const v = read();
+    this.memo.set(key, v);
+    this.touched.push(key);
+    return v;
+  }
+
+  /** The stored value of a counter plus what the group added so far. */
+  counter(key: string, read: () => number, write: (added: number) => void): number {
+    let c = this.counters.get(key);
+    if (!c) this.counters.set(key, (c = { n: read(), added: 0, write }));
+    return c.n + c.added;
+  }
+
+  /** Adds one to a counter read by `counter`; written once, in `writeCounters`. */
+  count(key: string): void {
+    this.counters.get(key)!.added++;
+    this.counted.push(key);
+  }
+
+  /** The current send's savepoint committed: keep what it did. */
+  keep(): void {
+    this.touched = [];
+    this.counted = [];
+  }
+
+  /** The current send's savepoint rolled back: forget what it did. */
+  drop(): void {
+    for (const k of this.touched) this.memo.delete(k);
+    for (const k of this.counted) this.counters.get(k)!.added--;
+    this.keep();
+  }
+
+  /** Writes every counter's additions; call last, inside the group's transaction. */
+  writeCounters(): void {
+    for (const c of this.counters.values()) if (c.added) c.write(c.added);
+  }
+}
+
 interface Pending {
-  fn: () => unknown;
+  fn: (group: SendGroup) => unknown;
   resolve(v: unknown): void;
   reject(err: unknown): void;
 }
@@ -22,7 +76,7 @@ export class SendBatcher {
   constructor(private deps: Pick<AppDeps, "bus" | "sqlite">) {}
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
-  run<T>(fn: () => T): Promise<T> {
+  run<T>(fn: (group: SendGroup) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (this.scheduled) return;
@@ -38,19 +92,23 @@ export class SendBatcher {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
       this.deps.bus.transaction(() => {
+        const group = new SendGroup();
         for (const p of batch) {
           try {
-            outcomes.push({ ok: true, value: this.deps.sqlite.transaction(p.fn)() }); // a savepoint
+            outcomes.push({ ok: true, value: this.deps.sqlite.transaction(p.fn)(group) }); // a savepoint
+            group.keep();
           } catch (err) {
+            group.drop();
             outcomes.push({ ok: false, err });
           }
         }
+        group.writeCounters();
       });
     } catch {
       // the group did not commit (nothing of it is stored): each send on its own
       for (const p of batch) {
         try {
-          p.resolve(this.deps.bus.transaction(p.fn));
+          p.resolve(this.deps.bus.transaction(() => alone(p.fn)));
         } catch (err) {
           p.reject(err);
         }
@@ -63,6 +121,14 @@ export class SendBatcher {
       else p.reject(o.err);
     });
   }
+}
+
+/** One send as a group of its own (inside its transaction). */
+function alone<T>(fn: (group: SendGroup) => T): T {
+  const group = new SendGroup();
+  const v = fn(group);
+  group.writeCounters();
+  return v;
 }
 
 const batchers = new WeakMap<Database, SendBatcher>();

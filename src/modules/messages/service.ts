@@ -1,14 +1,13 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { assertCanSend, assertQuota } from "../billing/quota.ts";
-import { contactIdByPhone } from "../contacts/service.ts";
+import { assertStatusCanSend, assertWithin, planInForce } from "../billing/quota.ts";
 import { findContact } from "../contacts/repo.ts";
-import { touchConversation } from "../inbox/repo.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
-import { findMessage, findSession, insertMessage, pageMessages, type MessageFilter } from "./repo.ts";
+import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
+import { insertQueuedMessage, sessionForSend, touchOutboundConversation } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { sendBatcher } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
@@ -55,46 +54,40 @@ export async function acceptSend(
     const prior = replay(deps, ws, idempotencyKey, hash);
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
-  const session = findSession(deps.db, ws, input.session_id);
+  const session = sessionForSend(deps.sqlite, ws, input.session_id);
   if (!session) throw errors.notFound("Session");
   if (session.status !== "connected") throw errors.chatappUnavailable(`Session is ${session.status}, not connected`);
-  assertCanSend(deps, ws);
+  assertStatusCanSend(session.subscriptionStatus);
   const media = await resolveSendMedia(deps, ws, input);
   try {
-    const data = await sendBatcher(deps).run((): SendAnswer => {
+    const data = await sendBatcher(deps).run((group): SendAnswer => {
       const at = deps.clock.now().getTime();
       const period = monthOf(at);
-      assertCanSend(deps, ws);
-      assertQuota(deps, ws, "messagesPerMonth", usageOf(deps.db, ws, period));
+      // the plan and the month's usage are read once per group transaction (send-batch.ts)
+      const plan = group.once(`plan:${ws}`, () => planInForce(deps, ws));
+      assertStatusCanSend(plan.status);
+      const usageKey = `usage:${ws}:${period}`;
+      const used = group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n));
+      assertWithin(plan.limits, "messagesPerMonth", used);
       if (media?.prepared) commitMedia(deps, media.prepared);
       const id = Bun.randomUUIDv7();
-      const conversationId = touchConversation(deps.db, ws, {
-        sessionId: session.id,
-        phone: input.to,
-        contactId: contactIdByPhone(deps, ws, input.to),
-        messageId: id,
-        at,
-        inbound: false,
-      });
-      insertMessage(deps.db, ws, {
+      const conversationId = touchOutboundConversation(deps.sqlite, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
+      insertQueuedMessage(deps.sqlite, ws, {
         id,
         sessionId: session.id,
         conversationId,
-        direction: "outbound",
         phone: input.to,
         sessionPhone: session.phoneNumber,
         type: input.type,
         body: input.body ?? null,
         mediaId: media?.mediaId ?? null,
-        status: "queued",
         createdBy: caller.actorId,
-        createdAt: at,
-        updatedAt: at,
+        at,
       });
-      addUsage(deps.db, ws, period, 1);
-      enqueueSender(deps, ws, session.id);
+      group.once(`sender:${session.id}`, () => enqueueSender(deps, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString() };
       if (idempotencyKey) remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
+      group.count(usageKey);
       return answer;
     });
     return { data, replayed: false };
