@@ -111,6 +111,17 @@ export function findPlan(sqlite: Database, id: string): Plan | null {
   return builtIn ? { ...builtIn, active: true } : null;
 }
 
+/**
+ * The limits `findPlan(id) ?? findPlan(FREE_PLAN_ID)` gives, from the stored limits text of
+ * both rows (null when a row is missing): for callers that read them in one statement.
+ */
+export function limitsOrFree(id: string, stored: string | null, freeStored: string | null): PlanLimits {
+  if (stored !== null) return limitsOf(stored);
+  const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
+  if (builtIn) return builtIn.limits;
+  return freeStored !== null ? limitsOf(freeStored) : planById(FREE_PLAN_ID).limits;
+}
+
 /** Price of a plan for an interval, in paise. */
 export function priceOf(plan: Plan, interval: BillingInterval): number {
   return interval === "annual" ? plan.annualPaise : plan.monthlyPaise;

@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { findPlan, FREE_PLAN_ID, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
+import type { Database, Statement } from "bun:sqlite";
+import { FREE_PLAN_ID, limitsOrFree, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
 import { dailyApiQuota } from "../apikeys/daily-quota.ts";
 import { incrementCounter, readCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
 
@@ -36,9 +37,35 @@ export function effectiveLimits(deps: Pick<AppDeps, "sqlite">, workspaceId: stri
 
 /** The subscription status and the limits in force, read together. */
 export function planInForce(deps: Pick<AppDeps, "sqlite">, workspaceId: string): { status: SubscriptionStatus; limits: PlanLimits } {
-  const { planId, status } = planRow(deps, workspaceId);
-  const plan = findPlan(deps.sqlite, effectivePlanId(status, planId)) ?? findPlan(deps.sqlite, FREE_PLAN_ID)!;
-  return { status, limits: plan.limits };
+  const row = planStmt(deps.sqlite).get(workspaceId, TRIAL_PLAN_ID, FREE_PLAN_ID);
+  if (!row) throw errors.notFound("Workspace");
+  const id = effectivePlanId(row.status, row.planId);
+  const stored = id === TRIAL_PLAN_ID ? row.trial : id === FREE_PLAN_ID ? row.free : row.own;
+  return { status: row.status, limits: limitsOrFree(id, stored, row.free) };
+}
+
+interface PlanInForceRow extends WorkspacePlanRow {
+  own: string | null;
+  trial: string | null;
+  free: string | null;
+}
+
+// every API-key request reads it (daily quota): the workspace and the limits text of each plan
+// that can be in force, in one statement
+const planStmts = new WeakMap<Database, Statement<PlanInForceRow, [string, string, string]>>();
+function planStmt(sqlite: Database) {
+  let s = planStmts.get(sqlite);
+  if (!s) {
+    s = sqlite.prepare(
+      `SELECT w.plan_id AS planId, w.subscription_status AS status,
+         (SELECT limits FROM plans WHERE id = w.plan_id) AS own,
+         (SELECT limits FROM plans WHERE id = ?2) AS trial,
+         (SELECT limits FROM plans WHERE id = ?3) AS free
+       FROM workspaces w WHERE w.id = ?1`,
+    );
+    planStmts.set(sqlite, s);
+  }
+  return s;
 }
 
 /**

@@ -7,7 +7,7 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, sessionForSend, touchOutboundConversation } from "./send-repo.ts";
+import { insertQueuedMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { sendBatcher } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
@@ -36,6 +36,14 @@ function isUniqueViolation(err: unknown): boolean {
   return false;
 }
 
+/** The session a message goes through: 404 when not the workspace's, 502 when not connected, 403 when the plan blocks sending. */
+function usableSession(session: SendSession | null): SendSession {
+  if (!session) throw errors.notFound("Session");
+  if (session.status !== "connected") throw errors.chatappUnavailable(`Session is ${session.status}, not connected`);
+  assertStatusCanSend(session.subscriptionStatus);
+  return session;
+}
+
 /**
  * Accepts an outbound message: checks the session (404, 502 when not connected), the plan
  * and quota, resolves its media, and commits it as `queued` together with the job that sends
@@ -54,16 +62,15 @@ export async function acceptSend(
     const prior = replay(deps, ws, idempotencyKey, hash);
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
-  const session = sessionForSend(deps.sqlite, ws, input.session_id);
-  if (!session) throw errors.notFound("Session");
-  if (session.status !== "connected") throw errors.chatappUnavailable(`Session is ${session.status}, not connected`);
-  assertStatusCanSend(session.subscriptionStatus);
+  // media is fetched or stored only for a session that can send; a text send checks it in its group
+  const early = input.type === "text" ? null : usableSession(sessionForSend(deps.sqlite, ws, input.session_id));
   const media = await resolveSendMedia(deps, ws, input);
   try {
     const data = await sendBatcher(deps).run((group): SendAnswer => {
+      // the session, the plan and the month's usage are read once per group transaction (send-batch.ts)
+      const session = early ?? usableSession(group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.sqlite, ws, input.session_id)));
       const at = deps.clock.now().getTime();
       const period = monthOf(at);
-      // the plan and the month's usage are read once per group transaction (send-batch.ts)
       const plan = group.once(`plan:${ws}`, () => planInForce(deps, ws));
       assertStatusCanSend(plan.status);
       const usageKey = `usage:${ws}:${period}`;
