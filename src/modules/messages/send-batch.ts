@@ -11,8 +11,21 @@ import type { AppDeps } from "../../deps.ts";
 export class SendGroup {
   private memo = new Map<string, unknown>();
   private counters = new Map<string, { n: number; added: number; write: (n: number) => void }>();
+  private deferred = new Map<string, { value: unknown; write: (v: unknown) => void }>();
+  // what the current send did, to take back if its savepoint rolls back
   private touched: string[] = [];
   private counted: string[] = [];
+  private replaced: [string, { value: unknown; write: (v: unknown) => void } | undefined][] = [];
+
+  /** Whether `once` already holds a value for `key`. */
+  has(key: string): boolean {
+    return this.memo.has(key);
+  }
+
+  /** The value `once` holds for `key` (check `has` first). */
+  get<T>(key: string): T {
+    return this.memo.get(key) as T;
+  }
 
   /** `read()` once per group (and again after a rolled-back send that first read it). */
   once<T>(key: string, read: () => T): T {
@@ -30,28 +43,45 @@ export class SendGroup {
     return c.n + c.added;
   }
 
-  /** Adds one to a counter read by `counter`; written once, in `writeCounters`. */
+  /** Adds one to a counter read by `counter`; written once, in `writeDeferred`. */
   count(key: string): void {
     this.counters.get(key)!.added++;
     this.counted.push(key);
+  }
+
+  /** The value last given to `defer` for `key`, if any. */
+  pending<T>(key: string): T | undefined {
+    return this.deferred.get(key)?.value as T | undefined;
+  }
+
+  /** A write made once at the end of the group, with the value of the last send that set it. */
+  defer<T>(key: string, value: T, write: (v: T) => void): void {
+    this.replaced.push([key, this.deferred.get(key)]);
+    this.deferred.set(key, { value, write: write as (v: unknown) => void });
   }
 
   /** The current send's savepoint committed: keep what it did. */
   keep(): void {
     this.touched = [];
     this.counted = [];
+    this.replaced = [];
   }
 
   /** The current send's savepoint rolled back: forget what it did. */
   drop(): void {
     for (const k of this.touched) this.memo.delete(k);
     for (const k of this.counted) this.counters.get(k)!.added--;
+    for (const [k, prev] of this.replaced.reverse()) {
+      if (prev) this.deferred.set(k, prev);
+      else this.deferred.delete(k);
+    }
     this.keep();
   }
 
-  /** Writes every counter's additions; call last, inside the group's transaction. */
-  writeCounters(): void {
+  /** Makes the counters' and the deferred writes; call last, inside the group's transaction. */
+  writeDeferred(): void {
     for (const c of this.counters.values()) if (c.added) c.write(c.added);
+    for (const d of this.deferred.values()) d.write(d.value);
   }
 }
 
@@ -102,7 +132,7 @@ export class SendBatcher {
             outcomes.push({ ok: false, err });
           }
         }
-        group.writeCounters();
+        group.writeDeferred();
       });
     } catch {
       // the group did not commit (nothing of it is stored): each send on its own
@@ -127,7 +157,7 @@ export class SendBatcher {
 function alone<T>(fn: (group: SendGroup) => T): T {
   const group = new SendGroup();
   const v = fn(group);
-  group.writeCounters();
+  group.writeDeferred();
   return v;
 }
 

@@ -23,6 +23,10 @@ function statements(sqlite: Database) {
          updated_at = excluded.updated_at
        RETURNING id`,
     ),
+    moveLast: sqlite.prepare(
+      `UPDATE conversations SET last_message_id = ?3, last_message_at = max(last_message_at, ?4), updated_at = ?5
+       WHERE workspace_id = ?1 AND id = ?2`,
+    ),
     // every column not named takes its default (null, attempts 0)
     message: sqlite.prepare(
       `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, media_id, status, created_by, created_at, updated_at)
@@ -55,6 +59,14 @@ export function sessionForSend(sqlite: Database, workspaceId: string, sessionId:
 export function touchOutboundConversation(sqlite: Database, workspaceId: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string {
   const row = stmts(sqlite).conversation.get(Bun.randomUUIDv7(), workspaceId, c.sessionId, c.phone, c.messageId, c.at) as { id: string };
   return row.id;
+}
+
+/**
+ * What touchOutboundConversation would have left after more messages to a conversation it
+ * already touched: the last one's id and time, the latest `last_message_at`.
+ */
+export function moveLastMessage(sqlite: Database, workspaceId: string, conversationId: string, last: { messageId: string; maxAt: number; at: number }): void {
+  stmts(sqlite).moveLast.run(workspaceId, conversationId, last.messageId, last.maxAt, last.at);
 }
 
 /** Inserts an outbound message as `queued`. */

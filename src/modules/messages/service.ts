@@ -7,9 +7,9 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
-import { sendBatcher } from "./send-batch.ts";
+import { sendBatcher, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
@@ -42,6 +42,21 @@ function usableSession(session: SendSession | null): SendSession {
   if (session.status !== "connected") throw errors.chatappUnavailable(`Session is ${session.status}, not connected`);
   assertStatusCanSend(session.subscriptionStatus);
   return session;
+}
+
+type LastMessage = { messageId: string; maxAt: number; at: number };
+
+/**
+ * The conversation of a send. The group's first send to it upserts it; the later ones only move
+ * its last message, which is written once at the end of the group with the last one's values.
+ */
+function groupConversation(deps: Pick<AppDeps, "sqlite">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string {
+  const key = `conversation:${ws}:${c.sessionId}:${c.phone}`;
+  if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.sqlite, ws, c));
+  const id = group.get<string>(key);
+  const maxAt = Math.max(group.pending<LastMessage>(key)?.maxAt ?? c.at, c.at);
+  group.defer<LastMessage>(key, { messageId: c.messageId, maxAt, at: c.at }, (last) => moveLastMessage(deps.sqlite, ws, id, last));
+  return id;
 }
 
 /**
@@ -78,7 +93,7 @@ export async function acceptSend(
       assertWithin(plan.limits, "messagesPerMonth", used);
       if (media?.prepared) commitMedia(deps, media.prepared);
       const id = Bun.randomUUIDv7();
-      const conversationId = touchOutboundConversation(deps.sqlite, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
+      const conversationId = groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
       insertQueuedMessage(deps.sqlite, ws, {
         id,
         sessionId: session.id,

@@ -41,3 +41,36 @@ describe("sends committed together (group commit)", () => {
     expect(stored()).toBe(1);
   });
 });
+
+describe("what a group writes once", () => {
+  const usage = () => (t.deps.sqlite.query("SELECT outbound FROM message_usage WHERE workspace_id = ?").get(ws.id) as { outbound: number } | null)?.outbound ?? 0;
+
+  test("the month's usage counts exactly the accepted sends of a group, refused ones not", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(`u${i}`)));
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(5);
+    expect(usage()).toBe(5);
+  });
+
+  const conversations = () => t.deps.sqlite.query("SELECT id, last_message_id AS last FROM conversations WHERE workspace_id = ?").all(ws.id) as { id: string; last: string }[];
+  const messageIds = () => (t.deps.sqlite.query("SELECT id, conversation_id AS c FROM messages WHERE workspace_id = ? ORDER BY id").all(ws.id) as { id: string; c: string }[]);
+
+  test("sends of a group to one number share a conversation whose last message is the newest of them", async () => {
+    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => send(`c${i}`)));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
+    const convs = conversations();
+    expect(convs).toHaveLength(1);
+    const stored = messageIds();
+    expect(stored).toHaveLength(4);
+    expect(stored.every((m) => m.c === convs[0]!.id)).toBe(true);
+    expect(convs[0]!.last).toBe(stored[3]!.id);
+  });
+
+  test("sends rolled back in the middle of a group (a repeated Idempotency-Key) leave the conversation's last message on a stored one", async () => {
+    const answers = await Promise.all([send("x", "k-same"), send("x", "k-same"), send("y"), send("x", "k-same"), send("z")]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    const stored = messageIds();
+    expect(stored).toHaveLength(3);
+    expect(conversations()[0]!.last).toBe(stored[2]!.id);
+    expect(usage()).toBe(3);
+  });
+});
