@@ -16,6 +16,17 @@ export class SendGroup {
   private touched: string[] = [];
   private counted: string[] = [];
   private replaced: [string, { value: unknown; write: (v: unknown) => void } | undefined][] = [];
+  private began = false;
+
+  /** The current send starts writing: call before its first write (see SendBatcher.run). */
+  writing(): void {
+    this.began = true;
+  }
+
+  /** Whether the current send has started writing. */
+  get wrote(): boolean {
+    return this.began;
+  }
 
   /** Whether `once` already holds a value for `key`. */
   has(key: string): boolean {
@@ -65,6 +76,7 @@ export class SendGroup {
     this.touched = [];
     this.counted = [];
     this.replaced = [];
+    this.began = false;
   }
 
   /** The current send's savepoint rolled back: forget what it did. */
@@ -87,6 +99,7 @@ export class SendGroup {
 
 interface Pending {
   fn: (group: SendGroup) => unknown;
+  savepoint: boolean;
   resolve(v: unknown): void;
   reject(err: unknown): void;
 }
@@ -94,8 +107,9 @@ interface Pending {
 /**
  * Group commit of accepted sends. A send's transaction is mostly its COMMIT (the WAL write of
  * the message row, its indexes, the conversation and the counters); the sends that arrive in
- * the same turn of the event loop are committed together, each in a savepoint of its own, so a
- * refused one (quota, idempotency conflict) rolls back alone and the others still commit. The
+ * the same turn of the event loop are committed together. A refused one (quota, idempotency
+ * conflict) rolls back alone and the others still commit: it is refused before it writes, or it
+ * runs in a savepoint of its own (see `run`). The
  * 202 still comes only after the commit. A body must not publish events (a savepoint rolled
  * back would not take them back); sends publish none: they enqueue the sender job.
  */
@@ -105,10 +119,14 @@ export class SendBatcher {
 
   constructor(private deps: Pick<AppDeps, "bus" | "sqlite">) {}
 
-  /** Runs `fn` in the next group transaction; resolves with its result once committed. */
-  run<T>(fn: (group: SendGroup) => T): Promise<T> {
+  /**
+   * Runs `fn` in the next group transaction; resolves with its result once committed. Without
+   * a savepoint (two statements a send), `fn` must do every check that can refuse it before
+   * `group.writing()`: a failure after it rolls the whole group back, then each send runs alone.
+   */
+  run<T>(fn: (group: SendGroup) => T, opts: { savepoint: boolean } = { savepoint: true }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
       if (this.scheduled) return;
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -125,9 +143,10 @@ export class SendBatcher {
         const group = new SendGroup();
         for (const p of batch) {
           try {
-            outcomes.push({ ok: true, value: this.deps.sqlite.transaction(p.fn)(group) }); // a savepoint
+            outcomes.push({ ok: true, value: p.savepoint ? this.deps.sqlite.transaction(p.fn)(group) : p.fn(group) });
             group.keep();
           } catch (err) {
+            if (!p.savepoint && group.wrote) throw err; // partly written, and no savepoint to undo it
             group.drop();
             outcomes.push({ ok: false, err });
           }

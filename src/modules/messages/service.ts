@@ -91,6 +91,7 @@ export async function acceptSend(
       const usageKey = `usage:${ws}:${period}`;
       const used = group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n));
       assertWithin(plan.limits, "messagesPerMonth", used);
+      group.writing(); // nothing below refuses a send but a repeated Idempotency-Key (which has a savepoint)
       if (media?.prepared) commitMedia(deps, media.prepared);
       const id = Bun.randomUUIDv7();
       const conversationId = groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
@@ -111,7 +112,7 @@ export async function acceptSend(
       if (idempotencyKey) remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
       return answer;
-    });
+    }, { savepoint: idempotencyKey !== undefined || media !== null });
     return { data, replayed: false };
   } catch (err) {
     if (media?.prepared) await discardMedia(deps, media.prepared);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
+import { SendBatcher } from "../../../src/modules/messages/send-batch.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession } from "./helpers.ts";
@@ -72,5 +73,42 @@ describe("what a group writes once", () => {
     expect(stored).toHaveLength(3);
     expect(conversations()[0]!.last).toBe(stored[2]!.id);
     expect(usage()).toBe(3);
+  });
+});
+
+describe("sends without a savepoint", () => {
+  const note = (v: string) => t.deps.sqlite.query("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response, created_at, expires_at) VALUES (?, ?, 'h', 202, '{}', 0, 1)").run(ws.id, v);
+  const notes = () => (t.deps.sqlite.query("SELECT key FROM idempotency_keys WHERE workspace_id = ? ORDER BY key").all(ws.id) as { key: string }[]).map((r) => r.key);
+  const plain = { savepoint: false };
+
+  test("one refused before it writes fails alone; the others of the group commit", async () => {
+    const b = new SendBatcher(t.deps);
+    const results = await Promise.allSettled([
+      b.run(() => note("a"), plain),
+      b.run(() => {
+        throw new Error("refused");
+      }, plain),
+      b.run(() => note("c"), plain),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(notes()).toEqual(["a", "c"]);
+  });
+
+  test("one failing after it wrote rolls the group back, then each runs alone: nothing of the failed one is stored", async () => {
+    const b = new SendBatcher(t.deps);
+    let runs = 0;
+    const results = await Promise.allSettled([
+      b.run(() => note("a"), plain),
+      b.run((group) => {
+        group.writing();
+        note("b");
+        runs++;
+        throw new Error("broke mid-way");
+      }, plain),
+      b.run(() => note("c"), plain),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(runs).toBe(2); // in the group, then alone
+    expect(notes()).toEqual(["a", "c"]);
   });
 });
