@@ -107,7 +107,7 @@ export async function acceptSend(
         createdBy: caller.actorId,
         at,
       });
-      group.once(`sender:${session.id}`, () => enqueueSender(deps, ws, session.id));
+      group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString() };
       if (idempotencyKey) remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
