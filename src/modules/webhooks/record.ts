@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
 import type { AppDeps } from "../../deps.ts";
 import { deliveryStore, type ClaimedDelivery } from "./store.ts";
@@ -103,10 +104,29 @@ interface HealthyMark {
   at: number;
 }
 
+type Statements = ReturnType<typeof prepare>;
+
+function prepare(sqlite: Database) {
+  return {
+    markHealthy: sqlite.prepare(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`),
+    outcome: sqlite.prepare(
+      `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
+         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
+       WHERE id = ? AND workspace_id = ? AND attempts = ?`,
+    ),
+  };
+}
+
+const prepared = new WeakMap<Database, Statements>();
+/** The per-outcome statements, prepared once per database (`query` would hash the SQL text on every call). */
+function statements(sqlite: Database): Statements {
+  let s = prepared.get(sqlite);
+  if (!s) prepared.set(sqlite, (s = prepare(sqlite)));
+  return s;
+}
+
 function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
-  deps.sqlite
-    .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
-    .run(m.at, webhookId, m.workspaceId);
+  statements(deps.sqlite).markHealthy.run(m.at, webhookId, m.workspaceId);
 }
 
 /** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
@@ -119,13 +139,7 @@ function applyAttempt(
 ): AttemptOutcome {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
-  const updated = deps.sqlite
-    .query(
-      `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
-         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
-       WHERE id = ? AND workspace_id = ? AND attempts = ?`,
-    )
-    .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
+  const updated = statements(deps.sqlite).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
   // stale claim, or a test: the webhook's health is untouched
   const deactivated = updated.changes === 0 || d.isTest ? null : applyHealth(deps, d, o, opts.at, now, healthy);
   return { ...o, status, nextAttemptAt: next, deactivated };

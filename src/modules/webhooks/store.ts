@@ -15,14 +15,13 @@ export interface ClaimedDelivery {
   secretEnc: string;
 }
 
-// the webhook's URL and secret come back with the claim: one statement instead of a second lookup
-// (NULL when the webhook was deleted meanwhile: its deliveries go with it)
-/** A claim as the statement returns it (is_test as 0/1, the target NULL when the webhook is gone). */
-type ClaimRow = Omit<ClaimedDelivery, "url" | "secretEnc" | "isTest"> & { url: string | null; secretEnc: string | null; isTest: boolean | number };
+/** A claim as the statement returns it: is_test as 0/1, the target as JSON [url, secret_enc] or NULL when the webhook is gone. */
+type ClaimRow = Omit<ClaimedDelivery, "url" | "secretEnc" | "isTest"> & { target: string | null; isTest: boolean | number };
 
+// the webhook's URL and secret come back with the claim, both from one lookup: one statement
+// instead of a second one (NULL when the webhook was deleted meanwhile: its deliveries go with it)
 const RETURNING = `id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
-  (SELECT w.url FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id) AS url,
-  (SELECT w.secret_enc FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id) AS secretEnc`;
+  (SELECT json_array(w.url, w.secret_enc) FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id) AS target`;
 
 /**
  * The dispatcher's prepared statements. These run for the whole server, across workspaces
@@ -98,9 +97,10 @@ export class DeliveryStore {
   }
 
   private withTarget(row: ClaimRow | null): ClaimedDelivery | null {
-    if (!row || row.url === null || row.secretEnc === null) return null; // deleted meanwhile: its deliveries go with it
-    row.isTest = !!row.isTest;
-    return row as ClaimedDelivery;
+    if (!row?.target) return null; // deleted meanwhile: its deliveries go with it
+    const [url, secretEnc] = JSON.parse(row.target) as [string, string];
+    const { target: _, isTest, ...rest } = row;
+    return { ...rest, isTest: !!isTest, url, secretEnc };
   }
 
   /** Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. */
