@@ -194,17 +194,30 @@ export class WebhookDispatcher {
     else this.perWebhook.delete(d.webhookId);
   }
 
-  /** Claims (in the caller's transaction) as many deliveries of each webhook as its attempts that ended: one index probe per webhook, no scan. */
+  /**
+   * Claims (in the caller's transaction) as many deliveries of each webhook as its attempts that
+   * ended: one index probe per webhook, no scan, and one statement per round (a webhook whose
+   * k attempts ended is in the first k rounds), not one per webhook.
+   */
   private refill(webhookIds: string[]): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
     if (!this.started) return claimed;
     const freed = new Map<string, number>();
     for (const id of webhookIds) freed.set(id, (freed.get(id) ?? 0) + 1);
     const now = this.deps.clock.now().getTime();
-    for (const [id, n] of freed) {
+    for (let round = 0; freed.size; round++) {
       const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
       if (room <= 0) break;
-      claimed.push(...this.store.claimNextOf(id, now, leaseMs(this.deps), Math.min(n, room)));
+      const ids = [...freed.keys()].slice(0, room);
+      const got = this.store.claimNextOfEach(ids, now, leaseMs(this.deps));
+      claimed.push(...got);
+      const more = new Set(got.map((d) => d.webhookId));
+      // a webhook with nothing more due (or switched off) drops out; the others go once per freed slot
+      for (const id of ids) {
+        const n = freed.get(id)! - 1;
+        if (n > 0 && more.has(id)) freed.set(id, n);
+        else freed.delete(id);
+      }
     }
     return claimed;
   }

@@ -46,14 +46,18 @@ export class DeliveryStore {
                      ORDER BY d.next_attempt_at LIMIT 1)
          RETURNING ${RETURNING}`,
       ),
-      // the same, up to ?4 of one webhook whose attempts just ended (no scan past other webhooks' rows)
-      claimNextOf: sqlite.prepare(
+      // the next due delivery of EACH listed webhook (ids as a JSON array, each once) in one statement:
+      // one index probe per webhook, not one statement per webhook. A webhook listed again in the
+      // next statement of the same transaction gets its next delivery (the first is leased now).
+      claimNextOfEach: sqlite.prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
-         WHERE id IN (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
-                     WHERE d.webhook_id = ?3 AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
-                       AND (d.lease_until IS NULL OR d.lease_until <= ?2)
-                       AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
-                     ORDER BY d.next_attempt_at LIMIT ?4)
+         WHERE rowid IN (
+           SELECT (SELECT d.rowid FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
+                   WHERE d.webhook_id = j.value AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
+                     AND (d.lease_until IS NULL OR d.lease_until <= ?2)
+                   ORDER BY d.next_attempt_at LIMIT 1)
+           FROM json_each(?3) j
+           WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = j.value AND w.is_active = 1))
          RETURNING ${RETURNING}`,
       ),
       claimOne: sqlite.prepare(
@@ -108,9 +112,9 @@ export class DeliveryStore {
     return this.withTarget(this.s.claimDue.get(now + leaseMs, now, JSON.stringify(busy)) as ClaimRow | null);
   }
 
-  /** Claims the (up to) `n` most overdue deliveries of one webhook in one statement; counts their attempts. */
-  claimNextOf(webhookId: string, now: number, leaseMs: number, n = 1): ClaimedDelivery[] {
-    const rows = this.s.claimNextOf.all(now + leaseMs, now, webhookId, n) as ClaimRow[];
+  /** Claims the most overdue delivery of each of `webhookIds` (distinct) in one statement; counts their attempts. */
+  claimNextOfEach(webhookIds: string[], now: number, leaseMs: number): ClaimedDelivery[] {
+    const rows = this.s.claimNextOfEach.all(now + leaseMs, now, JSON.stringify(webhookIds)) as ClaimRow[];
     const out: ClaimedDelivery[] = [];
     for (const r of rows) {
       const d = this.withTarget(r);
