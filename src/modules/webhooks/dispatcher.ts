@@ -205,7 +205,7 @@ export class WebhookDispatcher {
     const freed = new Map<string, number>();
     for (const id of webhookIds) freed.set(id, (freed.get(id) ?? 0) + 1);
     const now = this.deps.clock.now().getTime();
-    for (let round = 0; freed.size; round++) {
+    while (freed.size) {
       const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
       if (room <= 0) break;
       const ids = [...freed.keys()].slice(0, room);
