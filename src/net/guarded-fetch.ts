@@ -1,5 +1,5 @@
 import tls from "node:tls";
-import { checkUrl, type ResolvedAddress, type Resolver } from "./url-guard.ts";
+import { checkUrl, type CheckedUrl, type ResolvedAddress, type Resolver } from "./url-guard.ts";
 
 export { assertSafeUrl, UrlGuardError } from "./url-guard.ts";
 
@@ -64,12 +64,15 @@ const urlHost = (a: ResolvedAddress) => (a.family === 6 ? `[${a.address}]` : a.a
 
 /** Reads a response body under the byte cap (fails) or the excerpt size (stops reading). */
 async function readBody(res: Response, opts: GuardedFetchOptions): Promise<{ body: Uint8Array; truncated: boolean }> {
-  const declared = Number(res.headers.get("content-length"));
+  const length = res.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
   if (opts.maxBytes !== undefined && declared > opts.maxBytes) {
     await res.body?.cancel().catch(() => {});
     throw new FetchFailedError("too_large", `response body of ${declared} bytes exceeds the cap of ${opts.maxBytes} bytes`);
   }
   if (!res.body) return { body: new Uint8Array(0), truncated: false };
+  // the usual short answer with a declared length within both limits: read whole, no stream reader
+  if (declared <= (opts.truncateBytes ?? Infinity) && declared <= (opts.maxBytes ?? Infinity)) return { body: await res.bytes(), truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
@@ -89,6 +92,39 @@ async function readBody(res: Response, opts: GuardedFetchOptions): Promise<{ bod
     chunks.push(value);
   }
   return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), truncated: false };
+}
+
+/** Where to connect for a checked URL: the checked address in place of the host name. */
+interface Target {
+  checked: CheckedUrl;
+  href: string;
+  secure: boolean;
+  /** the host is an IP literal: no SNI name */
+  isLiteral: boolean;
+}
+
+function targetOf(checked: CheckedUrl): Target {
+  const target = new URL(checked.url.href);
+  target.hostname = urlHost(checked.addresses[0]!);
+  return { checked, href: target.href, secure: checked.url.protocol === "https:", isLiteral: checked.addresses.some((a) => a.address === checked.host) };
+}
+
+const literalTargets = new Map<string, Target>();
+/**
+ * The checked target of a URL whose host is an IP literal, from a cache: without DNS the check
+ * is a pure function of the URL and the two settings (a host NAME is resolved and checked on
+ * every request, as rebinding requires).
+ */
+async function checkedTarget(rawUrl: string, opts: GuardedFetchOptions, deadline: Promise<never>): Promise<Target> {
+  const key = `${opts.allowHttp ? 1 : 0}${opts.allowPrivate ? 1 : 0}${rawUrl}`;
+  const hit = literalTargets.get(key);
+  if (hit) return hit;
+  const t = targetOf(await Promise.race([checkUrl(rawUrl, opts), deadline]));
+  if (t.isLiteral && !opts.resolver) {
+    if (literalTargets.size >= 1024) literalTargets.clear();
+    literalTargets.set(key, t);
+  }
+  return t;
 }
 
 /**
@@ -113,12 +149,8 @@ export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): P
   });
   deadline.catch(() => {}); // raced below; a late rejection is not news
   try {
-    const checked = await Promise.race([checkUrl(rawUrl, opts), deadline]);
-    const secure = checked.url.protocol === "https:";
-    const target = new URL(checked.url.href);
-    target.hostname = urlHost(checked.addresses[0]!);
-    const isLiteral = checked.addresses.some((a) => a.address === checked.host);
-    const request = fetch(target, {
+    const { checked, href, secure, isLiteral } = await checkedTarget(rawUrl, opts, deadline);
+    const request = fetch(href, {
       method: opts.method ?? "GET",
       headers: { ...opts.headers, host: checked.url.host },
       body: opts.body,

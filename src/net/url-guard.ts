@@ -82,6 +82,18 @@ function worst(embedded: AddressClass): AddressClass {
  * `0x7f.0.0.1`, `2130706433`), IPv6 with or without brackets and zone id.
  */
 export function classifyAddress(input: string): AddressClass {
+  let cls = classified.get(input);
+  if (cls === undefined) {
+    // a pure function of the text: every webhook attempt checks the same few hosts again
+    if (classified.size >= 1024) classified.clear();
+    classified.set(input, (cls = classifyUncached(input)));
+  }
+  return cls;
+}
+
+const classified = new Map<string, AddressClass>();
+
+function classifyUncached(input: string): AddressClass {
   let s = input.trim();
   if (s.startsWith("[") && s.endsWith("]")) s = s.slice(1, -1);
   const zone = s.indexOf("%");

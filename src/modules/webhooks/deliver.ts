@@ -57,6 +57,19 @@ function describeFailure(res: GuardedResponse): string {
   return `receiver answered ${res.status}`;
 }
 
+const utf8 = new TextDecoder();
+const opened = new Map<string, string>();
+/** A webhook's secret in clear, opened once per sealed value (a rotation seals a new one: a new entry). */
+function openedSecret(sealed: string, keyHex: string): string {
+  const k = keyHex + sealed;
+  let secret = opened.get(k);
+  if (secret === undefined) {
+    if (opened.size >= 1024) opened.clear();
+    opened.set(k, (secret = openSecret(sealed, keyHex)));
+  }
+  return secret;
+}
+
 export type SendOutcome = Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
 
 /** Sends one claimed delivery and records the outcome; never throws for receiver-side failures. */
@@ -71,7 +84,7 @@ export async function sendAttempt(deps: AppDeps, d: ClaimedDelivery, started: nu
   const perfStart = performance.now();
   let outcome: SendOutcome;
   try {
-    const secret = openSecret(d.secretEnc, deps.secrets.credentialKey);
+    const secret = openedSecret(d.secretEnc, deps.secrets.credentialKey);
     const res = await guardedFetch(d.url, {
       allowHttp: deps.config.webhookAllowHttp,
       allowPrivate: deps.config.webhookAllowPrivate,
@@ -87,7 +100,7 @@ export async function sendAttempt(deps: AppDeps, d: ClaimedDelivery, started: nu
       ok,
       gone: res.status === 410,
       responseStatus: res.status,
-      responseBody: new TextDecoder().decode(res.body),
+      responseBody: utf8.decode(res.body),
       durationMs: res.durationMs,
       error: ok ? null : describeFailure(res),
       retryAfterSeconds: ok ? null : parseRetryAfter(res.headers.get("retry-after"), started),

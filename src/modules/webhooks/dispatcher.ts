@@ -27,8 +27,10 @@ interface Finished {
 export class WebhookDispatcher {
   private store: DeliveryStore;
   private perWebhook = new Map<string, number>();
-  private running = new Map<Promise<void>, ClaimedDelivery>();
+  /** attempts in flight, by their claim (freeing one is a lookup, not a scan) */
+  private running = new Map<ClaimedDelivery, Promise<void>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private wakeQueued = false;
   private started = false;
   private pumping = false;
   private finished: Finished[] = [];
@@ -54,16 +56,23 @@ export class WebhookDispatcher {
     this.started = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await Promise.race([Promise.allSettled([...this.running.keys()]), Bun.sleep(timeoutMs)]);
+    await Promise.race([Promise.allSettled([...this.running.values()]), Bun.sleep(timeoutMs)]);
     this.flush(); // outcomes already in hand are recorded, not handed back
-    for (const d of this.running.values()) this.store.release(d.id, d.attempts, this.deps.clock.now().getTime());
+    for (const d of this.running.keys()) this.store.release(d.id, d.attempts, this.deps.clock.now().getTime());
     this.running.clear();
     this.perWebhook.clear();
   }
 
   /** Nudges the loop (new deliveries were committed, or an attempt finished). */
   wake(): void {
-    if (this.started) this.schedule(0);
+    if (!this.started || this.wakeQueued) return;
+    this.wakeQueued = true;
+    // no timer: a setTimeout(0) adds a millisecond or more before every delivery; the commits of
+    // one turn of the event loop share this one wake-up
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.pump();
+    });
   }
 
   /** Sends every due delivery (within the limits) and waits for them; for tests and the CLI. Returns how many attempts ran. */
@@ -73,7 +82,7 @@ export class WebhookDispatcher {
       const launched = this.fill();
       n += launched;
       if (!this.running.size) return n;
-      await Promise.race(this.running.keys());
+      await Promise.race(this.running.values());
     }
   }
 
@@ -83,6 +92,7 @@ export class WebhookDispatcher {
   }
 
   private pump(): void {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.started || this.pumping) return;
     this.pumping = true;
@@ -104,16 +114,24 @@ export class WebhookDispatcher {
     return [...this.perWebhook].filter(([, n]) => n >= cap).map(([id]) => id);
   }
 
-  /** Claims and launches deliveries until the limits or the due work run out. */
+  /** Claims deliveries until the limits or the due work run out, in one transaction (one commit), then launches them. */
   private fill(): number {
-    let launched = 0;
-    while (this.running.size < this.deps.config.webhookConcurrency) {
-      const d = this.store.claimDue(this.deps.clock.now().getTime(), leaseMs(this.deps), this.busy());
-      if (!d) break;
-      this.launch(d);
-      launched++;
-    }
-    return launched;
+    const claimed: ClaimedDelivery[] = [];
+    const room = this.deps.config.webhookConcurrency - this.running.size;
+    if (room <= 0) return 0;
+    const cap = this.deps.config.webhookConcurrencyPerWebhook;
+    const counts = new Map(this.perWebhook);
+    this.deps.sqlite.transaction(() => {
+      while (claimed.length < room) {
+        const busy = [...counts].filter(([, n]) => n >= cap).map(([id]) => id);
+        const d = this.store.claimDue(this.deps.clock.now().getTime(), leaseMs(this.deps), busy);
+        if (!d) break;
+        claimed.push(d);
+        counts.set(d.webhookId, (counts.get(d.webhookId) ?? 0) + 1);
+      }
+    })();
+    for (const d of claimed) this.launch(d);
+    return claimed.length;
   }
 
   private launch(d: ClaimedDelivery): void {
@@ -126,7 +144,7 @@ export class WebhookDispatcher {
         return this.finish(d, null);
       },
     );
-    this.running.set(p, d);
+    this.running.set(d, p);
   }
 
   /** Queues a finished attempt for the next group commit; resolves once it is recorded and its slot is free. */
@@ -170,36 +188,45 @@ export class WebhookDispatcher {
   }
 
   private free(d: ClaimedDelivery): void {
-    for (const [p, r] of this.running) {
-      if (r === d) {
-        this.running.delete(p);
-        break;
-      }
-    }
+    this.running.delete(d);
     const left = (this.perWebhook.get(d.webhookId) ?? 1) - 1;
     if (left > 0) this.perWebhook.set(d.webhookId, left);
     else this.perWebhook.delete(d.webhookId);
   }
 
-  /** Claims (in the caller's transaction) as many deliveries of each webhook as its attempts that ended: one index probe per webhook, no scan. */
+  /**
+   * Claims (in the caller's transaction) as many deliveries of each webhook as its attempts that
+   * ended: one index probe per webhook, no scan, and one statement per round (a webhook whose
+   * k attempts ended is in the first k rounds), not one per webhook.
+   */
   private refill(webhookIds: string[]): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
     if (!this.started) return claimed;
     const freed = new Map<string, number>();
     for (const id of webhookIds) freed.set(id, (freed.get(id) ?? 0) + 1);
     const now = this.deps.clock.now().getTime();
-    for (const [id, n] of freed) {
+    while (freed.size) {
       const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
       if (room <= 0) break;
-      claimed.push(...this.store.claimNextOf(id, now, leaseMs(this.deps), Math.min(n, room)));
+      const ids = [...freed.keys()].slice(0, room);
+      const got = this.store.claimNextOfEach(ids, now, leaseMs(this.deps));
+      claimed.push(...got);
+      const more = new Set(got.map((d) => d.webhookId));
+      // a webhook with nothing more due (or switched off) drops out; the others go once per freed slot
+      for (const id of ids) {
+        const n = freed.get(id)! - 1;
+        if (n > 0 && more.has(id)) freed.set(id, n);
+        else freed.delete(id);
+      }
     }
     return claimed;
   }
 
   private nextDelay(): number {
     const poll = this.deps.config.jobPollMs;
-    const t = this.store.nextDue(this.busy());
+    const now = this.deps.clock.now().getTime();
+    const t = this.store.nextDue(this.busy(), now);
     if (t === null) return poll;
-    return Math.max(0, Math.min(poll, t - this.deps.clock.now().getTime()));
+    return Math.max(0, Math.min(poll, t - now));
   }
 }

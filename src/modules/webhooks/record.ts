@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
 import type { AppDeps } from "../../deps.ts";
 import { deliveryStore, type ClaimedDelivery } from "./store.ts";
@@ -86,7 +87,7 @@ export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): Attempt
     // a webhook's successes in one batch reset its health once, with the latest time; a failure
     // after them sees that reset first: the same end state as one write per success
     const healthy = new Map<string, HealthyMark>();
-    const outcomes = batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
+    const outcomes = allDistinctSuccesses(batch) ? applySuccesses(deps, batch, healthy) : batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
     for (const [webhookId, m] of healthy) markHealthy(deps, webhookId, m);
     return outcomes;
   })();
@@ -103,10 +104,60 @@ interface HealthyMark {
   at: number;
 }
 
+type Statements = ReturnType<typeof prepare>;
+
+function prepare(sqlite: Database) {
+  return {
+    markHealthy: sqlite.prepare(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`),
+    outcome: sqlite.prepare(
+      `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
+         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
+       WHERE id = ? AND workspace_id = ? AND attempts = ?`,
+    ),
+    // the outcome UPDATE above for a batch of successes: rows [id, workspace, attempts, response status, body, error, duration, at]
+    successes: sqlite.prepare(
+      `UPDATE webhook_deliveries SET status = 'success', next_attempt_at = NULL, lease_until = NULL, response_status = o.rs, response_body = o.rb,
+         error = o.err, duration_ms = o.dur, last_attempt_at = o.at, delivered_at = ?1, updated_at = ?1
+       FROM (SELECT value ->> 0 AS id, value ->> 1 AS ws, value ->> 2 AS attempts, value ->> 3 AS rs, value ->> 4 AS rb, value ->> 5 AS err,
+               value ->> 6 AS dur, value ->> 7 AS at FROM json_each(?2)) o
+       WHERE webhook_deliveries.id = o.id AND webhook_deliveries.workspace_id = o.ws AND webhook_deliveries.attempts = o.attempts
+       RETURNING webhook_deliveries.id AS id`,
+    ),
+  };
+}
+
+const prepared = new WeakMap<Database, Statements>();
+/** The per-outcome statements, prepared once per database (`query` would hash the SQL text on every call). */
+function statements(sqlite: Database): Statements {
+  let s = prepared.get(sqlite);
+  if (!s) prepared.set(sqlite, (s = prepare(sqlite)));
+  return s;
+}
+
 function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
-  deps.sqlite
-    .query(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`)
-    .run(m.at, webhookId, m.workspaceId);
+  statements(deps.sqlite).markHealthy.run(m.at, webhookId, m.workspaceId);
+}
+
+/** Whether every attempt of the batch succeeded, each of a different delivery: the usual batch. */
+function allDistinctSuccesses(batch: FinishedAttempt[]): boolean {
+  if (batch.length < 2 || !batch.every((a) => a.o.ok)) return false;
+  return new Set(batch.map((a) => a.d.id)).size === batch.length;
+}
+
+/**
+ * The outcomes of a batch of successes in ONE statement, each row fenced by its attempt number
+ * as `applyAttempt` fences it. Successes switch nothing off and park nothing, so writing them
+ * all before the health marks leaves what one `applyAttempt` each would.
+ */
+function applySuccesses(deps: AppDeps, batch: FinishedAttempt[], healthy: Map<string, HealthyMark>): AttemptOutcome[] {
+  const now = deps.clock.now().getTime();
+  const rows = batch.map(({ d, o, opts }) => [d.id, d.workspaceId, d.attempts, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at]);
+  const updated = new Set((statements(deps.sqlite).successes.all(now, JSON.stringify(rows)) as { id: string }[]).map((r) => r.id));
+  return batch.map(({ d, o }) => {
+    // stale claim, or a test: the webhook's health is untouched
+    if (updated.has(d.id) && !d.isTest) healthy.set(d.webhookId, { workspaceId: d.workspaceId, at: now });
+    return { ...o, status: "success", nextAttemptAt: null, deactivated: null };
+  });
 }
 
 /** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
@@ -119,13 +170,7 @@ function applyAttempt(
 ): AttemptOutcome {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
-  const updated = deps.sqlite
-    .query(
-      `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
-         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
-       WHERE id = ? AND workspace_id = ? AND attempts = ?`,
-    )
-    .run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
+  const updated = statements(deps.sqlite).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
   // stale claim, or a test: the webhook's health is untouched
   const deactivated = updated.changes === 0 || d.isTest ? null : applyHealth(deps, d, o, opts.at, now, healthy);
   return { ...o, status, nextAttemptAt: next, deactivated };

@@ -15,7 +15,13 @@ export interface ClaimedDelivery {
   secretEnc: string;
 }
 
-const RETURNING = `id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts`;
+/** A claim as the statement returns it: is_test as 0/1, the target as JSON [url, secret_enc] or NULL when the webhook is gone. */
+type ClaimRow = Omit<ClaimedDelivery, "url" | "secretEnc" | "isTest"> & { target: string | null; isTest: boolean | number };
+
+// the webhook's URL and secret come back with the claim, both from one lookup: one statement
+// instead of a second one (NULL when the webhook was deleted meanwhile: its deliveries go with it)
+const RETURNING = `id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
+  (SELECT json_array(w.url, w.secret_enc) FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id) AS target`;
 
 /**
  * The dispatcher's prepared statements. These run for the whole server, across workspaces
@@ -26,10 +32,12 @@ export class DeliveryStore {
 
   constructor(sqlite: Database) {
     this.s = {
-      // The first due delivery of an active webhook not at its in-flight cap. A claim moves
-      // next_attempt_at to the lease's end: a worker that dies leaves it due again then.
+      // The first due delivery of an active webhook not at its in-flight cap. A claim sets only the
+      // lease (not status or next_attempt_at): the due-order index entries stay as they are, so a
+      // claim rewrites the row alone; claims skip leased rows, and a worker that dies leaves its
+      // row due again when the lease runs out.
       claimDue: sqlite.prepare(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, next_attempt_at = ?1, updated_at = ?2
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
                      WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
                        AND d.webhook_id NOT IN (SELECT value FROM json_each(?3))
@@ -38,27 +46,30 @@ export class DeliveryStore {
                      ORDER BY d.next_attempt_at LIMIT 1)
          RETURNING ${RETURNING}`,
       ),
-      // the same, up to ?4 of one webhook whose attempts just ended (no scan past other webhooks' rows)
-      claimNextOf: sqlite.prepare(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, next_attempt_at = ?1, updated_at = ?2
-         WHERE id IN (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
-                     WHERE d.webhook_id = ?3 AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
-                       AND (d.lease_until IS NULL OR d.lease_until <= ?2)
-                       AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
-                     ORDER BY d.next_attempt_at LIMIT ?4)
+      // the next due delivery of EACH listed webhook (ids as a JSON array, each once) in one statement:
+      // one index probe per webhook, not one statement per webhook. A webhook listed again in the
+      // next statement of the same transaction gets its next delivery (the first is leased now).
+      claimNextOfEach: sqlite.prepare(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
+         WHERE rowid IN (
+           SELECT (SELECT d.rowid FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
+                   WHERE d.webhook_id = j.value AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
+                     AND (d.lease_until IS NULL OR d.lease_until <= ?2)
+                   ORDER BY d.next_attempt_at LIMIT 1)
+           FROM json_each(?3) j
+           WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = j.value AND w.is_active = 1))
          RETURNING ${RETURNING}`,
       ),
       claimOne: sqlite.prepare(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1,
-           next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?1 ELSE next_attempt_at END, updated_at = ?2
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
-      target: sqlite.prepare(`SELECT url, secret_enc AS secretEnc FROM webhooks WHERE id = ? AND workspace_id = ?`),
       nextDue: sqlite.prepare(
         `SELECT d.next_attempt_at AS t FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
          WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at IS NOT NULL
-           AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
+           AND d.webhook_id NOT IN (SELECT value FROM json_each(?1))
+           AND (d.lease_until IS NULL OR d.lease_until <= ?2)
            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
          ORDER BY d.next_attempt_at LIMIT 1`,
       ),
@@ -89,21 +100,21 @@ export class DeliveryStore {
     };
   }
 
-  private withTarget(row: Omit<ClaimedDelivery, "url" | "secretEnc"> | null): ClaimedDelivery | null {
-    if (!row) return null;
-    const t = this.s.target.get(row.webhookId, row.workspaceId) as { url: string; secretEnc: string } | null;
-    if (!t) return null; // deleted meanwhile: its deliveries go with it
-    return { ...row, isTest: !!row.isTest, ...t };
+  private withTarget(row: ClaimRow | null): ClaimedDelivery | null {
+    if (!row?.target) return null; // deleted meanwhile: its deliveries go with it
+    const [url, secretEnc] = JSON.parse(row.target) as [string, string];
+    const { target: _, isTest, ...rest } = row;
+    return { ...rest, isTest: !!isTest, url, secretEnc };
   }
 
   /** Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. */
   claimDue(now: number, leaseMs: number, busy: string[]): ClaimedDelivery | null {
-    return this.withTarget(this.s.claimDue.get(now + leaseMs, now, JSON.stringify(busy)) as Omit<ClaimedDelivery, "url" | "secretEnc"> | null);
+    return this.withTarget(this.s.claimDue.get(now + leaseMs, now, JSON.stringify(busy)) as ClaimRow | null);
   }
 
-  /** Claims the (up to) `n` most overdue deliveries of one webhook in one statement; counts their attempts. */
-  claimNextOf(webhookId: string, now: number, leaseMs: number, n = 1): ClaimedDelivery[] {
-    const rows = this.s.claimNextOf.all(now + leaseMs, now, webhookId, n) as Omit<ClaimedDelivery, "url" | "secretEnc">[];
+  /** Claims the most overdue delivery of each of `webhookIds` (distinct) in one statement; counts their attempts. */
+  claimNextOfEach(webhookIds: string[], now: number, leaseMs: number): ClaimedDelivery[] {
+    const rows = this.s.claimNextOfEach.all(now + leaseMs, now, JSON.stringify(webhookIds)) as ClaimRow[];
     const out: ClaimedDelivery[] = [];
     for (const r of rows) {
       const d = this.withTarget(r);
@@ -114,12 +125,12 @@ export class DeliveryStore {
 
   /** Claims one given delivery for a manual attempt; null when missing or in flight. */
   claimOne(workspaceId: string, webhookId: string, id: string, now: number, leaseMs: number): ClaimedDelivery | null {
-    return this.withTarget(this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId) as Omit<ClaimedDelivery, "url" | "secretEnc"> | null);
+    return this.withTarget(this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId) as ClaimRow | null);
   }
 
-  /** When the dispatcher should look again (unix ms), or null when nothing is waiting. */
-  nextDue(busy: string[]): number | null {
-    return (this.s.nextDue.get(JSON.stringify(busy)) as { t: number | null } | null)?.t ?? null;
+  /** When the dispatcher should look again (unix ms), or null when nothing unleased is waiting (leases: see claimDue). */
+  nextDue(busy: string[], now: number): number | null {
+    return (this.s.nextDue.get(JSON.stringify(busy), now) as { t: number | null } | null)?.t ?? null;
   }
 
   /** Hands a claimed delivery back (shutdown), due at once; the attempt stays counted: it may have reached the receiver. */

@@ -63,8 +63,9 @@ export const webhookDeliveries = sqliteTable(
     /** attempts started so far (the X-Webhook-Attempt of the last one) */
     attempts: integer("attempts").notNull().default(0),
     /**
-     * when the next automatic attempt is due; while an attempt is in flight, when its lease
-     * runs out; null when none is planned (finished, a test, or the webhook is switched off)
+     * when the next automatic attempt is due (an attempt in flight keeps it: `lease_until` holds
+     * the claim, so a claim does not touch the due-order indexes); null when none is planned
+     * (finished, a test, or the webhook is switched off)
      */
     nextAttemptAt: integer("next_attempt_at"),
     leaseUntil: integer("lease_until"),
