@@ -20,7 +20,13 @@ export function buildProgram(): Command {
     .name("parley")
     .description("Parley: a self-hostable multi-tenant messaging platform in one binary")
     .version(VERSION, "-v, --version", "print the version")
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy`), which only
+    // pays while a program starts: every command but `serve` (which waits until it listens) is
+    // back to the normal policy before its action runs
+    .hook("preAction", (_program, action) => {
+      if (action.name() !== "serve") Bun.unsafe.setJITPolicy(1);
+    });
   serveCommand(program);
   migrateCommand(program);
   outboxCommand(program);

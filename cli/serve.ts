@@ -54,5 +54,8 @@ export function serveCommand(program: Command): void {
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0
       if (!process.stdout.isTTY) process.stdout.write(JSON.stringify({ listening: server.url, port: server.port }) + "\n");
+      // the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy` in the build
+      // script): start-up code runs once and is not worth compiling; requests are, from now on
+      Bun.unsafe.setJITPolicy(1);
     });
 }

@@ -4,12 +4,19 @@ import { pageHeaders } from "./csp.ts";
 import { embeddedWeb } from "./embedded.macro.ts" with { type: "macro" };
 import type { WebAssets } from "../../../web/build.ts";
 
-// null when running from source: the dashboard is then built on its first request
-const EMBEDDED: WebAssets | null = embeddedWeb();
-let loading: Promise<WebAssets> | null = EMBEDDED ? Promise.resolve(EMBEDDED) : null;
+// null when running from source: the dashboard is then built on its first request. The macro
+// call sits in a function: its string literals (the whole dashboard, 650 KB as a JavaScript
+// string) are made when the dashboard is first asked for, not by every start of the binary
+function embedded(): WebAssets | null {
+  return embeddedWeb();
+}
+let loading: Promise<WebAssets> | null = null;
 
 function assets(): Promise<WebAssets> {
-  loading ??= import("../../../web/build.ts")
+  if (loading) return loading;
+  const inBinary = embedded();
+  if (inBinary) return (loading = Promise.resolve(inBinary));
+  loading = import("../../../web/build.ts")
     .then((m) => m.buildWeb())
     .catch((e: unknown) => {
       loading = null; // a fixed source builds on the next request
