@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
-import { preparedOnce } from "../../db/prepared.ts";
+import { statementOnce } from "../../db/statement.ts";
 import { chatSessions, type SessionStatus } from "./table.ts";
 
 export type SessionRow = typeof chatSessions.$inferSelect;
@@ -42,18 +42,14 @@ export function listSessions(db: DB, workspaceId: string, page: number, limit: n
   return { rows, total: countSessions(db, workspaceId) };
 }
 
-const statusesStmt = preparedOnce((db) =>
-  db
-    .select({ id: chatSessions.id, name: chatSessions.name, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber })
-    .from(chatSessions)
-    .where(eq(chatSessions.workspaceId, sql.placeholder("ws")))
-    .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))
-    .prepare(),
+// plain rows, prepared once: the API-key listing is hot
+const statusesStmt = statementOnce<{ id: string; name: string; status: SessionStatus; phoneNumber: string | null }, [string]>(
+  "SELECT id, name, status, phone_number AS phoneNumber FROM chat_sessions WHERE workspace_id = ? ORDER BY created_at, id",
 );
 
-/** Every session of the workspace: id, name, status and number (the API-key listing; prepared once, it is hot). */
+/** Every session of the workspace: id, name, status and number (the API-key listing). */
 export function listSessionStatuses(db: DB, workspaceId: string): { id: string; name: string; status: SessionStatus; phoneNumber: string | null }[] {
-  return statusesStmt(db).all({ ws: workspaceId });
+  return statusesStmt(db).all(workspaceId);
 }
 
 /** Inserts a new session row. */
