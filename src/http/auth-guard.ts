@@ -5,6 +5,8 @@ import { tokenKeys } from "../auth/tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
+import { limitsOfText, type PlanLimits } from "../modules/billing/plans.ts";
+import { effectivePlanIdSql } from "../modules/billing/quota.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
@@ -16,11 +18,32 @@ export type AuthContext =
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+interface ApiKeyRow {
+  id: string;
+  workspaceId: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  /** the `limits` text of the plan in force; null when it is not in the table (the built-in catalogue answers then) */
+  limits: string | null;
+}
+
 interface GuardStatements {
   member: Statement<{ role: Role; workspaceId: string }, [string]>;
-  apiKey: Statement<{ id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null }, [string]>;
+  apiKey: Statement<ApiKeyRow, [string]>;
   tokens: VerifiedTokens;
 }
+
+/**
+ * The key by its hash, with the limits of its workspace's plan in force: the daily quota
+ * needs them on every API-key request, and one statement costs less than three (statements,
+ * not their rows, are the cost of a request). Subqueries, not joins: see auth/repo.ts.
+ */
+const API_KEY_SQL = `SELECT id, workspaceId, expiresAt, revokedAt,
+    (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("status", "planId")}) AS limits
+  FROM (SELECT k.id, k.workspace_id AS workspaceId, k.expires_at AS expiresAt, k.revoked_at AS revokedAt,
+      (SELECT w.plan_id FROM workspaces w WHERE w.id = k.workspace_id) AS planId,
+      (SELECT w.subscription_status FROM workspaces w WHERE w.id = k.workspace_id) AS status
+    FROM api_keys k WHERE k.key_hash = ?)`;
 const prepared = new WeakMap<AppDeps, GuardStatements>();
 
 /** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
@@ -29,7 +52,7 @@ function guardStatements(deps: AppDeps): GuardStatements {
   if (!s) {
     s = {
       member: deps.sqlite.prepare("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?"),
-      apiKey: deps.sqlite.prepare("SELECT id, workspace_id AS workspaceId, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?"),
+      apiKey: deps.sqlite.prepare(API_KEY_SQL),
       tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
     };
     prepared.set(deps, s);
@@ -50,15 +73,22 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
   return { kind: "user", userId: claims.sub, workspaceId: user.workspaceId, role: user.role };
 }
 
-/** Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of its workspace. */
-export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
+/** An API key's caller, and the limits of its plan in force when the plan is in the table. */
+function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthContext; limits: PlanLimits | undefined } {
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
-  const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
-  const row = guardStatements(deps).apiKey.get(hash);
+  const row = guardStatements(deps).apiKey.get(Bun.SHA256.hash(key, "hex"));
   const now = deps.clock.now().getTime();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
   lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
-  return { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" };
+  return {
+    auth: { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" },
+    limits: row.limits === null ? undefined : limitsOfText(row.limits),
+  };
+}
+
+/** Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of its workspace. */
+export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
+  return apiKeyCaller(deps, key).auth;
 }
 
 function requirePermission(auth: AuthContext, permission: Permission): void {
@@ -66,13 +96,6 @@ function requirePermission(auth: AuthContext, permission: Permission): void {
 }
 
 type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
-type Headers = Record<string, string | undefined>;
-
-async function authenticate(deps: AppDeps, kind: Credential, headers: Headers): Promise<AuthContext> {
-  if (kind === "apiKey") return authenticateApiKey(deps, headers["x-api-key"]);
-  if (kind === "jwtOrApiKey" && headers["x-api-key"] && !headers.authorization) return authenticateApiKey(deps, headers["x-api-key"]);
-  return authenticateJwt(deps, headers.authorization);
-}
 
 const resolved = new WeakMap<Request, AuthContext>();
 
@@ -81,15 +104,26 @@ const resolved = new WeakMap<Request, AuthContext>();
  * `{ jwtOrApiKey: "<permission>" }` put `auth` in the handler's context.
  * The check runs in `transform`, before body validation: a caller without a valid
  * credential gets 401 (and one without the permission 403) whatever the body says.
+ * Headers are read from the request (not Elysia's `headers`, which copies them all).
  */
 export function authGuard(deps: AppDeps) {
+  type HeaderSet = Parameters<typeof admitRequest>[2];
+  const admit = (request: Request, auth: AuthContext, permission: Permission, set: HeaderSet, limits?: PlanLimits) => {
+    requirePermission(auth, permission);
+    admitRequest(deps, auth, set, limits);
+    resolved.set(request, auth);
+  };
   const guard = (kind: Credential, security: Record<string, string[]>[]) => (permission: Permission) => ({
     detail: { security },
-    async transform({ request, headers, set }: { request: Request; headers: Headers; set: { headers: Record<string, unknown> } }) {
-      const auth = await authenticate(deps, kind, headers);
-      requirePermission(auth, permission);
-      admitRequest(deps, auth, set as Parameters<typeof admitRequest>[2]);
-      resolved.set(request, auth);
+    async transform({ request, set }: { request: Request; set: HeaderSet }) {
+      const key = request.headers.get("x-api-key");
+      const authorization = request.headers.get("authorization");
+      if (kind === "apiKey" || (kind === "jwtOrApiKey" && key && !authorization)) {
+        const caller = apiKeyCaller(deps, key ?? undefined);
+        admit(request, caller.auth, permission, set, caller.limits);
+      } else {
+        admit(request, await authenticateJwt(deps, authorization ?? undefined), permission, set);
+      }
     },
     resolve({ request }: { request: Request }) {
       return { auth: resolved.get(request)! };

@@ -67,9 +67,28 @@ interface PlanRow {
 
 const SELECT = "SELECT id, name, monthly_paise AS monthlyPaise, annual_paise AS annualPaise, limits, active FROM plans";
 
+/** A plan's `limits` column as limits: keys missing from an operator's edit fall back to the Free plan's, never to "unlimited". */
+function parseLimits(text: string): PlanLimits {
+  return { ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(text) as Partial<PlanLimits>) };
+}
+
+const parsedLimits = new Map<string, Readonly<PlanLimits>>();
+
+/**
+ * `parseLimits` remembered by the column's text (a pure function of it), for the API-key
+ * guard, which reads a plan's limits on every request. Shared and frozen: read only.
+ */
+export function limitsOfText(text: string): Readonly<PlanLimits> {
+  let l = parsedLimits.get(text);
+  if (!l) {
+    if (parsedLimits.size >= 64) parsedLimits.clear(); // a catalogue has a handful of plans; edits leave old texts behind
+    parsedLimits.set(text, (l = Object.freeze(parseLimits(text))));
+  }
+  return l;
+}
+
 function fromRow(row: PlanRow): Plan {
-  // limits missing from an operator's edit fall back to the Free plan's, never to "unlimited"
-  const limits = { ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(row.limits) as Partial<PlanLimits>) };
+  const limits = parseLimits(row.limits);
   return { id: row.id, name: row.name, currency: "INR", monthlyPaise: row.monthlyPaise, annualPaise: row.annualPaise, limits, active: row.active === 1 };
 }
 
