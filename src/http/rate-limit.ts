@@ -74,17 +74,21 @@ type HeaderSet = { headers: Record<string, string | number> };
  */
 export function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, key: string, set?: HeaderSet): void {
   const d = limiterFor(deps).hit(key);
-  const headers = {
-    "RateLimit-Limit": String(d.limit),
-    "RateLimit-Remaining": String(d.remaining),
-    "RateLimit-Reset": String(d.resetSeconds),
-  };
   if (!d.allowed) {
     throw new AppError("RATE_LIMITED", `Rate limit of ${d.limit} requests a minute reached; retry in ${d.resetSeconds} s`, {
-      headers: { ...headers, "Retry-After": String(d.resetSeconds) },
+      headers: {
+        "RateLimit-Limit": String(d.limit),
+        "RateLimit-Remaining": String(d.remaining),
+        "RateLimit-Reset": String(d.resetSeconds),
+        "Retry-After": String(d.resetSeconds),
+      },
     });
   }
-  if (set) Object.assign(set.headers, headers);
+  if (set) {
+    set.headers["RateLimit-Limit"] = String(d.limit);
+    set.headers["RateLimit-Remaining"] = String(d.remaining);
+    set.headers["RateLimit-Reset"] = String(d.resetSeconds);
+  }
 }
 
 /**
