@@ -7,6 +7,7 @@ import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
 import { limitsOfText, type PlanLimits } from "../modules/billing/plans.ts";
 import { effectivePlanIdSql } from "../modules/billing/quota.ts";
+import { PROFILE_COLUMNS, type ProfileRow } from "../modules/auth/repo.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
@@ -28,7 +29,7 @@ interface ApiKeyRow {
 }
 
 interface GuardStatements {
-  member: Statement<{ role: Role; workspaceId: string }, [string]>;
+  member: Statement<ProfileRow, [string]>;
   apiKey: Statement<ApiKeyRow, [string]>;
   tokens: VerifiedTokens;
 }
@@ -51,7 +52,8 @@ function guardStatements(deps: AppDeps): GuardStatements {
   let s = prepared.get(deps);
   if (!s) {
     s = {
-      member: deps.sqlite.prepare("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?"),
+      // the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
+      member: deps.sqlite.prepare(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`),
       apiKey: deps.sqlite.prepare(API_KEY_SQL),
       tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
     };
@@ -60,17 +62,22 @@ function guardStatements(deps: AppDeps): GuardStatements {
   return s;
 }
 
-/** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
-export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
+/** A JWT's caller, and its users row as read now. */
+async function jwtCaller(deps: AppDeps, header: string | undefined): Promise<{ auth: AuthContext; row: ProfileRow }> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
   const stmts = guardStatements(deps);
-  const claims = await stmts.tokens.verify(token);
+  const claims = stmts.tokens.cached(token) ?? (await stmts.tokens.verify(token));
   if (!claims) throw errors.unauthorized("Invalid or expired token");
   // the role and membership are read fresh: a removed or demoted member loses access at once
-  const user = stmts.member.get(claims.sub);
-  if (!user || user.workspaceId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
-  return { kind: "user", userId: claims.sub, workspaceId: user.workspaceId, role: user.role };
+  const row = stmts.member.get(claims.sub);
+  if (!row || row.tenantId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
+  return { auth: { kind: "user", userId: claims.sub, workspaceId: row.tenantId, role: row.role }, row };
+}
+
+/** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
+export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
+  return (await jwtCaller(deps, header)).auth;
 }
 
 /** An API key's caller, and the limits of its plan in force when the plan is in the table. */
@@ -98,6 +105,12 @@ function requirePermission(auth: AuthContext, permission: Permission): void {
 type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
 
 const resolved = new WeakMap<Request, AuthContext>();
+const callerRows = new WeakMap<Request, ProfileRow>();
+
+/** The users row the JWT guard read for this request (the caller's profile columns), if it ran. */
+export function callerRow(request: Request): ProfileRow | undefined {
+  return callerRows.get(request);
+}
 
 /**
  * Route options `{ jwt: "<permission>" }`, `{ apiKey: "<permission>" }` or
@@ -122,7 +135,9 @@ export function authGuard(deps: AppDeps) {
         const caller = apiKeyCaller(deps, key ?? undefined);
         admit(request, caller.auth, permission, set, caller.limits);
       } else {
-        admit(request, await authenticateJwt(deps, authorization ?? undefined), permission, set);
+        const caller = await jwtCaller(deps, authorization ?? undefined);
+        admit(request, caller.auth, permission, set);
+        callerRows.set(request, caller.row);
       }
     },
     resolve({ request }: { request: Request }) {
