@@ -39,12 +39,10 @@ interface GuardStatements {
  * needs them on every API-key request, and one statement costs less than three (statements,
  * not their rows, are the cost of a request). Subqueries, not joins: see auth/repo.ts.
  */
-const API_KEY_SQL = `SELECT id, workspaceId, expiresAt, revokedAt,
-    (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("status", "planId")}) AS limits
-  FROM (SELECT k.id, k.workspace_id AS workspaceId, k.expires_at AS expiresAt, k.revoked_at AS revokedAt,
-      (SELECT w.plan_id FROM workspaces w WHERE w.id = k.workspace_id) AS planId,
-      (SELECT w.subscription_status FROM workspaces w WHERE w.id = k.workspace_id) AS status
-    FROM api_keys k WHERE k.key_hash = ?)`;
+const API_KEY_SQL = `SELECT k.id, k.workspace_id AS workspaceId, k.expires_at AS expiresAt, k.revoked_at AS revokedAt,
+    (SELECT (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")})
+      FROM workspaces w WHERE w.id = k.workspace_id) AS limits
+  FROM api_keys k WHERE k.key_hash = ?`;
 const prepared = new WeakMap<AppDeps, GuardStatements>();
 
 /** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */

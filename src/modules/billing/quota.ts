@@ -38,8 +38,9 @@ export function effectivePlanId(status: SubscriptionStatus, planId: string): str
  * (the API-key guard reads them with the key: one statement a request instead of three).
  */
 export function effectivePlanIdSql(status: string, planId: string): string {
-  const list = (l: readonly string[]) => l.map((x) => `'${x}'`).join(", ");
-  return `CASE WHEN ${status} IN (${list(ON_TRIAL_PLAN)}) THEN '${TRIAL_PLAN_ID}' WHEN ${status} IN (${list(ON_FREE_PLAN)}) THEN '${FREE_PLAN_ID}' ELSE ${planId} END`;
+  // equalities, not `IN (...)`: SQLite builds a temporary table for an IN list on every run
+  const anyOf = (l: readonly string[]) => l.map((x) => `${status} = '${x}'`).join(" OR ");
+  return `CASE WHEN ${anyOf(ON_TRIAL_PLAN)} THEN '${TRIAL_PLAN_ID}' WHEN ${anyOf(ON_FREE_PLAN)} THEN '${FREE_PLAN_ID}' ELSE ${planId} END`;
 }
 
 /** The limits in force for a workspace, read from the operator's catalogue. */
