@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
 import type { Statement } from "bun:sqlite";
-import { tokenKeys } from "../auth/tokens.ts";
+import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
@@ -10,6 +10,7 @@ import { effectivePlanIdSql } from "../modules/billing/quota.ts";
 import { PROFILE_COLUMNS, type ProfileRow } from "../modules/auth/repo.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
+import { readOnce } from "./read-once.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
 
 /** Who is calling, resolved by the guards. */
@@ -60,22 +61,27 @@ function guardStatements(deps: AppDeps): GuardStatements {
   return s;
 }
 
-/** A JWT's caller, and its users row as read now. */
-async function jwtCaller(deps: AppDeps, header: string | undefined): Promise<{ auth: AuthContext; row: ProfileRow }> {
+/** The claims of a valid `Authorization: Bearer <access token>` (without waiting when verified before). */
+async function jwtClaims(deps: AppDeps, header: string | undefined): Promise<TokenClaims> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
-  const stmts = guardStatements(deps);
-  const claims = stmts.tokens.cached(token) ?? (await stmts.tokens.verify(token));
+  const tokens = guardStatements(deps).tokens;
+  const claims = tokens.cached(token) ?? (await tokens.verify(token));
   if (!claims) throw errors.unauthorized("Invalid or expired token");
+  return claims;
+}
+
+/** The member a token names, and its users row, as read now. */
+function jwtMember(deps: AppDeps, claims: TokenClaims): { auth: AuthContext; row: ProfileRow } {
   // the role and membership are read fresh: a removed or demoted member loses access at once
-  const row = stmts.member.get(claims.sub);
+  const row = guardStatements(deps).member.get(claims.sub);
   if (!row || row.tenantId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
   return { auth: { kind: "user", userId: claims.sub, workspaceId: row.tenantId, role: row.role }, row };
 }
 
 /** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
 export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
-  return (await jwtCaller(deps, header)).auth;
+  return jwtMember(deps, await jwtClaims(deps, header)).auth;
 }
 
 /** An API key's caller, and the limits of its plan in force when the plan is in the table. */
@@ -104,44 +110,71 @@ type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
 
 const resolved = new WeakMap<Request, AuthContext>();
 const callerRows = new WeakMap<Request, ProfileRow>();
+const loads = new WeakMap<Request, unknown>();
 
 /** The users row the JWT guard read for this request (the caller's profile columns), if it ran. */
 export function callerRow(request: Request): ProfileRow | undefined {
   return callerRows.get(request);
 }
 
+/** What the route's `load` read with the credential (see GuardOptions), if it ran. */
+export function guardLoaded<T>(request: Request): T | undefined {
+  return loads.get(request) as T | undefined;
+}
+
+/**
+ * A route option's long form: `load` reads the route's data in the same read transaction as
+ * the credential (one set of SQLite locks instead of two), right after the permission check;
+ * the handler takes it with `guardLoaded`. Synchronous reads only; nothing is written.
+ */
+export interface GuardOptions {
+  permission: Permission;
+  load: (auth: AuthContext) => unknown;
+}
+
 /**
  * Route options `{ jwt: "<permission>" }`, `{ apiKey: "<permission>" }` or
- * `{ jwtOrApiKey: "<permission>" }` put `auth` in the handler's context.
+ * `{ jwtOrApiKey: "<permission>" }` (or a GuardOptions) put `auth` in the handler's context.
  * The check runs in `transform`, before body validation: a caller without a valid
  * credential gets 401 (and one without the permission 403) whatever the body says.
  * Headers are read from the request (not Elysia's `headers`, which copies them all).
  */
 export function authGuard(deps: AppDeps) {
   type HeaderSet = Parameters<typeof admitRequest>[2];
-  const admit = (request: Request, auth: AuthContext, permission: Permission, set: HeaderSet, limits?: PlanLimits) => {
-    requirePermission(auth, permission);
-    admitRequest(deps, auth, set, limits);
-    resolved.set(request, auth);
+  /** The caller's credential row and the route's load, read together; permission checked between. */
+  const read = <C extends { auth: AuthContext }>(caller: () => C, permission: Permission, load: GuardOptions["load"] | undefined) =>
+    readOnce(deps.sqlite, load !== undefined, () => {
+      const c = caller();
+      requirePermission(c.auth, permission);
+      return { caller: c, loaded: load?.(c.auth) };
+    });
+  const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
+    const permission = typeof option === "string" ? option : option.permission;
+    const load = typeof option === "string" ? undefined : option.load;
+    return {
+      detail: { security },
+      async transform({ request, set }: { request: Request; set: HeaderSet }) {
+        const key = request.headers.get("x-api-key");
+        const authorization = request.headers.get("authorization");
+        if (kind === "apiKey" || (kind === "jwtOrApiKey" && key && !authorization)) {
+          const { caller, loaded } = read(() => apiKeyCaller(deps, key ?? undefined), permission, load);
+          admitRequest(deps, caller.auth, set, caller.limits);
+          if (load) loads.set(request, loaded);
+          resolved.set(request, caller.auth);
+        } else {
+          const claims = await jwtClaims(deps, authorization ?? undefined);
+          const { caller, loaded } = read(() => jwtMember(deps, claims), permission, load);
+          admitRequest(deps, caller.auth, set);
+          if (load) loads.set(request, loaded);
+          callerRows.set(request, caller.row);
+          resolved.set(request, caller.auth);
+        }
+      },
+      resolve({ request }: { request: Request }) {
+        return { auth: resolved.get(request)! };
+      },
+    };
   };
-  const guard = (kind: Credential, security: Record<string, string[]>[]) => (permission: Permission) => ({
-    detail: { security },
-    async transform({ request, set }: { request: Request; set: HeaderSet }) {
-      const key = request.headers.get("x-api-key");
-      const authorization = request.headers.get("authorization");
-      if (kind === "apiKey" || (kind === "jwtOrApiKey" && key && !authorization)) {
-        const caller = apiKeyCaller(deps, key ?? undefined);
-        admit(request, caller.auth, permission, set, caller.limits);
-      } else {
-        const caller = await jwtCaller(deps, authorization ?? undefined);
-        admit(request, caller.auth, permission, set);
-        callerRows.set(request, caller.row);
-      }
-    },
-    resolve({ request }: { request: Request }) {
-      return { auth: resolved.get(request)! };
-    },
-  });
   return new Elysia({ name: "parley-auth-guard" }).macro({
     jwt: guard("jwt", [{ bearer: [] }]),
     apiKey: guard("apiKey", [{ apiKey: [] }]),
