@@ -61,14 +61,18 @@ function guardStatements(deps: AppDeps): GuardStatements {
   return s;
 }
 
-/** The claims of a valid `Authorization: Bearer <access token>` (without waiting when verified before). */
-async function jwtClaims(deps: AppDeps, header: string | undefined): Promise<TokenClaims> {
+/** The claims of a valid `Authorization: Bearer <access token>`: at once when verified before, else a promise. */
+function jwtClaims(deps: AppDeps, header: string | undefined): TokenClaims | Promise<TokenClaims> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
   const tokens = guardStatements(deps).tokens;
-  const claims = tokens.cached(token) ?? (await tokens.verify(token));
-  if (!claims) throw errors.unauthorized("Invalid or expired token");
-  return claims;
+  return tokens.cached(token) ?? verified(tokens.verify(token));
+}
+
+async function verified(claims: Promise<TokenClaims | null>): Promise<TokenClaims> {
+  const c = await claims;
+  if (!c) throw errors.unauthorized("Invalid or expired token");
+  return c;
 }
 
 /** The member a token names, and its users row, as read now. */
@@ -162,7 +166,8 @@ export function authGuard(deps: AppDeps) {
           if (load) loads.set(request, loaded);
           resolved.set(request, caller.auth);
         } else {
-          const claims = await jwtClaims(deps, authorization ?? undefined);
+          let claims = jwtClaims(deps, authorization ?? undefined);
+          if (claims instanceof Promise) claims = await claims; // a token not verified before
           const { caller, loaded } = read(() => jwtMember(deps, claims), permission, load);
           admitRequest(deps, caller.auth, set);
           if (load) loads.set(request, loaded);
