@@ -8,6 +8,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** Whether a record of `level` would be written (callers skip building what nobody reads). */
+  enabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -44,6 +46,7 @@ export function createLogger(opts: LoggerOptions, base: Record<string, unknown> 
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     child: (fields) => createLogger(opts, { ...base, ...fields }),
+    enabled: (level) => LEVELS[level] >= min,
   };
 }
 

@@ -1,12 +1,16 @@
 import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
 import type { Statement } from "bun:sqlite";
-import { tokenKeys } from "../auth/tokens.ts";
+import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
+import { limitsOfText, type PlanLimits } from "../modules/billing/plans.ts";
+import { effectivePlanIdSql } from "../modules/billing/quota.ts";
+import { PROFILE_COLUMNS, type ProfileRow } from "../modules/auth/repo.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
+import { readOnce } from "./read-once.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
 
 /** Who is calling, resolved by the guards. */
@@ -16,11 +20,30 @@ export type AuthContext =
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+interface ApiKeyRow {
+  id: string;
+  workspaceId: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  /** the `limits` text of the plan in force; null when it is not in the table (the built-in catalogue answers then) */
+  limits: string | null;
+}
+
 interface GuardStatements {
-  member: Statement<{ role: Role; workspaceId: string }, [string]>;
-  apiKey: Statement<{ id: string; workspaceId: string; expiresAt: number | null; revokedAt: number | null }, [string]>;
+  member: Statement<ProfileRow, [string]>;
+  apiKey: Statement<ApiKeyRow, [string]>;
   tokens: VerifiedTokens;
 }
+
+/**
+ * The key by its hash, with the limits of its workspace's plan in force: the daily quota
+ * needs them on every API-key request, and one statement costs less than three (statements,
+ * not their rows, are the cost of a request). Subqueries, not joins: see auth/repo.ts.
+ */
+const API_KEY_SQL = `SELECT k.id, k.workspace_id AS workspaceId, k.expires_at AS expiresAt, k.revoked_at AS revokedAt,
+    (SELECT (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")})
+      FROM workspaces w WHERE w.id = k.workspace_id) AS limits
+  FROM api_keys k WHERE k.key_hash = ?`;
 const prepared = new WeakMap<AppDeps, GuardStatements>();
 
 /** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
@@ -28,8 +51,9 @@ function guardStatements(deps: AppDeps): GuardStatements {
   let s = prepared.get(deps);
   if (!s) {
     s = {
-      member: deps.sqlite.prepare("SELECT role, workspace_id AS workspaceId FROM users WHERE id = ?"),
-      apiKey: deps.sqlite.prepare("SELECT id, workspace_id AS workspaceId, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?"),
+      // the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
+      member: deps.sqlite.prepare(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`),
+      apiKey: deps.sqlite.prepare(API_KEY_SQL),
       tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
     };
     prepared.set(deps, s);
@@ -37,28 +61,49 @@ function guardStatements(deps: AppDeps): GuardStatements {
   return s;
 }
 
-/** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
-export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
+/** The claims of a valid `Authorization: Bearer <access token>`: at once when verified before, else a promise. */
+function jwtClaims(deps: AppDeps, header: string | undefined): TokenClaims | Promise<TokenClaims> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
-  const stmts = guardStatements(deps);
-  const claims = await stmts.tokens.verify(token);
-  if (!claims) throw errors.unauthorized("Invalid or expired token");
+  const tokens = guardStatements(deps).tokens;
+  return tokens.cached(token) ?? verified(tokens.verify(token));
+}
+
+async function verified(claims: Promise<TokenClaims | null>): Promise<TokenClaims> {
+  const c = await claims;
+  if (!c) throw errors.unauthorized("Invalid or expired token");
+  return c;
+}
+
+/** The member a token names, and its users row, as read now. */
+function jwtMember(deps: AppDeps, claims: TokenClaims): { auth: AuthContext; row: ProfileRow } {
   // the role and membership are read fresh: a removed or demoted member loses access at once
-  const user = stmts.member.get(claims.sub);
-  if (!user || user.workspaceId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
-  return { kind: "user", userId: claims.sub, workspaceId: user.workspaceId, role: user.role };
+  const row = guardStatements(deps).member.get(claims.sub);
+  if (!row || row.tenantId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
+  return { auth: { kind: "user", userId: claims.sub, workspaceId: row.tenantId, role: row.role }, row };
+}
+
+/** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
+export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
+  return jwtMember(deps, await jwtClaims(deps, header)).auth;
+}
+
+/** An API key's caller, and the limits of its plan in force when the plan is in the table. */
+function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthContext; limits: PlanLimits | undefined } {
+  if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
+  const row = guardStatements(deps).apiKey.get(Bun.SHA256.hash(key, "hex"));
+  const now = deps.clock.now().getTime();
+  if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
+  lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
+  return {
+    auth: { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" },
+    limits: row.limits === null ? undefined : limitsOfText(row.limits),
+  };
 }
 
 /** Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of its workspace. */
 export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
-  if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
-  const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
-  const row = guardStatements(deps).apiKey.get(hash);
-  const now = deps.clock.now().getTime();
-  if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
-  lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
-  return { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" };
+  return apiKeyCaller(deps, key).auth;
 }
 
 function requirePermission(auth: AuthContext, permission: Permission): void {
@@ -66,35 +111,75 @@ function requirePermission(auth: AuthContext, permission: Permission): void {
 }
 
 type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
-type Headers = Record<string, string | undefined>;
-
-async function authenticate(deps: AppDeps, kind: Credential, headers: Headers): Promise<AuthContext> {
-  if (kind === "apiKey") return authenticateApiKey(deps, headers["x-api-key"]);
-  if (kind === "jwtOrApiKey" && headers["x-api-key"] && !headers.authorization) return authenticateApiKey(deps, headers["x-api-key"]);
-  return authenticateJwt(deps, headers.authorization);
-}
 
 const resolved = new WeakMap<Request, AuthContext>();
+const callerRows = new WeakMap<Request, ProfileRow>();
+const loads = new WeakMap<Request, unknown>();
+
+/** The users row the JWT guard read for this request (the caller's profile columns), if it ran. */
+export function callerRow(request: Request): ProfileRow | undefined {
+  return callerRows.get(request);
+}
+
+/** What the route's `load` read with the credential (see GuardOptions), if it ran. */
+export function guardLoaded<T>(request: Request): T | undefined {
+  return loads.get(request) as T | undefined;
+}
+
+/**
+ * A route option's long form: `load` reads the route's data in the same read transaction as
+ * the credential (one set of SQLite locks instead of two), right after the permission check;
+ * the handler takes it with `guardLoaded`. Synchronous reads only; nothing is written.
+ */
+export interface GuardOptions {
+  permission: Permission;
+  load: (auth: AuthContext) => unknown;
+}
 
 /**
  * Route options `{ jwt: "<permission>" }`, `{ apiKey: "<permission>" }` or
- * `{ jwtOrApiKey: "<permission>" }` put `auth` in the handler's context.
+ * `{ jwtOrApiKey: "<permission>" }` (or a GuardOptions) put `auth` in the handler's context.
  * The check runs in `transform`, before body validation: a caller without a valid
  * credential gets 401 (and one without the permission 403) whatever the body says.
+ * Headers are read from the request (not Elysia's `headers`, which copies them all).
  */
 export function authGuard(deps: AppDeps) {
-  const guard = (kind: Credential, security: Record<string, string[]>[]) => (permission: Permission) => ({
-    detail: { security },
-    async transform({ request, headers, set }: { request: Request; headers: Headers; set: { headers: Record<string, unknown> } }) {
-      const auth = await authenticate(deps, kind, headers);
-      requirePermission(auth, permission);
-      admitRequest(deps, auth, set as Parameters<typeof admitRequest>[2]);
-      resolved.set(request, auth);
-    },
-    resolve({ request }: { request: Request }) {
-      return { auth: resolved.get(request)! };
-    },
-  });
+  type HeaderSet = Parameters<typeof admitRequest>[2];
+  /** The caller's credential row and the route's load, read together; permission checked between. */
+  const read = <C extends { auth: AuthContext }>(caller: () => C, permission: Permission, load: GuardOptions["load"] | undefined) =>
+    readOnce(deps.sqlite, load !== undefined, () => {
+      const c = caller();
+      requirePermission(c.auth, permission);
+      return { caller: c, loaded: load?.(c.auth) };
+    });
+  const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
+    const permission = typeof option === "string" ? option : option.permission;
+    const load = typeof option === "string" ? undefined : option.load;
+    return {
+      detail: { security },
+      async transform({ request, set }: { request: Request; set: HeaderSet }) {
+        const key = request.headers.get("x-api-key");
+        const authorization = request.headers.get("authorization");
+        if (kind === "apiKey" || (kind === "jwtOrApiKey" && key && !authorization)) {
+          const { caller, loaded } = read(() => apiKeyCaller(deps, key ?? undefined), permission, load);
+          admitRequest(deps, caller.auth, set, caller.limits);
+          if (load) loads.set(request, loaded);
+          resolved.set(request, caller.auth);
+        } else {
+          let claims = jwtClaims(deps, authorization ?? undefined);
+          if (claims instanceof Promise) claims = await claims; // a token not verified before
+          const { caller, loaded } = read(() => jwtMember(deps, claims), permission, load);
+          admitRequest(deps, caller.auth, set);
+          if (load) loads.set(request, loaded);
+          callerRows.set(request, caller.row);
+          resolved.set(request, caller.auth);
+        }
+      },
+      resolve({ request }: { request: Request }) {
+        return { auth: resolved.get(request)! };
+      },
+    };
+  };
   return new Elysia({ name: "parley-auth-guard" }).macro({
     jwt: guard("jwt", [{ bearer: [] }]),
     apiKey: guard("apiKey", [{ apiKey: [] }]),

@@ -41,6 +41,8 @@ function bodyLimit(config: Config, path: string): number {
   return MEDIA_ROUTES.test(path) ? config.mediaBodyLimit : config.jsonBodyLimit;
 }
 
+const pathOf = (request: Request) => new URL(request.url).pathname;
+
 /**
  * Elysia JSON-parses a query value that starts with `[` or `{` and echoes it, pretty-printed,
  * in a validation error: 14 KB of brackets cost 150 ms and 150 MB. Such values get the body's
@@ -62,13 +64,14 @@ function refuseDeepQuery(url: string): void {
  */
 export function corePlugin(config: Config, log: Logger) {
   const allowed = new Set(config.corsOrigins);
-  return new Elysia({ name: "parley-core" })
+  // a declared size at most this passes whatever the path: most requests never parse their URL
+  const smallestLimit = Math.min(config.jsonBodyLimit, config.mediaBodyLimit);
+  const core = new Elysia({ name: "parley-core" })
     .onRequest(({ request, set }) => {
       const meta = beginRequest(request);
       set.headers["x-request-id"] = meta.id;
-      const path = new URL(request.url).pathname;
       const origin = request.headers.get("origin");
-      if (origin && allowed.has(origin) && !path.startsWith("/api/external")) {
+      if (origin && allowed.has(origin) && !pathOf(request).startsWith("/api/external")) {
         set.headers["access-control-allow-origin"] = origin;
         set.headers["access-control-allow-credentials"] = "true";
         set.headers["vary"] = "Origin";
@@ -83,14 +86,16 @@ export function corePlugin(config: Config, log: Logger) {
       }
       refuseDeepQuery(request.url);
       // every declared size is judged here, inside the envelope (Bun's own limit is set out of reach)
-      const limit = bodyLimit(config, path);
       const declared = Number(request.headers.get("content-length") ?? "0");
-      if (declared > limit) throw errors.tooLarge(limit);
+      if (declared > smallestLimit) {
+        const limit = bodyLimit(config, pathOf(request));
+        if (declared > limit) throw errors.tooLarge(limit);
+      }
     })
     .onParse({ as: "global" }, async ({ request, contentType: given }) => {
       // media types are case-insensitive (RFC 9110): `Application/JSON` is JSON
       const contentType = given.toLowerCase();
-      const limit = bodyLimit(config, new URL(request.url).pathname);
+      const limit = bodyLimit(config, pathOf(request));
       // the full header: Elysia's `contentType` drops the boundary
       if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
       const text = await readCapped(request, limit);
@@ -110,18 +115,22 @@ export function corePlugin(config: Config, log: Logger) {
       }
       return text;
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-      const meta = requestMeta(request);
-      const status =
-        meta.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
-      const fields = {
-        requestId: meta.id,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status,
-        durationMs: Math.round((performance.now() - meta.start) * 10) / 10,
-      };
-      if (status >= 500) log.error("request", fields);
-      else log.info("request", fields);
-    });
+  // the access log: with logging off (errors included) no hook at all, not one that formats for nobody
+  if (!log.enabled("error")) return core;
+  const info = log.enabled("info");
+  return core.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+    const meta = requestMeta(request);
+    const status =
+      meta.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
+    if (status < 500 && !info) return;
+    const fields = {
+      requestId: meta.id,
+      method: request.method,
+      path: pathOf(request),
+      status,
+      durationMs: Math.round((performance.now() - meta.start) * 10) / 10,
+    };
+    if (status >= 500) log.error("request", fields);
+    else log.info("request", fields);
+  });
 }

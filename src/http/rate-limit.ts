@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import type { PlanLimits } from "../modules/billing/plans.ts";
 import { consumeQuota } from "../modules/billing/quota.ts";
 import type { AuthContext } from "./auth-guard.ts";
 
@@ -73,24 +74,29 @@ type HeaderSet = { headers: Record<string, string | number> };
  */
 export function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, key: string, set?: HeaderSet): void {
   const d = limiterFor(deps).hit(key);
-  const headers = {
-    "RateLimit-Limit": String(d.limit),
-    "RateLimit-Remaining": String(d.remaining),
-    "RateLimit-Reset": String(d.resetSeconds),
-  };
   if (!d.allowed) {
     throw new AppError("RATE_LIMITED", `Rate limit of ${d.limit} requests a minute reached; retry in ${d.resetSeconds} s`, {
-      headers: { ...headers, "Retry-After": String(d.resetSeconds) },
+      headers: {
+        "RateLimit-Limit": String(d.limit),
+        "RateLimit-Remaining": String(d.remaining),
+        "RateLimit-Reset": String(d.resetSeconds),
+        "Retry-After": String(d.resetSeconds),
+      },
     });
   }
-  if (set) Object.assign(set.headers, headers);
+  if (set) {
+    set.headers["RateLimit-Limit"] = String(d.limit);
+    set.headers["RateLimit-Remaining"] = String(d.remaining);
+    set.headers["RateLimit-Reset"] = String(d.resetSeconds);
+  }
 }
 
 /**
  * Admission of an authenticated, permitted request (called by the auth guard): the rate limit per user
- * or API key, then for API keys the workspace's daily API-request quota (403 LIMIT_EXCEEDED).
+ * or API key, then for API keys the workspace's daily API-request quota (403 LIMIT_EXCEEDED), against
+ * `limits` when the guard read them with the key.
  */
-export function admitRequest(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, auth: AuthContext, set?: HeaderSet): void {
+export function admitRequest(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, auth: AuthContext, set?: HeaderSet, limits?: PlanLimits): void {
   rateLimit(deps, auth.kind === "user" ? `user:${auth.userId}` : `key:${auth.apiKeyId}`, set);
-  if (auth.kind === "apiKey") consumeQuota(deps, auth.workspaceId, "apiRequestsPerDay");
+  if (auth.kind === "apiKey") consumeQuota(deps, auth.workspaceId, "apiRequestsPerDay", 1, limits);
 }

@@ -27,14 +27,19 @@ export class VerifiedTokens {
     private clock: Clock,
   ) {}
 
+  /** The claims of a token verified before and still valid now, without waiting; undefined when it must be verified. */
+  cached(token: string): TokenClaims | undefined {
+    const hit = this.entries.get(token);
+    if (!hit) return undefined;
+    if (fresh(hit, Math.floor(this.clock.now().getTime() / 1000))) return hit.claims;
+    this.entries.delete(token);
+    return undefined;
+  }
+
   /** The claims of a valid access token, or null. */
   async verify(token: string): Promise<TokenClaims | null> {
-    const now = Math.floor(this.clock.now().getTime() / 1000);
-    const hit = this.entries.get(token);
-    if (hit) {
-      if (fresh(hit, now)) return hit.claims;
-      this.entries.delete(token);
-    }
+    const hit = this.cached(token);
+    if (hit) return hit;
     const claims = await verifyToken(this.keys, this.clock, token, "access");
     if (!claims || typeof claims.iat !== "number" || typeof claims.exp !== "number" || claims.nbf !== undefined) return claims;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!); // oldest first

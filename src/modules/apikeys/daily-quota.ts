@@ -38,9 +38,21 @@ export class DailyApiQuota {
     );
   }
 
+  private day = { from: 0, to: 0, period: "" };
+
+  /** The day's period of `at` (usagePeriod), remembered for the day: every API-key request asks. */
+  private periodOf(at: Date): string {
+    const t = at.getTime();
+    if (t < this.day.from || t >= this.day.to) {
+      const from = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+      this.day = { from, to: from + 86_400_000, period: usagePeriod("apiRequestsPerDay", at) };
+    }
+    return this.day.period;
+  }
+
   /** Takes one request of the day's quota; the day's count after it, or null when over `limit`. */
   take(workspaceId: string, at: Date, limit: number): number | null {
-    const period = usagePeriod("apiRequestsPerDay", at);
+    const period = this.periodOf(at);
     const key = `${workspaceId}|${period}`;
     let w = this.windows.get(key);
     if (!w) {

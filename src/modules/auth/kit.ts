@@ -17,6 +17,11 @@ export interface AuthKit {
   loginFailures: WindowCounter;
   /** base of links in mail */
   publicUrl: string;
+  /**
+   * The listening server (null until it listens, and under `app.handle`), for the client's IP:
+   * taking `server` from a handler's context makes Elysia define it on every request's context.
+   */
+  server: { current: { requestIP(r: Request): { address: string } | null } | null };
 }
 
 /** Builds the kit of an app. */
@@ -30,6 +35,7 @@ export function createAuthKit(deps: AppDeps): AuthKit {
     routeLimiter: new WindowCounter(clock, config.authRateLimitPerMinute, 60_000),
     loginFailures: new WindowCounter(clock, config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
     publicUrl: publicBaseUrl(config),
+    server: { current: null },
   };
 }
 

@@ -1,7 +1,7 @@
 import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { maskPhone } from "./masks.ts";
-import { getProfile, updateUser } from "./repo.ts";
+import { getProfile, profileOfRow, updateUser, type ProfileRow } from "./repo.ts";
 
 export interface Profile {
   id: string;
@@ -16,9 +16,12 @@ export interface Profile {
   mobileVerified: boolean;
 }
 
-/** GET /api/auth/profile: the caller as the database has it now. */
-export function profile(kit: AuthKit, workspaceId: string, userId: string): Profile {
-  const p = getProfile(kit.deps.db, workspaceId, userId);
+/**
+ * GET /api/auth/profile: the caller as the database has it now; `read` is the caller's row
+ * as the JWT guard read it for this request (then no second read).
+ */
+export function profile(kit: AuthKit, workspaceId: string, userId: string, read?: ProfileRow): Profile {
+  const p = read && read.id === userId && read.tenantId === workspaceId ? profileOfRow(read) : getProfile(kit.deps.db, workspaceId, userId);
   if (!p) throw errors.notFound("User");
   const { mobile, mobileVerifiedAt, ...rest } = p;
   return { ...rest, mobileMasked: maskPhone(mobile), mobileVerified: mobile != null && mobileVerifiedAt != null };

@@ -15,8 +15,8 @@ export function loginRoutes(kit: AuthKit) {
     .use(routeThrottle(kit))
     .post(
       "/login",
-      async ({ body, request, server }) => {
-        const result = await login(kit, body, clientIp(request, server, kit.deps.config.trustProxy));
+      async ({ body, request }) => {
+        const result = await login(kit, body, clientIp(request, kit.server.current, kit.deps.config.trustProxy));
         if (!("requiresOtp" in result)) return ok(result, "Signed in");
         return ok(result, result.codeSent === false ? "A code was sent moments ago; request a new one with login/send-otp after retryAfter seconds" : "Enter the code sent to your mobile");
       },

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import { authGuard, callerRow } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import type { AuthKit } from "./kit.ts";
 import { sendChangeMobileOtp, verifyChangeMobile } from "./mobile-service.ts";
@@ -14,7 +14,7 @@ const tags = ["auth"];
 export function profileRoutes(kit: AuthKit, deps: AppDeps) {
   return new Elysia({ prefix: "/api/auth" })
     .use(authGuard(deps))
-    .get("/profile", ({ auth }) => ok(profile(kit, auth.workspaceId, userIdOf(auth))), {
+    .get("/profile", ({ auth, request }) => ok(profile(kit, auth.workspaceId, userIdOf(auth), callerRow(request))), {
       jwt: "read",
       detail: { summary: "The signed-in user's profile", tags },
     })

@@ -10,6 +10,9 @@ import { registerRoutes } from "./routes-register.ts";
 export function authRoutes(deps: AppDeps) {
   const kit = createAuthKit(deps);
   return new Elysia()
+    .onStart((app) => {
+      kit.server.current = app.server;
+    })
     .use(registerRoutes(kit))
     .use(loginRoutes(kit))
     .use(passwordRoutes(kit, deps))

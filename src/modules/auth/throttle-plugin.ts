@@ -7,8 +7,8 @@ import { clientIp } from "./throttle.ts";
  * RATE_LIMITED with Retry-After. Runs before validation, so malformed requests count too.
  */
 export function routeThrottle(kit: AuthKit) {
-  return new Elysia().onTransform({ as: "scoped" }, ({ request, server }) => {
-    const ip = clientIp(request, server, kit.deps.config.trustProxy);
+  return new Elysia().onTransform({ as: "scoped" }, ({ request }) => {
+    const ip = clientIp(request, kit.server.current, kit.deps.config.trustProxy);
     kit.routeLimiter.hit(`${ip} ${request.method} ${throttlePath(new URL(request.url).pathname)}`);
   });
 }

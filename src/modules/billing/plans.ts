@@ -67,22 +67,28 @@ interface PlanRow {
 
 const SELECT = "SELECT id, name, monthly_paise AS monthlyPaise, annual_paise AS annualPaise, limits, active FROM plans";
 
-/** Parsed limits by their stored JSON text: every quota check reads a plan, its text rarely changes. */
-const parsedLimits = new Map<string, PlanLimits>();
+/** A plan's `limits` column as limits: keys missing from an operator's edit fall back to the Free plan's, never to "unlimited". */
+function parseLimits(text: string): PlanLimits {
+  return { ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(text) as Partial<PlanLimits>) };
+}
 
-function limitsOf(text: string): PlanLimits {
-  let limits = parsedLimits.get(text);
-  if (!limits) {
-    // limits missing from an operator's edit fall back to the Free plan's, never to "unlimited"
-    limits = Object.freeze({ ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(text) as Partial<PlanLimits>) });
-    if (parsedLimits.size >= 1000) parsedLimits.clear();
-    parsedLimits.set(text, limits);
+const parsedLimits = new Map<string, Readonly<PlanLimits>>();
+
+/**
+ * `parseLimits` remembered by the column's text (a pure function of it), for the API-key
+ * guard, which reads a plan's limits on every request. Shared and frozen: read only.
+ */
+export function limitsOfText(text: string): Readonly<PlanLimits> {
+  let l = parsedLimits.get(text);
+  if (!l) {
+    if (parsedLimits.size >= 64) parsedLimits.clear(); // a catalogue has a handful of plans; edits leave old texts behind
+    parsedLimits.set(text, (l = Object.freeze(parseLimits(text))));
   }
-  return limits;
+  return l;
 }
 
 function fromRow(row: PlanRow): Plan {
-  const limits = limitsOf(row.limits);
+  const limits = limitsOfText(row.limits);
   return { id: row.id, name: row.name, currency: "INR", monthlyPaise: row.monthlyPaise, annualPaise: row.annualPaise, limits, active: row.active === 1 };
 }
 
@@ -116,10 +122,10 @@ export function findPlan(sqlite: Database, id: string): Plan | null {
  * both rows (null when a row is missing): for callers that read them in one statement.
  */
 export function limitsOrFree(id: string, stored: string | null, freeStored: string | null): PlanLimits {
-  if (stored !== null) return limitsOf(stored);
+  if (stored !== null) return limitsOfText(stored);
   const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
   if (builtIn) return builtIn.limits;
-  return freeStored !== null ? limitsOf(freeStored) : planById(FREE_PLAN_ID).limits;
+  return freeStored !== null ? limitsOfText(freeStored) : planById(FREE_PLAN_ID).limits;
 }
 
 /** Price of a plan for an interval, in paise. */

@@ -23,11 +23,25 @@ function planRow(deps: Pick<AppDeps, "sqlite">, workspaceId: string): WorkspaceP
   return row;
 }
 
+const ON_TRIAL_PLAN: readonly SubscriptionStatus[] = ["trialing"];
+const ON_FREE_PLAN: readonly SubscriptionStatus[] = ["free", "paused", "cancelled"];
+
 /** The plan whose limits are in force: Growth during the trial (D2), Free when free, paused or cancelled. */
 export function effectivePlanId(status: SubscriptionStatus, planId: string): string {
-  if (status === "trialing") return TRIAL_PLAN_ID;
-  if (status === "free" || status === "paused" || status === "cancelled") return FREE_PLAN_ID;
+  if (ON_TRIAL_PLAN.includes(status)) return TRIAL_PLAN_ID;
+  if (ON_FREE_PLAN.includes(status)) return FREE_PLAN_ID;
   return planId; // active, and past_due during its grace period
+}
+
+/**
+ * `effectivePlanId` as an SQL expression over a status and a plan-id column, built from the
+ * same lists, for a statement that reads the limits in force together with something else
+ * (the API-key guard reads them with the key: one statement a request instead of three).
+ */
+export function effectivePlanIdSql(status: string, planId: string): string {
+  // equalities, not `IN (...)`: SQLite builds a temporary table for an IN list on every run
+  const anyOf = (l: readonly string[]) => l.map((x) => `${status} = '${x}'`).join(" OR ");
+  return `CASE WHEN ${anyOf(ON_TRIAL_PLAN)} THEN '${TRIAL_PLAN_ID}' WHEN ${anyOf(ON_FREE_PLAN)} THEN '${FREE_PLAN_ID}' ELSE ${planId} END`;
 }
 
 /** The limits in force for a workspace, read from the operator's catalogue. */
@@ -90,8 +104,15 @@ export function assertWithin(limits: PlanLimits, resource: QuotaResource, used: 
  * (apikeys/daily-quota.ts): there is no change to roll back with, and a write per request
  * was the cost of an API-key request.
  */
-export function consumeQuota(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, resource: WindowedResource, adding = 1): number {
-  const limit = effectiveLimits(deps, workspaceId)[resource];
+export function consumeQuota(
+  deps: Pick<AppDeps, "sqlite" | "clock">,
+  workspaceId: string,
+  resource: WindowedResource,
+  adding = 1,
+  /** the limits in force, when the caller has just read them (the API-key guard) */
+  limits?: PlanLimits,
+): number {
+  const limit = (limits ?? effectiveLimits(deps, workspaceId))[resource];
   const used =
     resource === "apiRequestsPerDay" && adding === 1
       ? dailyApiQuota(deps.sqlite).take(workspaceId, deps.clock.now(), limit)

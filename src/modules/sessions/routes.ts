@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import { authGuard, guardLoaded, type AuthContext } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import { sessionManager } from "./manager.ts";
 import { createSessionBody, pairingCodeBody, sessionIdParams } from "./model.ts";
@@ -9,6 +9,8 @@ import { envelopeResponses } from "../../http/openapi.ts";
 import { externalSessionsDoc } from "../docs/schemas.ts";
 
 const tags = ["sessions"];
+
+type SessionStatuses = ReturnType<typeof sessionStatuses>;
 
 /** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps) {
@@ -85,8 +87,9 @@ export function sessionRoutes(deps: AppDeps) {
       },
       { jwt: "manage", params: sessionIdParams, detail: { summary: "Disconnect and unlink a session", tags } },
     )
-    .get("/api/external/sessions", ({ auth }) => ok(sessionStatuses(deps, auth.workspaceId)), {
-      apiKey: "read",
+    .get("/api/external/sessions", ({ auth, request }) => ok(guardLoaded<SessionStatuses>(request) ?? sessionStatuses(deps, auth.workspaceId)), {
+      // read with the key, in one read transaction: the listing is hot
+      apiKey: { permission: "read", load: (auth: AuthContext) => sessionStatuses(deps, auth.workspaceId) },
       detail: { summary: "Sessions of the key's workspace (id, name, status, phoneNumber)", tags: ["external"], responses: envelopeResponses({ data: externalSessionsDoc }) },
     });
 }
