@@ -4,6 +4,7 @@ import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
 import { findMedia } from "../media/repo.ts";
 import { readMediaFile } from "../media/store.ts";
 import { publishFailed, publishSent } from "./events.ts";
+import { OutcomeBatcher } from "./outcome-batch.ts";
 import { honourSendPause, sendPause } from "./send-pause.ts";
 import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, markSent, nextQueued, releaseClaim, sessionsWithQueued, type MessageRow } from "./repo.ts";
 
@@ -96,7 +97,12 @@ export class OutboundSender {
   private timers = new Set<ReturnType<typeof setImmediate>>();
   private stopped = false;
 
-  constructor(private deps: AppDeps) {}
+  /** outcomes of the sessions' sends that finish in one turn commit together */
+  private outcomes: OutcomeBatcher;
+
+  constructor(private deps: AppDeps) {
+    this.outcomes = new OutcomeBatcher(deps);
+  }
 
   /** The job handler to register. */
   handler(): JobHandler<SenderPayload> {
@@ -270,35 +276,38 @@ export class OutboundSender {
     const ws = head.workspaceId;
     let networkMessageId: string;
     try {
-      const out = await this.outbound(head);
-      networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
-    } catch (err) {
-      if (err instanceof NetworkError && err.code === "not_connected") {
-        // a drop the session row has not caught up with: wait for the session, keep the attempt budget
-        releaseClaim(db, ws, head.id, token, clock.now().getTime());
-        return "held";
+      try {
+        const out = await this.outbound(head);
+        networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
+      } catch (err) {
+        if (err instanceof NetworkError && err.code === "not_connected") {
+          // a drop the session row has not caught up with: wait for the session, keep the attempt budget
+          releaseClaim(db, ws, head.id, token, clock.now().getTime());
+          return "held";
+        }
+        const e = describe(err);
+        const attempt = head.attempts + 1;
+        bus.transaction(() => {
+          const now = clock.now().getTime();
+          if (e.transient && attempt < config.sendMaxAttempts) markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
+          else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
+        });
+        if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
+        return {};
       }
-      const e = describe(err);
-      const attempt = head.attempts + 1;
-      bus.transaction(() => {
-        const now = clock.now().getTime();
-        if (e.transient && attempt < config.sendMaxAttempts) markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
-        else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
+      // outside the catch: a database error here must not fail a message the network accepted;
+      // the job retries and the resend is recognised by its client id
+      const next = await this.outcomes.run(() => {
+        if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
+        return claimNext();
       });
-      if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
-      return {};
+      // only once committed: a rolled-back claim must not stay in flight
+      if (next) this.inflight.add(next.head.id);
+      return { next };
     } finally {
+      // in flight until its outcome is committed: a session ending meanwhile must not fail it
       this.inflight.delete(head.id);
     }
-    // outside the catch: a database error here must not fail a message the network accepted;
-    // the job retries and the resend is recognised by its client id
-    const next = bus.transaction(() => {
-      if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
-      return claimNext();
-    });
-    // only once committed: a rolled-back claim must not stay in flight
-    if (next) this.inflight.add(next.head.id);
-    return { next };
   }
 
   private async outbound(head: MessageRow): Promise<OutboundMessage> {
