@@ -18,8 +18,6 @@ const HOLD_MAX_MS = 30_000;
 /** One run of a session's queue sends at most this many messages, for at most this long (then the job runs again). */
 const RUN_MAX_MESSAGES = 500;
 const RUN_MAX_MS = 250;
-/** A draining run lets the event loop in every this many messages. */
-const YIELD_EVERY = 16;
 
 /** What the sender does with a session's queue, from the session's row. */
 export type SessionGate = { kind: "send" } | { kind: "hold" } | { kind: "end"; error: { code: string; message: string } };
@@ -150,8 +148,9 @@ export class OutboundSender {
     const started = performance.now();
     let claimed: Claim | undefined;
     for (let n = 1; ; n++) {
-      // whether the run goes on after this message without a pause, checked when its outcome commits
-      const goesOn = () => !this.stopped && n < RUN_MAX_MESSAGES && performance.now() - started < RUN_MAX_MS && n % YIELD_EVERY !== 0;
+      // whether the run goes on after this message, checked when its outcome commits (the group
+      // commit waits for the end of the event loop's turn: requests get in between messages)
+      const goesOn = () => !this.stopped && n < RUN_MAX_MESSAGES && performance.now() - started < RUN_MAX_MS;
       const sent = claimed ? await this.sendHead(p, claimed, goesOn) : await this.sendNext(p, goesOn);
       if (sent === null) return; // nothing left, or handled (the session ended)
       claimed = sent.next;
@@ -164,7 +163,6 @@ export class OutboundSender {
       if (this.stopped || n >= RUN_MAX_MESSAGES || performance.now() - started >= RUN_MAX_MS) {
         throw new RetryLaterError(0, "the rest of the queue in the next run");
       }
-      if (n % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r)); // let requests in between
     }
   }
 
