@@ -137,13 +137,22 @@ export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: {
 const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
   OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`;
 
+/**
+ * The queue head's keys are bound as `cast(? as text)` (the same text) and its LIMIT is written
+ * as a literal: a bare `?` in either makes SQLite (3.54, in Bun) plan this ORDER BY read over
+ * the partial queue index again at every new binding, 4-5x the cost of the read itself (16 µs
+ * against 3.5 µs) on the drain's hottest query. (drizzle binds a number LIMIT as a parameter.)
+ */
+const boundText = (name: string) => sql`cast(${sql.placeholder(name)} as text)`;
+const LIMIT_ONE = sql.raw("1") as unknown as number;
+
 const headStmt = preparedOnce((db) =>
   db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.sessionId, sql.placeholder("session")), IS_QUEUED, takeable))
+    .where(and(eq(messages.workspaceId, boundText("ws")), eq(messages.sessionId, boundText("session")), IS_QUEUED, takeable))
     .orderBy(asc(messages.id))
-    .limit(1)
+    .limit(LIMIT_ONE)
     .prepare(),
 );
 

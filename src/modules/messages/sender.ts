@@ -4,7 +4,8 @@ import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
 import { findMedia } from "../media/repo.ts";
 import { readMediaFile } from "../media/store.ts";
 import { publishFailed, publishSent } from "./events.ts";
-import { honourSendPause } from "./send-pause.ts";
+import { OutcomeBatcher } from "./outcome-batch.ts";
+import { honourSendPause, sendPause } from "./send-pause.ts";
 import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, markSent, nextQueued, releaseClaim, sessionsWithQueued, type MessageRow } from "./repo.ts";
 
 export const SENDER_JOB = "messages.send";
@@ -17,8 +18,6 @@ const HOLD_MAX_MS = 30_000;
 /** One run of a session's queue sends at most this many messages, for at most this long (then the job runs again). */
 const RUN_MAX_MESSAGES = 500;
 const RUN_MAX_MS = 250;
-/** A draining run lets the event loop in every this many messages. */
-const YIELD_EVERY = 16;
 
 /** What the sender does with a session's queue, from the session's row. */
 export type SessionGate = { kind: "send" } | { kind: "hold" } | { kind: "end"; error: { code: string; message: string } };
@@ -65,6 +64,17 @@ export function clientMessageId(messageId: string): string {
   return "3EB0" + new Bun.CryptoHasher("sha256").update(messageId).digest("hex").slice(0, 36).toUpperCase();
 }
 
+/** A head taken for one send attempt, with the attempt's token. */
+interface Claim {
+  head: MessageRow;
+  token: string;
+}
+/** A head's attempt is over: the pacing gap before the next one, and the next head if it was claimed with the outcome. */
+interface Sent {
+  gap: number;
+  next?: Claim;
+}
+
 class PermanentSendError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
@@ -85,7 +95,12 @@ export class OutboundSender {
   private timers = new Set<ReturnType<typeof setImmediate>>();
   private stopped = false;
 
-  constructor(private deps: AppDeps) {}
+  /** outcomes of the sessions' sends that finish in one turn commit together */
+  private outcomes: OutcomeBatcher;
+
+  constructor(private deps: AppDeps) {
+    this.outcomes = new OutcomeBatcher(deps);
+  }
 
   /** The job handler to register. */
   handler(): JobHandler<SenderPayload> {
@@ -124,14 +139,23 @@ export class OutboundSender {
   /**
    * One run of a session's queue: sends its due messages one after another while no pacing
    * gap separates them (pacing off), so a queue drains without a job round trip per message.
-   * A run ends when the queue is empty, held, waiting for a gap or a retry (the job comes back
-   * then), or after RUN_MAX_MESSAGES / RUN_MAX_MS so other sessions get the worker slots.
+   * While the run goes on, the outcome of a send and the claim of the next head commit in one
+   * transaction (one commit per message instead of two). A run ends when the queue is empty,
+   * held, waiting for a gap or a retry (the job comes back then), or after RUN_MAX_MESSAGES /
+   * RUN_MAX_MS so other sessions get the worker slots.
    */
   private async step(p: SenderPayload): Promise<void> {
     const started = performance.now();
+    let claimed: Claim | undefined;
     for (let n = 1; ; n++) {
-      const gap = await this.sendNext(p);
-      if (gap === null) return; // nothing left, or handled (the session ended)
+      // whether the run goes on after this message, checked when its outcome commits (the group
+      // commit waits for the end of the event loop's turn: requests get in between messages)
+      const goesOn = () => !this.stopped && n < RUN_MAX_MESSAGES && performance.now() - started < RUN_MAX_MS;
+      const sent = claimed ? await this.sendHead(p, claimed, goesOn) : await this.sendNext(p, goesOn);
+      if (sent === null) return; // nothing left, or handled (the session ended)
+      claimed = sent.next;
+      if (claimed) continue;
+      const { gap } = sent;
       if (gap > 0) {
         if (nextQueued(this.deps.db, p.workspaceId, p.sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
         return this.recheckSoon(p.workspaceId, p.sessionId);
@@ -139,16 +163,17 @@ export class OutboundSender {
       if (this.stopped || n >= RUN_MAX_MESSAGES || performance.now() - started >= RUN_MAX_MS) {
         throw new RetryLaterError(0, "the rest of the queue in the next run");
       }
-      if (n % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r)); // let requests in between
     }
   }
 
   /**
-   * Sends the queue's head if it is due: the pacing gap to keep before the next one, or null
-   * when the queue is empty or ended; throws RetryLaterError when the head must wait.
+   * Sends the queue's head if it is due: the pacing gap to keep before the next one (and the
+   * next head when it was claimed with this outcome), or null when the queue is empty or
+   * ended; throws RetryLaterError when the head must wait.
    */
-  private async sendNext({ workspaceId, sessionId }: SenderPayload): Promise<number | null> {
-    const { db, clock, config } = this.deps;
+  private async sendNext(p: SenderPayload, goesOn: () => boolean): Promise<Sent | null> {
+    const { workspaceId, sessionId } = p;
+    const { db, clock, log } = this.deps;
     const head = nextQueued(db, workspaceId, sessionId);
     if (!head) {
       this.recheckSoon(workspaceId, sessionId);
@@ -166,11 +191,53 @@ export class OutboundSender {
     const wait = Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) - clock.now().getTime();
     if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
     if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");
-    if ((await this.attempt(head)) === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
+    const token = Bun.randomUUIDv7();
+    // a token without a network id is an attempt cut short by a crash: policy in the README (exactly once)
+    if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
+    if (!claimSend(db, workspaceId, head.id, token, head.sendingToken, clock.now().getTime())) return this.paced(sessionId, this.nextGap());
+    this.inflight.add(head.id);
+    return this.sendHead(p, { head, token }, goesOn);
+  }
+
+  /**
+   * Sends a claimed head. With no pacing gap after it and the run going on, the next head is
+   * claimed in the transaction of this one's outcome when it may go at once.
+   */
+  private async sendHead({ workspaceId, sessionId }: SenderPayload, c: Claim, goesOn: () => boolean): Promise<Sent> {
+    const gap = this.nextGap();
+    const r = await this.attempt(c, () => (gap === 0 && goesOn() ? this.claimIfDue(workspaceId, sessionId) : undefined));
+    if (r === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
+    return this.paced(sessionId, gap, r.next);
+  }
+
+  /** The pacing gap after a send: min gap + jitter. */
+  private nextGap(): number {
+    const { sendMinGapMs, sendJitterMs } = this.deps.config;
+    return sendMinGapMs + Math.floor(Math.random() * (sendJitterMs + 1));
+  }
+
+  /** A head's attempt is over: the session is not held, and its next send waits `gap`. */
+  private paced(sessionId: string, gap: number, next?: Claim): Sent {
     this.holds.delete(sessionId);
-    const gap = config.sendMinGapMs + Math.floor(Math.random() * (config.sendJitterMs + 1));
-    this.nextAllowedAt.set(sessionId, clock.now().getTime() + gap);
-    return gap;
+    this.nextAllowedAt.set(sessionId, this.deps.clock.now().getTime() + gap);
+    return { gap, next };
+  }
+
+  /**
+   * Inside the previous outcome's transaction: claims the session's head when every check of
+   * sendNext lets it go now. Anything else (no head, session away or ended, a send pause, a
+   * retry not due, an interrupted attempt) is left to sendNext, which says why.
+   */
+  private claimIfDue(workspaceId: string, sessionId: string): Claim | undefined {
+    const { db, clock } = this.deps;
+    const head = nextQueued(db, workspaceId, sessionId);
+    if (!head || head.sendingToken !== null || this.inflight.has(head.id)) return undefined;
+    if (sessionGate(findSession(db, workspaceId, sessionId)).kind !== "send") return undefined;
+    const now = clock.now().getTime();
+    if ((sendPause(this.deps, workspaceId, sessionId)?.until ?? 0) > now) return undefined;
+    if (Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) > now) return undefined;
+    const token = Bun.randomUUIDv7();
+    return claimSend(db, workspaceId, head.id, token, null, now) ? { head, token } : undefined;
   }
 
   /**
@@ -198,43 +265,47 @@ export class OutboundSender {
     return Math.min(HOLD_MAX_MS, HOLD_FIRST_MS * 2 ** n);
   }
 
-  /** One send attempt of the queue's head; `held` when the network says the session is not connected (not counted). */
-  private async attempt(head: MessageRow): Promise<"done" | "held"> {
+  /**
+   * One send attempt of a claimed head (in `inflight`); `held` when the network says the session
+   * is not connected (not counted). `claimNext` runs in the transaction of a successful outcome.
+   */
+  private async attempt({ head, token }: Claim, claimNext: () => Claim | undefined): Promise<"held" | { next?: Claim }> {
     const { db, clock, log, network, bus, config } = this.deps;
     const ws = head.workspaceId;
-    const token = Bun.randomUUIDv7();
-    // a token without a network id is an attempt cut short by a crash: policy in the README (exactly once)
-    if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
-    if (!claimSend(db, ws, head.id, token, head.sendingToken, clock.now().getTime())) return "done";
-    this.inflight.add(head.id);
     let networkMessageId: string;
     try {
-      const out = await this.outbound(head);
-      networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
-    } catch (err) {
-      if (err instanceof NetworkError && err.code === "not_connected") {
-        // a drop the session row has not caught up with: wait for the session, keep the attempt budget
-        releaseClaim(db, ws, head.id, token, clock.now().getTime());
-        return "held";
+      try {
+        const out = await this.outbound(head);
+        networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
+      } catch (err) {
+        if (err instanceof NetworkError && err.code === "not_connected") {
+          // a drop the session row has not caught up with: wait for the session, keep the attempt budget
+          releaseClaim(db, ws, head.id, token, clock.now().getTime());
+          return "held";
+        }
+        const e = describe(err);
+        const attempt = head.attempts + 1;
+        bus.transaction(() => {
+          const now = clock.now().getTime();
+          if (e.transient && attempt < config.sendMaxAttempts) markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
+          else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
+        });
+        if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
+        return {};
       }
-      const e = describe(err);
-      const attempt = head.attempts + 1;
-      bus.transaction(() => {
-        const now = clock.now().getTime();
-        if (e.transient && attempt < config.sendMaxAttempts) markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
-        else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
+      // outside the catch: a database error here must not fail a message the network accepted;
+      // the job retries and the resend is recognised by its client id
+      const next = await this.outcomes.run(() => {
+        if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
+        return claimNext();
       });
-      if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
-      return "done";
+      // only once committed: a rolled-back claim must not stay in flight
+      if (next) this.inflight.add(next.head.id);
+      return { next };
     } finally {
+      // in flight until its outcome is committed: a session ending meanwhile must not fail it
       this.inflight.delete(head.id);
     }
-    // outside the catch: a database error here must not fail a message the network accepted;
-    // the job retries and the resend is recognised by its client id
-    bus.transaction(() => {
-      if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
-    });
-    return "done";
   }
 
   private async outbound(head: MessageRow): Promise<OutboundMessage> {

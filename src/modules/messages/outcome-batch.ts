@@ -1,0 +1,53 @@
+import type { AppDeps } from "../../deps.ts";
+
+interface Pending {
+  fn: () => unknown;
+  resolve(v: unknown): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Group commit of send outcomes. A drained message's transaction is mostly its COMMIT (the WAL
+ * write of the row and its indexes); the outcomes of the sends that finished in the same turn
+ * of the event loop (one per session draining) commit together, each with the claim of its
+ * session's next head. A body publishes events, so there are no savepoints: a body that throws
+ * rolls the whole group back (its events with it, unheard), and then every body runs again in
+ * a transaction of its own. The outcome is committed before its caller goes on.
+ */
+export class OutcomeBatcher {
+  private queue: Pending[] = [];
+  private scheduled = false;
+
+  constructor(private deps: Pick<AppDeps, "bus">) {}
+
+  /** Runs `fn` in the next group transaction; resolves with its result once committed. */
+  run<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue.splice(0);
+    if (!batch.length) return;
+    let values: unknown[];
+    try {
+      values = this.deps.bus.transaction(() => batch.map((p) => p.fn()));
+    } catch {
+      // the group did not commit (nothing of it is stored): each body on its own
+      for (const p of batch) {
+        try {
+          p.resolve(this.deps.bus.transaction(p.fn));
+        } catch (err) {
+          p.reject(err);
+        }
+      }
+      return;
+    }
+    batch.forEach((p, i) => p.resolve(values[i]));
+  }
+}
