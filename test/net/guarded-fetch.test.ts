@@ -86,7 +86,7 @@ describe("guardedFetch", () => {
   });
 
   test("the time-out also aborts an answer whose body stalls after the head (read whole or streamed)", async () => {
-    for (const headers of [{ "content-length": "100" }, {}]) {
+    for (const headers of [{ "content-length": "100" }, {}] as Record<string, string>[]) {
       plain.handler = () =>
         new Response(
           new ReadableStream({
