@@ -80,17 +80,21 @@ export function recordAttempt(
 /**
  * Stores the outcomes of several attempts in ONE transaction (group commit), each fenced by
  * its own attempt number and applied in order, exactly as one `recordAttempt` each would.
- * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent again).
+ * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent
+ * again); called inside a transaction, it is the caller's, which the throw must roll back.
  */
 export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): AttemptOutcome[] {
-  const out = deps.sqlite.transaction(() => {
+  const apply = () => {
     // a webhook's successes in one batch reset its health once, with the latest time; a failure
     // after them sees that reset first: the same end state as one write per success
     const healthy = new Map<string, HealthyMark>();
     const outcomes = allDistinctSuccesses(batch) ? applySuccesses(deps, batch, healthy) : batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
     markAllHealthy(deps, healthy);
     return outcomes;
-  })();
+  };
+  // inside the caller's transaction (the dispatcher's group commit) a throw rolls all of it back:
+  // no savepoint (two more statements per batch) is needed for all-or-none
+  const out = deps.sqlite.inTransaction ? apply() : deps.sqlite.transaction(apply)();
   for (let i = 0; i < out.length; i++) {
     const { d } = batch[i]!;
     observeWebhookAttempt(out[i]!.status, out[i]!.durationMs);
