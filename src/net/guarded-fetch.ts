@@ -102,12 +102,20 @@ interface Target {
   secure: boolean;
   /** the host is an IP literal: no SNI name */
   isLiteral: boolean;
+  /** the URL dialled already names the host as the checked URL does (an IP literal): fetch's own Host header is right */
+  sameHost: boolean;
 }
 
 function targetOf(checked: CheckedUrl): Target {
   const target = new URL(checked.url.href);
   target.hostname = urlHost(checked.addresses[0]!);
-  return { checked, href: target.href, secure: checked.url.protocol === "https:", isLiteral: checked.addresses.some((a) => a.address === checked.host) };
+  return {
+    checked,
+    href: target.href,
+    secure: checked.url.protocol === "https:",
+    isLiteral: checked.addresses.some((a) => a.address === checked.host),
+    sameHost: target.host === checked.url.host,
+  };
 }
 
 const literalTargets = new Map<string, Target>();
@@ -150,10 +158,10 @@ export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): P
   const { signal } = deadline;
   try {
     const { key, hit } = cachedTarget(rawUrl, opts);
-    const { checked, href, secure, isLiteral } = hit ?? (await checkTarget(rawUrl, opts, key, signal));
+    const { checked, href, secure, isLiteral, sameHost } = hit ?? (await checkTarget(rawUrl, opts, key, signal));
     const res = await fetch(href, {
       method: opts.method ?? "GET",
-      headers: { ...opts.headers, host: checked.url.host },
+      headers: sameHost ? opts.headers : { ...opts.headers, host: checked.url.host },
       body: opts.body,
       redirect: "manual",
       proxy: false,
