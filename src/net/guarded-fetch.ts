@@ -1,4 +1,5 @@
 import tls from "node:tls";
+import { startDeadline } from "./deadlines.ts";
 import { checkUrl, type CheckedUrl, type ResolvedAddress, type Resolver } from "./url-guard.ts";
 
 export { assertSafeUrl, UrlGuardError } from "./url-guard.ts";
@@ -101,12 +102,20 @@ interface Target {
   secure: boolean;
   /** the host is an IP literal: no SNI name */
   isLiteral: boolean;
+  /** the URL dialled already names the host as the checked URL does (an IP literal): fetch's own Host header is right */
+  sameHost: boolean;
 }
 
 function targetOf(checked: CheckedUrl): Target {
   const target = new URL(checked.url.href);
   target.hostname = urlHost(checked.addresses[0]!);
-  return { checked, href: target.href, secure: checked.url.protocol === "https:", isLiteral: checked.addresses.some((a) => a.address === checked.host) };
+  return {
+    checked,
+    href: target.href,
+    secure: checked.url.protocol === "https:",
+    isLiteral: checked.addresses.some((a) => a.address === checked.host),
+    sameHost: target.host === checked.url.host,
+  };
 }
 
 const literalTargets = new Map<string, Target>();
@@ -115,11 +124,16 @@ const literalTargets = new Map<string, Target>();
  * is a pure function of the URL and the two settings (a host NAME is resolved and checked on
  * every request, as rebinding requires).
  */
-async function checkedTarget(rawUrl: string, opts: GuardedFetchOptions, deadline: Promise<never>): Promise<Target> {
+function cachedTarget(rawUrl: string, opts: GuardedFetchOptions): { key: string; hit: Target | undefined } {
   const key = `${opts.allowHttp ? 1 : 0}${opts.allowPrivate ? 1 : 0}${rawUrl}`;
-  const hit = literalTargets.get(key);
-  if (hit) return hit;
-  const t = targetOf(await Promise.race([checkUrl(rawUrl, opts), deadline]));
+  return { key, hit: opts.resolver ? undefined : literalTargets.get(key) };
+}
+
+/** Checks (DNS included) under the deadline: resolving is not abortable, so it is raced. */
+async function checkTarget(rawUrl: string, opts: GuardedFetchOptions, key: string, signal: AbortSignal): Promise<Target> {
+  const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  expired.catch(() => {}); // raced below; a late rejection is not news
+  const t = targetOf(await Promise.race([checkUrl(rawUrl, opts), expired]));
   if (t.isLiteral && !opts.resolver) {
     if (literalTargets.size >= 1024) literalTargets.clear();
     literalTargets.set(key, t);
@@ -134,44 +148,38 @@ async function checkedTarget(rawUrl: string, opts: GuardedFetchOptions, deadline
  * it for SNI and verifies the certificate against it (`tls.serverName`; each name has its
  * own TLS context and keep-alive pool). Redirects are returned as they are, never followed;
  * no proxy is used (the environment's would be judged against the address, not the name).
+ * The time-out covers all of it: fetch rejects with the deadline's reason whether it passes
+ * before the answer's head or while its body is read.
  * Throws UrlGuardError for refusals and FetchFailedError for timeouts, oversize and I/O errors.
  */
 export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): Promise<GuardedResponse> {
   const started = performance.now();
-  const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new FetchFailedError("timeout", `no complete answer within ${opts.timeoutMs} ms`);
-      abort.abort(err);
-      reject(err);
-    }, opts.timeoutMs);
-  });
-  deadline.catch(() => {}); // raced below; a late rejection is not news
+  const deadline = startDeadline(opts.timeoutMs, () => new FetchFailedError("timeout", `no complete answer within ${opts.timeoutMs} ms`));
+  const { signal } = deadline;
   try {
-    const { checked, href, secure, isLiteral } = await checkedTarget(rawUrl, opts, deadline);
-    const request = fetch(href, {
+    const { key, hit } = cachedTarget(rawUrl, opts);
+    const { checked, href, secure, isLiteral, sameHost } = hit ?? (await checkTarget(rawUrl, opts, key, signal));
+    const res = await fetch(href, {
       method: opts.method ?? "GET",
-      headers: { ...opts.headers, host: checked.url.host },
+      headers: sameHost ? opts.headers : { ...opts.headers, host: checked.url.host },
       body: opts.body,
       redirect: "manual",
       proxy: false,
-      signal: abort.signal,
+      signal,
       // SNI and the certificate check use the host name; for an IP literal there is none
       tls: secure ? { serverName: isLiteral ? undefined : checked.host, ca: opts.ca ? trustedWith(opts.ca) : undefined } : undefined,
-    } as RequestInit);
-    const res = await Promise.race([request, deadline]).catch((err) => {
-      throw abort.signal.aborted ? abort.signal.reason : networkError(err);
+    } as RequestInit).catch((err) => {
+      throw signal.aborted ? signal.reason : networkError(err);
     });
-    const read = await Promise.race([readBody(res, opts), deadline]).catch((err) => {
-      if (abort.signal.aborted) throw abort.signal.reason;
+    const read = await readBody(res, opts).catch((err) => {
+      if (signal.aborted) throw signal.reason;
       throw err instanceof FetchFailedError ? err : networkError(err);
     });
     return { status: res.status, headers: res.headers, ...read, durationMs: Math.round(performance.now() - started) };
   } catch (err) {
-    abort.abort(); // free the connection at once (a complete answer keeps it for reuse)
+    deadline.abort(); // free the connection at once (a complete answer keeps it for reuse)
     throw err;
   } finally {
-    clearTimeout(timer);
+    deadline.done();
   }
 }

@@ -85,6 +85,24 @@ describe("guardedFetch", () => {
     expect(err.reason).toBe("timeout");
   });
 
+  test("the time-out also aborts an answer whose body stalls after the head (read whole or streamed)", async () => {
+    for (const headers of [{ "content-length": "100" }, {}] as Record<string, string>[]) {
+      plain.handler = () =>
+        new Response(
+          new ReadableStream({
+            async pull(c) {
+              c.enqueue(new TextEncoder().encode("a"));
+              await Bun.sleep(3000);
+            },
+          }),
+          { headers },
+        );
+      const err = await guardedFetch(`${plain.url}/stall`, { ...local, allowHttp: true, timeoutMs: 150, truncateBytes: 4096 }).catch((e) => e);
+      expect(err).toBeInstanceOf(FetchFailedError);
+      expect(err.reason).toBe("timeout");
+    }
+  });
+
   test("the byte cap fails on a declared length and on a streamed body", async () => {
     plain.handler = () => new Response("x".repeat(10_000));
     const a = await guardedFetch(`${plain.url}/big`, { ...local, allowHttp: true, maxBytes: 1000 }).catch((e) => e);

@@ -36,8 +36,15 @@ export class WebhookDispatcher {
   private finished: Finished[] = [];
   private flushQueued = false;
 
+  /** one group commit: the outcomes, then the claims that refill their slots (a wrapper made once, not per round) */
+  private recordAndRefill: (attempts: FinishedAttempt[], webhookIds: string[]) => ClaimedDelivery[];
+
   constructor(private deps: AppDeps) {
     this.store = deliveryStore(deps.sqlite);
+    this.recordAndRefill = deps.sqlite.transaction((attempts: FinishedAttempt[], webhookIds: string[]) => {
+      recordAttempts(this.deps, attempts);
+      return this.refill(webhookIds);
+    });
   }
 
   /** Deliveries in flight right now. */
@@ -167,10 +174,7 @@ export class WebhookDispatcher {
     const attempts = batch.flatMap((f) => (f.attempt ? [f.attempt] : []));
     let claimed: ClaimedDelivery[] = [];
     try {
-      this.deps.sqlite.transaction(() => {
-        recordAttempts(this.deps, attempts);
-        claimed = this.refill(batch.map((f) => f.d.webhookId));
-      })();
+      claimed = this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId));
     } catch (err) {
       claimed = [];
       // one outcome that cannot be stored must not cost the others theirs: each on its own

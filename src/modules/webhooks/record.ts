@@ -80,17 +80,21 @@ export function recordAttempt(
 /**
  * Stores the outcomes of several attempts in ONE transaction (group commit), each fenced by
  * its own attempt number and applied in order, exactly as one `recordAttempt` each would.
- * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent again).
+ * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent
+ * again); called inside a transaction, it is the caller's, which the throw must roll back.
  */
 export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): AttemptOutcome[] {
-  const out = deps.sqlite.transaction(() => {
+  const apply = () => {
     // a webhook's successes in one batch reset its health once, with the latest time; a failure
     // after them sees that reset first: the same end state as one write per success
     const healthy = new Map<string, HealthyMark>();
     const outcomes = allDistinctSuccesses(batch) ? applySuccesses(deps, batch, healthy) : batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
-    for (const [webhookId, m] of healthy) markHealthy(deps, webhookId, m);
+    markAllHealthy(deps, healthy);
     return outcomes;
-  })();
+  };
+  // inside the caller's transaction (the dispatcher's group commit) a throw rolls all of it back:
+  // no savepoint (two more statements per batch) is needed for all-or-none
+  const out = deps.sqlite.inTransaction ? apply() : deps.sqlite.transaction(apply)();
   for (let i = 0; i < out.length; i++) {
     const { d } = batch[i]!;
     observeWebhookAttempt(out[i]!.status, out[i]!.durationMs);
@@ -109,6 +113,12 @@ type Statements = ReturnType<typeof prepare>;
 function prepare(sqlite: Database) {
   return {
     markHealthy: sqlite.prepare(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`),
+    // markHealthy for several webhooks in one statement: rows [id, workspace, at]
+    markManyHealthy: sqlite.prepare(
+      `UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = m.at
+       FROM (SELECT value ->> 0 AS id, value ->> 1 AS ws, value ->> 2 AS at FROM json_each(?)) m
+       WHERE webhooks.id = m.id AND webhooks.workspace_id = m.ws`,
+    ),
     outcome: sqlite.prepare(
       `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
          error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
@@ -136,6 +146,16 @@ function statements(sqlite: Database): Statements {
 
 function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
   statements(deps.sqlite).markHealthy.run(m.at, webhookId, m.workspaceId);
+}
+
+/** The batch's health marks (one per webhook), in one statement when there are several. */
+function markAllHealthy(deps: AppDeps, healthy: Map<string, HealthyMark>): void {
+  if (healthy.size <= 1) {
+    for (const [webhookId, m] of healthy) markHealthy(deps, webhookId, m);
+    return;
+  }
+  const rows = [...healthy].map(([id, m]) => [id, m.workspaceId, m.at]);
+  statements(deps.sqlite).markManyHealthy.run(JSON.stringify(rows));
 }
 
 /** Whether every attempt of the batch succeeded, each of a different delivery: the usual batch. */
