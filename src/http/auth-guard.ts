@@ -88,7 +88,10 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
   return jwtMember(deps, await jwtClaims(deps, header)).auth;
 }
 
-/** An API key's caller, and the limits of its plan in force when the plan is in the table. */
+/**
+ * Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
+ * its workspace. The caller, and the limits of its plan in force when the plan is in the table.
+ */
 function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthContext; limits: PlanLimits | undefined } {
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
   const row = guardStatements(deps).apiKey.get(Bun.SHA256.hash(key, "hex"));
@@ -101,10 +104,6 @@ function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthConte
   };
 }
 
-/** Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of its workspace. */
-export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
-  return apiKeyCaller(deps, key).auth;
-}
 
 /** The callers a credential kind resolves to. */
 interface Callers {
