@@ -88,7 +88,10 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
   return jwtMember(deps, await jwtClaims(deps, header)).auth;
 }
 
-/** An API key's caller, and the limits of its plan in force when the plan is in the table. */
+/**
+ * Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
+ * its workspace. The caller, and the limits of its plan in force when the plan is in the table.
+ */
 function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthContext; limits: PlanLimits | undefined } {
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
   const row = guardStatements(deps).apiKey.get(Bun.SHA256.hash(key, "hex"));
@@ -101,9 +104,37 @@ function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthConte
   };
 }
 
-/** Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of its workspace. */
-export function authenticateApiKey(deps: AppDeps, key: string | undefined): AuthContext {
-  return apiKeyCaller(deps, key).auth;
+
+/** The callers a credential kind resolves to. */
+interface Callers {
+  apiKey: ReturnType<typeof apiKeyCaller>;
+  jwt: ReturnType<typeof jwtMember>;
+}
+/** A credential the media gate verified at the start of the request (see verifyEarly). */
+type Early = { kind: "apiKey"; caller: Callers["apiKey"] } | { kind: "jwt"; caller: Callers["jwt"] };
+const early = new WeakMap<Request, Early>();
+
+/**
+ * Verifies a request's credential before its body is read (the media gate), the way the
+ * route's guard would choose it (`X-API-Key` without `Authorization`, else the bearer token),
+ * and keeps the result for that guard: the credential is read once per request, not twice.
+ * What the guard still does itself: the permission, the route's load, rate limit and quota.
+ */
+export async function verifyEarly(deps: AppDeps, request: Request): Promise<void> {
+  const key = request.headers.get("x-api-key");
+  const authorization = request.headers.get("authorization");
+  if (key && !authorization) early.set(request, { kind: "apiKey", caller: apiKeyCaller(deps, key) });
+  else {
+    let claims = jwtClaims(deps, authorization ?? undefined);
+    if (claims instanceof Promise) claims = await claims;
+    early.set(request, { kind: "jwt", caller: jwtMember(deps, claims) });
+  }
+}
+
+/** The caller the gate verified for this request with the same kind of credential, if any. */
+function earlyCaller<K extends keyof Callers>(request: Request, kind: K): Callers[K] | undefined {
+  const e = early.get(request);
+  return e?.kind === kind ? (e.caller as Callers[K]) : undefined;
 }
 
 function requirePermission(auth: AuthContext, permission: Permission): void {
@@ -145,7 +176,7 @@ export interface GuardOptions {
  */
 export function authGuard(deps: AppDeps) {
   type HeaderSet = Parameters<typeof admitRequest>[2];
-  /** The caller's credential row and the route's load, read together; permission checked between. */
+  /** The caller's credential row and the route's load, read together; permission checked between (a caller the gate verified is not read again). */
   const read = <C extends { auth: AuthContext }>(caller: () => C, permission: Permission, load: GuardOptions["load"] | undefined) =>
     readOnce(deps.sqlite, load !== undefined, () => {
       const c = caller();
@@ -161,14 +192,16 @@ export function authGuard(deps: AppDeps) {
         const key = request.headers.get("x-api-key");
         const authorization = request.headers.get("authorization");
         if (kind === "apiKey" || (kind === "jwtOrApiKey" && key && !authorization)) {
-          const { caller, loaded } = read(() => apiKeyCaller(deps, key ?? undefined), permission, load);
+          const verified = earlyCaller(request, "apiKey");
+          const { caller, loaded } = read(() => verified ?? apiKeyCaller(deps, key ?? undefined), permission, load);
           admitRequest(deps, caller.auth, set, caller.limits);
           if (load) loads.set(request, loaded);
           resolved.set(request, caller.auth);
         } else {
-          let claims = jwtClaims(deps, authorization ?? undefined);
+          const verified = earlyCaller(request, "jwt");
+          let claims = verified ? undefined : jwtClaims(deps, authorization ?? undefined);
           if (claims instanceof Promise) claims = await claims; // a token not verified before
-          const { caller, loaded } = read(() => jwtMember(deps, claims), permission, load);
+          const { caller, loaded } = read(() => verified ?? jwtMember(deps, claims!), permission, load);
           admitRequest(deps, caller.auth, set);
           if (load) loads.set(request, loaded);
           callerRows.set(request, caller.row);

@@ -6,11 +6,20 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth.ts";
 import { parseMultipartCapped } from "./multipart.ts";
 import { beginRequest, requestMeta } from "./request-meta.ts";
 
+const utf8 = new TextDecoder();
+
 /** Reads a request body as text, refusing past `limit` bytes even without Content-Length. */
 export async function readCapped(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw errors.tooLarge(limit);
   if (!request.body) return "";
+  // a declared size within the cap, not chunked: read at once (a reader loop costs ~10% of a send's CPU);
+  // the size is still checked after, for a Request made in-process whose header says less than its body
+  if (declared >= 0 && !request.headers.has("transfer-encoding")) {
+    const bytes = await request.arrayBuffer();
+    if (bytes.byteLength > limit) throw errors.tooLarge(limit);
+    return utf8.decode(bytes);
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,7 +33,7 @@ export async function readCapped(request: Request, limit: number): Promise<strin
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return utf8.decode(Buffer.concat(chunks));
 }
 
 const MEDIA_TYPES = /^multipart\/form-data/;

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
-import { authenticateApiKey, authenticateJwt } from "./auth-guard.ts";
+import { verifyEarly } from "./auth-guard.ts";
 import { MEDIA_ROUTES } from "./core-plugin.ts";
 
 /**
@@ -8,15 +8,13 @@ import { MEDIA_ROUTES } from "./core-plugin.ts";
  * before the route's guard runs (Elysia: parse, then transform). So on those routes the
  * credential is checked first, in `onRequest`: a caller whose JWT or API key does not
  * authenticate gets the 401 the guard would give, before a byte of the body is read (four
- * anonymous 100 MB sends held 1.4 GB). The route's own guard still decides which credential
- * kind and permission it needs, and counts the request.
+ * anonymous 100 MB sends held 1.4 GB), also on a media path no route serves. The route's own
+ * guard takes what was verified here (not read twice), decides which credential kind and
+ * permission it needs, and counts the request.
  */
 export function mediaCredentialGate(deps: AppDeps) {
   return new Elysia({ name: "parley-media-gate" }).onRequest(async ({ request }) => {
     if (request.method !== "POST" || !MEDIA_ROUTES.test(new URL(request.url).pathname)) return;
-    const key = request.headers.get("x-api-key");
-    const authorization = request.headers.get("authorization");
-    if (key && !authorization) authenticateApiKey(deps, key);
-    else await authenticateJwt(deps, authorization ?? undefined);
+    await verifyEarly(deps, request);
   });
 }

@@ -47,3 +47,23 @@ async function boundaryOf(body: Blob): Promise<string> {
   const first = (await body.slice(0, 200).text()).split("\r\n")[0]!;
   return `boundary=${first.slice(2)}`;
 }
+
+test("a JSON body read at once (declared Content-Length) keeps the cap and decodes UTF-8 as the streamed read does", async () => {
+  // an in-process Request can declare less than it carries: the bytes read are what is capped
+  const big = JSON.stringify({ email: "a@example.com", password: "x".repeat(100 * 1024) });
+  const res = await t.app.handle(
+    new Request("http://localhost/api/auth/login", { method: "POST", headers: { "content-type": "application/json", "content-length": "10" }, body: big }),
+  );
+  expect(res.status).toBe(413);
+  const name = "Zoë 名前 🙂";
+  const text = JSON.stringify({ name });
+  const bytes = new TextEncoder().encode(text);
+  const headers = { "content-type": "application/json", authorization: `Bearer ${ws.owner.token}` };
+  const declared = await t.app.handle(
+    new Request("http://localhost/api/auth/profile", { method: "PUT", headers: { ...headers, "content-length": String(bytes.byteLength) }, body: bytes }),
+  );
+  const streamed = await t.app.handle(new Request("http://localhost/api/auth/profile", { method: "PUT", headers, body: new Blob([bytes]).stream() }));
+  expect([declared.status, streamed.status]).toEqual([200, 200]);
+  expect(((await declared.json()) as { data: { name: string } }).data.name).toBe(name);
+  expect(((await streamed.json()) as { data: { name: string } }).data.name).toBe(name);
+});

@@ -52,3 +52,14 @@ test("a member's token still reaches the route (its own validation answers)", as
   expect(r.status).toBe(400);
   expect(Object.keys(r.body.errors)).toContain("session_id");
 });
+
+test("a credential the gate verified is still judged by the route's guard: its kind and the permission", async () => {
+  const viewer = await ws.member("viewer");
+  const body = { session_id: "not-a-uuid", to: "+91 98000 00001", type: "text", body: "hi" };
+  // the gate verified the viewer's token; the guard refuses the permission (before validation)
+  const denied = await t.request("POST", "/api/v1/messages/send", { token: viewer.token, body });
+  expect([denied.status, denied.body.code]).toEqual([403, "FORBIDDEN"]);
+  // the gate verified a token; the route takes API keys only
+  const keyOnly = await t.request("POST", "/api/external/messages/send", { token: ws.owner.token, body });
+  expect([keyOnly.status, keyOnly.body.code]).toEqual([401, "UNAUTHORIZED"]);
+});

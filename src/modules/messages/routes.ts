@@ -20,6 +20,9 @@ const SEND_DOC = {
   responses: envelopeResponses({ status: 202, data: queuedMessageDoc, errors: [502] }),
 };
 
+/** From the request, not Elysia's `headers` (a copy of them all, made only for routes that name it). */
+const idempotencyKey = (request: Request) => request.headers.get("idempotency-key") ?? undefined;
+
 /** Messages: send (JWT or API key), read one, list with filters and keyset cursors. */
 export function messagesRoutes(deps: AppDeps) {
   const send = async (auth: AuthContext, body: SendBody, key: string | undefined, set: { status?: number | string; headers: Record<string, unknown> }) => {
@@ -34,12 +37,12 @@ export function messagesRoutes(deps: AppDeps) {
   };
   return new Elysia({ tags: ["messages"] })
     .use(authGuard(deps))
-    .post("/api/v1/messages/send", ({ auth, body, headers, set }) => send(auth, body, headers["idempotency-key"], set), {
+    .post("/api/v1/messages/send", ({ auth, body, request, set }) => send(auth, body, idempotencyKey(request), set), {
       jwtOrApiKey: "messaging",
       body: sendBody,
       detail: { ...SEND_DOC }, // a copy each: the guard adds its own security to the detail
     })
-    .post("/api/external/messages/send", ({ auth, body, headers, set }) => send(auth, body, headers["idempotency-key"], set), {
+    .post("/api/external/messages/send", ({ auth, body, request, set }) => send(auth, body, idempotencyKey(request), set), {
       apiKey: "messaging",
       body: sendBody,
       detail: { ...SEND_DOC },
