@@ -122,15 +122,15 @@ function prepare(sqlite: Database) {
     outcome: sqlite.prepare(
       `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
          error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
-       WHERE id = ? AND workspace_id = ? AND attempts = ?`,
+       WHERE rowid = ? AND id = ? AND workspace_id = ? AND attempts = ?`,
     ),
-    // the outcome UPDATE above for a batch of successes: rows [id, workspace, attempts, response status, body, error, duration, at]
+    // the outcome UPDATE above for a batch of successes: rows [rowid, id, workspace, attempts, response status, body, error, duration, at]
     successes: sqlite.prepare(
       `UPDATE webhook_deliveries SET status = 'success', next_attempt_at = NULL, lease_until = NULL, response_status = o.rs, response_body = o.rb,
          error = o.err, duration_ms = o.dur, last_attempt_at = o.at, delivered_at = ?1, updated_at = ?1
-       FROM (SELECT value ->> 0 AS id, value ->> 1 AS ws, value ->> 2 AS attempts, value ->> 3 AS rs, value ->> 4 AS rb, value ->> 5 AS err,
-               value ->> 6 AS dur, value ->> 7 AS at FROM json_each(?2)) o
-       WHERE webhook_deliveries.id = o.id AND webhook_deliveries.workspace_id = o.ws AND webhook_deliveries.attempts = o.attempts
+       FROM (SELECT value ->> 0 AS rid, value ->> 1 AS id, value ->> 2 AS ws, value ->> 3 AS attempts, value ->> 4 AS rs, value ->> 5 AS rb,
+               value ->> 6 AS err, value ->> 7 AS dur, value ->> 8 AS at FROM json_each(?2)) o
+       WHERE webhook_deliveries.rowid = o.rid AND webhook_deliveries.id = o.id AND webhook_deliveries.workspace_id = o.ws AND webhook_deliveries.attempts = o.attempts
        RETURNING webhook_deliveries.id AS id`,
     ),
   };
@@ -171,7 +171,7 @@ function allDistinctSuccesses(batch: FinishedAttempt[]): boolean {
  */
 function applySuccesses(deps: AppDeps, batch: FinishedAttempt[], healthy: Map<string, HealthyMark>): AttemptOutcome[] {
   const now = deps.clock.now().getTime();
-  const rows = batch.map(({ d, o, opts }) => [d.id, d.workspaceId, d.attempts, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at]);
+  const rows = batch.map(({ d, o, opts }) => [d.rowid, d.id, d.workspaceId, d.attempts, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at]);
   const updated = new Set((statements(deps.sqlite).successes.all(now, JSON.stringify(rows)) as { id: string }[]).map((r) => r.id));
   return batch.map(({ d, o }) => {
     // stale claim, or a test: the webhook's health is untouched
@@ -190,7 +190,7 @@ function applyAttempt(
 ): AttemptOutcome {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
-  const updated = statements(deps.sqlite).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.id, d.workspaceId, d.attempts);
+  const updated = statements(deps.sqlite).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.rowid, d.id, d.workspaceId, d.attempts);
   // stale claim, or a test: the webhook's health is untouched
   const deactivated = updated.changes === 0 || d.isTest ? null : applyHealth(deps, d, o, opts.at, now, healthy);
   return { ...o, status, nextAttemptAt: next, deactivated };

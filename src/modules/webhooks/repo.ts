@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, lt, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { chatSessions } from "../sessions/table.ts";
 import { users } from "../users/table.ts";
@@ -126,6 +126,7 @@ export function getDelivery(db: DB, workspaceId: string, webhookId: string, id: 
   );
 }
 
-export function insertDelivery(db: DB, workspaceId: string, row: Omit<typeof webhookDeliveries.$inferInsert, "workspaceId">): void {
-  db.insert(webhookDeliveries).values({ ...row, workspaceId }).run();
+/** Inserts a delivery; returns its rowid (an outcome finds its row by it). */
+export function insertDelivery(db: DB, workspaceId: string, row: Omit<typeof webhookDeliveries.$inferInsert, "workspaceId">): number {
+  return db.insert(webhookDeliveries).values({ ...row, workspaceId }).returning({ rowid: sql<number>`rowid` }).get()!.rowid;
 }

@@ -143,12 +143,12 @@ export async function sendTest(deps: AppDeps, workspaceId: string, id: string): 
   const deliveryId = Bun.randomUUIDv7();
   const now = at.getTime();
   // inserted already claimed (attempt 1, leased): the dispatcher never picks a test up
-  repo.insertDelivery(deps.db, workspaceId, {
+  const rowid = repo.insertDelivery(deps.db, workspaceId, {
     id: deliveryId, webhookId: id, eventId: Bun.randomUUIDv7(), eventType: event, payload, isTest: true,
     status: "pending", attempts: 1, nextAttemptAt: null, leaseUntil: now + leaseMs(deps), createdAt: now, updatedAt: now,
   });
   const o = await attemptDelivery(deps, {
-    id: deliveryId, workspaceId, webhookId: id, eventType: event, payload, isTest: true, status: "pending", attempts: 1, url: w.url, secretEnc: w.secretEnc,
+    rowid, id: deliveryId, workspaceId, webhookId: id, eventType: event, payload, isTest: true, status: "pending", attempts: 1, url: w.url, secretEnc: w.secretEnc,
   });
   return { delivered: o.ok, responseStatus: o.responseStatus ?? 0, deliveryId };
 }

@@ -2,6 +2,12 @@ import type { Database } from "bun:sqlite";
 
 /** A delivery claimed for one attempt, with what is needed to send it. */
 export interface ClaimedDelivery {
+  /**
+   * the row's rowid: an outcome finds its row by it (one B-tree probe, not the id index and then
+   * the row), still fenced by id and attempt number. Only a VACUUM renumbers rowids and Parley runs
+   * none on its live database (backups use VACUUM INTO): a missed row would only be a stale claim.
+   */
+  rowid: number;
   id: string;
   workspaceId: string;
   webhookId: string;
@@ -20,7 +26,7 @@ type ClaimRow = Omit<ClaimedDelivery, "url" | "secretEnc" | "isTest"> & { target
 
 // the webhook's URL and secret come back with the claim, both from one lookup: one statement
 // instead of a second one (NULL when the webhook was deleted meanwhile: its deliveries go with it)
-const RETURNING = `id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
+const RETURNING = `rowid AS rowid, id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
   (SELECT json_array(w.url, w.secret_enc) FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id) AS target`;
 
 /**
