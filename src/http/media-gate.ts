@@ -13,8 +13,9 @@ import { MEDIA_ROUTES } from "./core-plugin.ts";
  * permission it needs, and counts the request.
  */
 export function mediaCredentialGate(deps: AppDeps) {
-  return new Elysia({ name: "parley-media-gate" }).onRequest(async ({ request }) => {
-    if (request.method !== "POST" || !MEDIA_ROUTES.test(new URL(request.url).pathname)) return;
-    await verifyEarly(deps, request);
+  // not an async function: every other request passes without a promise made for it (Elysia
+  // still awaits this hook's result, a promise only on a media POST)
+  return new Elysia({ name: "parley-media-gate" }).onRequest(({ request }) => {
+    if (request.method === "POST" && MEDIA_ROUTES.test(new URL(request.url).pathname)) return verifyEarly(deps, request);
   });
 }

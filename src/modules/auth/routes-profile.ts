@@ -14,7 +14,10 @@ const tags = ["auth"];
 export function profileRoutes(kit: AuthKit, deps: AppDeps) {
   return new Elysia({ prefix: "/api/auth" })
     .use(authGuard(deps))
-    .get("/profile", ({ auth, request }) => ok(profile(kit, auth.workspaceId, userIdOf(auth), callerRow(request))), {
+    // ok()'s envelope written out: a handler returning a call (`return f(`) is awaited by Elysia's compiled route (see authGuard)
+    .get("/profile", ({ auth, request }) => {
+      return { success: true as const, data: profile(kit, auth.workspaceId, userIdOf(auth), callerRow(request)) };
+    }, {
       jwt: "read",
       detail: { summary: "The signed-in user's profile", tags },
     })

@@ -87,7 +87,10 @@ export function sessionRoutes(deps: AppDeps) {
       },
       { jwt: "manage", params: sessionIdParams, detail: { summary: "Disconnect and unlink a session", tags } },
     )
-    .get("/api/external/sessions", ({ auth, request }) => ok(guardLoaded<SessionStatuses>(request) ?? sessionStatuses(deps, auth.workspaceId)), {
+    // ok()'s envelope written out: a handler returning a call (`return f(`) is awaited by Elysia's compiled route (see authGuard)
+    .get("/api/external/sessions", ({ auth, request }) => {
+      return { success: true as const, data: guardLoaded<SessionStatuses>(request) ?? sessionStatuses(deps, auth.workspaceId) };
+    }, {
       // read with the key, in one read transaction: the listing is hot
       apiKey: { permission: "read", load: (auth: AuthContext) => sessionStatuses(deps, auth.workspaceId) },
       detail: { summary: "Sessions of the key's workspace (id, name, status, phoneNumber)", tags: ["external"], responses: envelopeResponses({ data: externalSessionsDoc }) },
