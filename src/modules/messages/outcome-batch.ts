@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import { TurnQueue } from "../../db/turn-queue.ts";
 
 interface Pending {
   fn: () => unknown;
@@ -15,8 +16,7 @@ interface Pending {
  * a transaction of its own. The outcome is committed before its caller goes on.
  */
 export class OutcomeBatcher {
-  private queue: Pending[] = [];
-  private scheduled = false;
+  private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
 
   constructor(private deps: Pick<AppDeps, "bus">) {}
 
@@ -24,16 +24,10 @@ export class OutcomeBatcher {
   run<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => this.flush());
     });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.queue.splice(0);
-    if (!batch.length) return;
+  private flush(batch: Pending[]): void {
     let values: unknown[];
     try {
       values = this.deps.bus.transaction(() => batch.map((p) => p.fn()));

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../deps.ts";
+import { TurnQueue } from "../../db/turn-queue.ts";
 
 /**
  * What the sends of one group transaction share. The group is one synchronous SQLite
@@ -114,8 +115,7 @@ interface Pending {
  * back would not take them back); sends publish none: they enqueue the sender job.
  */
 export class SendBatcher {
-  private queue: Pending[] = [];
-  private scheduled = false;
+  private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
 
   constructor(private deps: Pick<AppDeps, "bus" | "sqlite">) {}
 
@@ -127,16 +127,10 @@ export class SendBatcher {
   run<T>(fn: (group: SendGroup) => T, opts: { savepoint: boolean } = { savepoint: true }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => this.flush());
     });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.queue.splice(0);
-    if (!batch.length) return;
+  private flush(batch: Pending[]): void {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
       this.deps.bus.transaction(() => {
