@@ -1,6 +1,7 @@
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { embeddedMigrations } from "./migrations.macro.ts" with { type: "macro" };
 import type { DB } from "./open.ts";
+import { clientOf } from "./statement.ts";
 
 const MIGRATIONS: MigrationMeta[] = embeddedMigrations() as unknown as MigrationMeta[];
 const NEWEST_EMBEDDED = Math.max(...MIGRATIONS.map((m) => Number(m.folderMillis)));
@@ -32,8 +33,6 @@ export function bundledMigrationCount(): number {
 }
 
 type Sqlite = import("bun:sqlite").Database;
-/** The bun:sqlite handle under a drizzle database, or the handle itself (operator commands that read SQL). */
-const clientOf = (db: DB | Sqlite): Sqlite => ("$client" in db ? (db as unknown as { $client: Sqlite }).$client : (db as Sqlite));
 
 function hasMigrationTable(db: DB | Sqlite): boolean {
   return !!clientOf(db).query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();

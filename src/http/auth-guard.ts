@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
 import type { Statement } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
+import { oncePer } from "../db/prepared.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
@@ -44,22 +45,15 @@ const API_KEY_SQL = `SELECT k.id, k.workspace_id AS workspaceId, k.expires_at AS
     (SELECT (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")})
       FROM workspaces w WHERE w.id = k.workspace_id) AS limits
   FROM api_keys k WHERE k.key_hash = ?`;
-const prepared = new WeakMap<AppDeps, GuardStatements>();
-
 /** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
-function guardStatements(deps: AppDeps): GuardStatements {
-  let s = prepared.get(deps);
-  if (!s) {
-    s = {
-      // the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
-      member: deps.sqlite.prepare(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`),
-      apiKey: deps.sqlite.prepare(API_KEY_SQL),
-      tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
-    };
-    prepared.set(deps, s);
-  }
-  return s;
-}
+const guardStatements = oncePer(
+  (deps: AppDeps): GuardStatements => ({
+    // the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
+    member: deps.sqlite.prepare(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`),
+    apiKey: deps.sqlite.prepare(API_KEY_SQL),
+    tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
+  }),
+);
 
 /** The claims of a valid `Authorization: Bearer <access token>`: at once when verified before, else a promise. */
 function jwtClaims(deps: AppDeps, header: string | undefined): TokenClaims | Promise<TokenClaims> {
@@ -103,7 +97,6 @@ function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthConte
     limits: row.limits === null ? undefined : limitsOfText(row.limits),
   };
 }
-
 
 /** The callers a credential kind resolves to. */
 interface Callers {

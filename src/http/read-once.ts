@@ -1,6 +1,7 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { oncePer } from "../db/prepared.ts";
 
-const statements = new WeakMap<Database, { begin: Statement; commit: Statement }>();
+const statements = oncePer((sqlite: Database) => ({ begin: sqlite.prepare("BEGIN DEFERRED"), commit: sqlite.prepare("COMMIT") }));
 
 /**
  * Runs synchronous reads in one read transaction when `together`: in WAL mode every
@@ -11,8 +12,7 @@ const statements = new WeakMap<Database, { begin: Statement; commit: Statement }
  */
 export function readOnce<T>(sqlite: Database, together: boolean, fn: () => T): T {
   if (!together || sqlite.inTransaction) return fn();
-  let s = statements.get(sqlite);
-  if (!s) statements.set(sqlite, (s = { begin: sqlite.prepare("BEGIN DEFERRED"), commit: sqlite.prepare("COMMIT") }));
+  const s = statements(sqlite);
   s.begin.run();
   try {
     return fn();

@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { oncePer } from "../../db/prepared.ts";
 import type { SubscriptionStatus } from "../billing/quota.ts";
 
 // The statements of an accepted send, as plain bun:sqlite statements prepared once per
@@ -35,12 +36,7 @@ function statements(sqlite: Database) {
   };
 }
 
-const cache = new WeakMap<Database, ReturnType<typeof statements>>();
-const stmts = (sqlite: Database) => {
-  let s = cache.get(sqlite);
-  if (!s) cache.set(sqlite, (s = statements(sqlite)));
-  return s;
-};
+const stmts = oncePer(statements);
 
 export interface SendSession {
   id: string;

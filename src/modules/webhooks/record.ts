@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { oncePer } from "../../db/prepared.ts";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
 import type { AppDeps } from "../../deps.ts";
 import { deliveryStore, type ClaimedDelivery } from "./store.ts";
@@ -136,13 +137,8 @@ function prepare(sqlite: Database) {
   };
 }
 
-const prepared = new WeakMap<Database, Statements>();
 /** The per-outcome statements, prepared once per database (`query` would hash the SQL text on every call). */
-function statements(sqlite: Database): Statements {
-  let s = prepared.get(sqlite);
-  if (!s) prepared.set(sqlite, (s = prepare(sqlite)));
-  return s;
-}
+const statements: (sqlite: Database) => Statements = oncePer(prepare);
 
 function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
   statements(deps.sqlite).markHealthy.run(m.at, webhookId, m.workspaceId);
