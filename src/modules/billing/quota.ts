@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { oncePer } from "../../db/prepared.ts";
 import { FREE_PLAN_ID, limitsOrFree, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
 import { dailyApiQuota } from "../apikeys/daily-quota.ts";
 import { incrementCounter, readCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
@@ -51,36 +52,28 @@ export function effectiveLimits(deps: Pick<AppDeps, "sqlite">, workspaceId: stri
 
 /** The subscription status and the limits in force, read together. */
 export function planInForce(deps: Pick<AppDeps, "sqlite">, workspaceId: string): { status: SubscriptionStatus; limits: PlanLimits } {
-  const row = planStmt(deps.sqlite).get(workspaceId, TRIAL_PLAN_ID, FREE_PLAN_ID);
+  const row = planStmt(deps.sqlite).get(workspaceId);
   if (!row) throw errors.notFound("Workspace");
-  const id = effectivePlanId(row.status, row.planId);
-  const stored = id === TRIAL_PLAN_ID ? row.trial : id === FREE_PLAN_ID ? row.free : row.own;
-  return { status: row.status, limits: limitsOrFree(id, stored, row.free) };
+  return { status: row.status, limits: limitsOrFree(effectivePlanId(row.status, row.planId), row.limits, row.free) };
 }
 
 interface PlanInForceRow extends WorkspacePlanRow {
-  own: string | null;
-  trial: string | null;
+  /** the limits text of the plan in force; null when that plan is not in the table */
+  limits: string | null;
+  /** the Free plan's limits text (the fallback) */
   free: string | null;
 }
 
-// every API-key request reads it (daily quota): the workspace and the limits text of each plan
-// that can be in force, in one statement
-const planStmts = new WeakMap<Database, Statement<PlanInForceRow, [string, string, string]>>();
-function planStmt(sqlite: Database) {
-  let s = planStmts.get(sqlite);
-  if (!s) {
-    s = sqlite.prepare(
-      `SELECT w.plan_id AS planId, w.subscription_status AS status,
-         (SELECT limits FROM plans WHERE id = w.plan_id) AS own,
-         (SELECT limits FROM plans WHERE id = ?2) AS trial,
-         (SELECT limits FROM plans WHERE id = ?3) AS free
-       FROM workspaces w WHERE w.id = ?1`,
-    );
-    planStmts.set(sqlite, s);
-  }
-  return s;
-}
+// a send group and every quota check read it: the workspace and the limits text of the plan in
+// force (the same SQL rule as the API-key guard's), in one statement
+const planStmt = oncePer((sqlite: Database) =>
+  sqlite.prepare<PlanInForceRow, [string]>(
+    `SELECT w.plan_id AS planId, w.subscription_status AS status,
+       (SELECT limits FROM plans WHERE id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")}) AS limits,
+       (SELECT limits FROM plans WHERE id = '${FREE_PLAN_ID}') AS free
+     FROM workspaces w WHERE w.id = ?1`,
+  ),
+);
 
 /**
  * Throws 403 LIMIT_EXCEEDED when `used + adding` would pass the limit. Call it in the same
