@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import { envName, flagName, type ConfigKey } from "../config.ts";
+import { TextMemo } from "../memo.ts";
 
 /** What an IP address is, from the point of view of "may the server connect there". */
 export type AddressClass =
@@ -82,16 +83,11 @@ function worst(embedded: AddressClass): AddressClass {
  * `0x7f.0.0.1`, `2130706433`), IPv6 with or without brackets and zone id.
  */
 export function classifyAddress(input: string): AddressClass {
-  let cls = classified.get(input);
-  if (cls === undefined) {
-    // a pure function of the text: every webhook attempt checks the same few hosts again
-    if (classified.size >= 1024) classified.clear();
-    classified.set(input, (cls = classifyUncached(input)));
-  }
-  return cls;
+  // a pure function of the text: every webhook attempt checks the same few hosts again
+  return classified.get(input, () => classifyUncached(input));
 }
 
-const classified = new Map<string, AddressClass>();
+const classified = new TextMemo<AddressClass>(1024);
 
 function classifyUncached(input: string): AddressClass {
   let s = input.trim();

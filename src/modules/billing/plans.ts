@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { TextMemo } from "../../memo.ts";
 
 /** The default plan catalogue of D2 (INR, amounts in paise; annual = 12 months upfront). */
 export interface PlanLimits {
@@ -72,19 +73,15 @@ function parseLimits(text: string): PlanLimits {
   return { ...planById(FREE_PLAN_ID).limits, ...(JSON.parse(text) as Partial<PlanLimits>) };
 }
 
-const parsedLimits = new Map<string, Readonly<PlanLimits>>();
+// a catalogue has a handful of plans; edits leave old texts behind
+const parsedLimits = new TextMemo<Readonly<PlanLimits>>(64);
 
 /**
  * `parseLimits` remembered by the column's text (a pure function of it), for the API-key
  * guard, which reads a plan's limits on every request. Shared and frozen: read only.
  */
 export function limitsOfText(text: string): Readonly<PlanLimits> {
-  let l = parsedLimits.get(text);
-  if (!l) {
-    if (parsedLimits.size >= 64) parsedLimits.clear(); // a catalogue has a handful of plans; edits leave old texts behind
-    parsedLimits.set(text, (l = Object.freeze(parseLimits(text))));
-  }
-  return l;
+  return parsedLimits.get(text, () => Object.freeze(parseLimits(text)));
 }
 
 function fromRow(row: PlanRow): Plan {

@@ -5,6 +5,7 @@ import { UrlGuardError } from "../../net/url-guard.ts";
 import { openSecret, signatureHex, standardSignature } from "./signing.ts";
 import type { ClaimedDelivery } from "./store.ts";
 import { recordAttempt, type AttemptOutcome } from "./record.ts";
+import { TextMemo } from "../../memo.ts";
 
 /** Stored response body excerpt cap (D9). */
 export const RESPONSE_EXCERPT_BYTES = 4096;
@@ -58,16 +59,10 @@ function describeFailure(res: GuardedResponse): string {
 }
 
 const utf8 = new TextDecoder();
-const opened = new Map<string, string>();
+const opened = new TextMemo<string>(1024);
 /** A webhook's secret in clear, opened once per sealed value (a rotation seals a new one: a new entry). */
 function openedSecret(sealed: string, keyHex: string): string {
-  const k = keyHex + sealed;
-  let secret = opened.get(k);
-  if (secret === undefined) {
-    if (opened.size >= 1024) opened.clear();
-    opened.set(k, (secret = openSecret(sealed, keyHex)));
-  }
-  return secret;
+  return opened.get(keyHex + sealed, () => openSecret(sealed, keyHex));
 }
 
 export type SendOutcome = Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
