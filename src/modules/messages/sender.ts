@@ -188,7 +188,7 @@ export class OutboundSender {
     }
     if (gate.kind === "hold") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected; queue held");
     honourSendPause(this.deps, workspaceId, sessionId);
-    const wait = Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) - clock.now().getTime();
+    const wait = this.dueAt(head) - clock.now().getTime();
     if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
     if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");
     const token = Bun.randomUUIDv7();
@@ -208,6 +208,11 @@ export class OutboundSender {
     const r = await this.attempt(c, () => (gap === 0 && goesOn() ? this.claimIfDue(workspaceId, sessionId) : undefined));
     if (r === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
     return this.paced(sessionId, gap, r.next);
+  }
+
+  /** When a head may be sent: its retry time and its session's pacing gap, whichever is later. */
+  private dueAt(head: MessageRow): number {
+    return Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(head.sessionId) ?? 0);
   }
 
   /** The pacing gap after a send: min gap + jitter. */
@@ -235,7 +240,7 @@ export class OutboundSender {
     if (sessionGate(findSession(db, workspaceId, sessionId)).kind !== "send") return undefined;
     const now = clock.now().getTime();
     if ((sendPause(this.deps, workspaceId, sessionId)?.until ?? 0) > now) return undefined;
-    if (Math.max(head.nextAttemptAt ?? 0, this.nextAllowedAt.get(sessionId) ?? 0) > now) return undefined;
+    if (this.dueAt(head) > now) return undefined;
     const token = Bun.randomUUIDv7();
     return claimSend(db, workspaceId, head.id, token, null, now) ? { head, token } : undefined;
   }
