@@ -89,7 +89,9 @@ export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): Attempt
     // a webhook's successes in one batch reset its health once, with the latest time; a failure
     // after them sees that reset first: the same end state as one write per success
     const healthy = new Map<string, HealthyMark>();
-    const outcomes = allDistinctSuccesses(batch) ? applySuccesses(deps, batch, healthy) : batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
+    // one prepared UPDATE per outcome: cheaper than one UPDATE … FROM json_each for the batch
+    // (measured: no JSON to build and take apart, no join to plan), and no special case
+    const outcomes = batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
     markAllHealthy(deps, healthy);
     return outcomes;
   };
@@ -125,15 +127,6 @@ function prepare(sqlite: Database) {
          error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
        WHERE rowid = ? AND id = ? AND workspace_id = ? AND attempts = ?`,
     ),
-    // the outcome UPDATE above for a batch of successes: rows [rowid, id, workspace, attempts, response status, body, error, duration, at]
-    successes: sqlite.prepare(
-      `UPDATE webhook_deliveries SET status = 'success', next_attempt_at = NULL, lease_until = NULL, response_status = o.rs, response_body = o.rb,
-         error = o.err, duration_ms = o.dur, last_attempt_at = o.at, delivered_at = ?1, updated_at = ?1
-       FROM (SELECT value ->> 0 AS rid, value ->> 1 AS id, value ->> 2 AS ws, value ->> 3 AS attempts, value ->> 4 AS rs, value ->> 5 AS rb,
-               value ->> 6 AS err, value ->> 7 AS dur, value ->> 8 AS at FROM json_each(?2)) o
-       WHERE webhook_deliveries.rowid = o.rid AND webhook_deliveries.id = o.id AND webhook_deliveries.workspace_id = o.ws AND webhook_deliveries.attempts = o.attempts
-       RETURNING webhook_deliveries.id AS id`,
-    ),
   };
 }
 
@@ -152,28 +145,6 @@ function markAllHealthy(deps: AppDeps, healthy: Map<string, HealthyMark>): void 
   }
   const rows = [...healthy].map(([id, m]) => [id, m.workspaceId, m.at]);
   statements(deps.sqlite).markManyHealthy.run(JSON.stringify(rows));
-}
-
-/** Whether every attempt of the batch succeeded, each of a different delivery: the usual batch. */
-function allDistinctSuccesses(batch: FinishedAttempt[]): boolean {
-  if (batch.length < 2 || !batch.every((a) => a.o.ok)) return false;
-  return new Set(batch.map((a) => a.d.id)).size === batch.length;
-}
-
-/**
- * The outcomes of a batch of successes in ONE statement, each row fenced by its attempt number
- * as `applyAttempt` fences it. Successes switch nothing off and park nothing, so writing them
- * all before the health marks leaves what one `applyAttempt` each would.
- */
-function applySuccesses(deps: AppDeps, batch: FinishedAttempt[], healthy: Map<string, HealthyMark>): AttemptOutcome[] {
-  const now = deps.clock.now().getTime();
-  const rows = batch.map(({ d, o, opts }) => [d.rowid, d.id, d.workspaceId, d.attempts, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at]);
-  const updated = new Set((statements(deps.sqlite).successes.all(now, JSON.stringify(rows)) as { id: string }[]).map((r) => r.id));
-  return batch.map(({ d, o }) => {
-    // stale claim, or a test: the webhook's health is untouched
-    if (updated.has(d.id) && !d.isTest) healthy.set(d.webhookId, { workspaceId: d.workspaceId, at: now });
-    return { ...o, status: "success", nextAttemptAt: null, deactivated: null };
-  });
 }
 
 /** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
