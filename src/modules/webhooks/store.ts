@@ -109,9 +109,8 @@ export class DeliveryStore {
   private withTarget(row: ClaimRow | null): ClaimedDelivery | null {
     if (!row?.target) return null; // deleted meanwhile: its deliveries go with it
     const [url, secretEnc] = JSON.parse(row.target) as [string, string];
-    // written out, not rest and spread: this runs for every claim
-    const { rowid, id, workspaceId, webhookId, eventType, payload, status, attempts } = row;
-    return { rowid, id, workspaceId, webhookId, eventType, payload, isTest: !!row.isTest, status, attempts, url, secretEnc };
+    const { target: _, isTest, ...rest } = row;
+    return { ...rest, isTest: !!isTest, url, secretEnc };
   }
 
   /** Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. */
