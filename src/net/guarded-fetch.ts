@@ -63,25 +63,17 @@ function networkError(err: unknown): FetchFailedError {
 /** The checked address as a URL host (IPv6 in brackets). */
 const urlHost = (a: ResolvedAddress) => (a.family === 6 ? `[${a.address}]` : a.address);
 
-/** The body's declared length, or NaN. */
-function declaredLength(res: Response): number {
-  const length = res.headers.get("content-length");
-  return length === null ? NaN : Number(length);
-}
-
-/** Whether the body can be read whole: the usual short answer, with a declared length within both limits. */
-function readsWhole(declared: number, opts: GuardedFetchOptions): boolean {
-  return declared <= (opts.truncateBytes ?? Infinity) && declared <= (opts.maxBytes ?? Infinity);
-}
-
 /** Reads a response body under the byte cap (fails) or the excerpt size (stops reading). */
-async function readBody(res: Response, declared: number, opts: GuardedFetchOptions): Promise<{ body: Uint8Array; truncated: boolean }> {
+async function readBody(res: Response, opts: GuardedFetchOptions): Promise<{ body: Uint8Array; truncated: boolean }> {
+  const length = res.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
   if (opts.maxBytes !== undefined && declared > opts.maxBytes) {
     await res.body?.cancel().catch(() => {});
     throw new FetchFailedError("too_large", `response body of ${declared} bytes exceeds the cap of ${opts.maxBytes} bytes`);
   }
   if (!res.body) return { body: new Uint8Array(0), truncated: false };
-  if (readsWhole(declared, opts)) return { body: await res.bytes(), truncated: false };
+  // the usual short answer with a declared length within both limits: read whole, no stream reader
+  if (declared <= (opts.truncateBytes ?? Infinity) && declared <= (opts.maxBytes ?? Infinity)) return { body: await res.bytes(), truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
@@ -164,12 +156,9 @@ export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): P
   const started = performance.now();
   const deadline = startDeadline(opts.timeoutMs, () => new FetchFailedError("timeout", `no complete answer within ${opts.timeoutMs} ms`));
   const { signal } = deadline;
-  // one try for the whole request, not a .catch wrapper (a promise and a turn each) per step
-  let checking = true;
   try {
     const { key, hit } = cachedTarget(rawUrl, opts);
     const { checked, href, secure, isLiteral, sameHost } = hit ?? (await checkTarget(rawUrl, opts, key, signal));
-    checking = false;
     const res = await fetch(href, {
       method: opts.method ?? "GET",
       headers: sameHost ? opts.headers : { ...opts.headers, host: checked.url.host },
@@ -179,16 +168,17 @@ export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): P
       signal,
       // SNI and the certificate check use the host name; for an IP literal there is none
       tls: secure ? { serverName: isLiteral ? undefined : checked.host, ca: opts.ca ? trustedWith(opts.ca) : undefined } : undefined,
-    } as RequestInit);
-    const declared = declaredLength(res);
-    // the usual short answer is read whole here, without a call to readBody and its promise
-    const read = res.body && readsWhole(declared, opts) ? { body: await res.bytes(), truncated: false } : await readBody(res, declared, opts);
-    return { status: res.status, headers: res.headers, body: read.body, truncated: read.truncated, durationMs: Math.round(performance.now() - started) };
+    } as RequestInit).catch((err) => {
+      throw signal.aborted ? signal.reason : networkError(err);
+    });
+    const read = await readBody(res, opts).catch((err) => {
+      if (signal.aborted) throw signal.reason;
+      throw err instanceof FetchFailedError ? err : networkError(err);
+    });
+    return { status: res.status, headers: res.headers, ...read, durationMs: Math.round(performance.now() - started) };
   } catch (err) {
-    // past the check, a deadline that passed explains any failure; judged before aborting below
-    const failure = checking ? err : signal.aborted ? signal.reason : networkError(err);
     deadline.abort(); // free the connection at once (a complete answer keeps it for reuse)
-    throw failure;
+    throw err;
   } finally {
     deadline.done();
   }
