@@ -140,3 +140,28 @@ test("a webhook's health in a batch ends as one write per outcome would leave it
   ]);
   expect(health()).toEqual({ f: null, l: null, s: at2 });
 });
+
+test("a batch with successes of several webhooks marks each of them healthy, and not the webhook of a claim taken over meanwhile", async () => {
+  const hooks = [];
+  for (const name of ["multi-a", "multi-b", "multi-c"]) hooks.push(await createHook(t, ws, `${rx.url}/${name}`, ["message_received"], name));
+  emit(t, ws.id, "message_received", { sessionId: "s", from: "91", messageId: "multi" });
+  const failingAt = t.clock.now().getTime() - 3_600_000;
+  for (const h of hooks) t.deps.sqlite.query("UPDATE webhooks SET failing_since = ?1, last_failure_at = ?1 WHERE id = ?2").run(failingAt, h.id);
+  const store = deliveryStore(t.deps.sqlite);
+  const claims = hooks.map((h) => store.claimOne(ws.id, h.id, deliveries(t, h.id)[0].id, t.clock.now().getTime(), leaseMs(t.deps))!);
+  // the third claim was taken over (its attempt counted again): its outcome is stale
+  t.deps.sqlite.query("UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = ?").run(claims[2]!.id);
+
+  t.clock.advance(1000);
+  const at = t.clock.now().getTime();
+  const ok = { ok: true, gone: false, responseStatus: 200, responseBody: "ok", durationMs: 1, error: null, retryAfterSeconds: null };
+  recordAttempts(t.deps, claims.map((d) => ({ d, o: ok, opts: { manual: false, at } })));
+
+  const health = (id: string) => t.deps.sqlite.query("SELECT failing_since AS f, last_failure_at AS l, last_success_at AS s FROM webhooks WHERE id = ?").get(id);
+  expect(hooks.map((h) => health(h.id))).toEqual([
+    { f: null, l: null, s: at },
+    { f: null, l: null, s: at },
+    { f: failingAt, l: failingAt, s: null },
+  ]);
+  expect(hooks.map((h) => [deliveries(t, h.id)[0].status, deliveries(t, h.id)[0].response_status])).toEqual([["success", 200], ["success", 200], ["pending", null]]);
+});
