@@ -3,6 +3,7 @@ import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { ListenError, PortInUseError, startServer } from "../src/server.ts";
+import { isTty, writeStdoutLine } from "../src/node/tty.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
 
@@ -53,7 +54,7 @@ export function serveCommand(program: Command): void {
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0
-      if (!process.stdout.isTTY) process.stdout.write(JSON.stringify({ listening: server.url, port: server.port }) + "\n");
+      if (!isTty(1)) writeStdoutLine(JSON.stringify({ listening: server.url, port: server.port }));
       // the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy` in the build
       // script): start-up code runs once and is not worth compiling; requests are, from now on
       Bun.unsafe.setJITPolicy(1);
