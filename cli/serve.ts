@@ -58,14 +58,19 @@ export function serveCommand(program: Command): void {
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0
       if (!isTty(1)) writeStdoutLine(JSON.stringify({ listening: server.url, port: server.port }));
-      // the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy` in the build
-      // script): start-up code runs once and is not worth compiling; requests are, from now on
-      Bun.unsafe.setJITPolicy(1);
-      // what only the start needed is given back once the server has been up a moment: the
-      // compiled code of start-up (migrations, config, routes and schemas being declared; code
-      // is made again if something calls it later), the start's garbage, and the allocator's
-      // free pages (Bun.shrink: drop code, full collection, release). ~3 MB resident (issue 13).
-      // Not at once: the first requests (health checks) do not wait for the collection
-      setTimeout(() => Bun.shrink(), RELEASE_START_AFTER_MS).unref();
+      // a moment after listening (the first requests, health checks, do not wait for it):
+      // - what only the start needed is given back: the compiled code of start-up (migrations,
+      //   config, routes and schemas being declared; code is made again if something calls it
+      //   later), the start's garbage, the allocator's free pages (Bun.shrink: drop code, full
+      //   collection, release; ~3 MB resident, issue 13);
+      // - the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy` in the
+      //   build script): start-up code runs once and is not worth compiling; requests are, from
+      //   now on. After the shrink, so the counts start-up ran up are gone with its code: what
+      //   it used a lot (array helpers, zod, drizzle) is not compiled at the next call merely
+      //   for that (~2 MB of JIT and compiler pages at idle otherwise)
+      setTimeout(() => {
+        Bun.shrink(); // runs when this callback returns: nothing runs between the two
+        Bun.unsafe.setJITPolicy(1);
+      }, RELEASE_START_AFTER_MS).unref();
     });
 }
