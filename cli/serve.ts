@@ -69,6 +69,8 @@ export function serveCommand(program: Command): void {
       //   it used a lot (array helpers, zod, drizzle) is not compiled at the next call merely
       //   for that (~2 MB of JIT and compiler pages at idle otherwise)
       setTimeout(() => {
+        // a collection still running (a concurrent one) would make the shrink keep all code
+        Bun.gc(true);
         Bun.shrink(); // runs when this callback returns: nothing runs between the two
         Bun.unsafe.setJITPolicy(1);
       }, RELEASE_START_AFTER_MS).unref();
