@@ -15,7 +15,11 @@ export function isTty(fd: 1 | 2): boolean {
   }
 }
 
-/** Writes a short line to stdout synchronously (no stream). */
+/** Writes a short line to stdout synchronously (no stream); a closed or broken stdout is not the server's failure. */
 export function writeStdoutLine(line: string): void {
-  writeSync(1, line + "\n");
+  try {
+    writeSync(1, line + "\n");
+  } catch {
+    // nobody reads it
+  }
 }
