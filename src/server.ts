@@ -110,7 +110,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const server = runtime.app.server!;
   runtime.deps.jobs.start();
   // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
-  // none of it is due sooner, and the start does not wait for it
+  // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before
+  // the first request otherwise
   let periodic: { stop(): void } | null = null;
   const periodicTimer = setTimeout(() => (periodic = startPeriodic(runtime.services.periodic, log)), PERIODIC_START_DELAY_MS);
   await runtime.services.start();

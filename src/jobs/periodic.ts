@@ -1,56 +1,33 @@
+import { Cron } from "croner";
 import type { Logger } from "../log.ts";
-import { nextRun, parseCron } from "./cron.ts";
 
 /** A periodic job declared as data; modules export these and the server starts them all. */
 export interface PeriodicJob {
   name: string;
-  /** `[second] minute hour * * *` in UTC, each field `*`, `*\/n` or a number, e.g. "0 * * * *" or "*\/30 * * * * *" (src/jobs/cron.ts). */
+  /** Cron pattern (seconds optional), e.g. "0 * * * *" or "*\/30 * * * * *". */
+  /** read in UTC, like the usage windows (see startPeriodic) */
   schedule: string;
   run(): Promise<void> | void;
 }
 
-/** Timers wake at least this often and look at the clock again (a long timer drifts when the machine sleeps). */
-const MAX_WAIT_MS = 30_000;
-
 /** Starts every periodic job (no overlap of one job with itself) and returns the stopper. */
 export function startPeriodic(list: PeriodicJob[], log: Logger): { stop(): void } {
   const names = new Set<string>();
-  const timers = new Map<string, ReturnType<typeof setTimeout>>();
-  let stopped = false;
-  for (const job of list) {
+  const crons = list.map((job) => {
     if (names.has(job.name)) throw new Error(`periodic job ${job.name} declared twice`);
     names.add(job.name);
-    const times = parseCron(job.schedule);
-    let running = false;
-    const run = async () => {
-      // a run still going when the next one is due: that one is skipped
-      if (running) return;
-      running = true;
+    // utcOffset 0: the patterns are read in UTC. In the local time zone, croner's first schedule
+    // would load ICU's time-zone data, ~3.5 MB resident for the life of the process (issue 13),
+    // to place a few housekeeping runs; the usage counters they prune are UTC windows anyway
+    return new Cron(job.schedule, { name: job.name, protect: true, utcOffset: 0, catch: (err) => log.error("periodic job failed", { job: job.name, err }) }, async () => {
       const started = performance.now();
-      try {
-        await job.run();
-        log.debug("periodic job ran", { job: job.name, durationMs: Math.round(performance.now() - started) });
-      } catch (err) {
-        log.error("periodic job failed", { job: job.name, err });
-      } finally {
-        running = false;
-      }
-    };
-    const arm = (due: number) => {
-      if (stopped) return;
-      const wait = due - Date.now();
-      if (wait <= 0) {
-        void run();
-        return arm(nextRun(times, Date.now()));
-      }
-      timers.set(job.name, setTimeout(() => arm(due), Math.min(wait, MAX_WAIT_MS)));
-    };
-    arm(nextRun(times, Date.now()));
-  }
+      await job.run();
+      log.debug("periodic job ran", { job: job.name, durationMs: Math.round(performance.now() - started) });
+    });
+  });
   return {
     stop() {
-      stopped = true;
-      for (const t of timers.values()) clearTimeout(t);
+      for (const c of crons) c.stop();
     },
   };
 }
