@@ -5,10 +5,13 @@ import type { Database } from "bun:sqlite";
  * past `wal_autocheckpoint` pages (1,000 by default): it copies the WAL into the database file
  * and fsyncs both, 10–45 ms on the bench machine, several times a second under a send load,
  * and the event loop serves nothing meanwhile (it was most of the send p99). Here a worker
- * thread with a connection of its own runs a PASSIVE checkpoint every `everyMs`: it never takes
- * the write lock, so commits go on while it copies and syncs, and once it caught up the next
- * commit starts the WAL over from its beginning (the file stays small). The main connection
- * keeps an automatic checkpoint at BACKSTOP_PAGES, for a worker that falls behind or is gone.
+ * thread with a connection of its own runs a PASSIVE checkpoint every `everyMs` (10): it never
+ * takes the write lock, so commits go on while it copies and syncs, and when it caught up
+ * between two commits the next one starts the WAL over from its beginning. The main connection
+ * keeps an automatic checkpoint at BACKSTOP_PAGES (≈40 MB of WAL), for a WAL that was not
+ * started over in time or a worker that is gone; the worker checkpointing often keeps what that
+ * one has left to copy small (every 50 ms, a backstop checkpoint still blocked a commit 12–80 ms).
+ * When idle, a tick finds nothing to copy and syncs nothing.
  * What a commit promises is unchanged (synchronous=NORMAL never synced a commit; checkpoints
  * still sync). The worker's code is a string (a Blob URL), so the compiled binary needs no
  * second entry point.
@@ -75,7 +78,7 @@ export function startCheckpointer(sqlite: Database, path: string, o: { everyMs?:
     if (running) backstop(DEFAULT_PAGES);
     running = false;
   };
-  worker.postMessage({ open: path, everyMs: o.everyMs ?? 50 });
+  worker.postMessage({ open: path, everyMs: o.everyMs ?? 10 });
   return {
     checkpoint() {
       const id = ++next;
