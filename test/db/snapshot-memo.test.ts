@@ -1,0 +1,87 @@
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDb } from "../../src/db/open.ts";
+import { SnapshotMemo, snapshotMemo } from "../../src/db/snapshot-memo.ts";
+import { commitFromAnotherProcess } from "../helpers/process.ts";
+
+function fileDb() {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-snap-")), "t.db");
+  const opened = openDb(path);
+  opened.sqlite.exec("CREATE TABLE t (x INTEGER)");
+  return { path, ...opened };
+}
+
+
+test("a value is kept until the next commit of this connection", () => {
+  const { sqlite, close } = fileDb();
+  const memo = snapshotMemo(sqlite);
+  expect(memo.open()).toBe(true);
+  memo.set("a", 1);
+  expect(memo.open()).toBe(true);
+  expect(memo.get("a")).toBe(1);
+  sqlite.query("SELECT count(*) FROM t").get(); // reads change nothing
+  expect(memo.open()).toBe(true);
+  expect(memo.get("a")).toBe(1);
+  sqlite.exec("INSERT INTO t VALUES (1)");
+  expect(memo.open()).toBe(true);
+  expect(memo.get("a")).toBeUndefined();
+  close();
+});
+
+test("a commit by another process drops every value; so does a checkpoint that restarts the WAL", () => {
+  const { path, sqlite, close } = fileDb();
+  const memo = snapshotMemo(sqlite);
+  memo.open();
+  memo.set("a", 1);
+  commitFromAnotherProcess(path, "INSERT INTO t VALUES (2)");
+  expect(memo.open()).toBe(true);
+  expect(memo.get("a")).toBeUndefined();
+  memo.set("b", 2);
+  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqlite.exec("INSERT INTO t VALUES (3)");
+  memo.open();
+  expect(memo.get("b")).toBeUndefined();
+  close();
+});
+
+test("a transaction that rolls back leaves no value read inside it: nothing is kept in a transaction", () => {
+  const { sqlite, close } = fileDb();
+  const memo = snapshotMemo(sqlite);
+  sqlite.exec("BEGIN");
+  sqlite.exec("INSERT INTO t VALUES (9)");
+  expect(memo.open()).toBe(false); // callers then read and keep nothing
+  sqlite.exec("ROLLBACK");
+  expect(memo.open()).toBe(true);
+  close();
+});
+
+test("without a WAL index (a database in memory) nothing is ever kept", () => {
+  const db = new Database(":memory:");
+  expect(snapshotMemo(db).open()).toBe(false);
+});
+
+test("a header caught half-written (the two copies differ) keeps nothing and drops what was kept", () => {
+  const bytes = new Uint8Array(96);
+  const view = new DataView(bytes.buffer);
+  const memo = new SnapshotMemo(new Database(":memory:"), view);
+  view.setUint32(8, 5, true);
+  view.setUint32(48 + 8, 5, true);
+  expect(memo.open()).toBe(true);
+  memo.set("a", 1);
+  view.setUint32(48 + 8, 6, true); // a writer has written the second copy, not yet the first
+  expect(memo.open()).toBe(false);
+  view.setUint32(8, 6, true);
+  expect(memo.open()).toBe(true);
+  expect(memo.get("a")).toBeUndefined();
+});
+
+test("at most `max` values: a flood of distinct keys starts over instead of growing", () => {
+  const bytes = new Uint8Array(96);
+  const memo = new SnapshotMemo(new Database(":memory:"), new DataView(bytes.buffer), 3);
+  memo.open();
+  for (const k of ["a", "b", "c", "d"]) memo.set(k, k);
+  expect([memo.get("a"), memo.get("d")]).toEqual([undefined, "d"]);
+});
