@@ -13,6 +13,7 @@ import { PROFILE_COLUMNS, type ProfileRow } from "../modules/auth/repo.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
 import { readOnce } from "./read-once.ts";
+import { RequestSlot } from "./request-slot.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
 
 /** Who is calling, resolved by the guards. */
@@ -131,7 +132,7 @@ interface Callers {
 }
 /** A credential the media gate verified at the start of the request (see verifyEarly). */
 type Early = { kind: "apiKey"; caller: Callers["apiKey"] } | { kind: "jwt"; caller: Callers["jwt"] };
-const early = new WeakMap<Request, Early>();
+const early = new RequestSlot<Early>("early credential");
 
 /**
  * Verifies a request's credential before its body is read (the media gate), the way the
@@ -167,9 +168,9 @@ function requirePermission(auth: AuthContext, permission: Permission): void {
 
 type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
 
-const resolved = new WeakMap<Request, AuthContext>();
-const callerRows = new WeakMap<Request, ProfileRow>();
-const loads = new WeakMap<Request, unknown>();
+const resolved = new RequestSlot<AuthContext>("auth");
+const callerRows = new RequestSlot<ProfileRow>("caller row");
+const loads = new RequestSlot<unknown>("route load");
 
 /** The users row the JWT guard read for this request (the caller's profile columns), if it ran. */
 export function callerRow(request: Request): ProfileRow | undefined {
