@@ -116,7 +116,7 @@ function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = dir
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
   const hash = Bun.SHA256.hash(key, "hex");
   const row = look(`k${hash}`, () => guardStatements(deps).apiKey.get(hash));
-  const now = deps.clock.now().getTime();
+  const now = deps.clock.nowMs();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
   lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
   return {
