@@ -14,6 +14,13 @@ const FRAMES = 16; // mxFrame, u32
 const CKSUM = 40; // aCksum[2], 2 x u32
 const COPY = 48;
 
+let spaces = 0;
+
+/** A keyspace of the snapshot memo (keys of two spaces never meet): made once, at module load or route set-up. */
+export function memoSpace(): number {
+  return spaces++;
+}
+
 /**
  * Values read from the database, kept while nothing has been committed since they were read:
  * the hot authenticated GETs read the same credential row (and route data) over and over, and
@@ -27,7 +34,10 @@ const COPY = 48;
  * Values are shared between requests: never mutate one.
  */
 export class SnapshotMemo {
-  private values = new Map<string, unknown>();
+  // one Map per space: a key needs no prefix (building and hashing a new string per request
+  // cost more than the lookup), and an object (a row read before) can be a key
+  private maps: (Map<unknown, unknown> | undefined)[] = [];
+  private count = 0;
   private change = -1;
   private cksum0 = 0;
   private cksum1 = 0;
@@ -48,12 +58,12 @@ export class SnapshotMemo {
     const c0 = h.getUint32(CKSUM, true);
     const c1 = h.getUint32(CKSUM + 4, true);
     if (change !== h.getUint32(COPY + CHANGE, true) || frames !== h.getUint32(COPY + FRAMES, true) || c0 !== h.getUint32(COPY + CKSUM, true) || c1 !== h.getUint32(COPY + CKSUM + 4, true)) {
-      this.values.clear();
+      this.clear();
       this.change = -1;
       return false;
     }
     if (change !== this.change || frames !== this.frames || c0 !== this.cksum0 || c1 !== this.cksum1) {
-      this.values.clear();
+      this.clear();
       this.change = change;
       this.frames = frames;
       this.cksum0 = c0;
@@ -62,14 +72,28 @@ export class SnapshotMemo {
     return true;
   }
 
-  get<V>(key: string): V | undefined {
-    return this.values.get(key) as V | undefined;
+  get<V>(space: number, key: unknown): V | undefined {
+    return this.maps[space]?.get(key) as V | undefined;
   }
 
   /** Keeps `value` for `key`: only after an `open()` that answered true, in the same synchronous run. */
-  set(key: string, value: unknown): void {
-    if (this.values.size >= this.max) this.values.clear();
-    this.values.set(key, value);
+  set(space: number, key: unknown, value: unknown): void {
+    if (this.count >= this.max) this.clear();
+    let map = this.maps[space];
+    if (!map) this.maps[space] = map = new Map();
+    map.set(key, value);
+    this.count++;
+  }
+
+  /** Values kept now (at most `max`). */
+  get size(): number {
+    return this.count;
+  }
+
+  private clear(): void {
+    if (this.count === 0) return;
+    for (const map of this.maps) map?.clear();
+    this.count = 0;
   }
 }
 

@@ -3,7 +3,7 @@ import { can, type Permission } from "../auth/permissions.ts";
 import type { Statement } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import { oncePer } from "../db/prepared.ts";
-import { snapshotMemo } from "../db/snapshot-memo.ts";
+import { memoSpace, snapshotMemo } from "../db/snapshot-memo.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
@@ -71,9 +71,11 @@ async function verified(claims: Promise<TokenClaims | null>): Promise<TokenClaim
   return c;
 }
 
-/** Reads a row by a memo key: `read()` runs, or the row read before answers (see lookup). */
-type Lookup = <R>(key: string, read: () => R) => R;
-const direct: Lookup = (_key, read) => read();
+/** Reads a value by a memo key: `read()` runs, or the value read before answers (see lookup). */
+type Lookup = <R>(space: number, key: unknown, read: () => R) => R;
+const direct: Lookup = (_space, _key, read) => read();
+const MEMBERS = memoSpace(); // users rows by user id
+const API_KEYS = memoSpace(); // api_keys rows (with plan limits) by key hash
 const noop = () => {};
 
 /**
@@ -84,21 +86,21 @@ const noop = () => {};
  */
 function lookup(deps: AppDeps, enter: () => void): Lookup {
   const memo = snapshotMemo(deps.sqlite);
-  if (!memo.open()) return (_key, read) => (enter(), read());
-  return <R>(key: string, read: () => R): R => {
-    let row = memo.get<R>(key);
-    if (row === undefined) {
+  if (!memo.open()) return (_space, _key, read) => (enter(), read());
+  return <R>(space: number, key: unknown, read: () => R): R => {
+    let value = memo.get<R>(space, key);
+    if (value === undefined) {
       enter();
-      memo.set(key, (row = read()));
+      memo.set(space, key, (value = read()));
     }
-    return row;
+    return value;
   };
 }
 
 /** The member a token names, and its users row, as of the last commit. */
 function jwtMember(deps: AppDeps, claims: TokenClaims, look: Lookup = direct): { auth: AuthContext; row: ProfileRow } {
   // the role and membership are those of the last commit: a removed or demoted member loses access at once
-  const row = look(`u${claims.sub}`, () => guardStatements(deps).member.get(claims.sub));
+  const row = look(MEMBERS, claims.sub, () => guardStatements(deps).member.get(claims.sub));
   if (!row || row.tenantId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
   return { auth: { kind: "user", userId: claims.sub, workspaceId: row.tenantId, role: row.role }, row };
 }
@@ -112,15 +114,16 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
  * Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
  * its workspace. The caller, and the limits of its plan in force when the plan is in the table.
  */
-function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = direct): { auth: AuthContext; limits: PlanLimits | undefined } {
+function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = direct): { auth: AuthContext; row: ApiKeyRow; limits: PlanLimits | undefined } {
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
   const hash = Bun.SHA256.hash(key, "hex");
-  const row = look(`k${hash}`, () => guardStatements(deps).apiKey.get(hash));
+  const row = look(API_KEYS, hash, () => guardStatements(deps).apiKey.get(hash));
   const now = deps.clock.nowMs();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
   lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
   return {
     auth: { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" },
+    row,
     limits: row.limits === null ? undefined : limitsOfText(row.limits),
   };
 }
@@ -155,11 +158,6 @@ export async function verifyEarly(deps: AppDeps, request: Request): Promise<void
 function earlyCaller<K extends keyof Callers>(request: Request, kind: K): Callers[K] | undefined {
   const e = early.get(request);
   return e?.kind === kind ? (e.caller as Callers[K]) : undefined;
-}
-
-/** A route's load by the whole caller: kind, identity, workspace and role. */
-function loadKey(loadId: number, auth: AuthContext): string {
-  return `l${loadId}:${auth.kind === "user" ? `u${auth.userId}` : `k${auth.apiKeyId}`}:${auth.workspaceId}:${auth.role}`;
 }
 
 function requirePermission(auth: AuthContext, permission: Permission): void {
@@ -204,28 +202,32 @@ export interface GuardOptions {
 export function authGuard(deps: AppDeps) {
   type HeaderSet = Parameters<typeof admitRequest>[2];
   /** The caller's credential row and the route's load, read together; permission checked between (a caller the gate verified is not read again). */
-  let routeLoads = 0; // numbers each route's load: its memo key
-  const read = <C extends { auth: AuthContext }>(caller: (look: Lookup) => C, permission: Permission, load: GuardOptions["load"] | undefined, loadId: number) =>
+  /**
+   * A route's load is kept by the credential's row (in the route's own memo space): the row
+   * decides the whole caller (identity, workspace, role), and it is the same object until the
+   * next commit.
+   */
+  const read = <C extends { auth: AuthContext; row: object }>(caller: (look: Lookup) => C, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number) =>
     readOnce(deps.sqlite, load !== undefined, (enter) => {
       const look = lookup(deps, enter);
       const c = caller(look);
       requirePermission(c.auth, permission);
-      return { caller: c, loaded: load && look(loadKey(loadId, c.auth), () => load(c.auth)) };
+      return { caller: c, loaded: load && look(loadSpace, c.row, () => load(c.auth)) };
     });
   const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
     const permission = typeof option === "string" ? option : option.permission;
     const load = typeof option === "string" ? undefined : option.load;
-    const loadId = ++routeLoads;
+    const loadSpace = memoSpace();
     const admitApiKey = (request: Request, set: HeaderSet, key: string | null) => {
       const verified = earlyCaller(request, "apiKey");
-      const { caller, loaded } = read((look) => verified ?? apiKeyCaller(deps, key ?? undefined, look), permission, load, loadId);
+      const { caller, loaded } = read((look) => verified ?? apiKeyCaller(deps, key ?? undefined, look), permission, load, loadSpace);
       admitRequest(deps, caller.auth, set, caller.limits);
       if (load) loads.set(request, loaded);
       resolved.set(request, caller.auth);
     };
     const admitJwt = (request: Request, set: HeaderSet, claims: TokenClaims | undefined) => {
       const verified = earlyCaller(request, "jwt");
-      const { caller, loaded } = read((look) => verified ?? jwtMember(deps, claims!, look), permission, load, loadId);
+      const { caller, loaded } = read((look) => verified ?? jwtMember(deps, claims!, look), permission, load, loadSpace);
       admitRequest(deps, caller.auth, set);
       if (load) loads.set(request, loaded);
       callerRows.set(request, caller.row);

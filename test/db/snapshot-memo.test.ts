@@ -4,8 +4,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../../src/db/open.ts";
-import { SnapshotMemo, snapshotMemo } from "../../src/db/snapshot-memo.ts";
+import { memoSpace, SnapshotMemo, snapshotMemo } from "../../src/db/snapshot-memo.ts";
 import { commitFromAnotherProcess } from "../helpers/process.ts";
+
+const S = memoSpace();
 
 function fileDb() {
   const path = join(mkdtempSync(join(tmpdir(), "parley-snap-")), "t.db");
@@ -19,15 +21,15 @@ test("a value is kept until the next commit of this connection", () => {
   const { sqlite, close } = fileDb();
   const memo = snapshotMemo(sqlite);
   expect(memo.open()).toBe(true);
-  memo.set("a", 1);
+  memo.set(S, "a", 1);
   expect(memo.open()).toBe(true);
-  expect(memo.get("a")).toBe(1);
+  expect(memo.get(S, "a")).toBe(1);
   sqlite.query("SELECT count(*) FROM t").get(); // reads change nothing
   expect(memo.open()).toBe(true);
-  expect(memo.get("a")).toBe(1);
+  expect(memo.get(S, "a")).toBe(1);
   sqlite.exec("INSERT INTO t VALUES (1)");
   expect(memo.open()).toBe(true);
-  expect(memo.get("a")).toBeUndefined();
+  expect(memo.get(S, "a")).toBeUndefined();
   close();
 });
 
@@ -35,15 +37,15 @@ test("a commit by another process drops every value; so does a checkpoint that r
   const { path, sqlite, close } = fileDb();
   const memo = snapshotMemo(sqlite);
   memo.open();
-  memo.set("a", 1);
+  memo.set(S, "a", 1);
   commitFromAnotherProcess(path, "INSERT INTO t VALUES (2)");
   expect(memo.open()).toBe(true);
-  expect(memo.get("a")).toBeUndefined();
-  memo.set("b", 2);
+  expect(memo.get(S, "a")).toBeUndefined();
+  memo.set(S, "b", 2);
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.exec("INSERT INTO t VALUES (3)");
   memo.open();
-  expect(memo.get("b")).toBeUndefined();
+  expect(memo.get(S, "b")).toBeUndefined();
   close();
 });
 
@@ -70,18 +72,30 @@ test("a header caught half-written (the two copies differ) keeps nothing and dro
   view.setUint32(8, 5, true);
   view.setUint32(48 + 8, 5, true);
   expect(memo.open()).toBe(true);
-  memo.set("a", 1);
+  memo.set(S, "a", 1);
   view.setUint32(48 + 8, 6, true); // a writer has written the second copy, not yet the first
   expect(memo.open()).toBe(false);
   view.setUint32(8, 6, true);
   expect(memo.open()).toBe(true);
-  expect(memo.get("a")).toBeUndefined();
+  expect(memo.get(S, "a")).toBeUndefined();
 });
 
 test("at most `max` values: a flood of distinct keys starts over instead of growing", () => {
   const bytes = new Uint8Array(96);
   const memo = new SnapshotMemo(new Database(":memory:"), new DataView(bytes.buffer), 3);
   memo.open();
-  for (const k of ["a", "b", "c", "d"]) memo.set(k, k);
-  expect([memo.get("a"), memo.get("d")]).toEqual([undefined, "d"]);
+  for (const k of ["a", "b", "c", "d"]) memo.set(S, k, k);
+  expect([memo.get(S, "a"), memo.get(S, "d")]).toEqual([undefined, "d"]);
+});
+
+test("spaces keep their keys apart, and an object (a row read before) can be a key", () => {
+  const bytes = new Uint8Array(96);
+  const memo = new SnapshotMemo(new Database(":memory:"), new DataView(bytes.buffer));
+  const other = memoSpace();
+  const row = { id: "r" };
+  memo.open();
+  memo.set(S, "a", 1);
+  memo.set(other, "a", 2);
+  memo.set(other, row, 3);
+  expect([memo.get(S, "a"), memo.get(other, "a"), memo.get(other, row), memo.get(other, { id: "r" })]).toEqual([1, 2, 3, undefined]);
 });
