@@ -1,10 +1,10 @@
 import type { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
 import { oncePer } from "./prepared.ts";
+import { walIndexView } from "./wal-index.ts";
 
 /**
- * The WAL-index header SQLite keeps at the start of the `-shm` file, shared by every
- * connection of every process: it is rewritten on every commit (its change counter goes up
+ * The WAL-index header SQLite keeps at the start of the `-shm` file (mapped by wal-index.ts),
+ * shared by every connection of every process: it is rewritten on every commit (its change counter goes up
  * and its 64-bit checksum changes). SQLite writes the second copy (bytes 48-95) before the
  * first (0-47); a reader that sees them differ caught a commit half-way.
  * https://www.sqlite.org/walformat.html#the_wal_index_header
@@ -98,9 +98,8 @@ export class SnapshotMemo {
 }
 
 /**
- * The memo of a connection. A database without a WAL index (in memory, other journal modes)
- * gets one that never keeps anything. The mapping lives as long as the process: SQLite never
- * truncates or removes the `-shm` file while a connection (this one) has it open.
+ * The memo of a connection. A database without a mapped WAL index (in memory, other journal
+ * modes, opened without openDb) gets one that never keeps anything.
  */
 export const snapshotMemo = oncePer((sqlite: Database): SnapshotMemo => new SnapshotMemo(sqlite, walIndexHeader(sqlite)));
 
@@ -108,8 +107,5 @@ function walIndexHeader(sqlite: Database): DataView | null {
   const file = sqlite.filename;
   if (!file || file === ":memory:") return null;
   const mode = (sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string } | null)?.journal_mode;
-  if (mode !== "wal" || !existsSync(`${file}-shm`)) return null;
-  const map = Bun.mmap(`${file}-shm`);
-  if (map.byteLength < 2 * COPY) return null;
-  return new DataView(map.buffer, map.byteOffset, 2 * COPY);
+  return mode === "wal" ? walIndexView(file) : null;
 }

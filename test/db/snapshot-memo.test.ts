@@ -1,10 +1,11 @@
 import { Database } from "bun:sqlite";
-import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../../src/db/open.ts";
 import { memoSpace, SnapshotMemo, snapshotMemo } from "../../src/db/snapshot-memo.ts";
+import { mapWalIndex, unmapWalIndex, walIndexView } from "../../src/db/wal-index.ts";
 import { commitFromAnotherProcess } from "../helpers/process.ts";
 
 const S = memoSpace();
@@ -98,4 +99,52 @@ test("spaces keep their keys apart, and an object (a row read before) can be a k
   memo.set(other, "a", 2);
   memo.set(other, row, 3);
   expect([memo.get(S, "a"), memo.get(other, "a"), memo.get(other, row), memo.get(other, { id: "r" })]).toEqual([1, 2, 3, undefined]);
+});
+
+describe("the WAL index mapping (src/db/wal-index.ts)", () => {
+  test("another process connecting and leaving while this one writes and reads the index: no lock of SQLite is lost (a backup)", async () => {
+    // Mapping the index after SQLite opened it dropped SQLite's POSIX locks (closing any
+    // descriptor of a file drops them all): each reader that came and went then took the index
+    // for abandoned and rebuilt it under the writer (SQLITE_BUSY_RECOVERY here, SIGBUS in a server).
+    const { path, sqlite, close } = fileDb();
+    const memo = snapshotMemo(sqlite);
+    expect(memo.open()).toBe(true);
+    const reader = Bun.spawn([process.execPath, "-e", `const { Database } = require("bun:sqlite"); const end = Date.now() + 400; while (Date.now() < end) { const d = new Database(${JSON.stringify(path)}, { readonly: true }); d.query("SELECT count(*) FROM t").get(); d.close(); }`]);
+    const insert = sqlite.prepare("INSERT INTO t VALUES (?)");
+    let n = 0;
+    for (const end = Date.now() + 500; Date.now() < end; ) {
+      insert.run(n++);
+      memo.open();
+      if (n % 100 === 0) await Bun.sleep(0);
+    }
+    expect(await reader.exited).toBe(0);
+    expect(sqlite.query("SELECT count(*) AS n FROM t").get()).toEqual({ n });
+    expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    close();
+  });
+
+  test("a second connection of the same process reuses the mapping; the memo works until the last one closes", () => {
+    const { path, sqlite, close } = fileDb();
+    const second = openDb(path);
+    second.close();
+    const memo = snapshotMemo(sqlite);
+    expect(memo.open()).toBe(true);
+    memo.set(S, "a", 1);
+    commitFromAnotherProcess(path, "INSERT INTO t VALUES (5)");
+    expect(memo.open()).toBe(true);
+    expect(memo.get(S, "a")).toBeUndefined();
+    close();
+    expect(walIndexView(path)).toBeNull();
+  });
+
+  test("an index made again by another process between the mapping and SQLite's open is not read", () => {
+    const dir = mkdtempSync(join(tmpdir(), "parley-snap-"));
+    const path = join(dir, "t.db");
+    openDb(path).close(); // a database file, no index left
+    mapWalIndex(path);
+    rmSync(`${path}-shm`);
+    writeFileSync(`${path}-shm`, new Uint8Array(32_768)); // another file under the same name
+    expect(walIndexView(path)).toBeNull();
+    unmapWalIndex(path);
+  });
 });
