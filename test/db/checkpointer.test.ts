@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startCheckpointer } from "../../src/db/checkpointer.ts";
+import { checkpointWhenBusy, startCheckpointer } from "../../src/db/checkpointer.ts";
 import { openDb } from "../../src/db/open.ts";
 
 const autocheckpoint = (s: Database) => Object.values(s.query("PRAGMA wal_autocheckpoint").get() as object)[0];
@@ -36,6 +36,25 @@ test("a worker that cannot open the file leaves the checkpoints in the commits",
   const c = startCheckpointer(o.sqlite, join(tmpdir(), "parley-ckpt-missing", "none.db"));
   await expect(c.checkpoint()).rejects.toThrow();
   expect(autocheckpoint(o.sqlite)).toBe(1_000);
+  await c.stop();
+  o.close();
+});
+
+test("the worker starts only once writes fill the WAL: an idle server has no checkpointer thread", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const c = checkpointWhenBusy(o.sqlite, path, { pollMs: 5, everyMs: 3_600_000 });
+  await Bun.sleep(30);
+  expect(c.started).toBe(false);
+  expect(autocheckpoint(o.sqlite)).toBe(1_000); // SQLite's own, in the commits
+  const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+  for (let i = 0; i < 400; i++) ins.run("x".repeat(500)); // one commit each: hundreds of WAL frames
+  for (let i = 0; i < 100 && !c.started; i++) await Bun.sleep(5);
+  expect(c.started).toBe(true);
+  const [busy] = await c.checkpoint();
+  expect(busy).toBe(0);
+  expect(autocheckpoint(o.sqlite)).toBe(10_000);
   await c.stop();
   o.close();
 });
