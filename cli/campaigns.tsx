@@ -1,7 +1,6 @@
-import type { Command } from "commander";
 import { bar, processed, RateMeter, timeLeft, type Stats } from "./campaigns-progress.ts";
 import { FreshToken } from "./fresh-token.ts";
-import { OperatorError, callApi, findWorkspace, openOperator, operatorOptions, ownerToken, runOperator, type Operator, type OperatorFlags } from "./sessions.ts";
+import { OperatorError, callApi, openOperator, ownerToken, type Operator, type OperatorFlags } from "./sessions.ts";
 
 interface CampaignLine extends Stats {
   id: string;
@@ -66,7 +65,7 @@ const watchScreen = ({ Box, Text }: Ink) =>
 const FINAL: Record<string, number> = { completed: 0, cancelled: 1, failed: 1 };
 
 /** Follows a campaign on the running server until it ends; resolves to the exit code. */
-async function watch(id: string, flags: OperatorFlags & { interval: string }): Promise<number> {
+export async function watch(id: string, flags: OperatorFlags & { interval: string }): Promise<number> {
   const intervalMs = Number(flags.interval) * 1000;
   if (!Number.isFinite(intervalMs) || intervalMs < 100) throw new OperatorError("--interval must be at least 0.1 seconds");
   const op = openOperator(flags);
@@ -111,38 +110,4 @@ async function watch(id: string, flags: OperatorFlags & { interval: string }): P
   process.off("SIGINT", onInterrupt);
   view.unmount();
   return code;
-}
-
-const count = (n: number) => String(n).padStart(6);
-
-/** `parley campaigns list|watch`. */
-export function campaignsCommand(program: Command): void {
-  const campaigns = program.command("campaigns").description("list campaigns and follow one live (operator, via the data dir)");
-
-  operatorOptions(campaigns.command("list").description("list campaigns (all workspaces, or one with --workspace)"))
-    .option("--json", "print JSON")
-    .action((flags: OperatorFlags & { json?: boolean }) =>
-      runOperator(async () => {
-        const op = openOperator(flags);
-        const rows = listCampaignRows(op, flags.workspace ? findWorkspace(op, flags.workspace).id : null);
-        if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
-        if (!rows.length) return void process.stdout.write("no campaigns\n");
-        process.stdout.write(`${"id".padEnd(36)}  ${"status".padEnd(30)}  total   sent  deliv   read failed   skip  name (workspace)\n`);
-        for (const r of rows) {
-          const status = r.pausedReason ? `${r.status} (${r.pausedReason})` : r.status;
-          process.stdout.write(
-            `${r.id}  ${status.padEnd(30)} ${count(r.total)} ${count(r.sent)} ${count(r.delivered)} ${count(r.read)} ${count(r.failed)} ${count(r.skipped)}  ${r.name} (${r.workspace})\n`,
-          );
-        }
-      }),
-    );
-
-  operatorOptions(campaigns.command("watch <id>").description("live progress of a campaign on the running server; exit 0 when it completes"))
-    .option("--interval <seconds>", "how often to look", "1")
-    .action((id: string, flags: OperatorFlags & { interval: string }) =>
-      runOperator(async () => {
-        const code = await watch(id, flags);
-        process.exit(code);
-      }),
-    );
 }

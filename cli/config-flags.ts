@@ -21,12 +21,13 @@ function inner(schema: z.ZodType): z.ZodType {
 
 /** What a setting looks like in help: its choices, or its kind, and its default. */
 function describe(key: ConfigKey): { help: string; bool: boolean } {
-  const schema = configSchema.shape[key] as z.ZodType;
+  const shape = configSchema().shape;
+  const schema = shape[key] as z.ZodType;
   const base = inner(schema) as any;
   const def = base?._zod?.def;
   const bool = def?.type === "boolean";
   const choices = def?.type === "enum" ? Object.values(def.entries as Record<string, string>).join(", ") : null;
-  const parsed = configSchema.shape[key].safeParse(undefined);
+  const parsed = shape[key].safeParse(undefined);
   const dflt = parsed.success && parsed.data !== undefined && !(Array.isArray(parsed.data) && !parsed.data.length) ? String(parsed.data) : null;
   const what = SETTING_HELP[key] ?? schema.description ?? (choices ? `one of ${choices}` : key);
   return { help: `${what} (env ${envName(key)}${dflt !== null ? `, default ${dflt}` : ""})`, bool };
@@ -34,7 +35,7 @@ function describe(key: ConfigKey): { help: string; bool: boolean } {
 
 /** Adds one flag per setting of the config schema to `cmd`: every setting is also a flag (boolean ones take an optional value). */
 export function addConfigFlags(cmd: Command): Command {
-  for (const key of Object.keys(configSchema.shape) as ConfigKey[]) {
+  for (const key of SERVE_FLAG_KEYS as ConfigKey[]) {
     const { help, bool } = describe(key);
     const long = flagName(key);
     const short = SHORT[key];
@@ -44,4 +45,4 @@ export function addConfigFlags(cmd: Command): Command {
 }
 
 /** Every setting is a flag of `serve`. */
-export const SERVE_FLAG_KEYS: readonly string[] = Object.keys(configSchema.shape);
+export const SERVE_FLAG_KEYS: readonly string[] = Object.keys(configSchema().shape);

@@ -1,8 +1,7 @@
-import type { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { FreshToken } from "./fresh-token.ts";
-import { OperatorError, callApi, findWorkspace, openOperator, operatorOptions, ownerToken, requireApi, runOperator, type Operator, type OperatorFlags } from "./sessions.ts";
+import { OperatorError, callApi, findWorkspace, openOperator, ownerToken, requireApi, type Operator, type OperatorFlags } from "./sessions.ts";
 
 // `parley contacts import`: uploads a CSV to the running server as the workspace's owner (D13:
 // the power comes from the data dir) and follows the import job with a progress bar.
@@ -75,7 +74,7 @@ async function upload(op: Operator, token: string, path: string): Promise<string
 }
 
 /** Uploads and follows one import; resolves to the exit code (0 when it completed). */
-async function importFile(path: string, flags: OperatorFlags & { interval: string }): Promise<number> {
+export async function importFile(path: string, flags: OperatorFlags & { interval: string }): Promise<number> {
   if (!existsSync(path) || !statSync(path).isFile()) throw new OperatorError(`no file ${path}`);
   const interval = Number(flags.interval);
   if (!Number.isFinite(interval) || interval < 50) throw new OperatorError("--interval must be at least 50 (ms)");
@@ -104,16 +103,4 @@ async function importFile(path: string, flags: OperatorFlags & { interval: strin
   }
   process.stdout.write(summaryLines(report).join("\n") + "\n");
   return report.status === "completed" ? 0 : 1;
-}
-
-/** `parley contacts import <file.csv> --workspace W`. */
-export function contactsCommand(program: Command): void {
-  const contacts = program.command("contacts").description("contacts of a workspace on the running server");
-  operatorOptions(contacts.command("import <file>").description("import a CSV of contacts (header with phone; name, tags, optedOut, other columns become attributes), with a progress bar"))
-    .option("--interval <ms>", "how often the progress is read", "250")
-    .action((file: string, flags: OperatorFlags & { interval: string }) =>
-      runOperator(async () => {
-        process.exit(await importFile(file, flags));
-      }),
-    );
 }

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config, type ConfigKey } from "../src/config.ts";
+import { isTty } from "../src/node/tty.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
 /**
@@ -30,7 +31,7 @@ export function colorEnabled(env: Record<string, string | undefined> = process.e
 
 /** The process logger: JSON lines, or a readable format on a terminal (uncoloured under NO_COLOR). */
 export function processLogger(config: Config): Logger {
-  const format = config.logFormat === "auto" ? (process.stderr.isTTY ? "pretty" : "json") : config.logFormat;
+  const format = config.logFormat === "auto" ? (isTty(2) ? "pretty" : "json") : config.logFormat;
   return createLogger({ level: config.logLevel, format, color: colorEnabled() });
 }
 

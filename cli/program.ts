@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
-import { campaignsCommand } from "./campaigns.tsx";
-import { contactsCommand } from "./contacts.tsx";
+import { campaignsCommand } from "./campaigns-command.ts";
+import { contactsCommand } from "./contacts-command.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { opsCommands } from "./ops.ts";

@@ -1,118 +1,133 @@
 import { existsSync, statSync } from "node:fs";
 import { z } from "zod";
 
-const bool = z.preprocess((v) => {
-  if (typeof v !== "string") return v;
-  const s = v.trim().toLowerCase();
-  if (["1", "true", "yes", "on"].includes(s)) return true;
-  if (["0", "false", "no", "off"].includes(s)) return false;
-  return v;
-}, z.boolean());
+function buildConfigSchema() {
+  const bool = z.preprocess((v) => {
+    if (typeof v !== "string") return v;
+    const s = v.trim().toLowerCase();
+    if (["1", "true", "yes", "on"].includes(s)) return true;
+    if (["0", "false", "no", "off"].includes(s)) return false;
+    return v;
+  }, z.boolean());
 
-const list = z.preprocess(
-  (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
-  z.array(z.string()),
-);
+  const list = z.preprocess(
+    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+    z.array(z.string()),
+  );
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const optionalString = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
-const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
+  const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+  const optionalString = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
+  const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
 
-/** Every setting of Parley. Each key is also `--kebab-case` (serve) and `PARLEY_SNAKE_CASE`. */
-export const configSchema = z.object({
-  host: z.string().min(1).default("127.0.0.1"),
-  port: int(0, 65535).default(3000),
-  dataDir: z.string().min(1).default("./data"),
-  network: z.enum(["baileys", "sim"]).default("baileys"),
-  logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  logFormat: z.enum(["auto", "json", "pretty"]).default("auto"),
-  /** Public base URL used in links in mail; defaults to http://host:port. */
-  publicUrl: optionalUrl,
-  corsOrigins: list.default([]),
-  /** SQLite synchronous pragma: NORMAL (WAL, safe on process crash) or FULL (also safe on power loss). */
-  dbSynchronous: z.enum(["normal", "full"]).default("normal"),
-  jsonBodyLimit: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
-  mediaBodyLimit: int(1024, 512 * 1024 * 1024).default(110 * 1024 * 1024),
-  jobConcurrency: int(1, 64).default(4),
-  jobPollMs: int(10, 60_000).default(500),
-  shutdownTimeoutMs: int(0, 120_000).default(10_000),
-  /** HS256 signing key for access tokens; generated into the data dir when absent. */
-  jwtSecret: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
-  jwtIssuer: z.string().min(1).default("parley"),
-  jwtAudience: z.string().min(1).default("parley-dashboard"),
-  captcha: z.enum(["image", "off"]).default("image"),
-  smtpUrl: optionalUrl,
-  mailFrom: z.string().default("Parley <no-reply@localhost>"),
-  mobileChannel: z.enum(["log", "session", "http"]).default("log"),
-  /** The session that sends mobile codes (channel `session`): its id, never its name, since names are per workspace. */
-  mobileSession: z
-    .preprocess((v) => (v === "" ? undefined : v), z.uuid("must be a session id (UUID), see `parley sessions list`").optional())
-    .describe("session id, see `parley sessions list`"),
-  mobileHttpUrl: optionalUrl,
-  oidcIssuer: optionalString,
-  oidcAudience: optionalString,
-  oidcJwksUrl: optionalUrl,
-  trialDays: int(0, 365).default(14),
-  trialEndPolicy: z.enum(["free", "pause"]).default("free"),
-  rateLimitPerMinute: int(1, 1_000_000).default(600),
-  authRateLimitPerMinute: int(1, 1_000_000).default(10),
-  /** failed logins per account and IP within loginFailureWindowMinutes before 429 (D3) */
-  loginFailureLimit: int(1, 1000).default(5),
-  loginFailureWindowMinutes: int(1, 1440).default(15),
-  /** argon2id hashes computed at once; the rest wait (a login flood cannot exhaust the machine) */
-  passwordHashConcurrency: int(1, 64).default(2),
-  /** take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it) */
-  trustProxy: bool.default(false),
-  webhookAllowHttp: bool.default(false),
-  webhookAllowPrivate: bool.default(false),
-  webhookTimeoutMs: int(100, 120_000).default(10_000),
-  webhookRetentionDays: int(1, 3650).default(30),
-  /** Delays (seconds) before each delivery attempt, after the previous one failed (D9); jittered. */
-  webhookRetrySchedule: z.preprocess(
-    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean).map(Number) : v),
-    z.array(z.number().int().min(0).max(7 * 86_400)).min(1).max(50),
-  ).default([0, 10, 60, 300, 1800, 7200, 21600, 43200]),
-  /** Extra CA certificate(s), PEM file, trusted for webhook receivers (besides the system roots). */
-  webhookCaFile: optionalString,
-  webhookConcurrency: int(1, 1024).default(32),
-  webhookConcurrencyPerWebhook: int(1, 64).default(4),
-  simAutoReceipts: bool.default(false),
-  /** How often the sim network replaces a pending QR code, and how many it shows before giving up. */
-  simQrRotateMs: int(100, 600_000).default(20_000),
-  simQrMaxRotations: int(1, 100).default(6),
-  /** How long POST connect waits for the first QR (or the link) before answering qr_pending anyway. */
-  sessionConnectWaitMs: int(0, 120_000).default(15_000),
-  /** Longest gap between two sessions reconnecting at start-up (each gap is drawn from 20-100 % of it). */
-  sessionRestoreGapMs: int(0, 60_000).default(250),
-  /** Interval of WebSocket keepalive pings on /api/ws. */
-  wsPingIntervalMs: int(1000, 600_000).default(25_000),
-  sendMinGapMs: int(0, 600_000).default(1000),
-  sendJitterMs: int(0, 600_000).default(500),
-  /** Attempts of one outbound message on transient network failures before it fails. */
-  sendMaxAttempts: int(1, 100).default(8),
-  /** One send on the network: past it the attempt counts as a transient failure. */
-  sendTimeoutMs: int(10, 3_600_000).default(60_000),
-  /** Whole fetch of a send request's `mediaUrl`. */
-  mediaFetchTimeoutMs: int(100, 600_000).default(30_000),
-  /** WhatsApp Web version baileys announces: unset (its bundled one), `a.b.c`, or `latest` (fetched, cached a day in the data dir). */
-  waVersion: z.preprocess(
-    (v) => (v === "" ? undefined : v),
-    z.string().regex(/^(latest|\d+\.\d+\.\d+)$/, "must be latest or a version like 2.3000.1023223821").optional(),
-  ),
-  /** A baileys socket that receives no frame for this long is closed and reconnected (0: off). */
-  waWatchdogMs: int(0, 3_600_000)
-    .refine((v) => v === 0 || v >= 10_000, "must be 0 (off) or at least 10000")
-    .default(90_000),
-  razorpayKeyId: optionalString,
-  razorpayKeySecret: optionalString,
-  razorpayWebhookSecret: optionalString,
-  razorpayApiBase: z.url().default("https://api.razorpay.com"),
-  /** Bearer token of GET /metrics (D15); without it the route answers 404. */
-  metricsToken: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
-});
+  return z.object({
+    host: z.string().min(1).default("127.0.0.1"),
+    port: int(0, 65535).default(3000),
+    dataDir: z.string().min(1).default("./data"),
+    network: z.enum(["baileys", "sim"]).default("baileys"),
+    logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    logFormat: z.enum(["auto", "json", "pretty"]).default("auto"),
+    /** Public base URL used in links in mail; defaults to http://host:port. */
+    publicUrl: optionalUrl,
+    corsOrigins: list.default([]),
+    /** SQLite synchronous pragma: NORMAL (WAL, safe on process crash) or FULL (also safe on power loss). */
+    dbSynchronous: z.enum(["normal", "full"]).default("normal"),
+    jsonBodyLimit: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+    mediaBodyLimit: int(1024, 512 * 1024 * 1024).default(110 * 1024 * 1024),
+    jobConcurrency: int(1, 64).default(4),
+    jobPollMs: int(10, 60_000).default(500),
+    shutdownTimeoutMs: int(0, 120_000).default(10_000),
+    /** HS256 signing key for access tokens; generated into the data dir when absent. */
+    jwtSecret: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
+    jwtIssuer: z.string().min(1).default("parley"),
+    jwtAudience: z.string().min(1).default("parley-dashboard"),
+    captcha: z.enum(["image", "off"]).default("image"),
+    smtpUrl: optionalUrl,
+    mailFrom: z.string().default("Parley <no-reply@localhost>"),
+    mobileChannel: z.enum(["log", "session", "http"]).default("log"),
+    /** The session that sends mobile codes (channel `session`): its id, never its name, since names are per workspace. */
+    mobileSession: z
+      .preprocess((v) => (v === "" ? undefined : v), z.uuid("must be a session id (UUID), see `parley sessions list`").optional())
+      .describe("session id, see `parley sessions list`"),
+    mobileHttpUrl: optionalUrl,
+    oidcIssuer: optionalString,
+    oidcAudience: optionalString,
+    oidcJwksUrl: optionalUrl,
+    trialDays: int(0, 365).default(14),
+    trialEndPolicy: z.enum(["free", "pause"]).default("free"),
+    rateLimitPerMinute: int(1, 1_000_000).default(600),
+    authRateLimitPerMinute: int(1, 1_000_000).default(10),
+    /** failed logins per account and IP within loginFailureWindowMinutes before 429 (D3) */
+    loginFailureLimit: int(1, 1000).default(5),
+    loginFailureWindowMinutes: int(1, 1440).default(15),
+    /** argon2id hashes computed at once; the rest wait (a login flood cannot exhaust the machine) */
+    passwordHashConcurrency: int(1, 64).default(2),
+    /** take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it) */
+    trustProxy: bool.default(false),
+    webhookAllowHttp: bool.default(false),
+    webhookAllowPrivate: bool.default(false),
+    webhookTimeoutMs: int(100, 120_000).default(10_000),
+    webhookRetentionDays: int(1, 3650).default(30),
+    /** Delays (seconds) before each delivery attempt, after the previous one failed (D9); jittered. */
+    webhookRetrySchedule: z.preprocess(
+      (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean).map(Number) : v),
+      z.array(z.number().int().min(0).max(7 * 86_400)).min(1).max(50),
+    ).default([0, 10, 60, 300, 1800, 7200, 21600, 43200]),
+    /** Extra CA certificate(s), PEM file, trusted for webhook receivers (besides the system roots). */
+    webhookCaFile: optionalString,
+    webhookConcurrency: int(1, 1024).default(32),
+    webhookConcurrencyPerWebhook: int(1, 64).default(4),
+    simAutoReceipts: bool.default(false),
+    /** How often the sim network replaces a pending QR code, and how many it shows before giving up. */
+    simQrRotateMs: int(100, 600_000).default(20_000),
+    simQrMaxRotations: int(1, 100).default(6),
+    /** How long POST connect waits for the first QR (or the link) before answering qr_pending anyway. */
+    sessionConnectWaitMs: int(0, 120_000).default(15_000),
+    /** Longest gap between two sessions reconnecting at start-up (each gap is drawn from 20-100 % of it). */
+    sessionRestoreGapMs: int(0, 60_000).default(250),
+    /** Interval of WebSocket keepalive pings on /api/ws. */
+    wsPingIntervalMs: int(1000, 600_000).default(25_000),
+    sendMinGapMs: int(0, 600_000).default(1000),
+    sendJitterMs: int(0, 600_000).default(500),
+    /** Attempts of one outbound message on transient network failures before it fails. */
+    sendMaxAttempts: int(1, 100).default(8),
+    /** One send on the network: past it the attempt counts as a transient failure. */
+    sendTimeoutMs: int(10, 3_600_000).default(60_000),
+    /** Whole fetch of a send request's `mediaUrl`. */
+    mediaFetchTimeoutMs: int(100, 600_000).default(30_000),
+    /** WhatsApp Web version baileys announces: unset (its bundled one), `a.b.c`, or `latest` (fetched, cached a day in the data dir). */
+    waVersion: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().regex(/^(latest|\d+\.\d+\.\d+)$/, "must be latest or a version like 2.3000.1023223821").optional(),
+    ),
+    /** A baileys socket that receives no frame for this long is closed and reconnected (0: off). */
+    waWatchdogMs: int(0, 3_600_000)
+      .refine((v) => v === 0 || v >= 10_000, "must be 0 (off) or at least 10000")
+      .default(90_000),
+    razorpayKeyId: optionalString,
+    razorpayKeySecret: optionalString,
+    razorpayWebhookSecret: optionalString,
+    razorpayApiBase: z.url().default("https://api.razorpay.com"),
+    /** Bearer token of GET /metrics (D15); without it the route answers 404. */
+    metricsToken: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
+  });
+}
 
-export type Config = Readonly<z.infer<typeof configSchema>>;
-export type ConfigKey = keyof z.infer<typeof configSchema>;
+type ConfigSchema = ReturnType<typeof buildConfigSchema>;
+let held: WeakRef<ConfigSchema> | undefined;
+
+/**
+ * Every setting of Parley. Each key is also `--kebab-case` (serve) and `PARLEY_SNAKE_CASE`.
+ * Built when asked for and held weakly: a process reads its settings once at start, and the
+ * schema (~300 zod schemas) is then garbage instead of resident for the life of a server (issue 13).
+ */
+export function configSchema(): ConfigSchema {
+  let schema = held?.deref();
+  if (!schema) held = new WeakRef((schema = buildConfigSchema()));
+  return schema;
+}
+
+export type Config = Readonly<z.infer<ConfigSchema>>;
+export type ConfigKey = keyof z.infer<ConfigSchema>;
 
 /** `dataDir` -> `PARLEY_DATA_DIR` */
 export function envName(key: string): string {
@@ -140,9 +155,10 @@ export function loadConfig(
   env: Record<string, string | undefined> = {},
   opts: LoadOptions = {},
 ): Config {
+  const schema = configSchema();
   const raw: Record<string, unknown> = {};
   const source: Record<string, string> = {};
-  for (const key of Object.keys(configSchema.shape) as ConfigKey[]) {
+  for (const key of Object.keys(schema.shape) as ConfigKey[]) {
     const fromFlag = flags[key];
     const fromEnv = env[envName(key)];
     if (fromFlag !== undefined) {
@@ -155,7 +171,7 @@ export function loadConfig(
   }
   const names = (key: string) =>
     opts.flagKeys === undefined || opts.flagKeys.includes(key) ? `${flagName(key)} / ${envName(key)}` : envName(key);
-  const parsed = configSchema.safeParse(raw);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? "config");
@@ -168,7 +184,7 @@ export function loadConfig(
 }
 
 /** Settings that only make sense together; `{key}` is replaced by the key and where to set it. */
-function crossCheck(c: z.infer<typeof configSchema>): string | null {
+function crossCheck(c: z.infer<ConfigSchema>): string | null {
   if (c.mobileChannel === "session" && !c.mobileSession) return "{mobileSession} is required when mobileChannel is session (a session id, see `parley sessions list`)";
   if (c.mobileChannel === "http" && !c.mobileHttpUrl) return "{mobileHttpUrl} is required when mobileChannel is http";
   const oidc = [c.oidcIssuer, c.oidcAudience, c.oidcJwksUrl].filter(Boolean).length;

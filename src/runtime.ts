@@ -4,6 +4,7 @@ import { buildApp, type App } from "./app.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
+import { checkpointWhenBusy } from "./db/checkpointer.ts";
 import { openDb, type OpenedDb } from "./db/open.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
@@ -45,6 +46,8 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   const opened: OpenedDb = openDb(dbPath, { synchronous: config.dbSynchronous });
   const applied = migrate(opened.db);
   if (applied) log.info("database migrated", { applied, path: dbPath });
+  // WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
+  const checkpointer = dbPath === ":memory:" ? undefined : checkpointWhenBusy(opened.sqlite, dbPath);
   const clock = o.clock ?? systemClock;
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
@@ -81,6 +84,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       await deps.network.shutdown();
       await services.stop();
       if (notifier instanceof ChannelNotifier) notifier.close();
+      await checkpointer?.stop();
       opened.close();
     },
   };

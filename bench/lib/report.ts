@@ -18,6 +18,8 @@ export interface Row {
   met?: boolean;
   /** every round's numbers, for the honest spread */
   rounds?: { parley: number; baseline: number }[];
+  /** the spread of rounds is then baseline / parley, like the ratio (latency, time, memory) */
+  lowerIsBetter?: boolean;
   notes?: string;
 }
 
@@ -29,7 +31,7 @@ const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1
 export function markdown(rows: Row[]): string {
   const lines = ["| scenario | Parley | bare baseline | ratio | goal | met |", "|---|---|---|---|---|---|"];
   for (const r of rows) {
-    const spread = r.rounds && r.rounds.length > 1 ? ` (rounds: ${r.rounds.map((x) => fmt(x.parley / x.baseline)).join(", ")})` : "";
+    const spread = r.rounds && r.rounds.length > 1 ? ` (rounds: ${r.rounds.map((x) => fmt(r.lowerIsBetter ? x.baseline / x.parley : x.parley / x.baseline)).join(", ")})` : "";
     lines.push(
       `| ${r.scenario} | ${fmt(r.parley)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} (${r.baselineWhat}) | ${r.ratio.toFixed(3)}${spread} | ${r.goal ?? ""} | ${r.met === undefined ? "" : r.met ? "yes" : "no"} |`,
     );

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { nodeCrypto } from "../node/lazy.ts";
 
 /** SHA-256 hex of a string (refresh, reset and API-key lookups: high-entropy secrets need no key). */
 export function sha256Hex(value: string): string {
@@ -15,5 +15,5 @@ export function sameHex(a: string, b: string | null | undefined): boolean {
   if (!b || !/^[0-9a-f]+$/i.test(b)) return false;
   const x = Buffer.from(a, "hex");
   const y = Buffer.from(b, "hex");
-  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+  return x.length === y.length && x.length > 0 && nodeCrypto().timingSafeEqual(x, y);
 }

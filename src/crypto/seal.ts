@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { nodeCrypto } from "../node/lazy.ts";
 
 // Values needed in clear later (network credentials, webhook secrets) cannot be hashed; at rest
 // they are sealed with the data dir's key so a copied database alone does not reveal them.
@@ -17,6 +17,7 @@ function keyBytes(hexKey: string): Buffer {
  * a sealed value copied onto another row does not open. Output: `v1:` + base64(iv | tag | ciphertext).
  */
 export function seal(hexKey: string, plaintext: string, aad?: string): string {
+  const { createCipheriv, randomBytes } = nodeCrypto();
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", keyBytes(hexKey), iv);
   if (aad !== undefined) cipher.setAAD(Buffer.from(aad, "utf8"));
@@ -29,7 +30,7 @@ export function unseal(hexKey: string, sealed: string, aad?: string): string {
   if (!sealed.startsWith(PREFIX)) throw new Error("unknown sealed format");
   const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");
   if (raw.length < IV_BYTES + TAG_BYTES) throw new Error("sealed value is truncated");
-  const decipher = createDecipheriv("aes-256-gcm", keyBytes(hexKey), raw.subarray(0, IV_BYTES));
+  const decipher = nodeCrypto().createDecipheriv("aes-256-gcm", keyBytes(hexKey), raw.subarray(0, IV_BYTES));
   if (aad !== undefined) decipher.setAAD(Buffer.from(aad, "utf8"));
   decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");

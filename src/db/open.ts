@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { mapWalIndex, unmapWalIndex } from "./wal-index.ts";
 
 export type DB = BunSQLiteDatabase;
 
@@ -15,7 +16,15 @@ export interface OpenedDb {
  * OS page cache); only a power loss can drop the last transactions. FULL is available.
  */
 export function openDb(path: string, opts: { synchronous?: "normal" | "full" } = {}): OpenedDb {
-  const sqlite = new Database(path, { create: true, strict: true });
+  // before SQLite opens the file (see mapWalIndex: mapping it later would drop SQLite's locks)
+  if (path !== ":memory:") mapWalIndex(path);
+  let sqlite: Database;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+  } catch (err) {
+    if (path !== ":memory:") unmapWalIndex(path);
+    throw err;
+  }
   // busy_timeout first: switching to WAL needs a lock another connection may hold
   sqlite.exec("PRAGMA busy_timeout = 5000");
   if (path !== ":memory:") sqlite.exec("PRAGMA journal_mode = WAL");
@@ -39,6 +48,7 @@ export function openDb(path: string, opts: { synchronous?: "normal" | "full" } =
         }
       }
       sqlite.close();
+      if (path !== ":memory:") unmapWalIndex(path);
     },
   };
 }

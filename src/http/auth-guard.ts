@@ -3,6 +3,7 @@ import { can, type Permission } from "../auth/permissions.ts";
 import type { Statement } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import { oncePer } from "../db/prepared.ts";
+import { memoSpace, snapshotMemo } from "../db/snapshot-memo.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
@@ -12,6 +13,7 @@ import { PROFILE_COLUMNS, type ProfileRow } from "../modules/auth/repo.ts";
 import type { Role } from "../modules/users/table.ts";
 import { admitRequest } from "./rate-limit.ts";
 import { readOnce } from "./read-once.ts";
+import { RequestSlot } from "./request-slot.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
 
 /** Who is calling, resolved by the guards. */
@@ -69,10 +71,36 @@ async function verified(claims: Promise<TokenClaims | null>): Promise<TokenClaim
   return c;
 }
 
-/** The member a token names, and its users row, as read now. */
-function jwtMember(deps: AppDeps, claims: TokenClaims): { auth: AuthContext; row: ProfileRow } {
-  // the role and membership are read fresh: a removed or demoted member loses access at once
-  const row = guardStatements(deps).member.get(claims.sub);
+/** Reads a value by a memo key: `read()` runs, or the value read before answers (see lookup). */
+type Lookup = <R>(space: number, key: unknown, read: () => R) => R;
+const direct: Lookup = (_space, _key, read) => read();
+const MEMBERS = memoSpace(); // users rows by user id
+const API_KEYS = memoSpace(); // api_keys rows (with plan limits) by key hash
+const noop = () => {};
+
+/**
+ * Reads through the snapshot memo: a row read before is answered from memory while nothing
+ * has been committed since, by any process (src/db/snapshot-memo.ts), so a revoked key, a
+ * removed member or a changed role is seen by the next request as with a fresh read.
+ * `enter` runs before each real read (it opens the request's read transaction).
+ */
+function lookup(deps: AppDeps, enter: () => void): Lookup {
+  const memo = snapshotMemo(deps.sqlite);
+  if (!memo.open()) return (_space, _key, read) => (enter(), read());
+  return <R>(space: number, key: unknown, read: () => R): R => {
+    let value = memo.get<R>(space, key);
+    if (value === undefined) {
+      enter();
+      memo.set(space, key, (value = read()));
+    }
+    return value;
+  };
+}
+
+/** The member a token names, and its users row, as of the last commit. */
+function jwtMember(deps: AppDeps, claims: TokenClaims, look: Lookup = direct): { auth: AuthContext; row: ProfileRow } {
+  // the role and membership are those of the last commit: a removed or demoted member loses access at once
+  const row = look(MEMBERS, claims.sub, () => guardStatements(deps).member.get(claims.sub));
   if (!row || row.tenantId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
   return { auth: { kind: "user", userId: claims.sub, workspaceId: row.tenantId, role: row.role }, row };
 }
@@ -86,14 +114,16 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
  * Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
  * its workspace. The caller, and the limits of its plan in force when the plan is in the table.
  */
-function apiKeyCaller(deps: AppDeps, key: string | undefined): { auth: AuthContext; limits: PlanLimits | undefined } {
+function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = direct): { auth: AuthContext; row: ApiKeyRow; limits: PlanLimits | undefined } {
   if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
-  const row = guardStatements(deps).apiKey.get(Bun.SHA256.hash(key, "hex"));
-  const now = deps.clock.now().getTime();
+  const hash = Bun.SHA256.hash(key, "hex");
+  const row = look(API_KEYS, hash, () => guardStatements(deps).apiKey.get(hash));
+  const now = deps.clock.nowMs();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
   lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
   return {
     auth: { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" },
+    row,
     limits: row.limits === null ? undefined : limitsOfText(row.limits),
   };
 }
@@ -105,7 +135,7 @@ interface Callers {
 }
 /** A credential the media gate verified at the start of the request (see verifyEarly). */
 type Early = { kind: "apiKey"; caller: Callers["apiKey"] } | { kind: "jwt"; caller: Callers["jwt"] };
-const early = new WeakMap<Request, Early>();
+const early = new RequestSlot<Early>("early credential");
 
 /**
  * Verifies a request's credential before its body is read (the media gate), the way the
@@ -116,11 +146,11 @@ const early = new WeakMap<Request, Early>();
 export async function verifyEarly(deps: AppDeps, request: Request): Promise<void> {
   const key = request.headers.get("x-api-key");
   const authorization = request.headers.get("authorization");
-  if (key && !authorization) early.set(request, { kind: "apiKey", caller: apiKeyCaller(deps, key) });
+  if (key && !authorization) early.set(request, { kind: "apiKey", caller: apiKeyCaller(deps, key, lookup(deps, noop)) });
   else {
     let claims = jwtClaims(deps, authorization ?? undefined);
     if (claims instanceof Promise) claims = await claims;
-    early.set(request, { kind: "jwt", caller: jwtMember(deps, claims) });
+    early.set(request, { kind: "jwt", caller: jwtMember(deps, claims, lookup(deps, noop)) });
   }
 }
 
@@ -136,9 +166,9 @@ function requirePermission(auth: AuthContext, permission: Permission): void {
 
 type Credential = "jwt" | "apiKey" | "jwtOrApiKey";
 
-const resolved = new WeakMap<Request, AuthContext>();
-const callerRows = new WeakMap<Request, ProfileRow>();
-const loads = new WeakMap<Request, unknown>();
+const resolved = new RequestSlot<AuthContext>("auth");
+const callerRows = new RequestSlot<ProfileRow>("caller row");
+const loads = new RequestSlot<unknown>("route load");
 
 /** The users row the JWT guard read for this request (the caller's profile columns), if it ran. */
 export function callerRow(request: Request): ProfileRow | undefined {
@@ -153,7 +183,9 @@ export function guardLoaded<T>(request: Request): T | undefined {
 /**
  * A route option's long form: `load` reads the route's data in the same read transaction as
  * the credential (one set of SQLite locks instead of two), right after the permission check;
- * the handler takes it with `guardLoaded`. Synchronous reads only; nothing is written.
+ * the handler takes it with `guardLoaded`. Synchronous reads only; nothing is written. Its
+ * result must depend on the database and `auth` alone (not on the time or on memory): it is
+ * kept in the snapshot memo and answers the same caller until the next commit.
  */
 export interface GuardOptions {
   permission: Permission;
@@ -170,25 +202,32 @@ export interface GuardOptions {
 export function authGuard(deps: AppDeps) {
   type HeaderSet = Parameters<typeof admitRequest>[2];
   /** The caller's credential row and the route's load, read together; permission checked between (a caller the gate verified is not read again). */
-  const read = <C extends { auth: AuthContext }>(caller: () => C, permission: Permission, load: GuardOptions["load"] | undefined) =>
-    readOnce(deps.sqlite, load !== undefined, () => {
-      const c = caller();
+  /**
+   * A route's load is kept by the credential's row (in the route's own memo space): the row
+   * decides the whole caller (identity, workspace, role), and it is the same object until the
+   * next commit.
+   */
+  const read = <C extends { auth: AuthContext; row: object }>(caller: (look: Lookup) => C, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number) =>
+    readOnce(deps.sqlite, load !== undefined, (enter) => {
+      const look = lookup(deps, enter);
+      const c = caller(look);
       requirePermission(c.auth, permission);
-      return { caller: c, loaded: load?.(c.auth) };
+      return { caller: c, loaded: load && look(loadSpace, c.row, () => load(c.auth)) };
     });
   const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
     const permission = typeof option === "string" ? option : option.permission;
     const load = typeof option === "string" ? undefined : option.load;
+    const loadSpace = memoSpace();
     const admitApiKey = (request: Request, set: HeaderSet, key: string | null) => {
       const verified = earlyCaller(request, "apiKey");
-      const { caller, loaded } = read(() => verified ?? apiKeyCaller(deps, key ?? undefined), permission, load);
+      const { caller, loaded } = read((look) => verified ?? apiKeyCaller(deps, key ?? undefined, look), permission, load, loadSpace);
       admitRequest(deps, caller.auth, set, caller.limits);
       if (load) loads.set(request, loaded);
       resolved.set(request, caller.auth);
     };
     const admitJwt = (request: Request, set: HeaderSet, claims: TokenClaims | undefined) => {
       const verified = earlyCaller(request, "jwt");
-      const { caller, loaded } = read(() => verified ?? jwtMember(deps, claims!), permission, load);
+      const { caller, loaded } = read((look) => verified ?? jwtMember(deps, claims!, look), permission, load, loadSpace);
       admitRequest(deps, caller.auth, set);
       if (load) loads.set(request, loaded);
       callerRows.set(request, caller.row);

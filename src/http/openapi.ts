@@ -69,11 +69,21 @@ const CURSOR_PAGINATION = {
   },
 };
 
+/**
+ * A documentation-only schema, built when first asked for: response shapes are read by nothing
+ * but the OpenAPI document, so a server that is never asked for /openapi.json does not make
+ * (and keep) them (issue 13). `envelopeResponses({ data })` takes one as it is.
+ */
+export function docSchema<T extends z.ZodType>(build: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= build());
+}
+
 export interface EnvelopeDoc {
   /** the success status (default 200) */
   status?: 200 | 201 | 202;
-  /** schema of `data` (zod, or JSON Schema); default: any value */
-  data?: z.ZodType | Record<string, unknown>;
+  /** schema of `data` (zod, a `docSchema`, or JSON Schema); default: any value */
+  data?: z.ZodType | (() => z.ZodType) | Record<string, unknown>;
   /** `data` is an array of this and the envelope carries `pagination` */
   list?: "page" | "cursor";
   description?: string;
@@ -84,7 +94,8 @@ export interface EnvelopeDoc {
 /** The success envelope `{ success: true, data?, message?, pagination? }` as a JSON schema. */
 export function successEnvelopeSchema(o: Pick<EnvelopeDoc, "data" | "list"> = {}): Record<string, unknown> {
   const properties: Record<string, unknown> = { success: { type: "boolean", enum: [true] } };
-  const zod = o.data instanceof z.ZodType ? o.data : null;
+  const data = o.data;
+  const zod = typeof data === "function" ? data : data instanceof z.ZodType ? () => data : null;
   if (zod) {
     // converted when the OpenAPI document first reads it, not while the routes are declared at
     // start: zod's conversion of every route's schema was a third of the cold start (issue 13)
@@ -92,11 +103,11 @@ export function successEnvelopeSchema(o: Pick<EnvelopeDoc, "data" | "list"> = {}
     Object.defineProperty(properties, "data", {
       enumerable: true,
       configurable: true,
-      get: () => (made ??= o.list ? { type: "array", items: zodToOpenApi(zod, "output") } : zodToOpenApi(zod, "output")),
+      get: () => (made ??= o.list ? { type: "array", items: zodToOpenApi(zod(), "output") } : zodToOpenApi(zod(), "output")),
     });
   } else {
-    const data = o.data ?? {};
-    properties.data = o.list ? { type: "array", items: data } : data;
+    const json = (data ?? {}) as Record<string, unknown>;
+    properties.data = o.list ? { type: "array", items: json } : json;
   }
   properties.message = { type: "string" };
   const required = ["success"];

@@ -36,7 +36,7 @@ export class RateLimiter {
 
   /** Counts one request of `key` and says whether it is within the limit. */
   hit(key: string): RateDecision {
-    const now = this.clock.now().getTime();
+    const now = this.clock.nowMs();
     let w = this.windows.get(key);
     if (!w || now - w.start >= this.windowMs || now < w.start) {
       if (!w && this.windows.size >= SWEEP_AT) this.sweep(now);

@@ -1,3 +1,5 @@
+import { RequestSlot } from "./request-slot.ts";
+
 /** Per-request facts the hooks share, keyed by the Request object. */
 export interface RequestMeta {
   id: string;
@@ -5,7 +7,7 @@ export interface RequestMeta {
   status?: number;
 }
 
-const metas = new WeakMap<Request, RequestMeta>();
+const metas = new RequestSlot<RequestMeta>("meta");
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Starts a request's meta; an incoming X-Request-Id is kept when it is sane. */

@@ -31,7 +31,7 @@ export class VerifiedTokens {
   cached(token: string): TokenClaims | undefined {
     const hit = this.entries.get(token);
     if (!hit) return undefined;
-    if (fresh(hit, Math.floor(this.clock.now().getTime() / 1000))) return hit.claims;
+    if (fresh(hit, Math.floor(this.clock.nowMs() / 1000))) return hit.claims;
     this.entries.delete(token);
     return undefined;
   }

@@ -1,4 +1,4 @@
-import tls from "node:tls";
+import { nodeTls } from "../node/lazy.ts";
 import { startDeadline } from "./deadlines.ts";
 import { checkUrl, type CheckedUrl, type ResolvedAddress, type Resolver } from "./url-guard.ts";
 
@@ -50,7 +50,7 @@ const trustCache = new Map<string, string[]>();
 /** System roots plus one extra CA (a `ca` option replaces the roots otherwise). */
 function trustedWith(ca: string): string[] {
   let list = trustCache.get(ca);
-  if (!list) trustCache.set(ca, (list = [...tls.rootCertificates, ca]));
+  if (!list) trustCache.set(ca, (list = [...nodeTls().rootCertificates, ca]));
   return list;
 }
 

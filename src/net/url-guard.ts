@@ -1,7 +1,7 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import { envName, flagName, type ConfigKey } from "../config.ts";
 import { TextMemo } from "../memo.ts";
+import { nodeDns } from "../node/lazy.ts";
 
 /** What an IP address is, from the point of view of "may the server connect there". */
 export type AddressClass =
@@ -140,7 +140,7 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** The system resolver (getaddrinfo), every address, in the resolver's order. */
 export const systemResolver: Resolver = async (hostname) => {
-  const all = await dnsLookup(hostname, { all: true, verbatim: true });
+  const all = await nodeDns().lookup(hostname, { all: true, verbatim: true });
   return all.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 

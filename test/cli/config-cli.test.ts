@@ -34,7 +34,7 @@ test("settings that go together: one line, exit 2, naming flag and variable", ()
 
 test("every setting is also a serve flag", () => {
   const help = parley(["serve", "--help"]).out;
-  const missing = Object.keys(configSchema.shape).filter((k) => !help.includes(flagName(k) + " "));
+  const missing = Object.keys(configSchema().shape).filter((k) => !help.includes(flagName(k) + " "));
   expect(missing).toEqual([]);
   // and the flag reaches the setting (a bad value is refused naming it)
   const r = parley(["serve", "--webhook-timeout-ms", "5", "-d", "/nonexistent/never"]);

@@ -53,3 +53,14 @@ export async function spawnServer(opts: { dataDir: string; args?: string[]; env?
     },
   };
 }
+
+/** Runs SQL on a database file from another process and commits it, as the operator CLI does. */
+export function commitFromAnotherProcess(path: string, sql: string, params: (string | number | null)[] = []): void {
+  const script = `const { Database } = require("bun:sqlite");
+const d = new Database(${JSON.stringify(path)});
+d.exec("PRAGMA busy_timeout = 5000");
+d.query(${JSON.stringify(sql)}).run(...${JSON.stringify(params)});
+d.close();`;
+  const p = Bun.spawnSync([BUN, "-e", script], { stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`commit from another process failed: ${p.stderr.toString()}`);
+}

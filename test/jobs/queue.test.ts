@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { ManualClock } from "../../src/clock.ts";
+import { ManualClock, systemClock } from "../../src/clock.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { openDb, type OpenedDb } from "../../src/db/open.ts";
 import { JobQueue, PermanentJobError, RetryLaterError } from "../../src/jobs/queue.ts";
@@ -135,7 +135,7 @@ describe("durable jobs", () => {
   });
 
   test("the worker loop runs jobs by itself, at most `concurrency` at once", async () => {
-    const real = new JobQueue(opened.sqlite, { now: () => new Date() }, silentLogger, { concurrency: 2, pollMs: 10 });
+    const real = new JobQueue(opened.sqlite, systemClock, silentLogger, { concurrency: 2, pollMs: 10 });
     let active = 0;
     let peak = 0;
     let done = 0;
@@ -149,7 +149,7 @@ describe("durable jobs", () => {
   });
 
   test("stop releases a job still running after the grace period", async () => {
-    const real = new JobQueue(opened.sqlite, { now: () => new Date() }, silentLogger, { concurrency: 1, pollMs: 10 });
+    const real = new JobQueue(opened.sqlite, systemClock, silentLogger, { concurrency: 1, pollMs: 10 });
     real.register({ kind: "stuck", run: () => new Promise(() => {}) });
     const id = real.enqueue("stuck", {});
     real.start();

@@ -9,8 +9,9 @@ import { D5, ROLES, RULES, type Permission, type Rule } from "./matrix-rules.ts"
 import { createTestApp } from "../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
 
+// a file database, as in production: the guard answers repeated credentials from its snapshot memo
 // webhooks point at a closed loopback port: allowed by the operator settings, never answered
-const t = await createTestApp({ config: { rateLimitPerMinute: 1_000_000, webhookAllowHttp: true, webhookAllowPrivate: true, webhookTimeoutMs: 500 } });
+const t = await createTestApp({ fileDb: true, config: { rateLimitPerMinute: 1_000_000, webhookAllowHttp: true, webhookAllowPrivate: true, webhookTimeoutMs: 500 } });
 afterAll(() => t.close());
 // quotas must not be what refuses a request here
 upsertPlan(t.deps.sqlite, "matrix", { name: "Matrix", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1000, messagesPerMonth: 1e6, contacts: 1e6, apiRequestsPerDay: 1e6, webhooks: 1000, teamSeats: 1000, campaigns: true } }, 0);

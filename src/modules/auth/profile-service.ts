@@ -21,7 +21,18 @@ export interface Profile {
  * as the JWT guard read it for this request (then no second read).
  */
 export function profile(kit: AuthKit, workspaceId: string, userId: string, read?: ProfileRow): Profile {
-  const p = read && read.id === userId && read.tenantId === workspaceId ? profileOfRow(read) : getProfile(kit.deps.db, workspaceId, userId);
+  if (read && read.id === userId && read.tenantId === workspaceId) {
+    // the guard's row is the same object until the next commit (its snapshot memo): so is its profile
+    let p = profiles.get(read);
+    if (p === undefined) profiles.set(read, (p = profileOf(profileOfRow(read))));
+    return p;
+  }
+  return profileOf(getProfile(kit.deps.db, workspaceId, userId));
+}
+
+const profiles = new WeakMap<ProfileRow, Profile>();
+
+function profileOf(p: ReturnType<typeof profileOfRow>): Profile {
   if (!p) throw errors.notFound("User");
   const { mobile, mobileVerifiedAt, ...rest } = p;
   return { ...rest, mobileMasked: maskPhone(mobile), mobileVerified: mobile != null && mobileVerifiedAt != null };

@@ -1,24 +1,26 @@
 import { z } from "zod";
+import { docSchema } from "../../http/openapi.ts";
 import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES, STORED_MESSAGE_TYPES } from "../messages/table.ts";
 import { SESSION_STATUSES } from "../sessions/table.ts";
 
-// Response `data` shapes for the OpenAPI document (documentation only: responses are not validated at run time).
+// Response `data` shapes for the OpenAPI document (documentation only: responses are not validated
+// at run time), built when the document is first asked for (docSchema).
 
 const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
 const nullableIso = isoTime.nullable();
 
 /** 202 of POST /messages/send (D8). */
-export const queuedMessageDoc = z.object({
+export const queuedMessageDoc = docSchema(() => z.object({
   id: z.uuid(),
   status: z.literal("queued"),
   sessionId: z.uuid(),
   to: z.string(),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
-});
+}));
 
 /** A message as GET /messages/{id} and the lists answer it. */
-export const messageDoc = z.object({
+export const messageDoc = docSchema(() => z.object({
   id: z.uuid(),
   sessionId: z.uuid(),
   conversationId: z.string().nullable(),
@@ -44,20 +46,20 @@ export const messageDoc = z.object({
   deliveredAt: nullableIso,
   readAt: nullableIso,
   failedAt: nullableIso,
-});
+}));
 
 /** GET /api/external/sessions items. */
-export const externalSessionDoc = z.object({
+export const externalSessionDoc = docSchema(() => z.object({
   id: z.uuid(),
   name: z.string(),
   status: z.enum(SESSION_STATUSES),
   phoneNumber: z.string().nullable(),
-});
+}));
 
-export const healthDoc = z.object({ status: z.literal("ok"), version: z.string(), uptimeSeconds: z.number().int() });
-export const readyDoc = z.object({ status: z.literal("ready"), database: z.literal("ok"), writable: z.literal(true), migrations: z.number().int() });
-export const simInboundDoc = z.object({ networkMessageId: z.string(), messageId: z.uuid() });
+export const healthDoc = docSchema(() => z.object({ status: z.literal("ok"), version: z.string(), uptimeSeconds: z.number().int() }));
+export const readyDoc = docSchema(() => z.object({ status: z.literal("ready"), database: z.literal("ok"), writable: z.literal(true), migrations: z.number().int() }));
+export const simInboundDoc = docSchema(() => z.object({ networkMessageId: z.string(), messageId: z.uuid() }));
 
 /** A stored media file (POST /media 201). */
-export const mediaDoc = z.object({ id: z.uuid(), mimeType: z.string(), size: z.number().int(), filename: z.string().nullable(), createdAt: isoTime });
-export const externalSessionsDoc = z.array(externalSessionDoc);
+export const mediaDoc = docSchema(() => z.object({ id: z.uuid(), mimeType: z.string(), size: z.number().int(), filename: z.string().nullable(), createdAt: isoTime }));
+export const externalSessionsDoc = docSchema(() => z.array(externalSessionDoc()));

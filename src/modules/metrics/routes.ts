@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
+import { nodeCrypto } from "../../node/lazy.ts";
 
 const PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-const digest = (s: string) => createHash("sha256").update(s).digest();
+const digest = (s: string) => nodeCrypto().createHash("sha256").update(s).digest();
 
 /**
  * Constant-time comparison of a presented bearer token with the configured one. Both sides are
@@ -14,7 +14,7 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
  */
 function tokenMatches(header: string | null, expected: Buffer): boolean {
   const m = /^bearer +(.+)$/i.exec(header?.trim() ?? "");
-  return timingSafeEqual(digest(m?.[1] ?? ""), expected) && m !== null;
+  return nodeCrypto().timingSafeEqual(digest(m?.[1] ?? ""), expected) && m !== null;
 }
 
 /**

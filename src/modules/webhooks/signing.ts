@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../../node/lazy.ts";
 import { seal, unseal } from "../../crypto/seal.ts";
 
 /** A new signing secret: 32 random bytes as hex (D9). */
 export function newSecret(): string {
-  return randomBytes(32).toString("hex");
+  return nodeCrypto().randomBytes(32).toString("hex");
 }
 
 /** `X-Webhook-Signature`: hex HMAC-SHA256 of the raw body, keyed with the secret (spec part 5). */

@@ -1,0 +1,13 @@
+// Node built-ins the server needs only on some requests, loaded on first use. Importing them at
+// start builds Bun's node streams and their friends for every process: node:crypto ~2.5 MB,
+// node:tls ~1.7 MB, node:dns/promises ~1 MB of resident memory at idle (issue 13). require()
+// caches the module: later calls cost a lookup.
+
+/** node:crypto (AES-GCM sealing, timingSafeEqual). */
+export const nodeCrypto = (): typeof import("node:crypto") => require("node:crypto");
+
+/** node:tls (the system root certificates). */
+export const nodeTls = (): typeof import("node:tls") => require("node:tls");
+
+/** node:dns/promises (getaddrinfo lookups). */
+export const nodeDns = (): typeof import("node:dns/promises") => require("node:dns/promises");

@@ -1,0 +1,60 @@
+import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checkpointWhenBusy, startCheckpointer } from "../../src/db/checkpointer.ts";
+import { openDb } from "../../src/db/open.ts";
+
+const autocheckpoint = (s: Database) => Object.values(s.query("PRAGMA wal_autocheckpoint").get() as object)[0];
+
+test("the worker checkpoints the WAL while the main connection writes; commits stay whole", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  // a huge interval: only the checkpoints the test asks for run
+  const c = startCheckpointer(o.sqlite, path, { everyMs: 3_600_000 });
+  const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+  for (let i = 0; i < 500; i++) ins.run("x".repeat(200));
+  const [busy, frames, done] = await c.checkpoint();
+  expect(busy).toBe(0);
+  expect(frames).toBeGreaterThan(0);
+  expect(done).toBe(frames);
+  // checkpoints are the worker's now; the main connection keeps a backstop far above the default
+  expect(autocheckpoint(o.sqlite)).toBe(10_000);
+  for (let i = 0; i < 500; i++) ins.run("y".repeat(200));
+  await c.stop();
+  expect(autocheckpoint(o.sqlite)).toBe(1_000);
+  o.close();
+  const again = new Database(path, { readonly: true });
+  expect(again.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1000 });
+  again.close();
+});
+
+test("a worker that cannot open the file leaves the checkpoints in the commits", async () => {
+  const o = openDb(join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db"));
+  const c = startCheckpointer(o.sqlite, join(tmpdir(), "parley-ckpt-missing", "none.db"));
+  await expect(c.checkpoint()).rejects.toThrow();
+  expect(autocheckpoint(o.sqlite)).toBe(1_000);
+  await c.stop();
+  o.close();
+});
+
+test("the worker starts only once writes fill the WAL: an idle server has no checkpointer thread", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const c = checkpointWhenBusy(o.sqlite, path, { pollMs: 5, everyMs: 3_600_000 });
+  await Bun.sleep(30);
+  expect(c.started).toBe(false);
+  expect(autocheckpoint(o.sqlite)).toBe(1_000); // SQLite's own, in the commits
+  const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+  for (let i = 0; i < 400; i++) ins.run("x".repeat(500)); // one commit each: hundreds of WAL frames
+  for (let i = 0; i < 100 && !c.started; i++) await Bun.sleep(5);
+  expect(c.started).toBe(true);
+  const [busy] = await c.checkpoint();
+  expect(busy).toBe(0);
+  expect(autocheckpoint(o.sqlite)).toBe(10_000);
+  await c.stop();
+  o.close();
+});
