@@ -54,13 +54,17 @@ export class RateLimiter {
   }
 }
 
-// one limiter per runtime (keyed by its database), however many modules mount the guard
-const limiters = new WeakMap<Database, RateLimiter>();
+/** Members and API keys counted apart, each by its id: no key string is built per request. */
+type Limiters = Record<AuthContext["kind"], RateLimiter>;
 
-function limiterFor(deps: Pick<AppDeps, "sqlite" | "clock" | "config">): RateLimiter {
+// one pair of limiters per runtime (keyed by its database), however many modules mount the guard
+const limiters = new WeakMap<Database, Limiters>();
+
+function limitersFor(deps: Pick<AppDeps, "sqlite" | "clock" | "config">): Limiters {
   let l = limiters.get(deps.sqlite);
   if (!l) {
-    l = new RateLimiter(deps.clock, deps.config.rateLimitPerMinute);
+    const limit = deps.config.rateLimitPerMinute;
+    l = { user: new RateLimiter(deps.clock, limit), apiKey: new RateLimiter(deps.clock, limit) };
     limiters.set(deps.sqlite, l);
   }
   return l;
@@ -69,11 +73,11 @@ function limiterFor(deps: Pick<AppDeps, "sqlite" | "clock" | "config">): RateLim
 type HeaderSet = { headers: Record<string, string | number> };
 
 /**
- * Counts a request of `key` against `rateLimitPerMinute`: sets the `RateLimit-*` headers,
- * or throws 429 RATE_LIMITED with `Retry-After`.
+ * Counts a request of a member or an API key (its id) against `rateLimitPerMinute`: sets the
+ * `RateLimit-*` headers, or throws 429 RATE_LIMITED with `Retry-After`.
  */
-export function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, key: string, set?: HeaderSet): void {
-  const d = limiterFor(deps).hit(key);
+function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, kind: AuthContext["kind"], id: string, set?: HeaderSet): void {
+  const d = limitersFor(deps)[kind].hit(id);
   if (!d.allowed) {
     throw new AppError("RATE_LIMITED", `Rate limit of ${d.limit} requests a minute reached; retry in ${d.resetSeconds} s`, {
       headers: {
@@ -97,6 +101,6 @@ export function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, ke
  * `limits` when the guard read them with the key.
  */
 export function admitRequest(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, auth: AuthContext, set?: HeaderSet, limits?: PlanLimits): void {
-  rateLimit(deps, auth.kind === "user" ? `user:${auth.userId}` : `key:${auth.apiKeyId}`, set);
+  rateLimit(deps, auth.kind, auth.kind === "user" ? auth.userId : auth.apiKeyId, set);
   if (auth.kind === "apiKey") consumeQuota(deps, auth.workspaceId, "apiRequestsPerDay", 1, limits);
 }

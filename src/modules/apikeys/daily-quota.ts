@@ -24,6 +24,7 @@ interface Window {
  * (the quota is then slightly generous, never stricter).
  */
 export class DailyApiQuota {
+  /** by workspace id (the guard's row hands the same string every request): the current day's window */
   private windows = new Map<string, Window>();
   private pendingTotal = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -53,11 +54,14 @@ export class DailyApiQuota {
   /** Takes one request of the day's quota; the day's count after it, or null when over `limit`. */
   take(workspaceId: string, at: Date, limit: number): number | null {
     const period = this.periodOf(at);
-    const key = `${workspaceId}|${period}`;
-    let w = this.windows.get(key);
+    let w = this.windows.get(workspaceId);
+    if (w && w.period !== period) {
+      this.flush(); // a new day: the last day's counts are written before its window goes
+      w = undefined;
+    }
     if (!w) {
       w = { workspaceId, period, stored: this.stored(workspaceId, period), pending: 0 };
-      this.windows.set(key, w);
+      this.windows.set(workspaceId, w);
     }
     if (w.stored + w.pending + 1 > limit) {
       this.refresh(w); // the row may have changed under us: decide on its current value
@@ -78,7 +82,8 @@ export class DailyApiQuota {
 
   /** Admitted requests not yet written, for a workspace's current day (usage views add them). */
   pendingOf(workspaceId: string, at: Date): number {
-    return this.windows.get(`${workspaceId}|${usagePeriod("apiRequestsPerDay", at)}`)?.pending ?? 0;
+    const w = this.windows.get(workspaceId);
+    return w && w.period === usagePeriod("apiRequestsPerDay", at) ? w.pending : 0;
   }
 
   /** Writes every pending count in one transaction; on failure the counts stay pending for the next flush. */
