@@ -2,9 +2,6 @@
 // against a bare prepared INSERT loop writing the same number of rows in one transaction;
 // (2) campaign throughput on the sim network with pacing off, against the plain send path
 // (acceptSend per message, the same sender), measured in the same run.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { materialize } from "../src/modules/campaigns/audience.ts";
@@ -13,11 +10,12 @@ import { startCampaign } from "../src/modules/campaigns/transitions.ts";
 import { acceptSend } from "../src/modules/messages/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const AUDIENCE = 100_000;
 const SENDS = 2_000;
 
-const config = loadConfig({ dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")), network: "sim", logLevel: "silent", sendMinGapMs: 0, sendJitterMs: 0, jobPollMs: 20 });
+const config = loadConfig({ dataDir: benchDir("parley-bench-"), network: "sim", logLevel: "silent", sendMinGapMs: 0, sendJitterMs: 0, jobPollMs: 20 });
 const sim = new SimDriver({ latencyMs: 1 });
 const rt = await createRuntime(config, silentLogger, { network: sim });
 const { deps } = rt;

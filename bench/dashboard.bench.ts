@@ -2,13 +2,13 @@
 // inbox of a workspace with 1,000 conversations in headless Chromium (reload to the first 50 rows,
 // including the token refresh and the API calls), against a bare static page listing the same
 // 50 rows, served by a bare Bun.serve and measured in the same run.
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { assetSizes, buildWeb } from "../web/build.ts";
 import { spawnServer } from "../test/helpers/process.ts";
 import { connectedSession, ownerByApi, uiLogin, call } from "../test/web/setup.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const CONVERSATIONS = 1000;
 const RUNS = 7;
@@ -24,7 +24,7 @@ if (!existsSync("/usr/bin/chromium")) {
   process.exit(0);
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-web-"));
+const dataDir = benchDir("parley-bench-web-");
 const server = await spawnServer({ dataDir, env: { PARLEY_CAPTCHA: "off", PARLEY_LOG_LEVEL: "warn", PARLEY_AUTH_RATE_LIMIT_PER_MINUTE: "100000", PARLEY_RATE_LIMIT_PER_MINUTE: "100000" } });
 const base = server.url;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

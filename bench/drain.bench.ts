@@ -3,12 +3,11 @@
 // same sim network and sessions: a bare loop per session that reads the oldest queued row,
 // calls the network's send and commits the row as sent (one prepared SELECT and UPDATE each).
 import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { acceptSend } from "../src/modules/messages/service.ts";
 import { benchRuntime } from "./lib/runtime.ts";
 import { median, report } from "./lib/report.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SESSIONS = 4;
@@ -30,7 +29,7 @@ async function parleyDrain(): Promise<number> {
   return N / ((performance.now() - t0) / 1000);
 }
 
-const bareDb = new Database(join(mkdtempSync(join(tmpdir(), "parley-bare-")), "bare.db"), { create: true, strict: true });
+const bareDb = new Database(join(benchDir("parley-bare-"), "bare.db"), { create: true, strict: true });
 bareDb.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
 bareDb.exec("CREATE TABLE m (id TEXT PRIMARY KEY, session_id TEXT, phone TEXT, body TEXT, status TEXT, network_id TEXT)");
 bareDb.exec("CREATE INDEX m_q ON m (session_id, status, id)");

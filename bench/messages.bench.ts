@@ -6,14 +6,12 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { report } from "./lib/report.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const ROWS = 1_000_000;
 const REPS = 200;
-const config = loadConfig({ dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")), network: "sim", logLevel: "silent" });
+const config = loadConfig({ dataDir: benchDir("parley-bench-"), network: "sim", logLevel: "silent" });
 const rt = await createRuntime(config, silentLogger, { dbPath: ":memory:", network: new SimDriver() });
 const { sqlite, db } = rt.deps;
 const ws = [Bun.randomUUIDv7(), Bun.randomUUIDv7()];

@@ -1,13 +1,11 @@
 // The per-request cost of /metrics' request timing: GET /health through the full app with
 // metricsToken set (one histogram observe per request) against the same app without it, and
 // both against a bare Bun.serve, alternating in the same run on loopback.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const N = 5000;
 const CONCURRENCY = 32;
@@ -25,7 +23,7 @@ async function hammer(url: string): Promise<number> {
 }
 
 async function app(metricsToken?: string) {
-  const config = loadConfig({ dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")), network: "sim", logLevel: "silent", port: 0, metricsToken });
+  const config = loadConfig({ dataDir: benchDir("parley-bench-"), network: "sim", logLevel: "silent", port: 0, metricsToken });
   const rt = await createRuntime(config, silentLogger, { network: new SimDriver() });
   rt.app.listen({ port: 0, hostname: "127.0.0.1" });
   return { rt, url: `http://127.0.0.1:${rt.app.server!.port}/health` };

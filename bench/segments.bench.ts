@@ -2,20 +2,18 @@
 // each filter shape against a bare baseline measured in the same run, a plain
 // `SELECT count(*) FROM contacts WHERE workspace_id = ?` on the same table. Also the time to
 // read every matching contact with the keyset batch reader (what a campaign materialises).
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { insertStoredContact } from "../src/modules/contacts/store.ts";
 import { compileSegmentFilter, countSegment, readSegmentBatches, segmentFilter } from "../src/modules/segments/filter.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const CONTACTS = 100_000;
 const REPS = 20;
 const DAY = 86_400_000;
-const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-"));
+const dataDir = benchDir("parley-bench-");
 const config = loadConfig({ dataDir, network: "sim", logLevel: "silent" });
 // a file database (WAL), as in production
 const rt = await createRuntime(config, silentLogger, { network: new SimDriver() });

@@ -2,14 +2,14 @@
 // time from spawn to the first 200 of /health (`parley serve --network sim` on a data dir that
 // was migrated once before), and resident memory after a second of idle, against a compiled
 // bare Bun.serve hello measured in the same run, interleaved.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { median, report } from "./lib/report.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 7);
 const root = join(import.meta.dir, "..");
-const dir = mkdtempSync(join(tmpdir(), "parley-start-"));
+const dir = benchDir("parley-start-");
 const parleyBin = join(dir, "parley");
 const helloBin = join(dir, "hello");
 // the flags of `npm run build`, so the bench measures the binary that ships

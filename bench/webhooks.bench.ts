@@ -1,15 +1,13 @@
 // Webhook deliveries per second (outbox -> dispatcher -> signed POST -> recorded) against a
 // bare fetch loop POSTing the same body to the same local receiver with the same
 // concurrency, measured in the same run.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { median, report } from "./lib/report.ts";
+import { benchDir } from "./lib/tmp.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
@@ -31,7 +29,7 @@ const receiver = Bun.serve({
 const base = `http://127.0.0.1:${receiver.port}`;
 
 const config = loadConfig({
-  dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")),
+  dataDir: benchDir("parley-bench-"),
   network: "sim",
   logLevel: "silent",
   webhookAllowHttp: true,

@@ -1,15 +1,13 @@
 // In-process CPU per request of the hot GETs (app.handle, no sockets): `bun bench/lib/cpu-get.ts [n]`.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import { SimDriver } from "../../src/network/sim/driver.ts";
 import { createRuntime } from "../../src/runtime.ts";
 import { seed } from "./seed.ts";
+import { benchDir } from "./tmp.ts";
 
 const n = Number(process.argv[2] ?? 200_000);
-const config = loadConfig({ dataDir: mkdtempSync(join(tmpdir(), "parley-cpu-")), network: "sim", logLevel: "silent", port: 0, rateLimitPerMinute: 1_000_000 });
+const config = loadConfig({ dataDir: benchDir("parley-cpu-"), network: "sim", logLevel: "silent", port: 0, rateLimitPerMinute: 1_000_000 });
 const sim = new SimDriver();
 const rt = await createRuntime(config, silentLogger, { network: sim });
 const s = await seed(rt, sim, 1);

@@ -2,14 +2,13 @@
 // `insert`: Bun.serve that parses the JSON body and commits one INSERT into a SQLite file with
 // Parley's pragmas (WAL, synchronous=NORMAL), answering 202. Prints {port, pid}.
 import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benchDir } from "./tmp.ts";
 
 const mode = process.argv[2] ?? "json";
 let fetchFn: (req: Request) => Response | Promise<Response>;
 if (mode === "insert") {
-  const db = new Database(join(mkdtempSync(join(tmpdir(), "parley-bare-")), "bare.db"), { create: true, strict: true });
+  const db = new Database(join(benchDir("parley-bare-"), "bare.db"), { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("CREATE TABLE m (id TEXT PRIMARY KEY, session_id TEXT, phone TEXT, body TEXT, status TEXT, created_at INTEGER)");

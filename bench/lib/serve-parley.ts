@@ -1,17 +1,15 @@
 // Child process: Parley from source on the sim network, seeded (see seed.ts). Prints one JSON
 // line {port, pid, ...seeded} when listening; SIGTERM closes it cleanly.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import { SimDriver } from "../../src/network/sim/driver.ts";
 import { createRuntime } from "../../src/runtime.ts";
 import { seed } from "./seed.ts";
+import { benchDir } from "./tmp.ts";
 
 const opts = JSON.parse(process.argv[2] ?? "{}") as { config?: Record<string, unknown>; sessions?: number; jobs?: boolean };
 const config = loadConfig({
-  dataDir: mkdtempSync(join(tmpdir(), "parley-bench-")),
+  dataDir: benchDir("parley-bench-"),
   network: "sim",
   logLevel: "silent",
   port: 0,
