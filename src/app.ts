@@ -30,7 +30,12 @@ import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
 /** Composes the whole HTTP application; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps) {
-  return new Elysia({ name: "parley" })
+  // systemRouter false: Elysia's own router, not a Bun.serve `routes` map, which Elysia built
+  // with an entry per route (~150) at every start: 10-15 ms of a 55-70 ms start, requests
+  // measured the same (issue 13). standardHostname false: its router then finds the path after
+  // "http://" instead of assuming a host of 4 characters or more (`Host: x` routed to a wrong
+  // path); the server speaks plain HTTP (TLS ends at a proxy).
+  return new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log))
     .use(mediaCredentialGate(deps))
