@@ -68,7 +68,7 @@ const stat = (p: number, side: "parley" | "baseline") => rounds.map((r) => ({ v:
 const row = (p: number) => {
   const pr = stat(p, "parley").map((x) => x.v);
   const br = stat(p, "baseline").map((x) => x.v);
-  return { parley: median(pr), baseline: median(br), rounds: pr.map((v, i) => ({ parley: br[i]!, baseline: v })), ratio: median(pr.map((v, i) => br[i]! / v)) };
+  return { parley: median(pr), baseline: median(br), rounds: pr.map((v, i) => ({ parley: v, baseline: br[i]! })), lowerIsBetter: true, ratio: median(pr.map((v, i) => br[i]! / v)) };
 };
 const p50 = row(50);
 const p99 = row(99);

@@ -75,7 +75,8 @@ report("start", "Cold start and idle RSS of the compiled binary (`parley serve -
     baselineWhat: "compiled bare Bun.serve hello",
     goal: "< 60 ms",
     met: ms < 60,
-    rounds: rounds.map((r) => ({ parley: r.hello.ms, baseline: r.parley.ms })),
+    rounds: rounds.map((r) => ({ parley: r.parley.ms, baseline: r.hello.ms })),
+    lowerIsBetter: true,
     notes: "ratio = bare / Parley (smaller is better)",
   },
   {
@@ -86,6 +87,8 @@ report("start", "Cold start and idle RSS of the compiled binary (`parley serve -
     unit: "MiB",
     baselineWhat: "compiled bare Bun.serve hello",
     goal: "< 50 MB (47.7 MiB)",
+    rounds: rounds.map((r) => ({ parley: r.parley.rss, baseline: r.hello.rss })),
+    lowerIsBetter: true,
     met: rss * 1.048576 < 50,
     notes: "ratio = bare / Parley",
   },
