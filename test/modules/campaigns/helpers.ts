@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { AppEvent } from "../../../src/events/bus.ts";
 import type { TestApp } from "../../helpers/app.ts";
 import { accessToken, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { readSimSent } from "../../helpers/sim-sent.ts";
 
 let seq = 0;
 
@@ -95,15 +94,8 @@ export function progressEvents(t: TestApp, campaignId?: string): AppEvent[] {
   return events;
 }
 
-/** What the sim network accepted, from its log in the data dir. */
-export function simSent(dataDir: string): { sessionId: string; to: string; text?: string; clientMessageId?: string }[] {
-  const path = join(dataDir, "sim-sent.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
-}
+/** What the sim network accepted, from its log in the data dir (complete lines). */
+export const simSent = readSimSent;
 
 const COUNTS = ["pending", "sent", "delivered", "read", "failed", "skipped"] as const;
 

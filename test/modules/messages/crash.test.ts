@@ -1,22 +1,16 @@
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareDataDir, until } from "../../helpers/crash.ts";
 import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { readSimSent } from "../../helpers/sim-sent.ts";
 
 const N = 40;
 const ENV = { PARLEY_SEND_MIN_GAP_MS: "40", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
 
 /** What the sim network accepted, from its append-only log in the data dir. */
-function sentLog(dataDir: string): { text?: string }[] {
-  const path = join(dataDir, "sim-sent.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { text?: string });
-}
+const sentLog = readSimSent;
 
 /**
  * Queues N messages, SIGKILLs the server twice while the queue drains, restarts it each time,
