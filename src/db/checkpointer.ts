@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { walIndexView } from "./wal-index.ts";
+import { WAL_HEADER, walIndexView } from "./wal-index.ts";
 
 /**
  * WAL checkpoints off the event loop. SQLite checkpoints inside the COMMIT that takes the WAL
@@ -102,24 +102,26 @@ export function startCheckpointer(sqlite: Database, path: string, o: { everyMs?:
 /** WAL frames (pages) since the WAL last started over that wake the worker: ≈1 MiB of writes. */
 const BUSY_FRAMES = 256;
 const POLL_MS = 250;
-const MX_FRAME = 16; // the WAL-index header's mxFrame (see snapshot-memo.ts)
 
 /**
  * The checkpointer of a server: the worker thread (a JavaScript VM of its own, several MiB)
  * starts only once the database is written to at a rate worth it, when the WAL holds
  * BUSY_FRAMES frames at a look every POLL_MS (read from the mapped WAL-index header, no
  * system call); an idle or lightly used server checkpoints in its commits as SQLite does by
- * default (1,000 pages, a few ms). Once started the worker stays.
+ * default (1,000 pages, a few ms), as does one whose WAL index is not mapped (nothing polls
+ * then). Once started the worker stays.
  */
 export function checkpointWhenBusy(sqlite: Database, path: string, o: { everyMs?: number; pollMs?: number } = {}): Checkpointer & { readonly started: boolean } {
   let worker: Checkpointer | undefined;
   const header = walIndexView(path);
-  const poll = setInterval(() => {
-    if (!header || header.getUint32(MX_FRAME, true) < BUSY_FRAMES) return;
-    clearInterval(poll);
-    worker = startCheckpointer(sqlite, path, o);
-  }, o.pollMs ?? POLL_MS);
-  poll.unref();
+  const poll =
+    header &&
+    setInterval(() => {
+      if (header.getUint32(WAL_HEADER.frames, true) < BUSY_FRAMES) return;
+      clearInterval(poll!);
+      worker = startCheckpointer(sqlite, path, o);
+    }, o.pollMs ?? POLL_MS);
+  poll?.unref();
   return {
     get started() {
       return worker !== undefined;
@@ -128,7 +130,7 @@ export function checkpointWhenBusy(sqlite: Database, path: string, o: { everyMs?
       return worker ? worker.checkpoint() : Promise.reject(new Error("the checkpointer has not started"));
     },
     async stop() {
-      clearInterval(poll);
+      if (poll) clearInterval(poll);
       await worker?.stop();
     },
   };

@@ -1,18 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { oncePer } from "./prepared.ts";
-import { walIndexView } from "./wal-index.ts";
+import { WAL_HEADER, walIndexView } from "./wal-index.ts";
 
-/**
- * The WAL-index header SQLite keeps at the start of the `-shm` file (mapped by wal-index.ts),
- * shared by every connection of every process: it is rewritten on every commit (its change counter goes up
- * and its 64-bit checksum changes). SQLite writes the second copy (bytes 48-95) before the
- * first (0-47); a reader that sees them differ caught a commit half-way.
- * https://www.sqlite.org/walformat.html#the_wal_index_header
- */
-const CHANGE = 8; // iChange, u32
-const FRAMES = 16; // mxFrame, u32
-const CKSUM = 40; // aCksum[2], 2 x u32
-const COPY = 48;
+const { change: CHANGE, frames: FRAMES, cksum: CKSUM, copy: COPY } = WAL_HEADER;
 
 let spaces = 0;
 
@@ -26,7 +16,7 @@ export function memoSpace(): number {
  * the hot authenticated GETs read the same credential row (and route data) over and over, and
  * each read costs two system calls for SQLite's shared locks, more than the lookup itself.
  * Any commit, by this process or another (the operator CLI revoking a key), changes the
- * header, and the next `open` drops every value: a hit answers what a read would answer now.
+ * WAL-index header (wal-index.ts), and the next `open` drops every value: a hit answers what a read would answer now.
  *
  * Use: `open()` before reading (false: do not keep anything), then `get` and, on a miss,
  * read and `set`. The header is read before the rows, so a commit landing between the two

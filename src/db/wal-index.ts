@@ -1,8 +1,26 @@
 import { closeSync, existsSync, openSync, statSync, truncateSync } from "node:fs";
 import { resolve } from "node:path";
 
-/** The first bytes of the `-shm` file the snapshot memo reads: both copies of the WAL-index header. */
-export const WAL_INDEX_HEADER_BYTES = 96;
+/**
+ * The WAL-index header SQLite keeps at the start of the `-shm` file, shared by every
+ * connection of every process: it is rewritten on every commit (its change counter goes up
+ * and its 64-bit checksum changes). SQLite writes the second copy (bytes 48-95) before the
+ * first (0-47); a reader that sees them differ caught a commit half-way. Offsets of the fields
+ * read here: u32 in the machine's byte order (little-endian on every machine Parley ships for).
+ * https://www.sqlite.org/walformat.html#the_wal_index_header
+ */
+export const WAL_HEADER = {
+  /** iChange: counts the header's rewrites */
+  change: 8,
+  /** mxFrame: frames in the WAL since it last started over */
+  frames: 16,
+  /** aCksum[2]: the header's checksum, two u32 */
+  cksum: 40,
+  /** where the second copy starts */
+  copy: 48,
+} as const;
+/** The first bytes of the `-shm` file mapped: both copies of the header. */
+const WAL_INDEX_HEADER_BYTES = 2 * WAL_HEADER.copy;
 /** The size SQLite gives a WAL index in use (one 32 KiB region at least). */
 const REGION = 32_768;
 

@@ -201,11 +201,11 @@ export interface GuardOptions {
  */
 export function authGuard(deps: AppDeps) {
   type HeaderSet = Parameters<typeof admitRequest>[2];
-  /** The caller's credential row and the route's load, read together; permission checked between (a caller the gate verified is not read again). */
   /**
-   * A route's load is kept by the credential's row (in the route's own memo space): the row
-   * decides the whole caller (identity, workspace, role), and it is the same object until the
-   * next commit.
+   * The caller's credential row and the route's load, read together; permission checked
+   * between (a caller the gate verified is not read again). A route's load is kept by the
+   * credential's row (in the route's own memo space): the row decides the whole caller
+   * (identity, workspace, role), and it is the same object until the next commit.
    */
   const read = <C extends { auth: AuthContext; row: object }>(caller: (look: Lookup) => C, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number) =>
     readOnce(deps.sqlite, load !== undefined, (enter) => {

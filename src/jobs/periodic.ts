@@ -4,8 +4,7 @@ import type { Logger } from "../log.ts";
 /** A periodic job declared as data; modules export these and the server starts them all. */
 export interface PeriodicJob {
   name: string;
-  /** Cron pattern (seconds optional), e.g. "0 * * * *" or "*\/30 * * * * *". */
-  /** read in UTC, like the usage windows (see startPeriodic) */
+  /** Cron pattern (seconds optional), e.g. "0 * * * *" or "*\/30 * * * * *", read in UTC like the usage windows (see startPeriodic). */
   schedule: string;
   run(): Promise<void> | void;
 }
