@@ -10,6 +10,17 @@ import { configOrExit, processLogger } from "./context.ts";
 /** How long after listening the memory only the start needed is released. */
 const RELEASE_START_AFTER_MS = 300;
 
+/**
+ * JIT tier-up thresholds of a running server, as a multiple of JavaScriptCore's. At 1, the
+ * background work of a quiet server (job polls, the periodic jobs' first runs, sessions coming
+ * back) reached the baseline and DFG tiers within its first idle second: ≈2.6 MiB of compiled
+ * code and compiler pages kept for code that runs a few times a minute (issue 13, measured on
+ * the binary: idle RSS 55.5 → 53.0 MiB). Request paths under load reach the same tiers after
+ * ten times the calls, a few milliseconds at the rates where compiling pays; API-key GETs on
+ * the binary measured the same (wrk, 3 interleaved rounds).
+ */
+const SERVE_JIT_POLICY = 10;
+
 /** `parley serve`: runs the HTTP server until SIGTERM/SIGINT. */
 export function serveCommand(program: Command): void {
   // every setting of the config schema is also a flag here
@@ -64,15 +75,16 @@ export function serveCommand(program: Command): void {
       //   later), the start's garbage, the allocator's free pages (Bun.shrink: drop code, full
       //   collection, release; ~3 MB resident, issue 13);
       // - the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy` in the
-      //   build script): start-up code runs once and is not worth compiling; requests are, from
-      //   now on. After the shrink, so the counts start-up ran up are gone with its code: what
-      //   it used a lot (array helpers, zod, drizzle) is not compiled at the next call merely
-      //   for that (~2 MB of JIT and compiler pages at idle otherwise)
+      //   build script): start-up code runs once and is not worth compiling. After the shrink,
+      //   so the counts start-up ran up are gone with its code: what it used a lot (array
+      //   helpers, zod, drizzle) is not compiled at the next call merely for that (~2 MB of JIT
+      //   and compiler pages at idle otherwise). From then on the thresholds are SERVE_JIT_POLICY
+      //   times JavaScriptCore's: see there
       setTimeout(() => {
         // a collection still running (a concurrent one) would make the shrink keep all code
         Bun.gc(true);
         Bun.shrink(); // runs when this callback returns: nothing runs between the two
-        Bun.unsafe.setJITPolicy(1);
+        Bun.unsafe.setJITPolicy(SERVE_JIT_POLICY);
       }, RELEASE_START_AFTER_MS).unref();
     });
 }
