@@ -36,13 +36,14 @@ const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
 const run = (o) => {
   let wait = o.everyMs, last = "", quiet = performance.now();
   const tick = () => {
+    const t = performance.now();
     let now = "";
     try { now = String(checkpoint()); ticks++; } catch {}
-    const t = performance.now();
     if (now !== last) { last = now; quiet = t; wait = o.everyMs; }
     else if (t - quiet >= o.idleMs) return postMessage({ idle: true, ticks });
     else wait = Math.min(wait * 2, o.maxMs);
-    timer = setTimeout(tick, wait);
+    // from the tick's start, as an interval: a long copy and sync does not stretch the busy cadence
+    timer = setTimeout(tick, Math.max(0, t + wait - performance.now()));
   };
   timer = setTimeout(tick, wait);
 };
@@ -80,7 +81,7 @@ export interface CheckpointerOptions {
   maxMs?: number;
   /** after this long with nothing new the worker stops ticking and calls onIdle (ms; default never) */
   idleMs?: number;
-  /** the worker went idle after `ticks` timed checkpoints; the caller stops it */
+  /** the worker went idle after `ticks` timed checkpoints; startCheckpointer's caller stops it, checkpointWhenBusy has */
   onIdle?(ticks: number): void;
 }
 
@@ -167,10 +168,11 @@ export function checkpointWhenBusy(sqlite: Database, path: string, o: Checkpoint
     }, o.pollMs ?? POLL_MS);
     poll.unref();
   };
-  const rest = () => {
+  const rest = (ticks: number) => {
     const idle = worker;
     worker = undefined;
     resting = idle?.stop().then(watch);
+    o.onIdle?.(ticks);
   };
   watch();
   return {
