@@ -158,7 +158,7 @@ export function checkpointWhenBusy(sqlite: Database, path: string, o: Checkpoint
     const read = (at: number) => header.getUint32(at, true);
     // frames already there (checkpointed by the worker just stopped, or left by the last run) are not new
     let base = read(WAL_HEADER.frames);
-    let salt = read(WAL_HEADER.salt);
+    const salt = read(WAL_HEADER.salt);
     poll = setInterval(() => {
       // the WAL started over (maybe grown past `base` again since the last look): every frame in it is new
       if (read(WAL_HEADER.salt) !== salt) base = 0;
