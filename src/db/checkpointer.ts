@@ -6,36 +6,59 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * past `wal_autocheckpoint` pages (1,000 by default): it copies the WAL into the database file
  * and fsyncs both, 10–45 ms on the bench machine, several times a second under a send load,
  * and the event loop serves nothing meanwhile (it was most of the send p99). Here a worker
- * thread with a connection of its own runs a PASSIVE checkpoint every `everyMs` (10): it never
- * takes the write lock, so commits go on while it copies and syncs, and when it caught up
- * between two commits the next one starts the WAL over from its beginning. The main connection
- * keeps an automatic checkpoint at BACKSTOP_PAGES (≈40 MB of WAL), for a WAL that was not
- * started over in time or a worker that is gone; the worker checkpointing often keeps what that
- * one has left to copy small (every 50 ms, a backstop checkpoint still blocked a commit 12–80 ms).
- * When idle, a tick finds nothing to copy and syncs nothing.
+ * thread with a connection of its own runs a PASSIVE checkpoint every `everyMs` (10) while
+ * commits come: it never takes the write lock, so commits go on while it copies and syncs, and
+ * when it caught up between two commits the next one starts the WAL over from its beginning.
+ * The main connection keeps an automatic checkpoint at BACKSTOP_PAGES (≈40 MB of WAL), for a
+ * WAL that was not started over in time or a worker that is gone; the worker checkpointing
+ * often keeps what that one has left to copy small (every 50 ms, a backstop checkpoint still
+ * blocked a commit 12–80 ms).
+ * Once writes stop, the thread must not wake 100 times a second for nothing: a tick whose
+ * checkpoint answers as the last one did (nothing committed since) waits twice as long, up to
+ * `maxMs` (POLL_MS); any new frame brings it back to `everyMs`. (The worker cannot look at the
+ * WAL-index header itself: mapping it would drop SQLite's locks, see wal-index.ts.) After
+ * IDLE_MS of that, a server stops the thread and its memory altogether (checkpointWhenBusy).
+ * Frames are not counted exactly: a WAL started over to the same length looks unchanged for
+ * one tick, which only waits once more.
  * What a commit promises is unchanged (synchronous=NORMAL never synced a commit; checkpoints
  * still sync). The worker's code is a string (a Blob URL), so the compiled binary needs no
  * second entry point.
  */
 const BACKSTOP_PAGES = 10_000;
 const DEFAULT_PAGES = 1_000;
+/** How often the WAL is looked at when nothing is written: the header poll, the idle worker's longest wait. */
+const POLL_MS = 250;
 
 const WORKER = `
 import { Database } from "bun:sqlite";
-let db, timer;
+let db, timer, ticks = 0;
 const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
+const run = (o) => {
+  let wait = o.everyMs, last = "", quiet = performance.now();
+  const tick = () => {
+    const t = performance.now();
+    let now = "";
+    try { now = String(checkpoint()); ticks++; } catch {}
+    if (now !== last) { last = now; quiet = t; wait = o.everyMs; }
+    else if (t - quiet >= o.idleMs) return postMessage({ idle: true, ticks });
+    else wait = Math.min(wait * 2, o.maxMs);
+    // from the tick's start, as an interval: a long copy and sync does not stretch the busy cadence
+    timer = setTimeout(tick, Math.max(0, t + wait - performance.now()));
+  };
+  timer = setTimeout(tick, wait);
+};
 self.onmessage = (e) => {
   const m = e.data;
   try {
     if (m.open) {
       db = new Database(m.open, { readwrite: true, create: false });
       db.exec("PRAGMA busy_timeout = 0");
-      timer = setInterval(() => { try { checkpoint(); } catch {} }, m.everyMs);
+      run(m);
       postMessage({ ready: true });
     } else if (m.now) {
       postMessage({ id: m.now, result: checkpoint() });
     } else if (m.stop) {
-      clearInterval(timer);
+      clearTimeout(timer);
       db?.close();
       postMessage({ stopped: true });
     }
@@ -51,8 +74,19 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
+export interface CheckpointerOptions {
+  /** the interval while commits come (ms) */
+  everyMs?: number;
+  /** the longest wait between two ticks that found nothing new (ms) */
+  maxMs?: number;
+  /** after this long with nothing new the worker stops ticking and calls onIdle (ms; default never) */
+  idleMs?: number;
+  /** the worker went idle after `ticks` timed checkpoints; startCheckpointer's caller stops it, checkpointWhenBusy has */
+  onIdle?(ticks: number): void;
+}
+
 /** Starts checkpointing `path` (the file `sqlite` has open, in WAL mode) from a worker thread. */
-export function startCheckpointer(sqlite: Database, path: string, o: { everyMs?: number } = {}): Checkpointer {
+export function startCheckpointer(sqlite: Database, path: string, o: CheckpointerOptions = {}): Checkpointer {
   const worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "text/javascript" })));
   // Bun's Worker: it must not keep a process alive that is otherwise done
   (worker as unknown as { unref(): void }).unref();
@@ -62,11 +96,12 @@ export function startCheckpointer(sqlite: Database, path: string, o: { everyMs?:
   let running = false;
   const backstop = (pages: number) => sqlite.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
   worker.onmessage = (e: MessageEvent) => {
-    const m = e.data as { ready?: true; stopped?: true; id?: number; result?: [number, number, number]; error?: string };
+    const m = e.data as { ready?: true; stopped?: true; idle?: true; ticks?: number; id?: number; result?: [number, number, number]; error?: string };
     if (m.ready) {
       running = true;
       backstop(BACKSTOP_PAGES);
     } else if (m.stopped) stopped?.();
+    else if (m.idle) o.onIdle?.(m.ticks!);
     else if (m.id) {
       const w = waiting.get(m.id);
       waiting.delete(m.id);
@@ -79,7 +114,7 @@ export function startCheckpointer(sqlite: Database, path: string, o: { everyMs?:
     if (running) backstop(DEFAULT_PAGES);
     running = false;
   };
-  worker.postMessage({ open: path, everyMs: o.everyMs ?? 10 });
+  worker.postMessage({ open: path, everyMs: o.everyMs ?? 10, maxMs: o.maxMs ?? POLL_MS, idleMs: o.idleMs ?? Infinity });
   return {
     checkpoint() {
       const id = ++next;
@@ -99,39 +134,62 @@ export function startCheckpointer(sqlite: Database, path: string, o: { everyMs?:
   };
 }
 
-/** WAL frames (pages) since the WAL last started over that wake the worker: ≈1 MiB of writes. */
+/** WAL frames (pages) written since the header poll began that wake the worker: ≈1 MiB of writes. */
 const BUSY_FRAMES = 256;
-const POLL_MS = 250;
+/** A worker that found nothing new for this long is stopped. */
+const IDLE_MS = 30_000;
 
 /**
  * The checkpointer of a server: the worker thread (a JavaScript VM of its own, several MiB)
- * starts only once the database is written to at a rate worth it, when the WAL holds
- * BUSY_FRAMES frames at a look every POLL_MS (read from the mapped WAL-index header, no
- * system call); an idle or lightly used server checkpoints in its commits as SQLite does by
- * default (1,000 pages, a few ms), as does one whose WAL index is not mapped (nothing polls
- * then). Once started the worker stays.
+ * runs only while the database is written to at a rate worth it. It starts once BUSY_FRAMES
+ * new frames are in the WAL at a look every POLL_MS (read from the mapped WAL-index header, no
+ * system call) and is stopped again after IDLE_MS with nothing new, back to the poll; meanwhile
+ * an idle or lightly used server checkpoints in its commits as SQLite does by default (1,000
+ * pages, a few ms), as does one whose WAL index is not mapped (nothing polls then).
  */
-export function checkpointWhenBusy(sqlite: Database, path: string, o: { everyMs?: number; pollMs?: number } = {}): Checkpointer & { readonly started: boolean } {
+export function checkpointWhenBusy(sqlite: Database, path: string, o: CheckpointerOptions & { pollMs?: number } = {}): Checkpointer & { readonly started: boolean } {
   let worker: Checkpointer | undefined;
+  let resting: Promise<void> | undefined;
+  let poll: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
   const header = walIndexView(path);
-  const poll =
-    header &&
-    setInterval(() => {
-      if (header.getUint32(WAL_HEADER.frames, true) < BUSY_FRAMES) return;
-      clearInterval(poll!);
-      worker = startCheckpointer(sqlite, path, o);
+  const watch = () => {
+    if (!header || closed) return;
+    const read = (at: number) => header.getUint32(at, true);
+    // frames already there (checkpointed by the worker just stopped, or left by the last run) are not new
+    let base = read(WAL_HEADER.frames);
+    const salt = read(WAL_HEADER.salt);
+    poll = setInterval(() => {
+      // the WAL started over (maybe grown past `base` again since the last look): every frame in it is new
+      if (read(WAL_HEADER.salt) !== salt) base = 0;
+      if (read(WAL_HEADER.frames) - base < BUSY_FRAMES) return;
+      clearInterval(poll);
+      worker = startCheckpointer(sqlite, path, { idleMs: IDLE_MS, ...o, onIdle: rest });
     }, o.pollMs ?? POLL_MS);
-  poll?.unref();
+    poll.unref();
+  };
+  const rest = (ticks: number) => {
+    const idle = worker;
+    worker = undefined;
+    resting = idle?.stop().then(watch);
+    o.onIdle?.(ticks);
+  };
+  watch();
   return {
+    /** the worker is running now */
     get started() {
       return worker !== undefined;
     },
     checkpoint() {
-      return worker ? worker.checkpoint() : Promise.reject(new Error("the checkpointer has not started"));
+      return worker ? worker.checkpoint() : Promise.reject(new Error("the checkpointer is not running"));
     },
     async stop() {
-      if (poll) clearInterval(poll);
-      await worker?.stop();
+      closed = true;
+      clearInterval(poll);
+      const running = worker;
+      worker = undefined;
+      await resting;
+      await running?.stop();
     },
   };
 }

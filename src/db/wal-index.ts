@@ -14,6 +14,8 @@ export const WAL_HEADER = {
   change: 8,
   /** mxFrame: frames in the WAL since it last started over */
   frames: 16,
+  /** aSalt[0]: changes (goes up by one) each time the WAL starts over */
+  salt: 32,
   /** aCksum[2]: the header's checksum, two u32 */
   cksum: 40,
   /** where the second copy starts */

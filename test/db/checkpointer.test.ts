@@ -58,3 +58,42 @@ test("the worker starts only once writes fill the WAL: an idle server has no che
   await c.stop();
   o.close();
 });
+
+test("with no writes the worker backs off, then goes idle: it stops ticking", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const idle = Promise.withResolvers<number>();
+  // no cap on the back-off: a tick every 1 ms for the 200 ms would be ~200 ticks, doubling waits ~9
+  const c = startCheckpointer(o.sqlite, path, { everyMs: 1, maxMs: 3_600_000, idleMs: 200, onIdle: idle.resolve });
+  const ticks = await idle.promise;
+  expect(ticks).toBeGreaterThan(0);
+  expect(ticks).toBeLessThan(40);
+  await c.stop();
+  o.close();
+});
+
+test("after an idle stop a new burst of writes starts the worker again; commits stay whole", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  // each worker goes idle once: counting idle stops cannot miss a short run, as sampling `started` could
+  let idles = 0;
+  const c = checkpointWhenBusy(o.sqlite, path, { pollMs: 5, everyMs: 1, maxMs: 20, idleMs: 100, onIdle: () => idles++ });
+  const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+  for (let burst = 1; burst <= 2; burst++) {
+    for (let i = 0; i < 400; i++) ins.run("x".repeat(500));
+    for (let i = 0; i < 1_000 && idles < burst; i++) await Bun.sleep(10);
+    expect(idles).toBe(burst);
+    // stopped: the checkpoints back in the commits, the header poll on again
+    expect(c.started).toBe(false);
+    expect(autocheckpoint(o.sqlite)).toBe(1_000);
+  }
+  for (let i = 0; i < 400; i++) ins.run("y".repeat(500));
+  await c.stop();
+  expect(c.started).toBe(false);
+  o.close();
+  const again = new Database(path, { readonly: true });
+  expect(again.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1200 });
+  again.close();
+});
