@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../errors.ts";
+import { resolveLazy } from "./lazy-schema.ts";
 
 /** An OpenAPI 3.0 response object. */
 export interface ResponseDoc {
@@ -41,7 +42,8 @@ export const errorEnvelopeSchema = {
 
 /** Turns a zod schema into the OpenAPI 3.0 flavour of JSON Schema (a File field is a binary string). */
 export function zodToOpenApi(schema: z.ZodType, io: "input" | "output" = "input"): Record<string, unknown> {
-  return z.toJSONSchema(schema, {
+  // zod keys the conversion by identity: the tree must hold schemas, not lazy stand-ins
+  return z.toJSONSchema(resolveLazy(schema), {
     target: "openapi-3.0",
     io,
     unrepresentable: "any",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isCommonPassword } from "../../auth/common-passwords.ts";
 import { phoneField } from "../../http/phone.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 /**
  * A string field: "is required" only when it is missing. A value of another type (`"otpCode":
@@ -65,42 +66,50 @@ export type LoginInput = z.infer<ReturnType<typeof loginBody>>;
  * Body of the verification routes that take no input; the token may also come in the body (D3).
  * A bodiless POST arrives as "" and counts as no body.
  */
-export const registrationTokenBody = z.preprocess(
-  (v) => (v === "" || v === null ? undefined : v),
-  z.object({ registrationToken: token.optional() }).optional(),
+export const registrationTokenBody = lazySchema(() =>
+  z.preprocess(
+    (v) => (v === "" || v === null ? undefined : v),
+    z.object({ registrationToken: token.optional() }).optional(),
+  )
 );
 
-export const mobileVerifyBody = z.object({ otpCode: otpCodeField, registrationToken: token.optional() });
+export const mobileVerifyBody = lazySchema(() => z.object({ otpCode: otpCodeField, registrationToken: token.optional() }));
 
 /** POST email/verify takes `code`, or its alias `otpCode`. */
-export const emailVerifyBody = z
-  .object({ code: otpCodeField.optional(), otpCode: otpCodeField.optional(), registrationToken: token.optional() })
-  .refine((b) => b.code !== undefined || b.otpCode !== undefined, { path: ["code"], message: "is required" });
+export const emailVerifyBody = lazySchema(() =>
+  z
+    .object({ code: otpCodeField.optional(), otpCode: otpCodeField.optional(), registrationToken: token.optional() })
+    .refine((b) => b.code !== undefined || b.otpCode !== undefined, { path: ["code"], message: "is required" })
+);
 
-export const loginChallengeBody = z.object({ loginChallengeToken: token });
+export const loginChallengeBody = lazySchema(() => z.object({ loginChallengeToken: token }));
 
 /** login/verify-otp: the challenge with an `otpCode`, or with an OpenID Connect `idToken`. */
-export const loginVerifyBody = z
-  .object({ loginChallengeToken: token, otpCode: otpCodeField.optional(), idToken: token.optional() })
-  .refine((b) => b.otpCode !== undefined || b.idToken !== undefined, { path: ["otpCode"], message: "is required (or idToken)" });
+export const loginVerifyBody = lazySchema(() =>
+  z
+    .object({ loginChallengeToken: token, otpCode: otpCodeField.optional(), idToken: token.optional() })
+    .refine((b) => b.otpCode !== undefined || b.idToken !== undefined, { path: ["otpCode"], message: "is required (or idToken)" })
+);
 
-export const refreshBody = z.object({ refreshToken: token });
+export const refreshBody = lazySchema(() => z.object({ refreshToken: token }));
 
-export const forgotBody = z.object({ email: emailField });
+export const forgotBody = lazySchema(() => z.object({ email: emailField }));
 
-export const resetBody = z.object({ token, password: newPasswordField });
+export const resetBody = lazySchema(() => z.object({ token, password: newPasswordField }));
 
-export const changePasswordBody = z
-  .object({ currentPassword: passwordField, newPassword: newPasswordField })
-  .refine((b) => b.currentPassword !== b.newPassword, { path: ["newPassword"], message: "must differ from the current password" });
+export const changePasswordBody = lazySchema(() =>
+  z
+    .object({ currentPassword: passwordField, newPassword: newPasswordField })
+    .refine((b) => b.currentPassword !== b.newPassword, { path: ["newPassword"], message: "must differ from the current password" })
+);
 
-export const twoFactorBody = z.object({ enabled: z.boolean({ error: "must be true or false" }), password: passwordField });
+export const twoFactorBody = lazySchema(() => z.object({ enabled: z.boolean({ error: "must be true or false" }), password: passwordField }));
 
-export const profileBody = z.object({ name: label() });
+export const profileBody = lazySchema(() => z.object({ name: label() }));
 
 /** POST profile/mobile/send-otp. */
 /** `password` is required when a verified mobile would be replaced (it is the second factor). */
-export const profileMobileBody = z.object({ mobile: mobileField, password: passwordField.optional() });
+export const profileMobileBody = lazySchema(() => z.object({ mobile: mobileField, password: passwordField.optional() }));
 
 /** POST profile/mobile/verify: the number the code was sent to, and the code. */
-export const profileMobileVerifyBody = z.object({ mobile: mobileField, otpCode: otpCodeField });
+export const profileMobileVerifyBody = lazySchema(() => z.object({ mobile: mobileField, otpCode: otpCodeField }));

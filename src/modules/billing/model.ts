@@ -1,17 +1,22 @@
 import { z } from "zod";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
-export const checkoutBody = z.object({
-  planId: z.string().min(1).max(64),
-  interval: z.enum(["monthly", "annual"]),
-});
+export const checkoutBody = lazySchema(() =>
+  z.object({
+    planId: z.string().min(1).max(64),
+    interval: z.enum(["monthly", "annual"]),
+  })
+);
 
 export type CheckoutInput = z.infer<typeof checkoutBody>;
 
-export const verifyBody = z.object({
-  razorpay_order_id: z.string().min(1).max(64),
-  razorpay_payment_id: z.string().min(1).max(64),
-  razorpay_signature: z.string().min(1).max(256),
-});
+export const verifyBody = lazySchema(() =>
+  z.object({
+    razorpay_order_id: z.string().min(1).max(64),
+    razorpay_payment_id: z.string().min(1).max(64),
+    razorpay_signature: z.string().min(1).max(256),
+  })
+);
 export type VerifyInput = z.infer<typeof verifyBody>;
 
 export interface PlanView {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { docSchema } from "../../http/openapi.ts";
+import { resolveLazy } from "../../http/lazy-schema.ts";
 
 // OpenAPI response objects for the contacts and segments routes, built from the same zod
 // shapes the services return (the generator only sees request schemas by itself).
@@ -24,7 +25,7 @@ const json = (schema: () => z.ZodType): Media => {
   let made: Record<string, any> | undefined;
   const media = {
     get schema() {
-      return (made ??= z.toJSONSchema(schema(), { target: "openapi-3.0", unrepresentable: "any" }) as Record<string, any>);
+      return (made ??= z.toJSONSchema(resolveLazy(schema()), { target: "openapi-3.0", unrepresentable: "any" }) as Record<string, any>);
     },
   };
   return { "application/json": media };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { MessageType } from "../../network/driver.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 const MiB = 1024 * 1024;
 
@@ -25,11 +26,13 @@ export function formatBytes(n: number): string {
   return n >= MiB ? `${Math.round((n / MiB) * 10) / 10} MB` : `${n} bytes`;
 }
 
-export const mediaIdParams = z.object({ id: z.uuid() });
+export const mediaIdParams = lazySchema(() => z.object({ id: z.uuid() }));
 
-export const uploadBody = z.object({
-  file: z.instanceof(File, { message: "is required (a file part)" }),
-  /** the message type the file is meant for: its size cap and MIME check apply now */
-  type: z.enum(MEDIA_KINDS as [MediaKind, ...MediaKind[]]).optional(),
-});
+export const uploadBody = lazySchema(() =>
+  z.object({
+    file: z.instanceof(File, { message: "is required (a file part)" }),
+    /** the message type the file is meant for: its size cap and MIME check apply now */
+    type: z.enum(MEDIA_KINDS as [MediaKind, ...MediaKind[]]).optional(),
+  })
+);
 export type UploadBody = z.infer<typeof uploadBody>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
 import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 /** D1: digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
@@ -9,42 +10,46 @@ export const phoneNumber = phoneField;
 const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 
 /** POST /api/v1/messages/send (D8). */
-export const sendBody = z
-  .object({
-    session_id: z.uuid(),
-    to: recipientField,
-    type: z.enum(MESSAGE_TYPES).default("text"),
-    /** text, or the caption of media */
-    body: z.string().max(4096).optional(),
-    mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
-    mediaId: z.uuid().optional(),
-    /** base64 (or a data: URI) of the file */
-    media: z.string().min(1).optional(),
-    mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type like image/png").max(127).optional(),
-    filename: z.string().min(1).max(255).optional(),
-  })
-  .superRefine((v, ctx) => {
-    const given = SOURCES.filter((k) => v[k] !== undefined);
-    if (v.type === "text") {
-      if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
-      for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
-      return;
-    }
-    if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
-    for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
-  });
+export const sendBody = lazySchema(() =>
+  z
+    .object({
+      session_id: z.uuid(),
+      to: recipientField,
+      type: z.enum(MESSAGE_TYPES).default("text"),
+      /** text, or the caption of media */
+      body: z.string().max(4096).optional(),
+      mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
+      mediaId: z.uuid().optional(),
+      /** base64 (or a data: URI) of the file */
+      media: z.string().min(1).optional(),
+      mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type like image/png").max(127).optional(),
+      filename: z.string().min(1).max(255).optional(),
+    })
+    .superRefine((v, ctx) => {
+      const given = SOURCES.filter((k) => v[k] !== undefined);
+      if (v.type === "text") {
+        if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
+        for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
+        return;
+      }
+      if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
+      for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
+    })
+);
 export type SendBody = z.infer<typeof sendBody>;
 
-export const messageIdParams = z.object({ id: z.uuid() });
+export const messageIdParams = lazySchema(() => z.object({ id: z.uuid() }));
 
 /** Keyset pagination (D1): `before`/`after` are message ids (UUIDv7, time-ordered). */
-export const cursorFields = {
-  before: z.uuid().optional(),
-  after: z.uuid().optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  // OFFSET paging would scan millions of rows: only the first page is addressed by number
-  page: z.coerce.number().int().min(1).max(1, "only page 1 exists here; continue with before=pagination.nextCursor").optional(),
-};
+export const cursorFields = lazySchema(() => (
+  {
+    before: z.uuid().optional(),
+    after: z.uuid().optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    // OFFSET paging would scan millions of rows: only the first page is addressed by number
+    page: z.coerce.number().int().min(1).max(1, "only page 1 exists here; continue with before=pagination.nextCursor").optional(),
+  }
+));
 
 /** Refuses `before` together with `after`. */
 export function oneCursor<T extends z.ZodObject>(schema: T) {

@@ -3,33 +3,36 @@
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { z } from "zod";
 import { attributesField, MAX_TAGS, tagField } from "../contacts/fields.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 const DAY_MS = 86_400_000;
 
-const tagList = z.array(tagField).min(1, "must name at least one tag").max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`);
-const days = z.number().int("must be a whole number of days").min(1).max(36_500);
+const tagList = lazySchema(() => z.array(tagField).min(1, "must name at least one tag").max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`));
+const days = lazySchema(() => z.number().int("must be a whole number of days").min(1).max(36_500));
 
 /**
  * A segment filter (D11): every given condition must hold. Tags are matched after trimming
  * and lower-casing (as stored); `attributes` is exact, case-sensitive equality per key.
  * Unknown keys are refused (a misspelt condition must not silently widen an audience).
  */
-export const segmentFilter = z
-  .object({
-    /** the contact has at least one of these tags */
-    tagsAny: tagList.optional(),
-    /** the contact has every one of these tags */
-    tagsAll: tagList.optional(),
-    /** the contact has none of these tags */
-    tagsNone: tagList.optional(),
-    /** attribute KEY equals the value, for every key given */
-    attributes: attributesField.optional(),
-    /** the contact wrote within this many days */
-    lastInboundWithinDays: days.optional(),
-    /** the contact was created within this many days */
-    createdWithinDays: days.optional(),
-  })
-  .strict();
+export const segmentFilter = lazySchema(() =>
+  z
+    .object({
+      /** the contact has at least one of these tags */
+      tagsAny: tagList.optional(),
+      /** the contact has every one of these tags */
+      tagsAll: tagList.optional(),
+      /** the contact has none of these tags */
+      tagsNone: tagList.optional(),
+      /** attribute KEY equals the value, for every key given */
+      attributes: attributesField.optional(),
+      /** the contact wrote within this many days */
+      lastInboundWithinDays: days.optional(),
+      /** the contact was created within this many days */
+      createdWithinDays: days.optional(),
+    })
+    .strict()
+);
 
 /** A validated filter (tags already trimmed and lower-cased). */
 export type SegmentFilter = z.infer<typeof segmentFilter>;

@@ -1,20 +1,23 @@
 import { z } from "zod";
 import type { SessionRow } from "./repo.ts";
 import { phoneField } from "../../http/phone.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 /** Path parameter of every session route. */
-export const sessionIdParams = z.object({ id: z.uuid("must be a session id (UUID)") });
+export const sessionIdParams = lazySchema(() => z.object({ id: z.uuid("must be a session id (UUID)") }));
 
 /** POST /api/v1/chatapp (D7: name 1-64, unique in the workspace). */
-export const createSessionBody = z.object({
-  name: z.string().trim().min(1, "must not be empty").max(64, "must be at most 64 characters"),
-});
+export const createSessionBody = lazySchema(() =>
+  z.object({
+    name: z.string().trim().min(1, "must not be empty").max(64, "must be at most 64 characters"),
+  })
+);
 
 /** D1: digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
 
 /** POST /api/v1/chatapp/{id}/pairing-code (D7). */
-export const pairingCodeBody = z.object({ phoneNumber });
+export const pairingCodeBody = lazySchema(() => z.object({ phoneNumber }));
 
 /** The session as the API shows it (spec part 2, plus timestamps and the last disconnect reason). */
 export interface SessionView {

@@ -1,30 +1,39 @@
 import { z } from "zod";
 import { phoneNumber } from "../sessions/model.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
-export const scanBody = z.object({ phoneNumber });
+export const scanBody = lazySchema(() => z.object({ phoneNumber }));
 
-export const inboundBody = z
-  .object({
-    from: phoneNumber,
-    type: z.enum(["text", "image", "document", "audio", "video"]).default("text"),
-    text: z.string().max(65_536, "must be at most 65536 characters").optional(),
-    mediaUrl: z.url("must be a URL").optional(),
-  })
-  .refine((b) => b.type !== "text" || (b.text !== undefined && b.text.length > 0), { path: ["text"], message: "is required for a text message" })
-  .refine((b) => b.type === "text" || b.mediaUrl !== undefined, { path: ["mediaUrl"], message: "is required for a media message" });
-
-export const receiptBody = z.object({
-  messageId: z.string().trim().min(1, "is required").max(200),
-  status: z.enum(["delivered", "read"]),
-});
-
-/** The body is optional: an empty POST is a plain logout. */
-export const logoutBody = z.preprocess(
-  (v) => (v === undefined || v === null || v === "" ? {} : v),
-  z.object({ reason: z.enum(["logged_out", "replaced", "banned"]).default("logged_out") }),
+export const inboundBody = lazySchema(() =>
+  z
+    .object({
+      from: phoneNumber,
+      type: z.enum(["text", "image", "document", "audio", "video"]).default("text"),
+      text: z.string().max(65_536, "must be at most 65536 characters").optional(),
+      mediaUrl: z.url("must be a URL").optional(),
+    })
+    .refine((b) => b.type !== "text" || (b.text !== undefined && b.text.length > 0), { path: ["text"], message: "is required for a text message" })
+    .refine((b) => b.type === "text" || b.mediaUrl !== undefined, { path: ["mediaUrl"], message: "is required for a media message" })
 );
 
-export const failBody = z.object({
-  count: z.number().int().min(1).max(10_000),
-  code: z.string().trim().min(1).max(64).regex(/^[a-z0-9_]+$/, "must be lower-case letters, digits and underscores").optional(),
-});
+export const receiptBody = lazySchema(() =>
+  z.object({
+    messageId: z.string().trim().min(1, "is required").max(200),
+    status: z.enum(["delivered", "read"]),
+  })
+);
+
+/** The body is optional: an empty POST is a plain logout. */
+export const logoutBody = lazySchema(() =>
+  z.preprocess(
+    (v) => (v === undefined || v === null || v === "" ? {} : v),
+    z.object({ reason: z.enum(["logged_out", "replaced", "banned"]).default("logged_out") }),
+  )
+);
+
+export const failBody = lazySchema(() =>
+  z.object({
+    count: z.number().int().min(1).max(10_000),
+    code: z.string().trim().min(1).max(64).regex(/^[a-z0-9_]+$/, "must be lower-case letters, digits and underscores").optional(),
+  })
+);

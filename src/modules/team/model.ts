@@ -1,29 +1,34 @@
 import { z } from "zod";
 import { phoneField } from "../../http/phone.ts";
 import { newPasswordField } from "../auth/model.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 /** Roles that can be given by invitation or role change; `owner` only moves by transfer. */
 export const ASSIGNABLE_ROLES = ["admin", "agent", "viewer"] as const;
 
-export const inviteBody = z.object({
-  email: z.email().max(254),
-  role: z.enum(ASSIGNABLE_ROLES),
-});
+export const inviteBody = lazySchema(() =>
+  z.object({
+    email: z.email().max(254),
+    role: z.enum(ASSIGNABLE_ROLES),
+  })
+);
 export type InviteInput = z.infer<typeof inviteBody>;
 
-export const acceptBody = z.object({
-  token: z.string().min(20).max(200),
-  name: z.string().trim().min(2).max(80),
-  /** the rules of registration (D3): 8-128 characters, not a common password */
-  password: newPasswordField,
-  /** digits with country code, no plus (D1) */
-  mobile: phoneField.optional(),
-});
+export const acceptBody = lazySchema(() =>
+  z.object({
+    token: z.string().min(20).max(200),
+    name: z.string().trim().min(2).max(80),
+    /** the rules of registration (D3): 8-128 characters, not a common password */
+    password: newPasswordField,
+    /** digits with country code, no plus (D1) */
+    mobile: phoneField.optional(),
+  })
+);
 export type AcceptInput = z.infer<typeof acceptBody>;
 
-export const changeRoleBody = z.object({ role: z.enum(ASSIGNABLE_ROLES) });
-export const transferBody = z.object({ userId: z.uuid() });
-export const idParams = z.object({ id: z.uuid() });
+export const changeRoleBody = lazySchema(() => z.object({ role: z.enum(ASSIGNABLE_ROLES) }));
+export const transferBody = lazySchema(() => z.object({ userId: z.uuid() }));
+export const idParams = lazySchema(() => z.object({ id: z.uuid() }));
 
 export interface MemberView {
   id: string;

@@ -1,25 +1,30 @@
 import { z } from "zod";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 /** An opt-in/out keyword (D11): matched trimmed and case-insensitively, stored upper-case. */
-const keywordList = z
-  .array(z.string().trim().min(1, "must not be empty").max(40, "must be at most 40 characters").toUpperCase())
-  .max(20, "at most 20 keywords")
-  .transform((k) => [...new Set(k)]);
+const keywordList = lazySchema(() =>
+  z
+    .array(z.string().trim().min(1, "must not be empty").max(40, "must be at most 40 characters").toUpperCase())
+    .max(20, "at most 20 keywords")
+    .transform((k) => [...new Set(k)])
+);
 
-export const updateWorkspaceBody = z
-  .object({
-    name: z.string().trim().min(2).max(80).optional(),
-    /** every member must pass a second factor at login (D3) */
-    require2fa: z.boolean().optional(),
-    /** inbound texts that opt a contact out (default STOP, UNSUBSCRIBE); [] turns it off */
-    optOutKeywords: keywordList.optional(),
-    /** inbound texts that opt a contact back in (default START) */
-    optInKeywords: keywordList.optional(),
-  })
-  .refine((b) => b.name !== undefined || b.require2fa !== undefined || b.optOutKeywords !== undefined || b.optInKeywords !== undefined, {
-    message: "give name, require2fa, optOutKeywords or optInKeywords",
-    path: ["name"],
-  });
+export const updateWorkspaceBody = lazySchema(() =>
+  z
+    .object({
+      name: z.string().trim().min(2).max(80).optional(),
+      /** every member must pass a second factor at login (D3) */
+      require2fa: z.boolean().optional(),
+      /** inbound texts that opt a contact out (default STOP, UNSUBSCRIBE); [] turns it off */
+      optOutKeywords: keywordList.optional(),
+      /** inbound texts that opt a contact back in (default START) */
+      optInKeywords: keywordList.optional(),
+    })
+    .refine((b) => b.name !== undefined || b.require2fa !== undefined || b.optOutKeywords !== undefined || b.optInKeywords !== undefined, {
+      message: "give name, require2fa, optOutKeywords or optInKeywords",
+      path: ["name"],
+    })
+);
 export type UpdateWorkspaceInput = z.infer<typeof updateWorkspaceBody>;
 
 export interface WorkspaceView {
