@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema.ts";
 
 /** Success envelope of the spec: `{ success: true, data?, message? }`. */
 export function ok<T>(data?: T, message?: string): { success: true; data?: T; message?: string } {
@@ -22,10 +23,12 @@ export function paged<T>(data: T[], page: number, limit: number, total: number) 
 }
 
 /** Query schema of every paginated list (D1): page >= 1, limit 1..100. */
-export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-});
+export const pageQuery = lazySchema(() =>
+  z.object({
+    page: z.coerce.number().int().min(1).default(1),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  }),
+);
 
 /** Failure envelope of D1. */
 export function failureBody(code: string, message: string, requestId: string, errors?: Record<string, string>, data?: unknown) {

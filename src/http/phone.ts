@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "./lazy-schema.ts";
 
 type Lib = typeof import("libphonenumber-js/min");
 let lib: Lib | undefined;
@@ -40,14 +41,16 @@ const NATIONAL = "starts with 0: write it with the country code (e.g. +91 98000 
  * number. A leading `+`, spaces, dashes, dots and parentheses are accepted and dropped, so the
  * stored value is always bare digits.
  */
-export const phoneField = z
-  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string, e.g. \"+91 98000 00000\"") })
-  .transform(normalisePhone)
-  .pipe(
-    z
-      .string()
-      .regex(DIGITS, "must be 8 to 15 digits with the country code (a leading +, spaces and dashes are allowed)")
-      .refine((d) => !d.startsWith("0"), { error: NATIONAL, abort: true })
-      .refine(isPossiblePhone, "is not a possible phone number for its country code"),
-  )
-  .describe("phone number with the country code, e.g. 919800000000 (+, spaces, dashes and parentheses are dropped)");
+export const phoneField = lazySchema(() =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string, e.g. \"+91 98000 00000\"") })
+    .transform(normalisePhone)
+    .pipe(
+      z
+        .string()
+        .regex(DIGITS, "must be 8 to 15 digits with the country code (a leading +, spaces and dashes are allowed)")
+        .refine((d) => !d.startsWith("0"), { error: NATIONAL, abort: true })
+        .refine(isPossiblePhone, "is not a possible phone number for its country code"),
+    )
+    .describe("phone number with the country code, e.g. 919800000000 (+, spaces, dashes and parentheses are dropped)"),
+);

@@ -10,28 +10,32 @@ import { lazySchema } from "../../http/lazy-schema.ts";
 const text = () => z.string({ error: (i) => (i.input === undefined ? "is required" : `must be a string (in quotes), not ${i.input === null ? "null" : typeof i.input}`) });
 
 /** Lower-cased, trimmed email (users are unique by it). */
-export const emailField = text()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email({ error: "must be a valid email address" }).max(254, "must be at most 254 characters"));
+export const emailField = lazySchema(() =>
+  text()
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ error: "must be a valid email address" }).max(254, "must be at most 254 characters")),
+);
 
 /** A new password (D3): 8-128 characters and not one of the most common passwords. */
-export const newPasswordField = text()
-  .min(8, "must be at least 8 characters")
-  .max(128, "must be at most 128 characters")
-  .refine((p) => !isCommonPassword(p), "is too common; choose a less predictable password");
+export const newPasswordField = lazySchema(() =>
+  text()
+    .min(8, "must be at least 8 characters")
+    .max(128, "must be at most 128 characters")
+    .refine((p) => !isCommonPassword(p), "is too common; choose a less predictable password"),
+);
 
 /** A password being checked (login, current password): only bounded, never judged. */
-export const passwordField = text().min(1, "is required").max(128, "must be at most 128 characters");
+export const passwordField = lazySchema(() => text().min(1, "is required").max(128, "must be at most 128 characters"));
 
 /** Digits with the country code, no plus, 8 to 15 digits (D1). */
 export const mobileField = phoneField;
 
 const label = () => text().trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
 
-export const otpCodeField = text().regex(/^\d{6}$/, "must be 6 digits");
+export const otpCodeField = lazySchema(() => text().regex(/^\d{6}$/, "must be 6 digits"));
 
-const token = text().min(1, "is required").max(4096, "is too long");
+const token = lazySchema(() => text().min(1, "is required").max(4096, "is too long"));
 
 /** captchaId/captchaAnswer: required when the operator's captcha is `image`, ignored when `off`. */
 function captchaFields(required: boolean): { captchaId: z.ZodType<string | undefined>; captchaAnswer: z.ZodType<string | undefined> } {
@@ -42,23 +46,25 @@ function captchaFields(required: boolean): { captchaId: z.ZodType<string | undef
 
 /** POST /api/auth/register (D3). */
 export function registerBody(captcha: boolean) {
-  return z
-    .object({
-      name: label(),
-      email: emailField,
-      password: newPasswordField,
-      confirmPassword: text(),
-      tenantName: label(),
-      mobile: mobileField,
-      ...captchaFields(captcha),
-    })
-    .refine((b) => b.password === b.confirmPassword, { path: ["confirmPassword"], message: "must equal password" });
+  return lazySchema(() =>
+    z
+      .object({
+        name: label(),
+        email: emailField,
+        password: newPasswordField,
+        confirmPassword: text(),
+        tenantName: label(),
+        mobile: mobileField,
+        ...captchaFields(captcha),
+      })
+      .refine((b) => b.password === b.confirmPassword, { path: ["confirmPassword"], message: "must equal password" }),
+  );
 }
 export type RegisterInput = z.infer<ReturnType<typeof registerBody>>;
 
 /** POST /api/auth/login. */
 export function loginBody(captcha: boolean) {
-  return z.object({ email: emailField, password: passwordField, ...captchaFields(captcha) });
+  return lazySchema(() => z.object({ email: emailField, password: passwordField, ...captchaFields(captcha) }));
 }
 export type LoginInput = z.infer<ReturnType<typeof loginBody>>;
 

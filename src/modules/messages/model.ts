@@ -56,18 +56,20 @@ export function oneCursor<T extends z.ZodObject>(schema: T) {
   return schema.refine((q: { before?: string; after?: string }) => !(q.before && q.after), { path: ["after"], message: "cannot be combined with before" });
 }
 
-export const cursorQuery = oneCursor(z.object(cursorFields));
+export const cursorQuery = lazySchema(() => oneCursor(z.object(cursorFields)));
 
-export const messageListQuery = oneCursor(
-  z.object({
-    ...cursorFields,
-    sessionId: z.uuid().optional(),
-    phone: recipientField.optional(),
-    contactId: z.uuid().optional(),
-    direction: z.enum(DIRECTIONS).optional(),
-    status: z.enum(MESSAGE_STATUSES).optional(),
-    campaignId: z.uuid().optional(),
-  }),
+export const messageListQuery = lazySchema(() =>
+  oneCursor(
+    z.object({
+      ...cursorFields,
+      sessionId: z.uuid().optional(),
+      phone: recipientField.optional(),
+      contactId: z.uuid().optional(),
+      direction: z.enum(DIRECTIONS).optional(),
+      status: z.enum(MESSAGE_STATUSES).optional(),
+      campaignId: z.uuid().optional(),
+    }),
+  ),
 );
 export type MessageListQuery = z.infer<typeof messageListQuery>;
 

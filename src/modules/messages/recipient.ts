@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { phoneField } from "../../http/phone.ts";
+import { lazySchema } from "../../http/lazy-schema.ts";
 
 /**
  * A contact the network knows only by its LID (it hides the number): `<digits>@lid`, exactly
@@ -21,7 +22,7 @@ const accepted = new Map<string, string>();
  * which the union ignores when phoneField itself (the next option) reports why, so refusals
  * read exactly as without the memo.
  */
-const rememberedPhone = z.string().transform((raw, ctx) => {
+const rememberedPhone = lazySchema(() => z.string().transform((raw, ctx) => {
   const hit = accepted.get(raw);
   if (hit !== undefined) return hit;
   const r = phoneField.safeParse(raw);
@@ -32,12 +33,12 @@ const rememberedPhone = z.string().transform((raw, ctx) => {
   if (accepted.size >= MEMO_MAX) accepted.clear();
   accepted.set(raw, r.data);
   return r.data;
-});
+}));
 
 /** `to` of a send: a phone number (D1), or the `<digits>@lid` address of a contact whose number the network hides. */
-export const recipientField = z.union([z.string().regex(LID_ADDRESS), rememberedPhone, phoneField], {
+export const recipientField = lazySchema(() => z.union([z.string().regex(LID_ADDRESS), rememberedPhone, phoneField], {
   error: (iss) =>
     iss.input === undefined
       ? "is required"
       : "must be 8 to 15 digits with the country code (no plus sign), or the <digits>@lid address of a contact whose number the network hides",
-});
+}));

@@ -48,20 +48,22 @@ export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
 export const webhookParams = lazySchema(() => z.object({ id: z.uuid("must be a UUID") }));
 export const deliveryParams = lazySchema(() => z.object({ id: z.uuid("must be a UUID"), deliveryId: z.uuid("must be a UUID") }));
 
-export const historyQuery = pageQuery
-  .extend({
-    status: z.enum(DELIVERY_STATUSES).optional(),
-    event: eventName.optional(),
-    /** keyset cursors: delivery ids (time-ordered); one at a time, and no page number past 1 with them */
-    before: z.uuid("must be a delivery id").optional(),
-    after: z.uuid("must be a delivery id").optional(),
-  })
-  .superRefine((q, ctx) => {
-    if (q.before && q.after) ctx.addIssue({ code: "custom", path: ["after"], message: "cannot be combined with before" });
-    if ((q.before || q.after) && q.page > 1) {
-      ctx.addIssue({ code: "custom", path: ["page"], message: "cannot be combined with a cursor (before/after); continue with before=pagination.nextCursor" });
-    }
-  });
+export const historyQuery = lazySchema(() =>
+  pageQuery
+    .extend({
+      status: z.enum(DELIVERY_STATUSES).optional(),
+      event: eventName.optional(),
+      /** keyset cursors: delivery ids (time-ordered); one at a time, and no page number past 1 with them */
+      before: z.uuid("must be a delivery id").optional(),
+      after: z.uuid("must be a delivery id").optional(),
+    })
+    .superRefine((q, ctx) => {
+      if (q.before && q.after) ctx.addIssue({ code: "custom", path: ["after"], message: "cannot be combined with before" });
+      if ((q.before || q.after) && q.page > 1) {
+        ctx.addIssue({ code: "custom", path: ["page"], message: "cannot be combined with a cursor (before/after); continue with before=pagination.nextCursor" });
+      }
+    }),
+);
 export type HistoryQuery = z.infer<typeof historyQuery>;
 
 /** A webhook as the API shows it (never the secret). */
