@@ -71,9 +71,10 @@ async function readBody(res: Response, opts: GuardedFetchOptions): Promise<{ bod
     await res.body?.cancel().catch(() => {});
     throw new FetchFailedError("too_large", `response body of ${declared} bytes exceeds the cap of ${opts.maxBytes} bytes`);
   }
-  if (!res.body) return { body: new Uint8Array(0), truncated: false };
   // the usual short answer with a declared length within both limits: read whole, no stream reader
+  // (and no `res.body` stream object: bytes() of an answer without a body is empty too)
   if (declared <= (opts.truncateBytes ?? Infinity) && declared <= (opts.maxBytes ?? Infinity)) return { body: await res.bytes(), truncated: false };
+  if (!res.body) return { body: new Uint8Array(0), truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
