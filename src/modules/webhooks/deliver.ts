@@ -59,10 +59,19 @@ function describeFailure(res: GuardedResponse): string {
 }
 
 const utf8 = new TextDecoder();
-const opened = new TextMemo<string>(1024);
-/** A webhook's secret in clear, opened once per sealed value (a rotation seals a new one: a new entry). */
+let opened = new TextMemo<string>(1024);
+let openedWith: string | undefined;
+/**
+ * A webhook's secret in clear, opened once per sealed value (a rotation seals a new one: a new
+ * entry). Keyed by the sealed value alone, per data-dir key: a server has one key, so there is no
+ * key + sealed text (about 170 characters) to build and hash per attempt; another key starts over.
+ */
 function openedSecret(sealed: string, keyHex: string): string {
-  return opened.get(keyHex + sealed, () => openSecret(sealed, keyHex));
+  if (keyHex !== openedWith) {
+    opened = new TextMemo<string>(1024);
+    openedWith = keyHex;
+  }
+  return opened.get(sealed, () => openSecret(sealed, keyHex));
 }
 
 export type SendOutcome = Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
