@@ -110,7 +110,7 @@ export class DeliveryStore {
   }
 
   private withTarget(row: ClaimRow | null): ClaimedDelivery | null {
-    if (row?.url == null || row.secretEnc == null) return null; // deleted meanwhile: its deliveries go with it
+    if (row?.url == null) return null; // deleted meanwhile (both columns are NOT NULL): its deliveries go with it
     row.isTest = !!row.isTest;
     return row as ClaimedDelivery;
   }
