@@ -71,9 +71,10 @@ async function readBody(res: Response, opts: GuardedFetchOptions): Promise<{ bod
     await res.body?.cancel().catch(() => {});
     throw new FetchFailedError("too_large", `response body of ${declared} bytes exceeds the cap of ${opts.maxBytes} bytes`);
   }
-  if (!res.body) return { body: new Uint8Array(0), truncated: false };
   // the usual short answer with a declared length within both limits: read whole, no stream reader
+  // (and no `res.body` stream object: bytes() of an answer without a body is empty too)
   if (declared <= (opts.truncateBytes ?? Infinity) && declared <= (opts.maxBytes ?? Infinity)) return { body: await res.bytes(), truncated: false };
+  if (!res.body) return { body: new Uint8Array(0), truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
@@ -118,25 +119,25 @@ function targetOf(checked: CheckedUrl): Target {
   };
 }
 
-const literalTargets = new Map<string, Target>();
+/** by the two settings (allowHttp 2, allowPrivate 1), then by URL: no key text to build per request */
+const literalTargets = [0, 1, 2, 3].map(() => new Map<string, Target>());
 /**
- * The checked target of a URL whose host is an IP literal, from a cache: without DNS the check
- * is a pure function of the URL and the two settings (a host NAME is resolved and checked on
- * every request, as rebinding requires).
+ * The cache of checked targets of URLs whose host is an IP literal, under these settings: without
+ * DNS the check is a pure function of the URL and the two settings (a host NAME is resolved and
+ * checked on every request, as rebinding requires).
  */
-function cachedTarget(rawUrl: string, opts: GuardedFetchOptions): { key: string; hit: Target | undefined } {
-  const key = `${opts.allowHttp ? 1 : 0}${opts.allowPrivate ? 1 : 0}${rawUrl}`;
-  return { key, hit: opts.resolver ? undefined : literalTargets.get(key) };
+function targetCache(opts: GuardedFetchOptions): Map<string, Target> {
+  return literalTargets[(opts.allowHttp ? 2 : 0) + (opts.allowPrivate ? 1 : 0)]!;
 }
 
 /** Checks (DNS included) under the deadline: resolving is not abortable, so it is raced. */
-async function checkTarget(rawUrl: string, opts: GuardedFetchOptions, key: string, signal: AbortSignal): Promise<Target> {
+async function checkTarget(rawUrl: string, opts: GuardedFetchOptions, cache: Map<string, Target>, signal: AbortSignal): Promise<Target> {
   const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
   expired.catch(() => {}); // raced below; a late rejection is not news
   const t = targetOf(await Promise.race([checkUrl(rawUrl, opts), expired]));
   if (t.isLiteral && !opts.resolver) {
-    if (literalTargets.size >= 1024) literalTargets.clear();
-    literalTargets.set(key, t);
+    if (cache.size >= 1024) cache.clear();
+    cache.set(rawUrl, t);
   }
   return t;
 }
@@ -157,8 +158,9 @@ export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): P
   const deadline = startDeadline(opts.timeoutMs, () => new FetchFailedError("timeout", `no complete answer within ${opts.timeoutMs} ms`));
   const { signal } = deadline;
   try {
-    const { key, hit } = cachedTarget(rawUrl, opts);
-    const { checked, href, secure, isLiteral, sameHost } = hit ?? (await checkTarget(rawUrl, opts, key, signal));
+    const cache = targetCache(opts);
+    const hit = opts.resolver ? undefined : cache.get(rawUrl);
+    const { checked, href, secure, isLiteral, sameHost } = hit ?? (await checkTarget(rawUrl, opts, cache, signal));
     const res = await fetch(href, {
       method: opts.method ?? "GET",
       headers: sameHost ? opts.headers : { ...opts.headers, host: checked.url.host },

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { AppDeps } from "../../deps.ts";
 import { FetchFailedError, guardedFetch, type GuardedResponse } from "../../net/guarded-fetch.ts";
 import { UrlGuardError } from "../../net/url-guard.ts";
-import { openSecret, signatureHex, standardSignature } from "./signing.ts";
+import { openSecret, signatureHex, signerFor, standardSignature, type Signer } from "./signing.ts";
 import type { ClaimedDelivery } from "./store.ts";
 import { recordAttempt, type AttemptOutcome } from "./record.ts";
 import { TextMemo } from "../../memo.ts";
@@ -27,7 +27,7 @@ export function extraCa(path: string | undefined): string | undefined {
 }
 
 /** The delivery headers: the spec's four, X-Webhook-Timestamp and Standard Webhooks' three (D9). */
-export function deliveryHeaders(d: Pick<ClaimedDelivery, "id" | "eventType" | "payload" | "attempts" | "isTest">, secret: string, unixSeconds: number, version: string): Record<string, string> {
+export function deliveryHeaders(d: Pick<ClaimedDelivery, "id" | "eventType" | "payload" | "attempts" | "isTest">, secret: string | Signer, unixSeconds: number, version: string): Record<string, string> {
   const h: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": `Parley-Webhooks/${version}`,
@@ -59,10 +59,20 @@ function describeFailure(res: GuardedResponse): string {
 }
 
 const utf8 = new TextDecoder();
-const opened = new TextMemo<string>(1024);
-/** A webhook's secret in clear, opened once per sealed value (a rotation seals a new one: a new entry). */
-function openedSecret(sealed: string, keyHex: string): string {
-  return opened.get(keyHex + sealed, () => openSecret(sealed, keyHex));
+let opened = new TextMemo<Signer>(1024);
+let openedWith: string | undefined;
+/**
+ * A webhook's secret, opened and keyed for signing once per sealed value (a rotation seals a new
+ * one: a new entry). Keyed by the sealed value alone, per data-dir key: a server has one key, so
+ * there is no key + sealed text (about 170 characters) to build and hash per attempt; another key
+ * starts over.
+ */
+function openedSigner(sealed: string, keyHex: string): Signer {
+  if (keyHex !== openedWith) {
+    opened = new TextMemo<Signer>(1024);
+    openedWith = keyHex;
+  }
+  return opened.get(sealed, () => signerFor(openSecret(sealed, keyHex)));
 }
 
 export type SendOutcome = Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
@@ -79,14 +89,14 @@ export async function sendAttempt(deps: AppDeps, d: ClaimedDelivery, started: nu
   const perfStart = performance.now();
   let outcome: SendOutcome;
   try {
-    const secret = openedSecret(d.secretEnc, deps.secrets.credentialKey);
+    const signer = openedSigner(d.secretEnc, deps.secrets.credentialKey);
     const res = await guardedFetch(d.url, {
       allowHttp: deps.config.webhookAllowHttp,
       allowPrivate: deps.config.webhookAllowPrivate,
       timeoutMs: deps.config.webhookTimeoutMs,
       truncateBytes: RESPONSE_EXCERPT_BYTES,
       method: "POST",
-      headers: deliveryHeaders(d, secret, Math.floor(started / 1000), deps.version),
+      headers: deliveryHeaders(d, signer, Math.floor(started / 1000), deps.version),
       body: d.payload,
       ca: extraCa(deps.config.webhookCaFile),
     });

@@ -21,13 +21,16 @@ export interface ClaimedDelivery {
   secretEnc: string;
 }
 
-/** A claim as the statement returns it: is_test as 0/1, the target as JSON [url, secret_enc] or NULL when the webhook is gone. */
-type ClaimRow = Omit<ClaimedDelivery, "url" | "secretEnc" | "isTest"> & { target: string | null; isTest: boolean | number };
+/** A claim as the statement returns it: is_test as 0/1, url and secret NULL when the webhook is gone. */
+type ClaimRow = Omit<ClaimedDelivery, "url" | "secretEnc" | "isTest"> & { url: string | null; secretEnc: string | null; isTest: boolean | number };
 
-// the webhook's URL and secret come back with the claim, both from one lookup: one statement
-// instead of a second one (NULL when the webhook was deleted meanwhile: its deliveries go with it)
+// the webhook's URL and secret come back with the claim: one statement instead of a second one
+// (NULL when the webhook was deleted meanwhile: its deliveries go with it). Two lookups of the same
+// row, each its own column, cost the statement no more than one json_array, and the row is then
+// the claim as it is (no JSON.parse and no object copy per claim).
+const target = (col: string) => `(SELECT w.${col} FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id)`;
 const RETURNING = `rowid AS rowid, id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
-  (SELECT json_array(w.url, w.secret_enc) FROM webhooks w WHERE w.id = webhook_id AND w.workspace_id = webhook_deliveries.workspace_id) AS target`;
+  ${target("url")} AS url, ${target("secret_enc")} AS secretEnc`;
 
 /**
  * The dispatcher's prepared statements. These run for the whole server, across workspaces
@@ -107,10 +110,9 @@ export class DeliveryStore {
   }
 
   private withTarget(row: ClaimRow | null): ClaimedDelivery | null {
-    if (!row?.target) return null; // deleted meanwhile: its deliveries go with it
-    const [url, secretEnc] = JSON.parse(row.target) as [string, string];
-    const { target: _, isTest, ...rest } = row;
-    return { ...rest, isTest: !!isTest, url, secretEnc };
+    if (row?.url == null) return null; // deleted meanwhile (both columns are NOT NULL): its deliveries go with it
+    row.isTest = !!row.isTest;
+    return row as ClaimedDelivery;
   }
 
   /** Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. */
