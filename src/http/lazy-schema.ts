@@ -1,6 +1,6 @@
 /**
  * Schemas built the first time anything looks at them. Route modules declare their request
- * schemas at module level, and building them (zod's classic API, ≈3,600 internal objects for
+ * schemas at module level, and building them (zod's classic API, ≈4,500 internal objects for
  * Parley's routes) was a large share of every start and of the idle heap, for routes most
  * servers call rarely or never (issue 13). Elysia creates a route's validators on the route's
  * first request, so a route's schemas are built then.

@@ -6,7 +6,7 @@ export const createApiKeyBody = lazySchema(() =>
     name: z.string().trim().min(1).max(64),
     /** ISO 8601; must be in the future */
     expiresAt: z.iso.datetime({ offset: true }).optional(),
-  })
+  }),
 );
 export type CreateApiKeyInput = z.infer<typeof createApiKeyBody>;
 

@@ -76,7 +76,7 @@ export const registrationTokenBody = lazySchema(() =>
   z.preprocess(
     (v) => (v === "" || v === null ? undefined : v),
     z.object({ registrationToken: token.optional() }).optional(),
-  )
+  ),
 );
 
 export const mobileVerifyBody = lazySchema(() => z.object({ otpCode: otpCodeField, registrationToken: token.optional() }));
@@ -85,7 +85,7 @@ export const mobileVerifyBody = lazySchema(() => z.object({ otpCode: otpCodeFiel
 export const emailVerifyBody = lazySchema(() =>
   z
     .object({ code: otpCodeField.optional(), otpCode: otpCodeField.optional(), registrationToken: token.optional() })
-    .refine((b) => b.code !== undefined || b.otpCode !== undefined, { path: ["code"], message: "is required" })
+    .refine((b) => b.code !== undefined || b.otpCode !== undefined, { path: ["code"], message: "is required" }),
 );
 
 export const loginChallengeBody = lazySchema(() => z.object({ loginChallengeToken: token }));
@@ -94,7 +94,7 @@ export const loginChallengeBody = lazySchema(() => z.object({ loginChallengeToke
 export const loginVerifyBody = lazySchema(() =>
   z
     .object({ loginChallengeToken: token, otpCode: otpCodeField.optional(), idToken: token.optional() })
-    .refine((b) => b.otpCode !== undefined || b.idToken !== undefined, { path: ["otpCode"], message: "is required (or idToken)" })
+    .refine((b) => b.otpCode !== undefined || b.idToken !== undefined, { path: ["otpCode"], message: "is required (or idToken)" }),
 );
 
 export const refreshBody = lazySchema(() => z.object({ refreshToken: token }));
@@ -106,7 +106,7 @@ export const resetBody = lazySchema(() => z.object({ token, password: newPasswor
 export const changePasswordBody = lazySchema(() =>
   z
     .object({ currentPassword: passwordField, newPassword: newPasswordField })
-    .refine((b) => b.currentPassword !== b.newPassword, { path: ["newPassword"], message: "must differ from the current password" })
+    .refine((b) => b.currentPassword !== b.newPassword, { path: ["newPassword"], message: "must differ from the current password" }),
 );
 
 export const twoFactorBody = lazySchema(() => z.object({ enabled: z.boolean({ error: "must be true or false" }), password: passwordField }));

@@ -5,7 +5,7 @@ export const checkoutBody = lazySchema(() =>
   z.object({
     planId: z.string().min(1).max(64),
     interval: z.enum(["monthly", "annual"]),
-  })
+  }),
 );
 
 export type CheckoutInput = z.infer<typeof checkoutBody>;
@@ -15,7 +15,7 @@ export const verifyBody = lazySchema(() =>
     razorpay_order_id: z.string().min(1).max(64),
     razorpay_payment_id: z.string().min(1).max(64),
     razorpay_signature: z.string().min(1).max(256),
-  })
+  }),
 );
 export type VerifyInput = z.infer<typeof verifyBody>;
 

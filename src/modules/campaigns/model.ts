@@ -29,7 +29,7 @@ export const campaignMessage = lazySchema(() =>
       }
       if (v.mediaId === undefined && v.mediaUrl === undefined) ctx.addIssue({ code: "custom", path: ["mediaId"], message: `mediaId or mediaUrl is required for ${v.type} messages` });
       if (v.mediaId !== undefined && v.mediaUrl !== undefined) ctx.addIssue({ code: "custom", path: ["mediaUrl"], message: "give only one of mediaId, mediaUrl" });
-    })
+    }),
 );
 export type CampaignMessage = z.infer<typeof campaignMessage>;
 
@@ -44,7 +44,7 @@ export const campaignAudience = lazySchema(() =>
     .strict()
     .refine((a) => [a.segmentId, a.filter, a.contactIds].filter((x) => x !== undefined).length === 1, {
       message: "give exactly one of segmentId, filter, contactIds",
-    })
+    }),
 );
 export type CampaignAudience = z.infer<typeof campaignAudience>;
 
@@ -54,7 +54,7 @@ export const campaignSchedule = lazySchema(() =>
       at: z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with an offset, e.g. 2026-05-01T09:00:00+05:30" }),
       maxLatenessMinutes: z.number().int().min(1).max(10_080).default(60),
     })
-    .nullable()
+    .nullable(),
 );
 
 export const quietHours = lazySchema(() =>
@@ -65,16 +65,16 @@ export const quietHours = lazySchema(() =>
       timezone: z.string().min(1).max(64).refine(isTimeZone, "is not a known IANA time zone"),
     })
     .refine((q) => q.start !== q.end, { path: ["end"], message: "must differ from start" })
-    .nullable()
+    .nullable(),
 );
 
 const pacingFields = lazySchema(() => ({
-    perMinute: z.number().int().min(1).max(600),
-    jitterPercent: z.number().int().min(0).max(100),
-    dailyCapPerSession: z.number().int().min(1).max(1_000_000),
-    warmup: z.boolean(),
-    quietHours,
-  }));
+  perMinute: z.number().int().min(1).max(600),
+  jitterPercent: z.number().int().min(0).max(100),
+  dailyCapPerSession: z.number().int().min(1).max(1_000_000),
+  warmup: z.boolean(),
+  quietHours,
+}));
 
 export const campaignPacing = lazySchema(() =>
   z.object({
@@ -83,7 +83,7 @@ export const campaignPacing = lazySchema(() =>
     dailyCapPerSession: pacingFields.dailyCapPerSession.default(1000),
     warmup: pacingFields.warmup.default(true),
     quietHours: quietHours.default(null),
-  })
+  }),
 );
 
 /** PATCH: only the pacing fields given change. */
@@ -94,7 +94,7 @@ const pacingPatch = lazySchema(() =>
     dailyCapPerSession: pacingFields.dailyCapPerSession.optional(),
     warmup: pacingFields.warmup.optional(),
     quietHours: quietHours.optional(),
-  })
+  }),
 );
 
 const sessionIds = lazySchema(() =>
@@ -102,7 +102,7 @@ const sessionIds = lazySchema(() =>
     .array(z.uuid())
     .min(1)
     .max(50)
-    .refine((ids) => new Set(ids).size === ids.length, "must not repeat a session")
+    .refine((ids) => new Set(ids).size === ids.length, "must not repeat a session"),
 );
 
 /** POST /api/v1/campaigns */
@@ -114,7 +114,7 @@ export const createCampaignBody = lazySchema(() =>
     audience: campaignAudience,
     schedule: campaignSchedule.default(null),
     pacing: campaignPacing.default(campaignPacing.parse({})),
-  })
+  }),
 );
 export type CreateCampaignBody = z.infer<typeof createCampaignBody>;
 
@@ -129,7 +129,7 @@ export const updateCampaignBody = lazySchema(() =>
       schedule: campaignSchedule.optional(),
       pacing: pacingPatch.optional(),
     })
-    .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give at least one field to change" })
+    .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give at least one field to change" }),
 );
 export type UpdateCampaignBody = z.infer<typeof updateCampaignBody>;
 

@@ -18,7 +18,7 @@ export const tagsField = lazySchema(() =>
   z
     .array(tagField)
     .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)
-    .transform((tags) => [...new Set(tags)])
+    .transform((tags) => [...new Set(tags)]),
 );
 
 /** A contact's attributes: string values, keys as D11 (errors name the key: `attributes.KEY`). */
@@ -29,7 +29,7 @@ export const attributesField = lazySchema(() =>
       z.string({ error: "must be a string" }).max(MAX_ATTRIBUTE_VALUE, `must be at most ${MAX_ATTRIBUTE_VALUE} characters`),
       { error: (iss) => (iss.code === "invalid_key" ? ATTRIBUTE_KEY_MESSAGE : undefined) },
     )
-    .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`)
+    .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`),
 );
 
 /** A contact name the workspace gives (empty clears it). */

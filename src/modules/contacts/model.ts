@@ -11,7 +11,7 @@ const tagQuery = lazySchema(() =>
   z
     .union([tagField, z.array(tagField).max(50, "at most 50 tags")])
     .transform((v) => (Array.isArray(v) ? [...new Set(v)] : [v]))
-    .optional()
+    .optional(),
 );
 
 /** The filters of the list, shared with the export. */
@@ -25,7 +25,7 @@ export const contactFilterQuery = lazySchema(() =>
       .enum(["true", "false"], { error: "must be true or false" })
       .transform((v) => v === "true")
       .optional(),
-  })
+  }),
 );
 export type ContactFilter = z.infer<typeof contactFilterQuery>;
 
@@ -38,7 +38,7 @@ export const createContactBody = lazySchema(() =>
     name: nameField.nullish(),
     tags: tagsField.optional(),
     attributes: attributesField.optional(),
-  })
+  }),
 );
 export type CreateContactInput = z.infer<typeof createContactBody>;
 
@@ -56,14 +56,14 @@ export const updateContactBody = lazySchema(() =>
     .refine((b) => b.name !== undefined || b.tags !== undefined || b.attributes !== undefined || b.optedOut !== undefined, {
       message: "give at least one of name, tags, attributes, optedOut",
       path: ["body"],
-    })
+    }),
 );
 export type UpdateContactInput = z.infer<typeof updateContactBody>;
 
 export const importBody = lazySchema(() =>
   z.object({
     file: z.instanceof(File, { message: "is required (a CSV file part)" }).meta({ type: "string", format: "binary" }),
-  })
+  }),
 );
 
 // -- response shapes (OpenAPI) --
@@ -80,7 +80,7 @@ export const contactSchema = lazySchema(() =>
     lastInboundAt: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  })
+  }),
 );
 export type ContactView = z.infer<typeof contactSchema>;
 
@@ -98,6 +98,6 @@ export const importSchema = lazySchema(() =>
     errors: z.array(z.object({ row: z.number().int(), message: z.string() })),
     createdAt: z.string(),
     completedAt: z.string().nullable(),
-  })
+  }),
 );
 export type ImportView = z.infer<typeof importSchema>;

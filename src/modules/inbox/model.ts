@@ -14,12 +14,12 @@ export const conversationListQuery = lazySchema(() =>
     assigned: bool.optional(),
     assigneeId: z.uuid().optional(),
     sessionId: z.uuid().optional(),
-  })
+  }),
 );
 
 export const assignBody = lazySchema(() =>
   z.object({
     /** a member of the workspace who may send messages; null unassigns */
     userId: z.uuid().nullable(),
-  })
+  }),
 );

@@ -33,6 +33,6 @@ export const uploadBody = lazySchema(() =>
     file: z.instanceof(File, { message: "is required (a file part)" }),
     /** the message type the file is meant for: its size cap and MIME check apply now */
     type: z.enum(MEDIA_KINDS as [MediaKind, ...MediaKind[]]).optional(),
-  })
+  }),
 );
 export type UploadBody = z.infer<typeof uploadBody>;

@@ -34,22 +34,20 @@ export const sendBody = lazySchema(() =>
       }
       if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
       for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
-    })
+    }),
 );
 export type SendBody = z.infer<typeof sendBody>;
 
 export const messageIdParams = lazySchema(() => z.object({ id: z.uuid() }));
 
 /** Keyset pagination (D1): `before`/`after` are message ids (UUIDv7, time-ordered). */
-export const cursorFields = lazySchema(() => (
-  {
-    before: z.uuid().optional(),
-    after: z.uuid().optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    // OFFSET paging would scan millions of rows: only the first page is addressed by number
-    page: z.coerce.number().int().min(1).max(1, "only page 1 exists here; continue with before=pagination.nextCursor").optional(),
-  }
-));
+export const cursorFields = lazySchema(() => ({
+  before: z.uuid().optional(),
+  after: z.uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  // OFFSET paging would scan millions of rows: only the first page is addressed by number
+  page: z.coerce.number().int().min(1).max(1, "only page 1 exists here; continue with before=pagination.nextCursor").optional(),
+}));
 
 /** Refuses `before` together with `after`. */
 export function oneCursor<T extends z.ZodObject>(schema: T) {

@@ -31,7 +31,7 @@ export const segmentFilter = lazySchema(() =>
       /** the contact was created within this many days */
       createdWithinDays: days.optional(),
     })
-    .strict()
+    .strict(),
 );
 
 /** A validated filter (tags already trimmed and lower-cased). */

@@ -14,7 +14,7 @@ export type CreateSegmentInput = z.infer<typeof createSegmentBody>;
 export const updateSegmentBody = lazySchema(() =>
   z
     .object({ name: name.optional(), filter: segmentFilter.optional() })
-    .refine((b) => b.name !== undefined || b.filter !== undefined, { message: "give name or filter", path: ["body"] })
+    .refine((b) => b.name !== undefined || b.filter !== undefined, { message: "give name or filter", path: ["body"] }),
 );
 export type UpdateSegmentInput = z.infer<typeof updateSegmentBody>;
 
@@ -30,7 +30,7 @@ export const segmentSchema = lazySchema(() =>
     count: z.number().int(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  })
+  }),
 );
 export type SegmentView = z.infer<typeof segmentSchema>;
 
@@ -40,5 +40,5 @@ export const previewSchema = lazySchema(() =>
     sample: z.array(
       z.object({ id: z.uuid(), phone: z.string(), name: z.string().nullable(), pushName: z.string().nullable(), tags: z.array(z.string()), attributes: z.record(z.string(), z.string()) }),
     ),
-  })
+  }),
 );

@@ -10,7 +10,7 @@ export const sessionIdParams = lazySchema(() => z.object({ id: z.uuid("must be a
 export const createSessionBody = lazySchema(() =>
   z.object({
     name: z.string().trim().min(1, "must not be empty").max(64, "must be at most 64 characters"),
-  })
+  }),
 );
 
 /** D1: digits with the country code, no plus, 8 to 15 digits. */

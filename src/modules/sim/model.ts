@@ -13,14 +13,14 @@ export const inboundBody = lazySchema(() =>
       mediaUrl: z.url("must be a URL").optional(),
     })
     .refine((b) => b.type !== "text" || (b.text !== undefined && b.text.length > 0), { path: ["text"], message: "is required for a text message" })
-    .refine((b) => b.type === "text" || b.mediaUrl !== undefined, { path: ["mediaUrl"], message: "is required for a media message" })
+    .refine((b) => b.type === "text" || b.mediaUrl !== undefined, { path: ["mediaUrl"], message: "is required for a media message" }),
 );
 
 export const receiptBody = lazySchema(() =>
   z.object({
     messageId: z.string().trim().min(1, "is required").max(200),
     status: z.enum(["delivered", "read"]),
-  })
+  }),
 );
 
 /** The body is optional: an empty POST is a plain logout. */
@@ -28,12 +28,12 @@ export const logoutBody = lazySchema(() =>
   z.preprocess(
     (v) => (v === undefined || v === null || v === "" ? {} : v),
     z.object({ reason: z.enum(["logged_out", "replaced", "banned"]).default("logged_out") }),
-  )
+  ),
 );
 
 export const failBody = lazySchema(() =>
   z.object({
     count: z.number().int().min(1).max(10_000),
     code: z.string().trim().min(1).max(64).regex(/^[a-z0-9_]+$/, "must be lower-case letters, digits and underscores").optional(),
-  })
+  }),
 );

@@ -10,7 +10,7 @@ export const inviteBody = lazySchema(() =>
   z.object({
     email: z.email().max(254),
     role: z.enum(ASSIGNABLE_ROLES),
-  })
+  }),
 );
 export type InviteInput = z.infer<typeof inviteBody>;
 
@@ -22,7 +22,7 @@ export const acceptBody = lazySchema(() =>
     password: newPasswordField,
     /** digits with country code, no plus (D1) */
     mobile: phoneField.optional(),
-  })
+  }),
 );
 export type AcceptInput = z.infer<typeof acceptBody>;
 

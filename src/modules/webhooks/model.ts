@@ -20,7 +20,7 @@ const eventName = lazySchema(() =>
       return z.NEVER;
     }
     return c;
-  })
+  }),
 );
 
 /** Stored canonical and without duplicates, in the order given. */
@@ -29,7 +29,7 @@ const eventList = lazySchema(() =>
     .array(eventName)
     .min(1, "subscribe to at least one event")
     .max(WEBHOOK_EVENTS.length * 2)
-    .transform((list) => [...new Set(list)])
+    .transform((list) => [...new Set(list)]),
 );
 
 const name = lazySchema(() => z.string().trim().min(1, "is required").max(100));
@@ -41,7 +41,7 @@ export type CreateWebhookInput = z.infer<typeof createWebhookBody>;
 export const updateWebhookBody = lazySchema(() =>
   z
     .object({ name: name.optional(), url: url.optional(), events: eventList.optional(), isActive: z.boolean().optional() })
-    .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give at least one of name, url, events, isActive", path: ["body"] })
+    .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give at least one of name, url, events, isActive", path: ["body"] }),
 );
 export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
 
@@ -77,7 +77,7 @@ export const webhookOut = lazySchema(() =>
     disabledReason: z.enum(["gone", "failing"]).nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  })
+  }),
 );
 export type WebhookOut = z.infer<typeof webhookOut>;
 
@@ -97,6 +97,6 @@ export const historyEntryOut = lazySchema(() =>
     responseBody: z.string().nullable(),
     isTest: z.boolean(),
     createdAt: z.string(),
-  })
+  }),
 );
 export type HistoryEntryOut = z.infer<typeof historyEntryOut>;

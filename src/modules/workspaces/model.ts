@@ -6,7 +6,7 @@ const keywordList = lazySchema(() =>
   z
     .array(z.string().trim().min(1, "must not be empty").max(40, "must be at most 40 characters").toUpperCase())
     .max(20, "at most 20 keywords")
-    .transform((k) => [...new Set(k)])
+    .transform((k) => [...new Set(k)]),
 );
 
 export const updateWorkspaceBody = lazySchema(() =>
@@ -23,7 +23,7 @@ export const updateWorkspaceBody = lazySchema(() =>
     .refine((b) => b.name !== undefined || b.require2fa !== undefined || b.optOutKeywords !== undefined || b.optInKeywords !== undefined, {
       message: "give name, require2fa, optOutKeywords or optInKeywords",
       path: ["name"],
-    })
+    }),
 );
 export type UpdateWorkspaceInput = z.infer<typeof updateWorkspaceBody>;
 
