@@ -20,8 +20,7 @@ function inner(schema: z.ZodType): z.ZodType {
 }
 
 /** What a setting looks like in help: its choices, or its kind, and its default. */
-function describe(key: ConfigKey): { help: string; bool: boolean } {
-  const shape = configSchema().shape;
+function describe(shape: ReturnType<typeof configSchema>["shape"], key: ConfigKey): { help: string; bool: boolean } {
   const schema = shape[key] as z.ZodType;
   const base = inner(schema) as any;
   const def = base?._zod?.def;
@@ -35,8 +34,9 @@ function describe(key: ConfigKey): { help: string; bool: boolean } {
 
 /** Adds one flag per setting of the config schema to `cmd`: every setting is also a flag (boolean ones take an optional value). */
 export function addConfigFlags(cmd: Command): Command {
+  const shape = configSchema().shape;
   for (const key of SERVE_FLAG_KEYS as ConfigKey[]) {
-    const { help, bool } = describe(key);
+    const { help, bool } = describe(shape, key);
     const long = flagName(key);
     const short = SHORT[key];
     cmd.option(`${short ? `${short}, ` : ""}${long} ${bool ? "[bool]" : "<value>"}`, help);

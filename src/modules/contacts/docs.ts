@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { docSchema } from "../../http/openapi.ts";
-import { resolveLazy } from "../../http/lazy-schema.ts";
+import { docSchema, zodToOpenApi } from "../../http/openapi.ts";
 
 // OpenAPI response objects for the contacts and segments routes, built from the same zod
 // shapes the services return (the generator only sees request schemas by itself).
@@ -25,7 +24,7 @@ const json = (schema: () => z.ZodType): Media => {
   let made: Record<string, any> | undefined;
   const media = {
     get schema() {
-      return (made ??= z.toJSONSchema(resolveLazy(schema()), { target: "openapi-3.0", unrepresentable: "any" }) as Record<string, any>);
+      return (made ??= zodToOpenApi(schema(), "output"));
     },
   };
   return { "application/json": media };
