@@ -8,10 +8,16 @@ import { openDb } from "../../src/db/open.ts";
 
 const autocheckpoint = (s: Database) => Object.values(s.query("PRAGMA wal_autocheckpoint").get() as object)[0];
 
-test("the worker checkpoints the WAL while the main connection writes; commits stay whole", async () => {
+/** A fresh database file (openDb: WAL, its index mapped) with one table `t`. */
+function tableDb() {
   const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
   const o = openDb(path);
   o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  return { path, o };
+}
+
+test("the worker checkpoints the WAL while the main connection writes; commits stay whole", async () => {
+  const { path, o } = tableDb();
   // a huge interval: only the checkpoints the test asks for run
   const c = startCheckpointer(o.sqlite, path, { everyMs: 3_600_000 });
   const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
@@ -41,9 +47,7 @@ test("a worker that cannot open the file leaves the checkpoints in the commits",
 });
 
 test("the worker starts only once writes fill the WAL: an idle server has no checkpointer thread", async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
-  const o = openDb(path);
-  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const { path, o } = tableDb();
   const c = checkpointWhenBusy(o.sqlite, path, { pollMs: 5, everyMs: 3_600_000 });
   await Bun.sleep(30);
   expect(c.started).toBe(false);
@@ -60,9 +64,7 @@ test("the worker starts only once writes fill the WAL: an idle server has no che
 });
 
 test("with no writes the worker backs off, then goes idle: it stops ticking", async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
-  const o = openDb(path);
-  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const { path, o } = tableDb();
   const idle = Promise.withResolvers<number>();
   // no cap on the back-off: a tick every 1 ms for the 200 ms would be ~200 ticks, doubling waits ~9
   const c = startCheckpointer(o.sqlite, path, { everyMs: 1, maxMs: 3_600_000, idleMs: 200, onIdle: idle.resolve });
@@ -74,9 +76,7 @@ test("with no writes the worker backs off, then goes idle: it stops ticking", as
 });
 
 test("after an idle stop a new burst of writes starts the worker again; commits stay whole", async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
-  const o = openDb(path);
-  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const { path, o } = tableDb();
   // each worker goes idle once: counting idle stops cannot miss a short run, as sampling `started` could
   let idles = 0;
   const c = checkpointWhenBusy(o.sqlite, path, { pollMs: 5, everyMs: 1, maxMs: 20, idleMs: 100, onIdle: () => idles++ });
