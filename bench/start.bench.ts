@@ -1,9 +1,11 @@
 // Cold start and idle memory of the compiled binary (built with the flags of `npm run build`):
 // time from spawn to the first 200 of /health (`parley serve --network sim` on a data dir that
 // was migrated once before), and resident memory after a second of idle, against a compiled
-// bare Bun.serve hello measured in the same run, interleaved.
+// bare Bun.serve hello measured in the same run, interleaved. Then once: resident memory of both
+// after the same full load of GETs and 45 s of idle (a server that has worked, gone quiet).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { maxLoad } from "./lib/proc.ts";
 import { median, report } from "./lib/report.ts";
 import { benchDir } from "./lib/tmp.ts";
 
@@ -29,7 +31,8 @@ function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
-async function start(cmd: string[], url: string): Promise<{ ms: number; rss: number }> {
+/** Spawns a server and waits for its first 200; returns the process and the time it took. */
+async function spawnServer(cmd: string[], url: string): Promise<{ p: Bun.Subprocess; ms: number }> {
   const t0 = performance.now();
   const p = Bun.spawn(cmd, { stdout: "ignore", stderr: "ignore", env: { ...process.env, PARLEY_LOG_LEVEL: "error" } });
   let ms = NaN;
@@ -44,6 +47,11 @@ async function start(cmd: string[], url: string): Promise<{ ms: number; rss: num
     }
     await Bun.sleep(1);
   }
+  return { p, ms };
+}
+
+async function start(cmd: string[], url: string): Promise<{ ms: number; rss: number }> {
+  const { p, ms } = await spawnServer(cmd, url);
   await Bun.sleep(1000);
   const rss = rssMiB(p.pid);
   p.kill("SIGTERM");
@@ -51,18 +59,61 @@ async function start(cmd: string[], url: string): Promise<{ ms: number; rss: num
   return { ms, rss };
 }
 
+const parleyCmd = (p: number) => [parleyBin, "serve", "--network", "sim", "--port", String(p), "--data-dir", dataDir];
+const helloCmd = (p: number) => [helloBin, String(p)];
 const parley = () => {
   const p = ++port;
-  return start([parleyBin, "serve", "--network", "sim", "--port", String(p), "--data-dir", dataDir], `http://127.0.0.1:${p}/health`);
+  return start(parleyCmd(p), `http://127.0.0.1:${p}/health`);
 };
 const hello = () => {
   const p = ++port;
-  return start([helloBin, String(p)], `http://127.0.0.1:${p}/health`);
+  return start(helloCmd(p), `http://127.0.0.1:${p}/health`);
 };
+
+const LOAD_SECONDS = 3;
+const IDLE_AFTER_LOAD_MS = 45_000;
+/** A workspace and an API key in the (migrated) data dir, made with the binary's operator commands. */
+function apiKey(): string {
+  const cli = (args: string[], stdin?: string) => {
+    const r = Bun.spawnSync([parleyBin, ...args, "--data-dir", dataDir], { stdin: stdin ? Buffer.from(stdin) : "ignore", stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`parley ${args[0]} ${args[1]}: ${r.stderr.toString()}`);
+    return r.stdout.toString();
+  };
+  cli(["workspaces", "create", "--name", "Bench", "--owner-email", "bench@example.com", "--owner-name", "Bench", "--owner-mobile", "+919800000001", "--password-stdin"], "Bench-password-1\n");
+  return cli(["keys", "create", "--workspace", "Bench", "--name", "bench"]).split("\n")[0]!.trim();
+}
+
+/**
+ * Both servers at once: each under full load (wrk, 64 connections) for LOAD_SECONDS on /health
+ * and LOAD_SECONDS on GET /api/external/sessions with an API key (the hello answers any path;
+ * Parley's daily quota of the trial answers 429 once spent, through the same guard), one after
+ * the other; then both idle IDLE_AFTER_LOAD_MS; then their resident sizes.
+ */
+async function afterLoad(): Promise<{ parley: number; hello: number }> {
+  const key = apiKey();
+  const pp = ++port;
+  const hp = ++port;
+  const servers = [
+    await spawnServer([...parleyCmd(pp), "--rate-limit-per-minute", "1000000"], `http://127.0.0.1:${pp}/health`),
+    await spawnServer(helloCmd(hp), `http://127.0.0.1:${hp}/health`),
+  ];
+  for (const base of [`http://127.0.0.1:${pp}`, `http://127.0.0.1:${hp}`]) {
+    await maxLoad(`${base}/health`, { seconds: LOAD_SECONDS });
+    await maxLoad(`${base}/api/external/sessions`, { seconds: LOAD_SECONDS, headers: { "x-api-key": key } });
+  }
+  await Bun.sleep(IDLE_AFTER_LOAD_MS);
+  const [parleyRss, helloRss] = servers.map((s) => rssMiB(s.p.pid)) as [number, number];
+  for (const s of servers) {
+    s.p.kill("SIGTERM");
+    await s.p.exited;
+  }
+  return { parley: parleyRss, hello: helloRss };
+}
 await parley(); // migrates the data dir once
 await hello();
 const rounds: { parley: { ms: number; rss: number }; hello: { ms: number; rss: number } }[] = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push({ hello: await hello(), parley: await parley() });
+const loaded = await afterLoad();
 const ms = median(rounds.map((r) => r.parley.ms));
 const rss = median(rounds.map((r) => r.parley.rss));
 report("start", "Cold start and idle RSS of the compiled binary (`parley serve --network sim`)", [
@@ -91,5 +142,15 @@ report("start", "Cold start and idle RSS of the compiled binary (`parley serve -
     lowerIsBetter: true,
     met: rss * 1.048576 < 50,
     notes: "ratio = bare / Parley",
+  },
+  {
+    scenario: `idle RSS after load: ${2 * LOAD_SECONDS} s of GETs at full load, then ${IDLE_AFTER_LOAD_MS / 1000} s idle`,
+    parley: loaded.parley,
+    baseline: loaded.hello,
+    ratio: loaded.hello / loaded.parley,
+    unit: "MiB",
+    baselineWhat: "compiled bare Bun.serve hello, the same load",
+    lowerIsBetter: true,
+    notes: "one round; ratio = bare / Parley. Not one of the issue's goals: what a server that has worked holds once quiet",
   },
 ]);

@@ -4,6 +4,7 @@ import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { ListenError, PortInUseError, startServer } from "../src/server.ts";
 import { isTty, writeStdoutLine } from "../src/node/tty.ts";
+import { releaseWhenIdle } from "./idle-release.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
 
@@ -85,6 +86,8 @@ export function serveCommand(program: Command): void {
         Bun.gc(true);
         Bun.shrink(); // runs when this callback returns: nothing runs between the two
         Bun.unsafe.setJITPolicy(SERVE_JIT_POLICY);
+        // and later, each time the server has worked and gone quiet (see there)
+        releaseWhenIdle(log);
       }, RELEASE_START_AFTER_MS).unref();
     });
 }
