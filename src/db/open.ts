@@ -31,6 +31,7 @@ export function openDb(path: string, opts: { synchronous?: "normal" | "full" } =
   sqlite.exec(`PRAGMA synchronous = ${opts.synchronous === "full" ? "FULL" : "NORMAL"}`);
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
+  writeLockFirst(sqlite);
   const db = drizzle({ client: sqlite });
   let closed = false;
   return {
@@ -51,4 +52,26 @@ export function openDb(path: string, opts: { synchronous?: "normal" | "full" } =
       if (path !== ":memory:") unmapWalIndex(path);
     },
   };
+}
+
+/**
+ * Every transaction of the connection begins IMMEDIATE: it takes the write lock at BEGIN, where
+ * SQLite's busy handler (busy_timeout) waits for another writer. A DEFERRED transaction that read
+ * first and then writes is refused at once with SQLITE_BUSY ("database is locked") when another
+ * connection holds the write lock or committed since its read: SQLite never waits there (it
+ * could deadlock). The server's transactions read and then write (a row looked up, then
+ * changed), and the operator commands write to the same file from other processes: a network
+ * event handled at the moment `parley sim scan` or `parley keys create` committed was lost that
+ * way (a session stayed `qr_pending` after its phone linked). `transaction(fn)` and its
+ * `.deferred` both run `.immediate` (drizzle's `db.transaction` calls `.deferred`); nested calls
+ * are savepoints as before. Read-only transactions open their own `BEGIN DEFERRED`
+ * (`src/http/read-once.ts`).
+ */
+function writeLockFirst(sqlite: Database): void {
+  const native = sqlite.transaction.bind(sqlite);
+  sqlite.transaction = ((fn: (...args: never[]) => unknown) => {
+    const tx = native(fn);
+    const run = (...args: never[]) => tx.immediate(...args);
+    return Object.assign(run, { deferred: run, immediate: run, exclusive: tx.exclusive });
+  }) as Database["transaction"];
 }

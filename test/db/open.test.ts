@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,5 +26,76 @@ test("migrations apply once and are idempotent", () => {
   expect(migrate(o.db)).toBe(0);
   const tables = o.sqlite.query("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
   expect(tables.map((t) => t.name)).toContain("jobs");
+  o.close();
+});
+
+/** Another process takes the write lock (BEGIN IMMEDIATE and a write), says so, holds it `ms`, then commits. */
+async function holdWriteLock(path: string, ms: number): Promise<Bun.Subprocess> {
+  const script = `const { Database } = require("bun:sqlite");
+const d = new Database(${JSON.stringify(path)});
+d.exec("PRAGMA busy_timeout = 5000");
+d.exec("BEGIN IMMEDIATE");
+d.exec("INSERT INTO t (v) VALUES ('other process')");
+console.log("locked");
+Bun.sleepSync(${ms});
+d.exec("COMMIT");`;
+  const p = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+  const reader = p.stdout.getReader();
+  let out = "";
+  while (!out.includes("locked")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the locking process ended before it locked");
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return p;
+}
+
+test("a transaction that reads, then writes, waits for another process's write lock instead of failing at once", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-db-")), "p.db");
+  const o = openDb(path);
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+  const readThenWrite = (sqlite: Database, v: string) => () => {
+    const n = (sqlite.query("SELECT count(*) AS n FROM t").get() as { n: number }).n;
+    sqlite.query("INSERT INTO t (v) VALUES (?)").run(`${v} after ${n}`);
+  };
+
+  // the hazard, on a plain connection with the same busy timeout: SQLite does not wait when a
+  // DEFERRED transaction that has read asks for the write lock
+  const plain = new Database(path);
+  plain.exec("PRAGMA busy_timeout = 5000");
+  let other = await holdWriteLock(path, 400);
+  expect(() => plain.transaction(readThenWrite(plain, "plain"))()).toThrow("database is locked");
+  expect(await other.exited).toBe(0);
+  plain.close();
+
+  // Parley's connection: bun:sqlite's transaction, its `.deferred`, and drizzle's (which calls `.deferred`)
+  for (const [name, run] of [
+    ["transaction", () => o.sqlite.transaction(readThenWrite(o.sqlite, "transaction"))()],
+    ["deferred", () => o.sqlite.transaction(readThenWrite(o.sqlite, "deferred")).deferred()],
+    ["drizzle", () => o.db.transaction(() => readThenWrite(o.sqlite, "drizzle")())],
+  ] as const) {
+    other = await holdWriteLock(path, 300);
+    const t0 = performance.now();
+    run();
+    expect(performance.now() - t0).toBeGreaterThan(100); // it waited for the other commit
+    expect(await other.exited).toBe(0);
+    const last = o.sqlite.query("SELECT v FROM t ORDER BY id DESC LIMIT 1").get() as { v: string };
+    expect(last.v).toStartWith(name); // written after the other process's row, which it saw
+    expect(last.v).not.toEndWith("after 0");
+  }
+  // nested calls are still savepoints: the inner one's failure rolls back the inner part only
+  o.sqlite.transaction(() => {
+    o.sqlite.query("INSERT INTO t (v) VALUES ('outer')").run();
+    expect(() =>
+      o.sqlite.transaction(() => {
+        o.sqlite.query("INSERT INTO t (v) VALUES ('inner')").run();
+        throw new Error("inner fails");
+      })(),
+    ).toThrow("inner fails");
+  })();
+  const vs = (o.sqlite.query("SELECT v FROM t").all() as { v: string }[]).map((r) => r.v);
+  expect(vs).toContain("outer");
+  expect(vs).not.toContain("inner");
   o.close();
 });
