@@ -29,17 +29,20 @@ test("migrations apply once and are idempotent", () => {
   o.close();
 });
 
-/** Another process takes the write lock (BEGIN IMMEDIATE and a write), says so, holds it `ms`, then commits. */
-async function holdWriteLock(path: string, ms: number): Promise<Bun.Subprocess> {
+/**
+ * Another process takes the write lock (BEGIN IMMEDIATE and a write) and says so; it commits
+ * `ms` later, or when told to on its stdin when `ms` is null.
+ */
+async function holdWriteLock(path: string, ms: number | null): Promise<{ p: Bun.Subprocess<"pipe", "pipe", "inherit">; release(): void }> {
   const script = `const { Database } = require("bun:sqlite");
 const d = new Database(${JSON.stringify(path)});
 d.exec("PRAGMA busy_timeout = 5000");
 d.exec("BEGIN IMMEDIATE");
 d.exec("INSERT INTO t (v) VALUES ('other process')");
 console.log("locked");
-Bun.sleepSync(${ms});
+${ms === null ? "for await (const _ of console) break;" : `Bun.sleepSync(${ms});`}
 d.exec("COMMIT");`;
-  const p = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+  const p = Bun.spawn([process.execPath, "-e", script], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const reader = p.stdout.getReader();
   let out = "";
   while (!out.includes("locked")) {
@@ -48,7 +51,13 @@ d.exec("COMMIT");`;
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  return p;
+  return {
+    p,
+    release() {
+      p.stdin.write("commit\n");
+      p.stdin.end();
+    },
+  };
 }
 
 test("a transaction that reads, then writes, waits for another process's write lock instead of failing at once", async () => {
@@ -64,9 +73,10 @@ test("a transaction that reads, then writes, waits for another process's write l
   // DEFERRED transaction that has read asks for the write lock
   const plain = new Database(path);
   plain.exec("PRAGMA busy_timeout = 5000");
-  let other = await holdWriteLock(path, 400);
+  const held = await holdWriteLock(path, null);
   expect(() => plain.transaction(readThenWrite(plain, "plain"))()).toThrow("database is locked");
-  expect(await other.exited).toBe(0);
+  held.release();
+  expect(await held.p.exited).toBe(0);
   plain.close();
 
   // Parley's connection: bun:sqlite's transaction, its `.deferred`, and drizzle's (which calls `.deferred`)
@@ -75,11 +85,10 @@ test("a transaction that reads, then writes, waits for another process's write l
     ["deferred", () => o.sqlite.transaction(readThenWrite(o.sqlite, "deferred")).deferred()],
     ["drizzle", () => o.db.transaction(() => readThenWrite(o.sqlite, "drizzle")())],
   ] as const) {
-    other = await holdWriteLock(path, 300);
-    const t0 = performance.now();
+    // committed 300 ms after it locked, while the transaction below waits in the busy handler
+    const other = await holdWriteLock(path, 300);
     run();
-    expect(performance.now() - t0).toBeGreaterThan(100); // it waited for the other commit
-    expect(await other.exited).toBe(0);
+    expect(await other.p.exited).toBe(0);
     const last = o.sqlite.query("SELECT v FROM t ORDER BY id DESC LIMIT 1").get() as { v: string };
     expect(last.v).toStartWith(name); // written after the other process's row, which it saw
     expect(last.v).not.toEndWith("after 0");
