@@ -60,8 +60,10 @@ export function openDb(path: string, opts: { synchronous?: "normal" | "full" } =
  * first and then writes is refused at once with SQLITE_BUSY ("database is locked") when another
  * connection holds the write lock or committed since its read: SQLite never waits there (it
  * could deadlock). The server's transactions read and then write (a row looked up, then
- * changed), and the operator commands write to the same file from other processes: a network
- * event handled at the moment `parley sim scan` or `parley keys create` committed was lost that
+ * changed), and other processes use the same file: the operator commands that write, and any
+ * connection, a reading one too, for the moment SQLite holds the write lock to read a WAL-index
+ * header it caught mid-update (the pairing test's `parley pair` and `parley sim scan` only read
+ * the data dir). A session's `connected` event handled at such a moment under load was lost that
  * way (a session stayed `qr_pending` after its phone linked). `transaction(fn)` and its
  * `.deferred` both run `.immediate` (drizzle's `db.transaction` calls `.deferred`); nested calls
  * are savepoints as before. Read-only transactions open their own `BEGIN DEFERRED`
