@@ -70,6 +70,16 @@ export class IdleRelease {
   }
 }
 
+/**
+ * Gives back what the process no longer uses: a full collection, then `Bun.shrink()` (drops
+ * compiled code, collects, returns the allocator's free pages). `serve` calls it once after its
+ * start and the idle release after each stretch of work.
+ */
+export function releaseMemory(): void {
+  Bun.gc(true); // a collection still running (a concurrent one) would make the shrink keep all code
+  Bun.shrink();
+}
+
 /** The running process: CPU from `process.cpuUsage`, resident size from `process.memoryUsage.rss`. */
 export const processProbe: IdleProbe = {
   cpuMicros() {
@@ -77,21 +87,16 @@ export const processProbe: IdleProbe = {
     return u.user + u.system;
   },
   rssBytes: () => process.memoryUsage.rss(),
-  release() {
-    Bun.gc(true); // a collection still running would make the shrink keep all code
-    Bun.shrink();
-  },
+  release: releaseMemory,
 };
 
 const MiB = (b: number) => Math.round((b / 1048576) * 10) / 10;
 
-/** Starts the idle release for this process (unreferenced timer); returns its stop. */
-export function releaseWhenIdle(log: Logger, o: IdleReleaseOptions = IDLE_RELEASE): () => void {
+/** Starts the idle release for this process, for its life (an unreferenced timer). */
+export function releaseWhenIdle(log: Logger, o: IdleReleaseOptions = IDLE_RELEASE): void {
   const policy = new IdleRelease(processProbe, o);
-  const timer = setInterval(() => {
+  setInterval(() => {
     const r = policy.tick();
     if (r) log.debug("memory released after idle", { rssMiB: MiB(r.before) });
-  }, o.windowMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  }, o.windowMs).unref();
 }

@@ -4,7 +4,7 @@ import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { ListenError, PortInUseError, startServer } from "../src/server.ts";
 import { isTty, writeStdoutLine } from "../src/node/tty.ts";
-import { releaseWhenIdle } from "./idle-release.ts";
+import { releaseMemory, releaseWhenIdle } from "./idle-release.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
 
@@ -82,9 +82,7 @@ export function serveCommand(program: Command): void {
       //   and compiler pages at idle otherwise). From then on the thresholds are SERVE_JIT_POLICY
       //   times JavaScriptCore's: see there
       setTimeout(() => {
-        // a collection still running (a concurrent one) would make the shrink keep all code
-        Bun.gc(true);
-        Bun.shrink(); // runs when this callback returns: nothing runs between the two
+        releaseMemory(); // its shrink runs when this callback returns: nothing runs between the two
         Bun.unsafe.setJITPolicy(SERVE_JIT_POLICY);
         // and later, each time the server has worked and gone quiet (see there)
         releaseWhenIdle(log);
