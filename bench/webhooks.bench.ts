@@ -7,6 +7,7 @@ import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { median, report } from "./lib/report.ts";
+import { localReceiver } from "./lib/local-receiver.ts";
 import { benchDir } from "./lib/tmp.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -16,17 +17,8 @@ const EVENTS = 500; // x WEBHOOKS deliveries
 const PER_WEBHOOK = 2;
 const CONCURRENCY = WEBHOOKS * PER_WEBHOOK;
 
-let received = 0;
-const receiver = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(req) {
-    await req.arrayBuffer();
-    received++;
-    return new Response("ok");
-  },
-});
-const base = `http://127.0.0.1:${receiver.port}`;
+const receiver = localReceiver();
+const { base } = receiver;
 
 const config = loadConfig({
   dataDir: benchDir("parley-bench-"),
@@ -54,13 +46,13 @@ let publishRate = 0;
 
 /** Publishes EVENTS events (each in its own transaction, outbox rows with it), then times the dispatcher. */
 async function parleyRound(): Promise<number> {
-  const before = received;
+  const before = receiver.received();
   let t0 = performance.now();
   for (let i = 0; i < EVENTS; i++) deps.bus.transaction(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
   publishRate = EVENTS / ((performance.now() - t0) / 1000);
   t0 = performance.now();
   rt.services.webhooks.start();
-  while (received - before < total) await Bun.sleep(2);
+  while (receiver.received() - before < total) await Bun.sleep(2);
   while (pending() > 0) await Bun.sleep(2); // the last outcomes are being recorded
   const rate = total / ((performance.now() - t0) / 1000);
   await rt.services.webhooks.stop(1000);
@@ -91,8 +83,8 @@ console.log(`publish (event + ${WEBHOOKS} outbox rows per transaction): ${publis
 console.log(`bare fetch loop: ${bareRate.toFixed(0)} POST/s (concurrency ${CONCURRENCY})`);
 console.log(`parley webhooks: ${parleyRate.toFixed(0)} deliveries/s (${WEBHOOKS} webhooks x ${PER_WEBHOOK} in flight, signed, recorded)`);
 const ratio = median(rounds.map((r) => r.parley / r.baseline));
-console.log(`received ${received} requests`);
-receiver.stop(true);
+console.log(`received ${receiver.received()} requests`);
+receiver.stop();
 await rt.close();
 report("webhooks", `Webhook deliveries: ${WEBHOOKS} webhooks x ${PER_WEBHOOK} in flight, signed and recorded, local receiver (in process)`, [
   {

@@ -7,19 +7,14 @@
 // - thread: the work on the main thread, the POSTs (signed with D9's ten headers) from a worker,
 //   in batches of one turn each way (the proposed move of the HTTP half).
 // Prints each one's deliveries/s, its ratio to bare and the process's CPU µs per delivery.
+import { localReceiver } from "./local-receiver.ts";
+
 const WORK_US = Number(process.argv[2] ?? 16);
 const TOTAL = 8000;
 const CONCURRENCY = 16;
 
-const receiver = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(req) {
-    await req.arrayBuffer();
-    return new Response("ok");
-  },
-});
-const base = `http://127.0.0.1:${receiver.port}`;
+const receiver = localReceiver();
+const { base } = receiver;
 const body = JSON.stringify({ event: "message_received", data: { sessionId: Bun.randomUUIDv7(), from: "919800000001", text: "Hello there, this is a typical inbound message." } });
 
 function work(us: number): void {
@@ -81,4 +76,4 @@ for (let r = 0; r < 3; r++) {
   console.log([show("bare", bare), show("main", main), show("thread", thread)].join(" | "));
 }
 worker.terminate();
-receiver.stop(true);
+receiver.stop();

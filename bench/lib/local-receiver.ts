@@ -1,0 +1,23 @@
+// A webhook receiver in the bench's own process: reads each POSTed body whole and answers "ok".
+// The webhooks bench and its probe of a worker thread (http-thread-probe.ts) measure against it.
+export interface LocalReceiver {
+  /** http://127.0.0.1:<port> */
+  base: string;
+  /** requests answered so far */
+  received(): number;
+  stop(): void;
+}
+
+export function localReceiver(): LocalReceiver {
+  let received = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      await req.arrayBuffer();
+      received++;
+      return new Response("ok");
+    },
+  });
+  return { base: `http://127.0.0.1:${server.port}`, received: () => received, stop: () => server.stop(true) };
+}
