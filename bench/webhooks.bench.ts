@@ -7,7 +7,7 @@ import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { median, report } from "./lib/report.ts";
-import { localReceiver } from "./lib/local-receiver.ts";
+import { bareFetchLoop, localReceiver } from "./lib/local-receiver.ts";
 import { benchDir } from "./lib/tmp.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -61,16 +61,7 @@ async function parleyRound(): Promise<number> {
 
 // baseline: the same number of POSTs of the same body, same concurrency, plain fetch
 let body = "";
-const bare = async () => {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, w) => {
-      while (next++ < total) await (await fetch(`${base}/hook/${w % WEBHOOKS}`, { method: "POST", headers: { "content-type": "application/json" }, body })).arrayBuffer();
-    }),
-  );
-  return total / ((performance.now() - start) / 1000);
-};
+const bare = () => bareFetchLoop(base, body, total, CONCURRENCY, WEBHOOKS);
 await parleyRound(); // warm-up
 body = (deps.sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
 await bare();

@@ -21,3 +21,18 @@ export function localReceiver(): LocalReceiver {
   });
   return { base: `http://127.0.0.1:${server.port}`, received: () => received, stop: () => server.stop(true) };
 }
+
+/**
+ * The webhook benches' bare baseline: `total` POSTs of `body` to `base`, `concurrency` in flight,
+ * over the paths /hook/0 … /hook/<paths - 1>, with plain fetch. Returns POSTs a second.
+ */
+export async function bareFetchLoop(base: string, body: string, total: number, concurrency: number, paths: number): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (next++ < total) await (await fetch(`${base}/hook/${w % paths}`, { method: "POST", headers: { "content-type": "application/json" }, body })).arrayBuffer();
+    }),
+  );
+  return total / ((performance.now() - start) / 1000);
+}

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { leaseMs, sendAttempt } from "./deliver.ts";
 import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
-import { deliveryStore, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
+import { deliveryStore, dueWindow, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
 
 /** An attempt whose answer is in, waiting for the next group commit. */
 interface Finished {
@@ -26,6 +26,8 @@ interface Finished {
  */
 export class WebhookDispatcher {
   private store: DeliveryStore;
+  /** entries of the due order a claim reads before it looks webhook by webhook (store.ts) */
+  private window: number;
   private perWebhook = new Map<string, number>();
   /** attempts in flight, by their claim (freeing one is a lookup, not a scan) */
   private running = new Map<ClaimedDelivery, Promise<void>>();
@@ -41,6 +43,7 @@ export class WebhookDispatcher {
 
   constructor(private deps: AppDeps) {
     this.store = deliveryStore(deps.sqlite);
+    this.window = dueWindow(deps.config.webhookConcurrency);
     this.recordAndRefill = deps.sqlite.transaction((attempts: FinishedAttempt[], webhookIds: string[]) => {
       recordAttempts(this.deps, attempts);
       return this.refill(webhookIds);
@@ -131,7 +134,7 @@ export class WebhookDispatcher {
     this.deps.sqlite.transaction(() => {
       while (claimed.length < room) {
         const busy = [...counts].filter(([, n]) => n >= cap).map(([id]) => id);
-        const d = this.store.claimDue(this.deps.clock.now().getTime(), leaseMs(this.deps), busy);
+        const d = this.store.claimDue(this.deps.clock.now().getTime(), leaseMs(this.deps), busy, this.window);
         if (!d) break;
         claimed.push(d);
         counts.set(d.webhookId, (counts.get(d.webhookId) ?? 0) + 1);
@@ -229,7 +232,7 @@ export class WebhookDispatcher {
   private nextDelay(): number {
     const poll = this.deps.config.jobPollMs;
     const now = this.deps.clock.now().getTime();
-    const t = this.store.nextDue(this.busy(), now);
+    const t = this.store.nextDue(this.busy(), now, this.window);
     if (t === null) return poll;
     return Math.max(0, Math.min(poll, t - now));
   }

@@ -32,6 +32,34 @@ const target = (col: string) => `(SELECT w.${col} FROM webhooks w WHERE w.id = w
 const RETURNING = `rowid AS rowid, id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
   ${target("url")} AS url, ${target("secret_enc")} AS secretEnc`;
 
+/** The webhooks that have open deliveries, one index seek each (a recursive walk of the per-webhook index: a skip scan). */
+const OPEN_WEBHOOKS = `hooks(id) AS (
+    SELECT (SELECT min(webhook_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_due_idx WHERE status IN ('pending', 'retrying'))
+    UNION ALL
+    SELECT (SELECT min(webhook_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_due_idx WHERE status IN ('pending', 'retrying') AND webhook_id > h.id)
+    FROM hooks h WHERE h.id IS NOT NULL)`;
+
+/** Later than any due time (the largest integer SQLite stores). */
+const NEVER = "9223372036854775807";
+
+/**
+ * The due time of the `n`-th entry of the due order (deliveries due by `by`, or all with a due time
+ * when null); NULL when there are fewer. Read from the index once per statement: it bounds the
+ * statement's scan of the due order to about `n` entries.
+ */
+const nthDue = (by: string | null, n: string) =>
+  `(SELECT x.next_attempt_at FROM webhook_deliveries x INDEXED BY webhook_deliveries_due_idx
+    WHERE x.status IN ('pending', 'retrying') AND ${by ? `x.next_attempt_at <= ${by}` : "x.next_attempt_at IS NOT NULL"}
+    ORDER BY x.next_attempt_at LIMIT 1 OFFSET ${n} - 1)`;
+
+/**
+ * How many entries of the due order a claim reads before it looks webhook by webhook instead.
+ * The entries in the way are rows in flight (at most the concurrency) and rows of webhooks at their
+ * cap: the window holds the first kind with room to spare, so only a backlog of the second sends a
+ * claim webhook by webhook.
+ */
+export const dueWindow = (concurrency: number) => Math.max(64, 2 * concurrency);
+
 /**
  * The dispatcher's prepared statements. These run for the whole server, across workspaces
  * (like the job queue); every change to one delivery names its workspace too.
@@ -41,18 +69,40 @@ export class DeliveryStore {
 
   constructor(sqlite: Database) {
     this.s = {
-      // The first due delivery of an active webhook not at its in-flight cap. A claim sets only the
-      // lease (not status or next_attempt_at): the due-order index entries stay as they are, so a
-      // claim rewrites the row alone; claims skip leased rows, and a worker that dies leaves its
-      // row due again when the lease runs out.
+      // The first due delivery of an active webhook not at its in-flight cap, no later in the due
+      // order than its ?4-th entry (see claimDue). A claim sets only the lease (not status or
+      // next_attempt_at): the due-order index entries stay as they are, so a claim rewrites the row
+      // alone; claims skip leased rows, and a worker that dies leaves its row due again when the
+      // lease runs out.
       claimDue: sqlite.prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
-                     WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
+                     WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= coalesce(${nthDue("?2", "?4")}, ?2)
                        AND d.webhook_id NOT IN (SELECT value FROM json_each(?3))
                        AND (d.lease_until IS NULL OR d.lease_until <= ?2)
                        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
                      ORDER BY d.next_attempt_at LIMIT 1)
+         RETURNING ${RETURNING}`,
+      ),
+      // the ?2-th entry of the due order, if so many deliveries are due: a claim that found none in
+      // its window looks webhook by webhook only then
+      nthDue: sqlite.prepare(`SELECT ${nthDue("?1", "?2")} AS t`),
+      // The same claim webhook by webhook: each webhook with open deliveries (walked through the
+      // per-webhook index, one probe a webhook, however long its backlog), its first unleased due
+      // delivery, the earliest of those. For when the window of the due order is all leased rows
+      // and webhooks at their cap: a backlog of one slow receiver is not read on every claim.
+      claimDueByWebhook: sqlite.prepare(
+        `WITH RECURSIVE ${OPEN_WEBHOOKS},
+         firsts(rid, t) AS (
+           SELECT d.rowid, d.next_attempt_at FROM hooks h JOIN webhook_deliveries d ON d.rowid = (
+             SELECT x.rowid FROM webhook_deliveries x INDEXED BY webhook_deliveries_webhook_due_idx
+             WHERE x.webhook_id = h.id AND x.status IN ('pending', 'retrying') AND x.next_attempt_at <= ?2
+               AND (x.lease_until IS NULL OR x.lease_until <= ?2)
+             ORDER BY x.next_attempt_at LIMIT 1)
+           WHERE h.id IS NOT NULL AND h.id NOT IN (SELECT value FROM json_each(?3))
+             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = h.id AND w.is_active = 1))
+         UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
+         WHERE rowid = (SELECT rid FROM firsts ORDER BY t LIMIT 1)
          RETURNING ${RETURNING}`,
       ),
       // the next due delivery of EACH listed webhook (ids as a JSON array, each once) in one statement:
@@ -74,13 +124,26 @@ export class DeliveryStore {
          WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
+      // the next time anything unleased of an active webhook not at its cap is due, no later in the
+      // due order than its ?3-th entry; then webhook by webhook, as for claims
       nextDue: sqlite.prepare(
         `SELECT d.next_attempt_at AS t FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
-         WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at IS NOT NULL
+         WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= coalesce(${nthDue(null, "?3")}, ${NEVER})
            AND d.webhook_id NOT IN (SELECT value FROM json_each(?1))
            AND (d.lease_until IS NULL OR d.lease_until <= ?2)
            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
          ORDER BY d.next_attempt_at LIMIT 1`,
+      ),
+      nthOpen: sqlite.prepare(`SELECT ${nthDue(null, "?1")} AS t`),
+      nextDueByWebhook: sqlite.prepare(
+        `WITH RECURSIVE ${OPEN_WEBHOOKS}
+         SELECT min((SELECT x.next_attempt_at FROM webhook_deliveries x INDEXED BY webhook_deliveries_webhook_due_idx
+                     WHERE x.webhook_id = h.id AND x.status IN ('pending', 'retrying') AND x.next_attempt_at IS NOT NULL
+                       AND (x.lease_until IS NULL OR x.lease_until <= ?2)
+                     ORDER BY x.next_attempt_at LIMIT 1)) AS t
+         FROM hooks h
+         WHERE h.id IS NOT NULL AND h.id NOT IN (SELECT value FROM json_each(?1))
+           AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = h.id AND w.is_active = 1)`,
       ),
       release: sqlite.prepare(
         `UPDATE webhook_deliveries SET lease_until = NULL,
@@ -115,9 +178,16 @@ export class DeliveryStore {
     return row as ClaimedDelivery;
   }
 
-  /** Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. */
-  claimDue(now: number, leaseMs: number, busy: string[]): ClaimedDelivery | null {
-    return this.withTarget(this.s.claimDue.get(now + leaseMs, now, JSON.stringify(busy)) as ClaimRow | null);
+  /**
+   * Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. Reads the
+   * first `window` entries of the due order; when none of them qualifies and more are due, webhook by
+   * webhook (one slow receiver's backlog at its cap would otherwise be read through on every claim).
+   */
+  claimDue(now: number, leaseMs: number, busy: string[], window = dueWindow(0)): ClaimedDelivery | null {
+    const ids = JSON.stringify(busy);
+    const row = this.s.claimDue.get(now + leaseMs, now, ids, window) as ClaimRow | null;
+    if (row || (this.s.nthDue.get(now, window) as { t: number | null }).t === null) return this.withTarget(row);
+    return this.withTarget(this.s.claimDueByWebhook.get(now + leaseMs, now, ids) as ClaimRow | null);
   }
 
   /** Claims the most overdue delivery of each of `webhookIds` (distinct) in one statement; counts their attempts. */
@@ -136,9 +206,12 @@ export class DeliveryStore {
     return this.withTarget(this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId) as ClaimRow | null);
   }
 
-  /** When the dispatcher should look again (unix ms), or null when nothing unleased is waiting (leases: see claimDue). */
-  nextDue(busy: string[], now: number): number | null {
-    return (this.s.nextDue.get(JSON.stringify(busy), now) as { t: number | null } | null)?.t ?? null;
+  /** When the dispatcher should look again (unix ms), or null when nothing unleased is waiting (leases: see claimDue; the window as there). */
+  nextDue(busy: string[], now: number, window = dueWindow(0)): number | null {
+    const ids = JSON.stringify(busy);
+    const row = this.s.nextDue.get(ids, now, window) as { t: number } | null;
+    if (row || (this.s.nthOpen.get(window) as { t: number | null }).t === null) return row?.t ?? null;
+    return (this.s.nextDueByWebhook.get(ids, now) as { t: number | null } | null)?.t ?? null;
   }
 
   /** Hands a claimed delivery back (shutdown), due at once; the attempt stays counted: it may have reached the receiver. */

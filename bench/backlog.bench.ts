@@ -1,0 +1,70 @@
+// What one webhook's backlog costs everyone else: the dispatcher looks for work (claims until
+// none is left, then asks when the next delivery is due) on every wake-up, i.e. for every event
+// committed. Here one webhook is at its in-flight cap with BACKLOG due deliveries behind it (a
+// slow receiver), and a look finds nothing else to do; the baseline is the same look on the same
+// database without that backlog (the webhook at its cap with only its two deliveries in flight).
+import { createWebhook } from "../src/modules/webhooks/service.ts";
+import { deliveryStore, dueWindow } from "../src/modules/webhooks/store.ts";
+import { median, report } from "./lib/report.ts";
+import { benchRuntime } from "./lib/runtime.ts";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const BACKLOG = 100_000;
+const LOOKS = 200;
+const LEASE = 60_000;
+
+const { rt, s: seeded } = await benchRuntime();
+const { deps } = rt;
+const now = Date.now();
+const wsId = seeded.workspaceId;
+for (const name of ["slow", "healthy"]) await createWebhook(deps, wsId, null, { name, url: `http://127.0.0.1:9/${name}`, events: ["message_received"] });
+const slow = (deps.sqlite.query("SELECT id FROM webhooks WHERE name = 'slow'").get() as { id: string }).id;
+
+const insert = deps.sqlite.prepare(
+  `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, lease_until, created_at, updated_at)
+   VALUES (?, ?, ?, ?, 'message_received', '{"event":"message_received"}', 'pending', ?, ?, ?, ?, ?)`,
+);
+/** The slow webhook's two deliveries in flight, and `n` due ones behind them. */
+function fill(n: number): void {
+  deps.sqlite.exec("DELETE FROM webhook_deliveries");
+  deps.sqlite.transaction(() => {
+    for (let i = 0; i < 2; i++) insert.run(Bun.randomUUIDv7(), wsId, slow, Bun.randomUUIDv7(), 1, now - BACKLOG - 10 + i, now + LEASE, now, now);
+    for (let i = 0; i < n; i++) insert.run(Bun.randomUUIDv7(), wsId, slow, Bun.randomUUIDv7(), 0, now - BACKLOG + i, null, now, now);
+  })();
+}
+
+const store = deliveryStore(deps.sqlite);
+const window = dueWindow(deps.config.webhookConcurrency);
+/** µs per look (a claim that finds nothing, then the next due time), with the slow webhook at its cap. */
+function looks(): number {
+  const t0 = performance.now();
+  for (let i = 0; i < LOOKS; i++) {
+    if (store.claimDue(now, LEASE, [slow], window)) throw new Error("claimed a delivery of a webhook at its cap");
+    if (store.nextDue([slow], now, window) !== null) throw new Error("a next due time of a webhook at its cap");
+  }
+  return ((performance.now() - t0) * 1000) / LOOKS;
+}
+
+const rounds: { parley: number; baseline: number }[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  fill(0);
+  const baseline = looks();
+  fill(BACKLOG);
+  rounds.push({ baseline, parley: looks() });
+}
+await rt.close();
+const parley = median(rounds.map((r) => r.parley));
+const baseline = median(rounds.map((r) => r.baseline));
+report("backlog", `Webhook backlog: one look for work while a webhook at its cap has ${BACKLOG.toLocaleString("en")} due deliveries`, [
+  {
+    scenario: "dispatcher look for work (claim + next due time)",
+    parley,
+    baseline,
+    ratio: median(rounds.map((r) => r.baseline / r.parley)),
+    unit: "µs",
+    baselineWhat: "the same look without the backlog",
+    lowerIsBetter: true,
+    rounds,
+    notes: `not one of the issue's goals: what a slow receiver's backlog costs every wake-up of the dispatcher (window of ${window} entries of the due order, then webhook by webhook)`,
+  },
+]);

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { deliveryStore, dueWindow } from "../../../src/modules/webhooks/store.ts";
+import type { TestApp } from "../../helpers/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { connectSession, createHook, emit, webhookApp } from "./helpers.ts";
+
+// A claim reads a window of the due order, then goes webhook by webhook when everything in the
+// window is in flight or belongs to webhooks at their cap: the backlog of one slow receiver is
+// not read through on every claim. Both ways must hand out the same deliveries in the same order.
+let t: TestApp;
+let ws: TestWorkspace;
+const LEASE = 60_000;
+const WINDOW = 4;
+
+beforeAll(async () => {
+  t = await webhookApp();
+});
+beforeEach(async () => {
+  ws = await createWorkspace(t);
+  connectSession(t, ws.id);
+  t.deps.sqlite.exec("DELETE FROM webhook_deliveries");
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** Three webhooks, `events` deliveries each; `a`'s are due first, then `c`'s, then `b`'s (offsets from now, ms). */
+async function backlog(events: number, due: { a: number; b: number; c: number }) {
+  const a = await createHook(t, ws, "http://127.0.0.1:9/a", ["message_received"], "a");
+  const b = await createHook(t, ws, "http://127.0.0.1:9/b", ["message_received"], "b");
+  const c = await createHook(t, ws, "http://127.0.0.1:9/c", ["message_received"], "c");
+  for (let i = 0; i < events; i++) emit(t, ws.id, "message_received", { sessionId: "s", from: "91", messageId: `w-${i}` });
+  const now = t.clock.now().getTime();
+  const rows = t.deps.sqlite.query("SELECT rowid AS r, webhook_id AS w FROM webhook_deliveries ORDER BY rowid").all() as { r: number; w: string }[];
+  const offset = new Map([[a.id, due.a], [b.id, due.b], [c.id, due.c]]);
+  rows.forEach((row, i) => t.deps.sqlite.query("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE rowid = ?").run(now + offset.get(row.w)! + i, row.r));
+  return { a: a.id, b: b.id, c: c.id, now };
+}
+
+/** Delivery ids of the given webhooks, open and unleased, in due order: what claims must hand out. */
+function dueOrder(webhookIds: string[], now: number): string[] {
+  const rows = t.deps.sqlite
+    .query("SELECT id, webhook_id AS w FROM webhook_deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ? ORDER BY next_attempt_at")
+    .all(now) as { id: string; w: string }[];
+  return rows.filter((r) => webhookIds.includes(r.w)).map((r) => r.id);
+}
+
+test("with a backlog of a webhook at its cap filling the window, claims go webhook by webhook and keep the due order", async () => {
+  const h = await backlog(10, { a: -100_000, b: -1_000, c: -50_000 });
+  const store = deliveryStore(t.deps.sqlite);
+  const expected = dueOrder([h.b, h.c], h.now);
+  expect(expected.length).toBe(20);
+
+  const got: string[] = [];
+  for (;;) {
+    const d = store.claimDue(h.now, LEASE, [h.a], WINDOW);
+    if (!d) break;
+    expect(d.attempts).toBe(1);
+    got.push(d.id);
+  }
+  expect(got).toEqual(expected);
+  // the webhook at its cap kept every one of its deliveries
+  const a = t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND attempts = 0 AND lease_until IS NULL").get(h.a) as { n: number };
+  expect(a.n).toBe(10);
+  // with nobody at the cap, the window holds the first due delivery: the backlogged webhook's
+  expect(store.claimDue(h.now, LEASE, [], WINDOW)?.webhookId).toBe(h.a);
+});
+
+test("going webhook by webhook, a claim skips switched-off webhooks and leased deliveries", async () => {
+  const h = await backlog(6, { a: -100_000, b: -1_000, c: -50_000 });
+  const store = deliveryStore(t.deps.sqlite);
+  t.deps.sqlite.query("UPDATE webhooks SET is_active = 0 WHERE id = ?").run(h.c);
+  const [first, second] = dueOrder([h.b], h.now);
+  // b's first delivery is in flight (leased by another claim)
+  t.deps.sqlite.query("UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?").run(h.now + LEASE, first!);
+  expect(store.claimDue(h.now, LEASE, [h.a], WINDOW)?.id).toBe(second!);
+  // a lease that ran out makes the delivery due again
+  expect(store.claimDue(h.now + LEASE + 1, LEASE, [h.a], WINDOW)?.id).toBe(first!);
+});
+
+test("the window is the concurrency twice over, at least 64", () => {
+  expect(dueWindow(4)).toBe(64);
+  expect(dueWindow(32)).toBe(64);
+  expect(dueWindow(100)).toBe(200);
+});
+
+test("the next due time passes over a backlog at its cap in the same way, and is null when nothing else waits", async () => {
+  const h = await backlog(10, { a: -100_000, b: 9_000, c: 5_000 });
+  const store = deliveryStore(t.deps.sqlite);
+  const cFirst = t.deps.sqlite.query("SELECT min(next_attempt_at) AS t FROM webhook_deliveries WHERE webhook_id = ?").get(h.c) as { t: number };
+  // webhook by webhook (a's backlog fills the window) and through the window (a not at its cap) agree with the data
+  expect(store.nextDue([h.a], h.now, WINDOW)).toBe(cFirst.t);
+  expect(store.nextDue([], h.now, WINDOW)).toBe(h.now - 100_000);
+  t.deps.sqlite.query("UPDATE webhook_deliveries SET status = 'success', next_attempt_at = NULL WHERE webhook_id <> ?").run(h.a);
+  expect(store.nextDue([h.a], h.now, WINDOW)).toBeNull();
+  expect(store.claimDue(h.now, LEASE, [h.a], WINDOW)).toBeNull();
+});
