@@ -13,7 +13,7 @@ const BACKLOG = 100_000;
 const LOOKS = 200;
 const LEASE = 60_000;
 
-const { rt, s: seeded } = await benchRuntime();
+const { rt, s: seeded } = await benchRuntime({ webhookAllowHttp: true, webhookAllowPrivate: true });
 const { deps } = rt;
 const now = Date.now();
 const wsId = seeded.workspaceId;
