@@ -39,18 +39,16 @@ const OPEN_WEBHOOKS = `hooks(id) AS (
     SELECT (SELECT min(webhook_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_due_idx WHERE status IN ('pending', 'retrying') AND webhook_id > h.id)
     FROM hooks h WHERE h.id IS NOT NULL)`;
 
-/** Later than any due time (the largest integer SQLite stores). */
-const NEVER = "9223372036854775807";
+/** Later than any due time (unix ms). */
+const NEVER = Number.MAX_SAFE_INTEGER;
 
 /**
- * The due time of the `n`-th entry of the due order (deliveries due by `by`, or all with a due time
- * when null); NULL when there are fewer. Read from the index once per statement: it bounds the
- * statement's scan of the due order to about `n` entries.
+ * The due time of the `?2`-th entry of the due order (deliveries due by `?1`, or all with a due time
+ * when `?1` is NULL), read from the index; none when there are fewer.
  */
-const nthDue = (by: string | null, n: string) =>
-  `(SELECT x.next_attempt_at FROM webhook_deliveries x INDEXED BY webhook_deliveries_due_idx
-    WHERE x.status IN ('pending', 'retrying') AND ${by ? `x.next_attempt_at <= ${by}` : "x.next_attempt_at IS NOT NULL"}
-    ORDER BY x.next_attempt_at LIMIT 1 OFFSET ${n} - 1)`;
+const NTH_DUE = `SELECT x.next_attempt_at AS t FROM webhook_deliveries x INDEXED BY webhook_deliveries_due_idx
+  WHERE x.status IN ('pending', 'retrying') AND x.next_attempt_at <= coalesce(?1, ${NEVER})
+  ORDER BY x.next_attempt_at LIMIT 1 OFFSET ?2 - 1`;
 
 /**
  * How many entries of the due order a claim reads before it looks webhook by webhook instead.
@@ -69,24 +67,22 @@ export class DeliveryStore {
 
   constructor(sqlite: Database) {
     this.s = {
-      // The first due delivery of an active webhook not at its in-flight cap, no later in the due
-      // order than its ?4-th entry (see claimDue). A claim sets only the lease (not status or
+      // The first due delivery of an active webhook not at its in-flight cap, due before ?4 (an
+      // index range: see claimDue). A claim sets only the lease (not status or
       // next_attempt_at): the due-order index entries stay as they are, so a claim rewrites the row
       // alone; claims skip leased rows, and a worker that dies leaves its row due again when the
       // lease runs out.
       claimDue: sqlite.prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
-                     WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= coalesce(${nthDue("?2", "?4")}, ?2)
+                     WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at < ?4
                        AND d.webhook_id NOT IN (SELECT value FROM json_each(?3))
                        AND (d.lease_until IS NULL OR d.lease_until <= ?2)
                        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
                      ORDER BY d.next_attempt_at LIMIT 1)
          RETURNING ${RETURNING}`,
       ),
-      // the ?2-th entry of the due order, if so many deliveries are due: a claim that found none in
-      // its window looks webhook by webhook only then
-      nthDue: sqlite.prepare(`SELECT ${nthDue("?1", "?2")} AS t`),
+      nthDue: sqlite.prepare(NTH_DUE),
       // The same claim webhook by webhook: each webhook with open deliveries (walked through the
       // per-webhook index, one probe a webhook, however long its backlog), its first unleased due
       // delivery, the earliest of those. For when the window of the due order is all leased rows
@@ -124,17 +120,16 @@ export class DeliveryStore {
          WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
-      // the next time anything unleased of an active webhook not at its cap is due, no later in the
-      // due order than its ?3-th entry; then webhook by webhook, as for claims
+      // the next time anything unleased of an active webhook not at its cap is due, if before ?3;
+      // then webhook by webhook, as for claims
       nextDue: sqlite.prepare(
         `SELECT d.next_attempt_at AS t FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
-         WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= coalesce(${nthDue(null, "?3")}, ${NEVER})
+         WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at < ?3
            AND d.webhook_id NOT IN (SELECT value FROM json_each(?1))
            AND (d.lease_until IS NULL OR d.lease_until <= ?2)
            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
          ORDER BY d.next_attempt_at LIMIT 1`,
       ),
-      nthOpen: sqlite.prepare(`SELECT ${nthDue(null, "?1")} AS t`),
       nextDueByWebhook: sqlite.prepare(
         `WITH RECURSIVE ${OPEN_WEBHOOKS}
          SELECT min((SELECT x.next_attempt_at FROM webhook_deliveries x INDEXED BY webhook_deliveries_webhook_due_idx
@@ -180,13 +175,16 @@ export class DeliveryStore {
 
   /**
    * Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. Reads the
-   * first `window` entries of the due order; when none of them qualifies and more are due, webhook by
-   * webhook (one slow receiver's backlog at its cap would otherwise be read through on every claim).
+   * due order only before the due time of its `window`-th entry (an index range of fewer entries;
+   * ties at that time are left out, however many); when nothing there qualifies, webhook by
+   * webhook: a backlog of a webhook at its cap (one slow receiver's) is not read on every claim.
    */
   claimDue(now: number, leaseMs: number, busy: string[], window = dueWindow(0)): ClaimedDelivery | null {
     const ids = JSON.stringify(busy);
-    const row = this.s.claimDue.get(now + leaseMs, now, ids, window) as ClaimRow | null;
-    if (row || (this.s.nthDue.get(now, window) as { t: number | null }).t === null) return this.withTarget(row);
+    const nth = this.s.nthDue.get(now, window) as { t: number } | null;
+    // fewer due than the window: all of them (due means at most now)
+    const row = this.s.claimDue.get(now + leaseMs, now, ids, nth?.t ?? now + 1) as ClaimRow | null;
+    if (row || !nth) return this.withTarget(row);
     return this.withTarget(this.s.claimDueByWebhook.get(now + leaseMs, now, ids) as ClaimRow | null);
   }
 
@@ -209,8 +207,9 @@ export class DeliveryStore {
   /** When the dispatcher should look again (unix ms), or null when nothing unleased is waiting (leases: see claimDue; the window as there). */
   nextDue(busy: string[], now: number, window = dueWindow(0)): number | null {
     const ids = JSON.stringify(busy);
-    const row = this.s.nextDue.get(ids, now, window) as { t: number } | null;
-    if (row || (this.s.nthOpen.get(window) as { t: number | null }).t === null) return row?.t ?? null;
+    const nth = this.s.nthDue.get(null, window) as { t: number } | null;
+    const row = this.s.nextDue.get(ids, now, nth?.t ?? NEVER) as { t: number } | null;
+    if (row || !nth) return row?.t ?? null;
     return (this.s.nextDueByWebhook.get(ids, now) as { t: number | null } | null)?.t ?? null;
   }
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { deliveryStore, dueWindow } from "../../../src/modules/webhooks/store.ts";
 import type { TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
-import { connectSession, createHook, emit, webhookApp } from "./helpers.ts";
+import { startReceiver } from "../../net/receiver.ts";
+import { connectSession, createHook, emit, until, webhookApp } from "./helpers.ts";
 
 // A claim reads a window of the due order, then goes webhook by webhook when everything in the
 // window is in flight or belongs to webhooks at their cap: the backlog of one slow receiver is
@@ -78,6 +79,22 @@ test("going webhook by webhook, a claim skips switched-off webhooks and leased d
   expect(store.claimDue(h.now + LEASE + 1, LEASE, [h.a], WINDOW)?.id).toBe(first!);
 });
 
+test("a backlog all due at the same moment (a webhook switched back on) is passed over too, and ties are claimed in full", async () => {
+  const h = await backlog(8, { a: -100_000, b: -1_000, c: -50_000 });
+  const store = deliveryStore(t.deps.sqlite);
+  // every delivery due at the same millisecond: the window's edge is a tie of all of them
+  t.deps.sqlite.query("UPDATE webhook_deliveries SET next_attempt_at = ?").run(h.now - 10);
+  const others = t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id <> ?").get(h.a) as { n: number };
+  const got = new Set<string>();
+  for (let d = store.claimDue(h.now, LEASE, [h.a], WINDOW); d; d = store.claimDue(h.now, LEASE, [h.a], WINDOW)) {
+    expect(d.webhookId).not.toBe(h.a);
+    got.add(d.id);
+  }
+  expect(got.size).toBe(others.n);
+  expect(store.nextDue([h.a], h.now, WINDOW)).toBeNull();
+  expect(store.nextDue([], h.now, WINDOW)).toBe(h.now - 10);
+});
+
 test("the window is the concurrency twice over, at least 64", () => {
   expect(dueWindow(4)).toBe(64);
   expect(dueWindow(32)).toBe(64);
@@ -94,4 +111,41 @@ test("the next due time passes over a backlog at its cap in the same way, and is
   t.deps.sqlite.query("UPDATE webhook_deliveries SET status = 'success', next_attempt_at = NULL WHERE webhook_id <> ?").run(h.a);
   expect(store.nextDue([h.a], h.now, WINDOW)).toBeNull();
   expect(store.claimDue(h.now, LEASE, [h.a], WINDOW)).toBeNull();
+});
+
+test("a running dispatcher delivers a healthy webhook's event while a hanging receiver's backlog fills the whole window", async () => {
+  // one delivery in flight per webhook: the hanging webhook is at its cap from its first attempt
+  const app = await webhookApp({ webhookConcurrency: 4, webhookConcurrencyPerWebhook: 1 });
+  const rx = startReceiver();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  rx.handler = async (req) => {
+    if (req.path === "/hanging") await released;
+    return new Response("ok");
+  };
+  try {
+    const w = await createWorkspace(app);
+    connectSession(app, w.id);
+    const hanging = await createHook(app, w, `${rx.url}/hanging`, ["message_received"], "hanging");
+    const healthy = await createHook(app, w, `${rx.url}/healthy`, ["message_sent"], "healthy");
+    const backlog = dueWindow(4) + 10;
+    for (let i = 0; i < backlog; i++) {
+      emit(app, w.id, "message_received", { sessionId: "s", from: "91", messageId: `h-${i}` });
+      app.clock.advance(1); // each due a millisecond after the one before
+    }
+    app.services.webhooks.start();
+    await until(() => rx.received.some((r) => r.path === "/hanging"), "the hanging receiver's first request");
+    // the healthy webhook's delivery is due after all of the backlog
+    app.clock.advance(1);
+    emit(app, w.id, "message_sent", { sessionId: "s", to: "91", messageId: "ok-1" });
+    await until(() => rx.received.some((r) => r.path === "/healthy"), "the healthy webhook's delivery");
+    const row = app.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND attempts = 0").get(hanging.id) as { n: number };
+    expect(row.n).toBe(backlog - 1); // the hanging webhook never had more than its one attempt
+    await until(() => (app.deps.sqlite.query("SELECT status FROM webhook_deliveries WHERE webhook_id = ?").get(healthy.id) as { status: string }).status === "success", "the outcome recorded");
+  } finally {
+    release();
+    await app.services.webhooks.stop(1000);
+    rx.stop();
+    await app.close();
+  }
 });
