@@ -132,9 +132,12 @@ export class WebhookDispatcher {
     const cap = this.deps.config.webhookConcurrencyPerWebhook;
     const counts = new Map(this.perWebhook);
     this.deps.sqlite.transaction(() => {
+      // the claims of one transaction are made at one moment: they share the bound of the due order
+      const now = this.deps.clock.now().getTime();
+      const bound = this.store.dueBound(now, this.window);
       while (claimed.length < room) {
         const busy = [...counts].filter(([, n]) => n >= cap).map(([id]) => id);
-        const d = this.store.claimDue(this.deps.clock.now().getTime(), leaseMs(this.deps), busy, this.window);
+        const d = this.store.claimDue(now, leaseMs(this.deps), busy, bound);
         if (!d) break;
         claimed.push(d);
         counts.set(d.webhookId, (counts.get(d.webhookId) ?? 0) + 1);

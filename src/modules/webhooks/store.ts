@@ -59,6 +59,17 @@ const NTH_DUE = `SELECT x.next_attempt_at AS t FROM webhook_deliveries x INDEXED
 export const dueWindow = (concurrency: number) => Math.max(64, 2 * concurrency);
 
 /**
+ * How far a claim reads the due order at one moment: before `before` (the due time of the
+ * window's last entry); `full` when the window is full, so that finding nothing there means
+ * looking webhook by webhook. Claims do not move deliveries in the due order (see claimDue), so
+ * the claims of one moment share one bound.
+ */
+export interface DueBound {
+  before: number;
+  full: boolean;
+}
+
+/**
  * The dispatcher's prepared statements. These run for the whole server, across workspaces
  * (like the job queue); every change to one delivery names its workspace too.
  */
@@ -173,18 +184,24 @@ export class DeliveryStore {
     return row as ClaimedDelivery;
   }
 
-  /**
-   * Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. Reads the
-   * due order only before the due time of its `window`-th entry (an index range of fewer entries;
-   * ties at that time are left out, however many); when nothing there qualifies, webhook by
-   * webhook: a backlog of a webhook at its cap (one slow receiver's) is not read on every claim.
-   */
-  claimDue(now: number, leaseMs: number, busy: string[], window = dueWindow(0)): ClaimedDelivery | null {
-    const ids = JSON.stringify(busy);
+  /** The bound of the claims made at `now` (see DueBound). */
+  dueBound(now: number, window = dueWindow(0)): DueBound {
     const nth = this.s.nthDue.get(now, window) as { t: number } | null;
     // fewer due than the window: all of them (due means at most now)
-    const row = this.s.claimDue.get(now + leaseMs, now, ids, nth?.t ?? now + 1) as ClaimRow | null;
-    if (row || !nth) return this.withTarget(row);
+    return nth ? { before: nth.t, full: true } : { before: now + 1, full: false };
+  }
+
+  /**
+   * Claims the most overdue delivery whose webhook is not in `busy`; counts the attempt. Reads the
+   * due order only before `bound` (an index range of fewer entries than the window; ties at the
+   * bound are left out, however many); when nothing there qualifies and the window is full,
+   * webhook by webhook: a backlog of a webhook at its cap (one slow receiver's) is not read on
+   * every claim.
+   */
+  claimDue(now: number, leaseMs: number, busy: string[], bound = this.dueBound(now)): ClaimedDelivery | null {
+    const ids = JSON.stringify(busy);
+    const row = this.s.claimDue.get(now + leaseMs, now, ids, bound.before) as ClaimRow | null;
+    if (row || !bound.full) return this.withTarget(row);
     return this.withTarget(this.s.claimDueByWebhook.get(now + leaseMs, now, ids) as ClaimRow | null);
   }
 

@@ -38,6 +38,12 @@ async function backlog(events: number, due: { a: number; b: number; c: number })
   return { a: a.id, b: b.id, c: c.id, now };
 }
 
+/** A claim at `now` with the test's window, the webhooks `busy` at their cap. */
+function claim(now: number, busy: string[]) {
+  const store = deliveryStore(t.deps.sqlite);
+  return store.claimDue(now, LEASE, busy, store.dueBound(now, WINDOW));
+}
+
 /** Delivery ids of the given webhooks, open and unleased, in due order: what claims must hand out. */
 function dueOrder(webhookIds: string[], now: number): string[] {
   const rows = t.deps.sqlite
@@ -48,13 +54,12 @@ function dueOrder(webhookIds: string[], now: number): string[] {
 
 test("with a backlog of a webhook at its cap filling the window, claims go webhook by webhook and keep the due order", async () => {
   const h = await backlog(10, { a: -100_000, b: -1_000, c: -50_000 });
-  const store = deliveryStore(t.deps.sqlite);
   const expected = dueOrder([h.b, h.c], h.now);
   expect(expected.length).toBe(20);
 
   const got: string[] = [];
   for (;;) {
-    const d = store.claimDue(h.now, LEASE, [h.a], WINDOW);
+    const d = claim(h.now, [h.a]);
     if (!d) break;
     expect(d.attempts).toBe(1);
     got.push(d.id);
@@ -64,19 +69,18 @@ test("with a backlog of a webhook at its cap filling the window, claims go webho
   const a = t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND attempts = 0 AND lease_until IS NULL").get(h.a) as { n: number };
   expect(a.n).toBe(10);
   // with nobody at the cap, the window holds the first due delivery: the backlogged webhook's
-  expect(store.claimDue(h.now, LEASE, [], WINDOW)?.webhookId).toBe(h.a);
+  expect(claim(h.now, [])?.webhookId).toBe(h.a);
 });
 
 test("going webhook by webhook, a claim skips switched-off webhooks and leased deliveries", async () => {
   const h = await backlog(6, { a: -100_000, b: -1_000, c: -50_000 });
-  const store = deliveryStore(t.deps.sqlite);
   t.deps.sqlite.query("UPDATE webhooks SET is_active = 0 WHERE id = ?").run(h.c);
   const [first, second] = dueOrder([h.b], h.now);
   // b's first delivery is in flight (leased by another claim)
   t.deps.sqlite.query("UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?").run(h.now + LEASE, first!);
-  expect(store.claimDue(h.now, LEASE, [h.a], WINDOW)?.id).toBe(second!);
+  expect(claim(h.now, [h.a])?.id).toBe(second!);
   // a lease that ran out makes the delivery due again
-  expect(store.claimDue(h.now + LEASE + 1, LEASE, [h.a], WINDOW)?.id).toBe(first!);
+  expect(claim(h.now + LEASE + 1, [h.a])?.id).toBe(first!);
 });
 
 test("a backlog all due at the same moment (a webhook switched back on) is passed over too, and ties are claimed in full", async () => {
@@ -86,7 +90,7 @@ test("a backlog all due at the same moment (a webhook switched back on) is passe
   t.deps.sqlite.query("UPDATE webhook_deliveries SET next_attempt_at = ?").run(h.now - 10);
   const others = t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id <> ?").get(h.a) as { n: number };
   const got = new Set<string>();
-  for (let d = store.claimDue(h.now, LEASE, [h.a], WINDOW); d; d = store.claimDue(h.now, LEASE, [h.a], WINDOW)) {
+  for (let d = claim(h.now, [h.a]); d; d = claim(h.now, [h.a])) {
     expect(d.webhookId).not.toBe(h.a);
     got.add(d.id);
   }
@@ -110,7 +114,7 @@ test("the next due time passes over a backlog at its cap in the same way, and is
   expect(store.nextDue([], h.now, WINDOW)).toBe(h.now - 100_000);
   t.deps.sqlite.query("UPDATE webhook_deliveries SET status = 'success', next_attempt_at = NULL WHERE webhook_id <> ?").run(h.a);
   expect(store.nextDue([h.a], h.now, WINDOW)).toBeNull();
-  expect(store.claimDue(h.now, LEASE, [h.a], WINDOW)).toBeNull();
+  expect(claim(h.now, [h.a])).toBeNull();
 });
 
 test("a running dispatcher delivers a healthy webhook's event while a hanging receiver's backlog fills the whole window", async () => {
