@@ -29,6 +29,19 @@ function buildConfigSchema() {
     /** Public base URL used in links in mail; defaults to http://host:port. */
     publicUrl: optionalUrl,
     corsOrigins: list.default([]),
+    /**
+     * `postgres://…` or `postgresql://…`: every row lives in that PostgreSQL database (14 or
+     * later) and no SQLite file is written. Unset: SQLite at `<dataDir>/parley.db`.
+     */
+    databaseUrl: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
+        .optional(),
+    ),
+    /** Connections each process keeps to PostgreSQL. */
+    databasePoolSize: int(1, 200).default(10),
     /** SQLite synchronous pragma: NORMAL (WAL, safe on process crash) or FULL (also safe on power loss). */
     dbSynchronous: z.enum(["normal", "full"]).default("normal"),
     jsonBodyLimit: int(1024, 64 * 1024 * 1024).default(1024 * 1024),

@@ -1,11 +1,10 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { buildApp, type App } from "./app.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { checkpointWhenBusy } from "./db/checkpointer.ts";
-import { openDb, type OpenedDb } from "./db/open.ts";
+import { openStore } from "./db/open.ts";
+import { sqliteOf } from "./db/sqlite.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
 import { JobQueue } from "./jobs/queue.ts";
@@ -29,7 +28,7 @@ export interface Runtime {
 }
 
 export interface RuntimeOverrides {
-  /** ":memory:" for tests; default `<dataDir>/parley.db`. */
+  /** SQLite only: ":memory:" for tests; default `<dataDir>/parley.db`. */
   dbPath?: string;
   clock?: Clock;
   network?: NetworkDriver;
@@ -41,29 +40,33 @@ export interface RuntimeOverrides {
 
 /** Opens and migrates the database and builds deps, services and the app. */
 export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
-  const dbPath = o.dbPath ?? join(config.dataDir, "parley.db");
-  if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened: OpenedDb = openDb(dbPath, { synchronous: config.dbSynchronous });
-  const applied = migrate(opened.db);
-  if (applied) log.info("database migrated", { applied, path: dbPath });
-  // WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
-  const checkpointer = dbPath === ":memory:" ? undefined : checkpointWhenBusy(opened.sqlite, dbPath);
+  const db = openStore(config, { path: o.dbPath, onError: (err) => log.error("after-commit callback failed", { err }) });
+  let checkpointer: { stop(): Promise<void> } | undefined;
+  try {
+    const applied = await migrate(db);
+    if (applied) log.info("database migrated", { applied, engine: db.engine });
+    // SQLite: WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
+    const sqlite = sqliteOf(db);
+    if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   const clock = o.clock ?? systemClock;
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
-    o.notifier ?? new ChannelNotifier({ config, db: opened.db, sqlite: opened.sqlite, clock, log: log.child({ component: "notify" }), network });
+    o.notifier ?? new ChannelNotifier({ config, db, clock, log: log.child({ component: "notify" }), network });
   const deps: AppDeps = {
     config,
-    db: opened.db,
-    sqlite: opened.sqlite,
+    db,
     clock,
     log,
     network,
-    jobs: new JobQueue(opened.sqlite, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }),
-    bus: new EventBus(opened.sqlite, clock, log.child({ component: "events" })),
+    jobs: new JobQueue(db, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }),
+    bus: new EventBus(db, clock, log.child({ component: "events" })),
     notifier,
     captcha: o.captcha ?? imageCaptcha,
-    secrets: o.secrets ?? loadSecrets(config),
+    secrets: o.secrets ?? (await loadSecrets(config, db)),
     version: VERSION,
   };
   const services = createServices(deps);
@@ -85,7 +88,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       await services.stop();
       if (notifier instanceof ChannelNotifier) notifier.close();
       await checkpointer?.stop();
-      opened.close();
+      await db.close();
     },
   };
 }

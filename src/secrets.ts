@@ -1,12 +1,22 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
+import type { DB } from "./db/store.ts";
 import type { Secrets } from "./deps.ts";
 
 const FILE = "secrets.json";
 
-/** Loads the data dir's secrets, generating them (mode 0600) on first start. Configured values win. */
-export function loadSecrets(config: Config): Secrets {
+/**
+ * The installation's secrets, generated on first start; configured values win. SQLite: the
+ * data dir's secrets.json (mode 0600). PostgreSQL: the `instance_secrets` table, written once
+ * by whichever node starts first (the others read what it wrote), and no file at all.
+ */
+export async function loadSecrets(config: Config, db: DB): Promise<Secrets> {
+  const generated = db.engine === "postgres" ? await fromDatabase(db) : fromFile(config);
+  return { ...generated, jwtSecret: config.jwtSecret ?? generated.jwtSecret };
+}
+
+function fromFile(config: Config): Secrets {
   const path = join(config.dataDir, FILE);
   let stored: Partial<Secrets> = {};
   if (existsSync(path)) stored = JSON.parse(readFileSync(path, "utf8")) as Partial<Secrets>;
@@ -19,7 +29,16 @@ export function loadSecrets(config: Config): Secrets {
     writeFileSync(path, JSON.stringify(generated, null, 2) + "\n", { mode: 0o600 });
     chmodSync(path, 0o600);
   }
-  return { ...generated, jwtSecret: config.jwtSecret ?? generated.jwtSecret };
+  return generated;
+}
+
+async function fromDatabase(db: DB): Promise<Secrets> {
+  const insert = db.prepare("INSERT INTO instance_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING");
+  await insert.run("jwtSecret", randomHex(48), Date.now());
+  await insert.run("credentialKey", randomHex(32), Date.now());
+  const rows = await db.prepare<{ name: string; value: string }>("SELECT name, value FROM instance_secrets").all();
+  const get = (name: string) => rows.find((r) => r.name === name)!.value;
+  return { jwtSecret: get("jwtSecret"), credentialKey: get("credentialKey") };
 }
 
 function randomHex(bytes: number): string {

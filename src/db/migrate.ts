@@ -1,60 +1,80 @@
 import type { MigrationMeta } from "drizzle-orm/migrator";
-import { embeddedMigrations } from "./migrations.macro.ts" with { type: "macro" };
-import type { DB } from "./open.ts";
-import { clientOf } from "./statement.ts";
+import { embeddedMigrations, embeddedPostgresMigrations } from "./migrations.macro.ts" with { type: "macro" };
+import type { DB, Engine } from "./store.ts";
 
-const MIGRATIONS: MigrationMeta[] = embeddedMigrations() as unknown as MigrationMeta[];
-const NEWEST_EMBEDDED = Math.max(...MIGRATIONS.map((m) => Number(m.folderMillis)));
+const EMBEDDED: Record<Engine, MigrationMeta[]> = {
+  sqlite: embeddedMigrations() as unknown as MigrationMeta[],
+  postgres: embeddedPostgresMigrations() as unknown as MigrationMeta[],
+};
+const TABLE = "__drizzle_migrations";
 
 /** The database was migrated by a build this one does not know (newer, or another branch): running on it could corrupt it. */
 export class NewerDatabaseError extends Error {}
 
 /**
- * Applies the embedded drizzle-kit migrations (idempotent). Returns how many were applied.
- * Refuses (NewerDatabaseError) a database that holds a migration this build does not ship:
- * drizzle would skip ours silently and the code would run against a schema it does not know.
+ * Applies the embedded migrations of the store's engine that the database lacks, in one
+ * transaction, and returns how many. The transaction takes the write lock first, so processes
+ * that start together (nodes on one PostgreSQL) migrate once: the others wait, then find
+ * nothing to do. Refuses (NewerDatabaseError) a database that holds a migration this build
+ * does not ship: the code would run against a schema it does not know. The bookkeeping is
+ * drizzle-kit's own table (`__drizzle_migrations`: hash, created_at = the migration's
+ * timestamp), so databases migrated by earlier builds carry on.
  */
-export function migrate(db: DB): number {
-  assertNotNewer(db);
-  const before = appliedCount(db);
-  // fast path of every start but the first after an upgrade: drizzle applies the migrations
-  // newer than the last one recorded, so when the newest embedded one is recorded there is
-  // nothing to do (skips its transaction and statements; issue 13)
-  if (before && NEWEST_EMBEDDED <= lastApplied(db)) return 0;
-  // drizzle's own migrator, fed from embedded data instead of files on disk
-  const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }; session: unknown };
-  internals.dialect.migrate(MIGRATIONS, internals.session, {});
-  return appliedCount(db) - before;
+export async function migrate(db: DB): Promise<number> {
+  const migrations = EMBEDDED[db.engine];
+  const newest = Math.max(...migrations.map((m) => Number(m.folderMillis)));
+  // every start but the first after an upgrade: nothing to do, and no transaction for it
+  if ((await hasTable(db)) && (await appliedTimes(db)).includes(newest)) {
+    await assertNotNewer(db, migrations);
+    return 0;
+  }
+  return db.tx(async () => {
+    await db.exec(
+      db.engine === "postgres"
+        ? `CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`
+        : `CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
+    );
+    await assertNotNewer(db, migrations);
+    const applied = new Set(await appliedTimes(db));
+    let n = 0;
+    for (const m of migrations) {
+      if (applied.has(Number(m.folderMillis))) continue;
+      for (const statement of m.sql) if (statement.trim()) await db.exec(statement);
+      await db.prepare(`INSERT INTO ${TABLE} (hash, created_at) VALUES (?, ?)`).run(m.hash, Number(m.folderMillis));
+      n++;
+    }
+    return n;
+  });
 }
 
-/** How many migrations ship in this build. */
-export function bundledMigrationCount(): number {
-  return MIGRATIONS.length;
+/** How many migrations ship in this build for the engine. */
+export function bundledMigrationCount(engine: Engine = "sqlite"): number {
+  return EMBEDDED[engine].length;
 }
 
-type Sqlite = import("bun:sqlite").Database;
-
-function hasMigrationTable(db: DB | Sqlite): boolean {
-  return !!clientOf(db).query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
+async function hasTable(db: DB): Promise<boolean> {
+  const sql =
+    db.engine === "postgres"
+      ? `SELECT 1 AS one FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '${TABLE}'`
+      : `SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = '${TABLE}'`;
+  return !!(await db.prepare(sql).get());
 }
 
-function appliedCount(db: DB): number {
-  if (!hasMigrationTable(db)) return 0;
-  return (clientOf(db).query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+async function appliedTimes(db: DB): Promise<number[]> {
+  const rows = await db.prepare<{ at: number | string }>(`SELECT created_at AS at FROM ${TABLE} ORDER BY created_at`).all();
+  return rows.map((r) => Number(r.at));
 }
 
-/** The drizzle-kit timestamp of the last migration recorded (what drizzle compares with). */
-function lastApplied(db: DB): number {
-  const row = clientOf(db).query("SELECT created_at AS at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { at: number | string } | null;
-  return row ? Number(row.at) : -Infinity;
+/** How many migrations the database has recorded (0 before the first start). */
+export async function appliedCount(db: DB): Promise<number> {
+  return (await hasTable(db)) ? (await appliedTimes(db)).length : 0;
 }
 
 /** Throws when the database has applied migrations (by their drizzle-kit timestamp) that this build does not embed. */
-export function assertNotNewer(db: DB | Sqlite, embedded: readonly Pick<MigrationMeta, "folderMillis">[] = MIGRATIONS): void {
-  if (!hasMigrationTable(db)) return;
+export async function assertNotNewer(db: DB, embedded: readonly Pick<MigrationMeta, "folderMillis">[] = EMBEDDED[db.engine]): Promise<void> {
+  if (!(await hasTable(db))) return;
   const known = new Set(embedded.map((m) => Number(m.folderMillis)));
-  const applied = clientOf(db).query("SELECT created_at AS at FROM __drizzle_migrations ORDER BY created_at").all() as { at: number | string }[];
-  const unknown = applied.map((r) => Number(r.at)).filter((at) => !known.has(at));
+  const unknown = (await appliedTimes(db)).filter((at) => !known.has(at));
   if (!unknown.length) return;
   const newest = new Date(Math.max(...unknown)).toISOString();
   throw new NewerDatabaseError(

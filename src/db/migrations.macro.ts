@@ -2,10 +2,14 @@ import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 
 /**
- * Bun macro: runs at bundle time, so the compiled binary carries the migrations as data.
- * Import it `with { type: "macro" }`.
+ * Bun macros: run at bundle time, so the compiled binary carries the migrations of both
+ * engines as data. Import them `with { type: "macro" }`.
  */
 export function embeddedMigrations() {
   // resolved from this file, not the working directory of whoever builds or runs
-  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, "../../migrations") });
+  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, "../../migrations/sqlite") });
+}
+
+export function embeddedPostgresMigrations() {
+  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, "../../migrations/postgres") });
 }

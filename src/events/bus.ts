@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
+import type { DB } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 
 /** Events that webhooks can subscribe to (spec part 6, D9). */
@@ -30,22 +30,21 @@ export interface AppEvent {
 }
 
 /** Runs inside the publishing transaction (e.g. writes webhook delivery rows). Throwing rolls the change back. */
-export type TransactionalSubscriber = (event: AppEvent) => void;
+export type TransactionalSubscriber = (event: AppEvent) => Promise<void> | void;
 /** Runs after the transaction committed (e.g. the WebSocket hub). Never affects the change. */
 export type CommittedListener = (event: AppEvent) => void;
 
 /**
- * The one internal publisher every module uses. Events are published inside `bus.transaction`,
- * so their side effects (outbox rows) commit or roll back with the change that caused them,
- * and listeners hear only about committed changes.
+ * The one internal publisher every module uses. Events are published inside `db.tx`, so their
+ * side effects (outbox rows) commit or roll back with the change that caused them, and
+ * listeners hear only about committed changes.
  */
 export class EventBus {
   private transactional: TransactionalSubscriber[] = [];
   private listeners = new Set<CommittedListener>();
-  private pending: AppEvent[] | null = null;
 
   constructor(
-    private sqlite: Database,
+    private db: DB,
     private clock: Clock,
     private log: Logger,
   ) {}
@@ -61,28 +60,12 @@ export class EventBus {
     return () => this.listeners.delete(fn);
   }
 
-  /** Runs `fn` in one SQLite transaction; events it publishes reach listeners after commit. */
-  transaction<T>(fn: () => T): T {
-    if (this.pending) return fn(); // nested: joins the outer transaction
-    this.pending = [];
-    let events: AppEvent[];
-    let result: T;
-    try {
-      result = this.sqlite.transaction(fn)();
-      events = this.pending;
-    } finally {
-      this.pending = null;
-    }
-    for (const e of events) this.notify(e);
-    return result;
-  }
-
-  /** Publishes an event; must be called inside `transaction`. */
-  publish(workspaceId: string, event: EventName, data: Record<string, unknown>): AppEvent {
-    if (!this.pending) throw new Error(`event ${event} published outside bus.transaction`);
+  /** Publishes an event; must be called inside `db.tx`. Listeners hear it once the transaction commits. */
+  async publish(workspaceId: string, event: EventName, data: Record<string, unknown>): Promise<AppEvent> {
+    if (!this.db.inTx) throw new Error(`event ${event} published outside db.tx`);
     const e: AppEvent = { id: Bun.randomUUIDv7(), workspaceId, event, timestamp: this.clock.now().toISOString(), data };
-    for (const sub of this.transactional) sub(e);
-    this.pending.push(e);
+    for (const sub of this.transactional) await sub(e);
+    this.db.afterCommit(() => this.notify(e));
     return e;
   }
 

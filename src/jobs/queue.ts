@@ -1,11 +1,14 @@
-import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
+import type { DB, Statement } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 
 /** Thrown by a handler to give up at once: the job is marked failed, not retried. */
 export class PermanentJobError extends Error {}
 
-/** Thrown by a handler to be retried at a given delay (e.g. a receiver's Retry-After). */
+/**
+ * Thrown by a handler to run again after a delay (a receiver's Retry-After, a pacing gap, the
+ * rest of a queue): a reschedule, not a failure, so it does not spend an attempt.
+ */
 export class RetryLaterError extends Error {
   constructor(readonly delayMs: number, message = "retry later") {
     super(message);
@@ -53,8 +56,8 @@ export function defaultBackoff(attempt: number): number {
 }
 
 /**
- * The durable job queue. Enqueue is synchronous so it can join the caller's transaction:
- * the job exists exactly when the change that wanted it is committed.
+ * The durable job queue. Enqueue joins the caller's transaction (`db.tx`): the job exists
+ * exactly when the change that wanted it is committed.
  */
 export class JobQueue {
   private handlers = new Map<string, JobHandler<any>>();
@@ -63,39 +66,43 @@ export class JobQueue {
   private started = false;
   private stopping = false;
   private pumping = false;
-  private stmts;
+  private stmts: Record<"insert" | "findDedupe" | "claim" | "extend" | "done" | "fail" | "retry" | "release" | "releaseAll" | "nextDue", Statement<any>>;
 
   constructor(
-    sqlite: Database,
+    private db: DB,
     private clock: Clock,
     private log: Logger,
     private opts: { concurrency: number; pollMs: number },
   ) {
+    const pg = db.engine === "postgres";
     this.stmts = {
-      insert: sqlite.prepare(
+      insert: db.prepare(
         `INSERT INTO jobs (id, kind, payload, status, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
          VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?, ?)`,
       ),
-      findDedupe: sqlite.prepare(`SELECT id FROM jobs WHERE dedupe_key = ? AND status = 'pending' LIMIT 1`),
-      claim: sqlite.prepare(
+      findDedupe: db.prepare(`SELECT id FROM jobs WHERE dedupe_key = ? AND status = 'pending' LIMIT 1`),
+      // on PostgreSQL several nodes claim at once: a row another one is claiming is skipped
+      claim: db.prepare(
         `UPDATE jobs SET lease_until = ?, attempts = attempts + 1, updated_at = ?
          WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-                     ORDER BY run_at LIMIT 1)
+                     ORDER BY run_at LIMIT 1${pg ? " FOR UPDATE SKIP LOCKED" : ""})
          RETURNING id, kind, payload, attempts, max_attempts`,
       ),
-      extend: sqlite.prepare(`UPDATE jobs SET lease_until = ? WHERE id = ? AND attempts = ? AND status = 'pending'`),
-      done: sqlite.prepare(
+      extend: db.prepare(`UPDATE jobs SET lease_until = ? WHERE id = ? AND attempts = ? AND status = 'pending'`),
+      done: db.prepare(
         `UPDATE jobs SET status = 'done', lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND attempts = ?`,
       ),
-      fail: sqlite.prepare(
+      fail: db.prepare(
         `UPDATE jobs SET status = 'failed', lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND attempts = ?`,
       ),
-      retry: sqlite.prepare(
-        `UPDATE jobs SET run_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND attempts = ?`,
+      retry: db.prepare(
+        `UPDATE jobs SET run_at = ?, lease_until = NULL, last_error = ?, updated_at = ?, attempts = attempts - ? WHERE id = ? AND attempts = ?`,
       ),
-      release: sqlite.prepare(`UPDATE jobs SET lease_until = NULL, attempts = attempts - 1, updated_at = ? WHERE id = ? AND attempts = ?`),
-      releaseAll: sqlite.prepare(`UPDATE jobs SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL`),
-      nextDue: sqlite.prepare(`SELECT min(max(run_at, coalesce(lease_until, 0))) AS t FROM jobs WHERE status = 'pending'`),
+      release: db.prepare(`UPDATE jobs SET lease_until = NULL, attempts = attempts - 1, updated_at = ? WHERE id = ? AND attempts = ?`),
+      releaseAll: db.prepare(`UPDATE jobs SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL`),
+      nextDue: db.prepare(
+        `SELECT min(${pg ? "greatest" : "max"}(run_at, coalesce(lease_until, 0))) AS t FROM jobs WHERE status = 'pending'`,
+      ),
     };
   }
 
@@ -105,27 +112,30 @@ export class JobQueue {
     this.handlers.set(handler.kind, handler);
   }
 
-  /** Adds a job; call inside a transaction to make it part of that change. Returns the job id. */
-  enqueue(kind: string, payload: unknown, opts: EnqueueOptions = {}): string {
+  /** Adds a job; call inside `db.tx` to make it part of that change. Returns the job id. */
+  async enqueue(kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
     if (opts.dedupeKey) {
-      const existing = this.stmts.findDedupe.get(opts.dedupeKey) as { id: string } | null;
+      const existing = (await this.stmts.findDedupe.get(opts.dedupeKey)) as { id: string } | undefined;
       if (existing) return existing.id;
     }
     const now = this.clock.now().getTime();
     const runAt = opts.runAt ? opts.runAt.getTime() : now + (opts.delayMs ?? 0);
     const id = Bun.randomUUIDv7();
     const maxAttempts = opts.maxAttempts ?? this.handlers.get(kind)?.maxAttempts ?? 10;
-    this.stmts.insert.run(id, kind, JSON.stringify(payload ?? null), runAt, maxAttempts, opts.dedupeKey ?? null, now, now);
-    queueMicrotask(() => this.wake());
+    await this.stmts.insert.run(id, kind, JSON.stringify(payload ?? null), runAt, maxAttempts, opts.dedupeKey ?? null, now, now);
+    this.db.afterCommit(() => queueMicrotask(() => this.wake()));
     return id;
   }
 
   /**
-   * Frees the leases a previous process held (it crashed or was killed): with one server per
-   * data dir, no lease at start-up belongs to a live worker. Returns how many were freed.
+   * Frees the leases a previous process held (it crashed or was killed). On SQLite, with one
+   * server per data dir, no lease at start-up belongs to a live worker. On PostgreSQL another
+   * node's lease may be live: nothing is freed, and an expired lease is claimable anyway.
+   * Returns how many were freed.
    */
-  releaseAbandoned(): number {
-    return this.stmts.releaseAll.run().changes;
+  async releaseAbandoned(): Promise<number> {
+    if (this.db.engine === "postgres") return 0;
+    return (await this.stmts.releaseAll.run()).changes;
   }
 
   /** Starts the worker loop. */
@@ -146,7 +156,7 @@ export class JobQueue {
     await Promise.race([all, Bun.sleep(timeoutMs)]);
     // still running after the grace period: hand the job back so the next start runs it again
     for (const row of this.running.values()) {
-      this.stmts.release.run(this.clock.now().getTime(), row.id, row.attempts);
+      await this.stmts.release.run(this.clock.now().getTime(), row.id, row.attempts);
       this.log.warn("job released at shutdown", { jobId: row.id, kind: row.kind });
     }
     this.running.clear();
@@ -157,7 +167,7 @@ export class JobQueue {
   async runDue(): Promise<number> {
     let n = 0;
     for (;;) {
-      const row = this.claim();
+      const row = await this.claim();
       if (!row) break;
       n++;
       await this.execute(row);
@@ -175,63 +185,72 @@ export class JobQueue {
     this.timer = setTimeout(() => this.pump(), ms);
   }
 
-  private pump(): void {
+  private async pump(): Promise<void> {
     this.timer = null;
     if (!this.started || this.stopping || this.pumping) return;
     this.pumping = true;
+    let delay = this.opts.pollMs;
     try {
-      while (this.running.size < this.opts.concurrency) {
-        const row = this.claim();
+      while (this.running.size < this.opts.concurrency && !this.stopping) {
+        const row = await this.claim();
         if (!row) break;
-        const p = this.execute(row).finally(() => {
-          this.running.delete(p);
-          this.wake();
-        });
+        const p = this.execute(row)
+          // its bookkeeping failed (a full disk): the lease runs out and the job is claimed again
+          .catch((err) => this.log.error("job bookkeeping failed", { jobId: row.id, kind: row.kind, err }))
+          .finally(() => {
+            this.running.delete(p);
+            this.wake();
+          });
         this.running.set(p, row);
       }
+      delay = await this.nextDelay();
     } catch (err) {
       this.log.error("job claim failed", { err });
     } finally {
       this.pumping = false;
     }
-    if (this.started && !this.stopping) this.schedule(this.nextDelay());
+    if (this.started && !this.stopping && !this.timer) this.schedule(delay);
   }
 
-  private nextDelay(): number {
-    const row = this.stmts.nextDue.get() as { t: number | null } | null;
+  private async nextDelay(): Promise<number> {
+    const row = (await this.stmts.nextDue.get()) as { t: number | null } | undefined;
     if (!row || row.t === null) return this.opts.pollMs;
-    return Math.max(0, Math.min(this.opts.pollMs, row.t - this.clock.now().getTime()));
+    return Math.max(0, Math.min(this.opts.pollMs, Number(row.t) - this.clock.now().getTime()));
   }
 
-  private claim(): JobRow | null {
+  private async claim(): Promise<JobRow | null> {
     const now = this.clock.now().getTime();
     // the lease is provisional; execute() sets the handler's own lease right away
-    return (this.stmts.claim.get(now + 60_000, now, now, now) as JobRow | null) ?? null;
+    return ((await this.stmts.claim.get(now + 60_000, now, now, now)) as JobRow | undefined) ?? null;
   }
 
   private async execute(row: JobRow): Promise<void> {
     const handler = this.handlers.get(row.kind);
     const now = () => this.clock.now().getTime();
     if (!handler) {
-      this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts);
+      await this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts);
       this.log.error("job without handler", { jobId: row.id, kind: row.kind });
       return;
     }
     const leaseMs = handler.leaseMs ?? 60_000;
-    this.stmts.extend.run(now() + leaseMs, row.id, row.attempts);
-    const heartbeat = setInterval(() => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts), Math.max(50, leaseMs / 3));
+    await this.stmts.extend.run(now() + leaseMs, row.id, row.attempts);
+    const heartbeat = setInterval(() => {
+      this.stmts.extend.run(now() + leaseMs, row.id, row.attempts).catch((err) => this.log.warn("job lease not extended", { jobId: row.id, err }));
+    }, Math.max(50, leaseMs / 3));
     const ctx: JobContext = { jobId: row.id, attempt: row.attempts, maxAttempts: row.max_attempts };
     try {
       await handler.run(JSON.parse(row.payload), ctx);
-      this.stmts.done.run(now(), row.id, row.attempts);
+      await this.stmts.done.run(now(), row.id, row.attempts);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof PermanentJobError || row.attempts >= row.max_attempts) {
-        this.stmts.fail.run(message, now(), row.id, row.attempts);
+      const later = err instanceof RetryLaterError;
+      if (err instanceof PermanentJobError || (!later && row.attempts >= row.max_attempts)) {
+        await this.stmts.fail.run(message, now(), row.id, row.attempts);
         this.log.warn("job failed for good", { jobId: row.id, kind: row.kind, attempts: row.attempts, error: message });
       } else {
-        const delay = err instanceof RetryLaterError ? err.delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
-        this.stmts.retry.run(now() + delay, message, now(), row.id, row.attempts);
+        const delay = later ? err.delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
+        // a reschedule gives its attempt back
+        await this.stmts.retry.run(now() + delay, message, now(), later ? 1 : 0, row.id, row.attempts);
         this.log.debug("job will retry", { jobId: row.id, kind: row.kind, attempt: row.attempts, delayMs: delay, error: message });
       }
     } finally {

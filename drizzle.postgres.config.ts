@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+// PostgreSQL: the same tables, converted by src/db/pg-schema.ts
+export default defineConfig({
+  dialect: "postgresql",
+  schema: "./src/db/schema-tables.ts",
+  out: "./migrations/postgres",
+});

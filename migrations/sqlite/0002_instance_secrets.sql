@@ -1,0 +1,5 @@
+CREATE TABLE `instance_secrets` (
+	`name` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL,
+	`created_at` integer NOT NULL
+);

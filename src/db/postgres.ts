@@ -1,0 +1,190 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import postgres from "postgres";
+import type { SQLWrapper } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { PgDeleteBase, PgInsertBase, PgSelectBase, PgUpdateBase } from "drizzle-orm/pg-core";
+import { PostgresJsPreparedQuery } from "drizzle-orm/postgres-js/session";
+import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement } from "./store.ts";
+import { TxFrame } from "./tx-frame.ts";
+
+type Sql = postgres.Sql;
+type Conn = postgres.Sql | postgres.TransactionSql;
+
+/** Every write transaction takes this transaction-level advisory lock first (see `tx`). */
+export const WRITE_LOCK = 7_049_523_108_962_161; // "parley" as a number
+
+export interface PostgresOptions {
+  /** connections in the pool (default 10) */
+  max?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * The PostgreSQL engine: postgres.js under drizzle's Postgres dialect, behind the same
+ * asynchronous store as SQLite. The tables are declared once (drizzle's SQLite column types);
+ * on PostgreSQL integers are `bigint` (millisecond times) and booleans stay 0/1, so raw SQL
+ * and results read the same on both engines. `bigint` and `numeric` results (counts, sums)
+ * arrive as JavaScript numbers.
+ *
+ * A transaction takes one pooled connection for its whole run, and every statement of its
+ * async context goes there (an AsyncLocalStorage frame). Every transaction first takes one
+ * advisory lock, so write transactions run one at a time, as on SQLite: a read-then-write in
+ * a transaction never races another one, on any node of a cluster. Reads outside a transaction
+ * run in parallel on the pool.
+ */
+export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db: DB; sql: Sql } {
+  installBuilderMethods();
+  const toNumber = { to: 20, from: [20, 1700], parse: (x: string) => Number(x), serialize: (x: unknown) => String(x) };
+  const root = postgres(url, {
+    max: opts.max ?? 10,
+    prepare: true,
+    onnotice: () => {},
+    types: { bigint: toNumber } as unknown as Record<string, postgres.PostgresType>,
+    connection: { application_name: "parley" },
+  });
+  const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
+  const als = new AsyncLocalStorage<TxFrame<Conn>>();
+  const live = () => {
+    const f = als.getStore();
+    return f?.open ? f : undefined;
+  };
+  const current = (): Conn => live()?.conn ?? root;
+  // drizzle calls `unsafe`; the statement goes to the transaction of the caller's context
+  const client = {
+    options: root.options,
+    unsafe: (text: string, params?: unknown[], _o?: unknown) => current().unsafe(text, params ? normalise(params) : undefined, { prepare: true }),
+    begin() {
+      throw new Error("use db.tx(fn): the store's one transaction API");
+    },
+  };
+  const db = drizzle({ client: client as unknown as Sql }) as unknown as DB & Record<string, unknown>;
+
+  async function tx<T>(fn: () => Promise<T>): Promise<T> {
+    const frame = live();
+    if (frame) {
+      const mark = frame.mark();
+      try {
+        return (await (frame.conn as postgres.TransactionSql).savepoint(() => fn())) as T;
+      } catch (err) {
+        frame.dropFrom(mark);
+        throw err;
+      }
+    }
+    let f: TxFrame<Conn> | undefined;
+    let result: T;
+    try {
+      result = (await root.begin(async (conn) => {
+        await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+        f = new TxFrame<Conn>(conn, onError);
+        return als.run(f, fn);
+      })) as T;
+    } catch (err) {
+      f?.abandoned();
+      throw err;
+    }
+    f!.committed();
+    return result;
+  }
+
+  const statement = <Row>(text: string): Statement<Row> => {
+    const numbered = numberedPlaceholders(text);
+    const q = (params: SqlParam[]) => current().unsafe(numbered, normalise(params), { prepare: true });
+    return {
+      async all(...params: SqlParam[]) {
+        return (await q(params)) as unknown as Row[];
+      },
+      async get(...params: SqlParam[]) {
+        return (await q(params))[0] as Row | undefined;
+      },
+      async run(...params: SqlParam[]): Promise<RunResult> {
+        return { changes: (await q(params)).count };
+      },
+    };
+  };
+  const raw = (w: SQLWrapper | string) => {
+    if (typeof w === "string") return current().unsafe(w, [], { prepare: true });
+    const built = (db as unknown as { dialect: { sqlToQuery(s: unknown): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(w.getSQL());
+    return current().unsafe(built.sql, normalise(built.params), { prepare: true });
+  };
+
+  const prepared = new Map<string, Statement<unknown>>();
+  let closed = false;
+  Object.assign(db, {
+    engine: "postgres",
+    prepare<Row>(text: string): Statement<Row> {
+      let s = prepared.get(text);
+      if (!s) prepared.set(text, (s = statement(text)));
+      return s as Statement<Row>;
+    },
+    async exec(text: string) {
+      await current().unsafe(text);
+    },
+    tx,
+    transaction() {
+      throw new Error("use db.tx(fn): the store's one transaction API");
+    },
+    afterCommit(fn: () => void) {
+      const frame = live();
+      if (frame) frame.afterCommit(fn);
+      else fn();
+    },
+    async all(w: SQLWrapper | string) {
+      return [...(await raw(w))];
+    },
+    async get(w: SQLWrapper | string) {
+      return (await raw(w))[0];
+    },
+    async run(w: SQLWrapper | string): Promise<RunResult> {
+      return { changes: (await raw(w)).count };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await root.end({ timeout: 5 });
+    },
+  });
+  Object.defineProperty(db, "inTx", { get: () => live() !== undefined });
+  return { db, sql: root };
+}
+
+/** Booleans are stored as 0/1 (as on SQLite); a Uint8Array goes as a Buffer (bytea). */
+function normalise(params: unknown[]): postgres.ParameterOrJSON<never>[] {
+  return params.map((p) => (p === true ? 1 : p === false ? 0 : p === undefined ? null : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p)) as never;
+}
+
+let installed = false;
+/**
+ * SQLite's builders answer `.all()`, `.get()` and `.run()`; drizzle's Postgres builders only
+ * `execute()`. The same methods on the Postgres builders keep repositories engine-blind.
+ */
+function installBuilderMethods(): void {
+  if (installed) return;
+  installed = true;
+  for (const Builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase] as unknown as { prototype: Record<string, unknown> }[]) {
+    Object.assign(Builder.prototype, {
+      all(this: { execute(): Promise<unknown[]> }) {
+        return this.execute();
+      },
+      async get(this: { execute(): Promise<unknown[]> }) {
+        return (await this.execute())[0];
+      },
+      async run(this: { execute(): Promise<{ count?: number; length: number }> }) {
+        const r = await this.execute();
+        return { changes: r.count ?? r.length };
+      },
+    });
+  }
+  const Prepared = PostgresJsPreparedQuery.prototype as unknown as Record<string, unknown>;
+  Object.assign(Prepared, {
+    all(this: { execute(v?: unknown): Promise<unknown[]> }, values?: unknown) {
+      return this.execute(values);
+    },
+    async get(this: { execute(v?: unknown): Promise<unknown[]> }, values?: unknown) {
+      return (await this.execute(values))[0];
+    },
+    async run(this: { execute(v?: unknown): Promise<{ count?: number; length: number }> }, values?: unknown) {
+      const r = await this.execute(values);
+      return { changes: r.count ?? r.length };
+    },
+  });
+}

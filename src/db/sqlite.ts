@@ -1,0 +1,224 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Database, type SQLQueryBindings, type Statement as BunStatement } from "bun:sqlite";
+import { drizzle } from "drizzle-orm/sqlite-proxy";
+import type { SQLWrapper } from "drizzle-orm";
+import type { DB, RunResult, SqlParam, Statement } from "./store.ts";
+import { TxFrame } from "./tx-frame.ts";
+import { mapWalIndex, unmapWalIndex } from "./wal-index.ts";
+
+export interface SqliteStore {
+  db: DB;
+  /** the connection, for SQLite-only machinery in src/db (checkpointer, snapshot memo, backup) */
+  sqlite: Database;
+}
+
+type Params = SQLQueryBindings[];
+
+const connections = new WeakMap<object, { sqlite: Database; free: () => boolean }>();
+
+/**
+ * The SQLite connection of a store when no transaction holds it right now, else null (and
+ * always null on PostgreSQL): for the few hot reads that read it synchronously, in the same
+ * turn of the event loop, with a fallback through the store (see http/auth-guard.ts).
+ */
+export function idleSqlite(db: DB): Database | null {
+  const c = connections.get(db);
+  return c && c.free() ? c.sqlite : null;
+}
+
+/** The SQLite connection of a store whatever its state (backup, checkpoints), or null on PostgreSQL. */
+export function sqliteOf(db: DB): Database | null {
+  return connections.get(db)?.sqlite ?? null;
+}
+const CACHE = 1_000;
+
+/**
+ * The SQLite engine: one bun:sqlite connection in WAL mode behind the asynchronous store.
+ * A transaction holds the connection across its awaits, so a statement of any other async
+ * context waits for its commit (the connection would otherwise take it into the open
+ * transaction); with no transaction open, a statement runs at once. Transactions begin
+ * IMMEDIATE (the write lock at BEGIN, where busy_timeout waits for another process): a deferred
+ * read-then-write transaction is refused at once with SQLITE_BUSY when an operator command's
+ * process holds the lock, and SQLite never waits there.
+ * WAL + synchronous=NORMAL: a commit survives a process crash (the WAL is in the OS page
+ * cache); only a power loss can drop the last transactions. FULL is available.
+ */
+export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "full"; onError?: (err: unknown) => void } = {}): SqliteStore {
+  const memory = path === ":memory:";
+  // before SQLite opens the file (see mapWalIndex: mapping it later would drop SQLite's locks)
+  if (!memory) mapWalIndex(path);
+  let sqlite: Database;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+  } catch (err) {
+    if (!memory) unmapWalIndex(path);
+    throw err;
+  }
+  // busy_timeout first: switching to WAL needs a lock another connection may hold
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  if (!memory) sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec(`PRAGMA synchronous = ${opts.synchronous === "full" ? "FULL" : "NORMAL"}`);
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+
+  const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
+  const als = new AsyncLocalStorage<TxFrame<Database>>();
+  let owner: TxFrame<Database> | null = null;
+  let waiters: (() => void)[] = [];
+  const mayRun = () => owner === null || als.getStore() === owner;
+  const turn = async () => {
+    while (!mayRun()) await new Promise<void>((r) => waiters.push(r));
+  };
+  const release = () => {
+    owner = null;
+    const w = waiters;
+    waiters = [];
+    for (const r of w) r();
+  };
+
+  // drizzle's SQL varies little (IN lists of other lengths): a bounded cache of compiled statements
+  const cache = new Map<string, BunStatement>();
+  const compiled = (text: string): BunStatement => {
+    let s = cache.get(text);
+    if (s) return s;
+    if (cache.size >= CACHE) {
+      const [oldest, stmt] = cache.entries().next().value as [string, BunStatement];
+      cache.delete(oldest);
+      stmt.finalize();
+    }
+    cache.set(text, (s = sqlite.prepare(text)));
+    return s;
+  };
+
+  const db = drizzle(async (text, params, method) => {
+    if (!mayRun()) await turn();
+    const stmt = compiled(text);
+    if (method === "run") return { rows: [], changes: stmt.run(...(params as Params)).changes } as { rows: unknown[] };
+    const rows = stmt.values(...(params as Params));
+    return { rows: method === "get" ? (rows[0] as unknown as unknown[]) : rows };
+  }) as unknown as DB & Record<string, unknown>;
+
+  const begin = sqlite.prepare("BEGIN IMMEDIATE");
+  const commit = sqlite.prepare("COMMIT");
+  const rollback = sqlite.prepare("ROLLBACK");
+
+  async function tx<T>(fn: () => Promise<T>): Promise<T> {
+    const frame = als.getStore();
+    if (frame && frame === owner) {
+      const name = `sp${++frame.depth}`;
+      const mark = frame.mark();
+      sqlite.run(`SAVEPOINT ${name}`);
+      try {
+        const result = await fn();
+        sqlite.run(`RELEASE ${name}`);
+        return result;
+      } catch (err) {
+        sqlite.run(`ROLLBACK TO ${name}`);
+        sqlite.run(`RELEASE ${name}`);
+        frame.dropFrom(mark);
+        throw err;
+      } finally {
+        frame.depth--;
+      }
+    }
+    while (owner !== null) await new Promise<void>((r) => waiters.push(r));
+    const f = new TxFrame(sqlite, onError);
+    owner = f;
+    let result: T;
+    try {
+      begin.run();
+      try {
+        result = await als.run(f, fn);
+        commit.run();
+      } catch (err) {
+        if (sqlite.inTransaction) rollback.run();
+        f.abandoned();
+        throw err;
+      }
+    } finally {
+      release();
+    }
+    f.committed();
+    return result;
+  }
+
+  const statement = <Row>(text: string, shared = false): Statement<Row> => {
+    let s: BunStatement | undefined;
+    const get = () => (shared ? compiled(text) : (s ??= sqlite.prepare(text)));
+    return {
+      async all(...params: SqlParam[]) {
+        if (!mayRun()) await turn();
+        return get().all(...(params as Params)) as Row[];
+      },
+      async get(...params: SqlParam[]) {
+        if (!mayRun()) await turn();
+        return (get().get(...(params as Params)) as Row | null) ?? undefined;
+      },
+      async run(...params: SqlParam[]): Promise<RunResult> {
+        if (!mayRun()) await turn();
+        return { changes: get().run(...(params as Params)).changes };
+      },
+    };
+  };
+  const raw = (q: SQLWrapper | string) => {
+    if (typeof q === "string") return { sql: q, params: [] as SqlParam[] };
+    const built = (db as unknown as { dialect: { sqlToQuery(s: unknown): { sql: string; params: SqlParam[] } } }).dialect.sqlToQuery(q.getSQL());
+    return built;
+  };
+
+  const prepared = new Map<string, Statement<unknown>>();
+  let closed = false;
+  connections.set(db, { sqlite, free: () => owner === null });
+  Object.assign(db, {
+    engine: "sqlite",
+    prepare<Row>(text: string): Statement<Row> {
+      let s = prepared.get(text);
+      if (!s) prepared.set(text, (s = statement(text)));
+      return s as Statement<Row>;
+    },
+    async exec(text: string) {
+      if (!mayRun()) await turn();
+      sqlite.exec(text);
+    },
+    tx,
+    transaction() {
+      throw new Error("use db.tx(fn): the store's one transaction API");
+    },
+    afterCommit(fn: () => void) {
+      const frame = als.getStore();
+      if (frame && frame === owner) frame.afterCommit(fn);
+      else fn();
+    },
+    async all(q: SQLWrapper | string) {
+      const { sql, params } = raw(q);
+      return statement(sql, true).all(...params);
+    },
+    async get(q: SQLWrapper | string) {
+      const { sql, params } = raw(q);
+      return statement(sql, true).get(...params);
+    },
+    async run(q: SQLWrapper | string) {
+      const { sql, params } = raw(q);
+      return statement(sql, true).run(...params);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await turn();
+      for (const s of cache.values()) s.finalize();
+      cache.clear();
+      if (!memory) {
+        try {
+          sqlite.exec("PRAGMA optimize");
+          sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {
+          // closing anyway: a failed checkpoint leaves a valid WAL behind
+        }
+      }
+      sqlite.close();
+      if (!memory) unmapWalIndex(path);
+    },
+  });
+  Object.defineProperty(db, "inTx", { get: () => owner !== null && als.getStore() === owner });
+  return { db, sqlite };
+}

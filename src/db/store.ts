@@ -1,0 +1,87 @@
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+
+/** The database engines Parley runs on: SQLite in the data dir (the default) or PostgreSQL. */
+export type Engine = "sqlite" | "postgres";
+
+/** A value bound to a `?` of a raw statement. Booleans are stored as 0/1 on both engines. */
+export type SqlParam = string | number | boolean | null | Uint8Array;
+
+/** What a write reports: the rows it changed. */
+export interface RunResult {
+  changes: number;
+}
+
+/** A raw SQL statement with `?` placeholders, prepared once per store and reused. */
+export interface Statement<Row = Record<string, unknown>> {
+  all(...params: SqlParam[]): Promise<Row[]>;
+  get(...params: SqlParam[]): Promise<Row | undefined>;
+  run(...params: SqlParam[]): Promise<RunResult>;
+}
+
+/** drizzle's query builder, typed once for both engines (the tables are declared once). */
+export type QueryBuilder = BaseSQLiteDatabase<"async", RunResult>;
+
+/**
+ * The one data layer: drizzle's query builder plus raw statements, on either engine, always
+ * asynchronous. Every call joins the transaction in progress in its async context (`tx`), so
+ * a repository never needs to know whether it runs inside one. Repositories are its only users.
+ *
+ * Rules that keep both engines equal:
+ * - await builders (`await db.select()...`, or `.all()`, `.get()`, `.run()`); `.values()` is SQLite-only;
+ * - changed-row counts come from `.run()` (`{ changes }`) or `.returning()`;
+ * - raw SQL quotes camelCase aliases (`AS "sessionId"`); engine-specific SQL is chosen with `db.engine`.
+ */
+export interface DB extends QueryBuilder {
+  readonly engine: Engine;
+  /** A raw statement with `?` placeholders, prepared once and reused. */
+  prepare<Row = Record<string, unknown>>(sql: string): Statement<Row>;
+  /** Runs statements without parameters (DDL, pragmas); never inside a transaction on PostgreSQL's pool. */
+  exec(sql: string): Promise<void>;
+  /**
+   * THE way to change several rows atomically. `fn`'s statements (and those of everything it
+   * awaits in the same async context) run in one transaction; a nested call is a savepoint.
+   * Writes are serialised like SQLite's single writer on both engines, so a read-then-write
+   * inside `fn` sees no concurrent change. Never await unrelated I/O (a network call) inside.
+   */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
+  /** True inside `tx` (in this async context). */
+  readonly inTx: boolean;
+  /** Runs `fn` once the outermost transaction commits (at once outside a transaction); dropped on rollback. */
+  afterCommit(fn: () => void): void;
+  /** Closes the connection(s): after the services stopped. */
+  close(): Promise<void>;
+}
+
+/** Rewrites `?` placeholders (outside quotes and comments) to PostgreSQL's `$1, $2, …`. */
+export function numberedPlaceholders(sql: string): string {
+  let out = "";
+  let n = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      const end = closing(sql, i, c);
+      out += sql.slice(i, end + 1);
+      i = end;
+    } else if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i);
+      const stop = end < 0 ? sql.length - 1 : end;
+      out += sql.slice(i, stop + 1);
+      i = stop;
+    } else if (c === "?") {
+      out += `$${++n}`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function closing(sql: string, start: number, quote: string): number {
+  for (let i = start + 1; i < sql.length; i++) {
+    if (sql[i] === quote) {
+      if (sql[i + 1] === quote) i++;
+      else return i;
+    }
+  }
+  return sql.length - 1;
+}
