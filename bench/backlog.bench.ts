@@ -3,6 +3,7 @@
 // committed. Here one webhook is at its in-flight cap with BACKLOG due deliveries behind it (a
 // slow receiver), and a look finds nothing else to do; the baseline is the same look on the same
 // database without that backlog (the webhook at its cap with only its two deliveries in flight).
+import { sqliteOf } from "../src/db/sqlite.ts";
 import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { deliveryStore, dueWindow } from "../src/modules/webhooks/store.ts";
 import { median, report } from "./lib/report.ts";
@@ -18,29 +19,31 @@ const { deps } = rt;
 const now = Date.now();
 const wsId = seeded.workspaceId;
 for (const name of ["slow", "healthy"]) await createWebhook(deps, wsId, null, { name, url: `http://127.0.0.1:9/${name}`, events: ["message_received"] });
-const slow = (deps.sqlite.query("SELECT id FROM webhooks WHERE name = 'slow'").get() as { id: string }).id;
+// the backlog is written on the SQLite connection directly (nothing else runs meanwhile)
+const sqlite = sqliteOf(deps.db)!;
+const slow = (sqlite.query("SELECT id FROM webhooks WHERE name = 'slow'").get() as { id: string }).id;
 
-const insert = deps.sqlite.prepare(
+const insert = sqlite.prepare(
   `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, lease_until, created_at, updated_at)
    VALUES (?, ?, ?, ?, 'message_received', '{"event":"message_received"}', 'pending', ?, ?, ?, ?, ?)`,
 );
 /** The slow webhook's two deliveries in flight, and `n` due ones behind them (each its own millisecond, or all the same: a webhook switched back on). */
 function fill(n: number, sameTime = false): void {
-  deps.sqlite.exec("DELETE FROM webhook_deliveries");
-  deps.sqlite.transaction(() => {
+  sqlite.exec("DELETE FROM webhook_deliveries");
+  sqlite.transaction(() => {
     for (let i = 0; i < 2; i++) insert.run(Bun.randomUUIDv7(), wsId, slow, Bun.randomUUIDv7(), 1, now - BACKLOG - 10 + i, now + LEASE, now, now);
     for (let i = 0; i < n; i++) insert.run(Bun.randomUUIDv7(), wsId, slow, Bun.randomUUIDv7(), 0, sameTime ? now - 1 : now - BACKLOG + i, null, now, now);
   })();
 }
 
-const store = deliveryStore(deps.sqlite);
+const store = deliveryStore(deps.db);
 const window = dueWindow(deps.config.webhookConcurrency);
 /** µs per look (a claim that finds nothing, then the next due time), with the slow webhook at its cap. */
-function looks(): number {
+async function looks(): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < LOOKS; i++) {
-    if (store.claimDue(now, LEASE, [slow], store.dueBound(now, window))) throw new Error("claimed a delivery of a webhook at its cap");
-    if (store.nextDue([slow], now, window) !== null) throw new Error("a next due time of a webhook at its cap");
+    if (await store.claimDue(now, LEASE, [slow], await store.dueBound(now, window))) throw new Error("claimed a delivery of a webhook at its cap");
+    if ((await store.nextDue([slow], now, window)) !== null) throw new Error("a next due time of a webhook at its cap");
   }
   return ((performance.now() - t0) * 1000) / LOOKS;
 }
@@ -49,11 +52,11 @@ const rounds: { parley: number; baseline: number }[] = [];
 const tied: { parley: number; baseline: number }[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   fill(0);
-  const baseline = looks();
+  const baseline = await looks();
   fill(BACKLOG);
-  rounds.push({ baseline, parley: looks() });
+  rounds.push({ baseline, parley: await looks() });
   fill(BACKLOG, true);
-  tied.push({ baseline, parley: looks() });
+  tied.push({ baseline, parley: await looks() });
 }
 await rt.close();
 const row = (scenario: string, r: typeof rounds) => ({

@@ -3,6 +3,7 @@
 // (2) campaign throughput on the sim network with pacing off, against the plain send path
 // (acceptSend per message, the same sender), measured in the same run.
 import { loadConfig } from "../src/config.ts";
+import { sqliteOf } from "../src/db/sqlite.ts";
 import { silentLogger } from "../src/log.ts";
 import { materialize } from "../src/modules/campaigns/audience.ts";
 import { createCampaign } from "../src/modules/campaigns/service.ts";
@@ -19,7 +20,8 @@ const config = loadConfig({ dataDir: benchDir("parley-bench-"), network: "sim", 
 const sim = new SimDriver({ latencyMs: 1 });
 const rt = await createRuntime(config, silentLogger, { network: sim });
 const { deps } = rt;
-const { sqlite } = deps;
+// seeding and counting go to the SQLite connection directly (the benchmark runs on SQLite)
+const sqlite = sqliteOf(deps.db)!;
 const now = Date.now();
 const wsId = Bun.randomUUIDv7();
 sqlite.query("INSERT INTO workspaces (id, name, plan_id, subscription_status, current_period_end, created_at, updated_at) VALUES (?, 'Bench', 'pro', 'active', ?, ?, ?)").run(wsId, now + 30 * 86_400_000, now, now);
@@ -53,7 +55,7 @@ Bun.gc(true);
 const rssBefore = process.memoryUsage().rss;
 peak = rssBefore;
 const sampler = setInterval(sample, 5);
-const draft = createCampaign(deps, wsId, null, {
+const draft = await createCampaign(deps, wsId, null, {
   name: "bench",
   sessionIds: [sessionA],
   message: { type: "text", body: "Hi {{name}}" },
@@ -70,7 +72,7 @@ clearInterval(sampler);
 // the campaign must not send: cancel it (the cancel skips 100,000 recipients in one statement)
 t0 = performance.now();
 const { cancelCampaign } = await import("../src/modules/campaigns/transitions.ts");
-cancelCampaign(deps, wsId, draft.id);
+await cancelCampaign(deps, wsId, draft.id);
 const cancelMs = performance.now() - t0;
 
 sqlite.exec("CREATE TABLE bare_rows (id TEXT PRIMARY KEY, campaign_id TEXT, contact_id TEXT, phone TEXT, status TEXT)");
@@ -87,17 +89,18 @@ console.log(`cancel (skip ${AUDIENCE} pending recipients): ${cancelMs.toFixed(0)
 
 // ---- 2. throughput, pacing off ----
 deps.jobs.start();
-const sentCount = (sessionId: string) => (sqlite.query("SELECT count(*) AS n FROM messages WHERE session_id = ? AND status = 'sent'").get(sessionId) as { n: number }).n;
+// through the store: the sender's transactions hold the connection meanwhile
+const sentCount = async (sessionId: string) => (await deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE session_id = ? AND status = 'sent'").get(sessionId))!.n;
 
 const sessionB = await liveSession("b");
 t0 = performance.now();
 for (let i = 0; i < SENDS; i++) await acceptSend(deps, { workspaceId: wsId, actorId: "bench" }, { session_id: sessionB, to: `91${String(8_000_000_000 + i)}`, type: "text", body: `Hi Person ${i}` });
-while (sentCount(sessionB) < SENDS) await Bun.sleep(2);
+while ((await sentCount(sessionB)) < SENDS) await Bun.sleep(2);
 const plainRate = SENDS / ((performance.now() - t0) / 1000);
 
 const sessionC = await liveSession("c");
 const ids = contacts.slice(0, SENDS).map((c) => c.id);
-const run = createCampaign(deps, wsId, null, {
+const run = await createCampaign(deps, wsId, null, {
   name: "throughput",
   sessionIds: [sessionC],
   message: { type: "text", body: "Hi {{name}}" },
@@ -106,10 +109,10 @@ const run = createCampaign(deps, wsId, null, {
   pacing: { perMinute: 600, jitterPercent: 0, dailyCapPerSession: 1_000_000, warmup: false, quietHours: null },
 });
 // pacing off: a gap of ~0 (the API caps perMinute at 600; the bench measures the engine itself)
-sqlite.query("UPDATE campaigns SET pacing = json_set(pacing, '$.perMinute', 60000000) WHERE id = ?").run(run.id);
+await deps.db.prepare("UPDATE campaigns SET pacing = json_set(pacing, '$.perMinute', 60000000) WHERE id = ?").run(run.id);
 t0 = performance.now();
 await startCampaign(deps, wsId, run.id);
-while (sentCount(sessionC) < SENDS) await Bun.sleep(2);
+while ((await sentCount(sessionC)) < SENDS) await Bun.sleep(2);
 const campaignRate = SENDS / ((performance.now() - t0) / 1000);
 console.log(`plain send path: ${plainRate.toFixed(0)} messages/s (${SENDS} queued by acceptSend, one session, sendMinGapMs 0)`);
 console.log(`campaign, pacing off: ${campaignRate.toFixed(0)} messages/s (${SENDS} recipients, one session, window of 2 queued)`);

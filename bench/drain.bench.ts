@@ -15,7 +15,7 @@ const N = Number(process.env.BENCH_DRAIN ?? 4000);
 
 const { rt, sim, s } = await benchRuntime({ sendMinGapMs: 0, sendJitterMs: 0, jobPollMs: 20, jobConcurrency: SESSIONS }, SESSIONS);
 const { deps } = rt;
-const queued = deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE status = 'queued'");
+const queued = deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE status = 'queued'");
 deps.jobs.start();
 
 async function parleyDrain(): Promise<number> {
@@ -25,7 +25,7 @@ async function parleyDrain(): Promise<number> {
   }
   const t0 = performance.now();
   deps.jobs.start();
-  while ((queued.get() as { n: number }).n > 0) await Bun.sleep(1);
+  while ((await queued.get())!.n > 0) await Bun.sleep(1);
   return N / ((performance.now() - t0) / 1000);
 }
 

@@ -3,6 +3,7 @@
 // depth, measured in the same run. Keyset stays flat; OFFSET grows with the depth.
 import { messagePageQuery } from "../src/modules/messages/repo.ts";
 import { loadConfig } from "../src/config.ts";
+import { sqliteOf } from "../src/db/sqlite.ts";
 import { silentLogger } from "../src/log.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
@@ -13,7 +14,9 @@ const ROWS = 1_000_000;
 const REPS = 200;
 const config = loadConfig({ dataDir: benchDir("parley-bench-"), network: "sim", logLevel: "silent" });
 const rt = await createRuntime(config, silentLogger, { dbPath: ":memory:", network: new SimDriver() });
-const { sqlite, db } = rt.deps;
+const { db } = rt.deps;
+// seeding and the OFFSET baseline go to the SQLite connection directly (nothing else runs meanwhile)
+const sqlite = sqliteOf(db)!;
 const ws = [Bun.randomUUIDv7(), Bun.randomUUIDv7()];
 for (const id of ws) sqlite.query("INSERT INTO workspaces (id, name, created_at, updated_at) VALUES (?, 'bench', 0, 0)").run(id);
 const ins = sqlite.prepare(
@@ -33,15 +36,15 @@ sqlite.exec("ANALYZE");
 const deepCursor = ids[100]!; // near the oldest message of workspace 0
 ids = [];
 
-function time(fn: () => unknown): number {
-  for (let i = 0; i < 20; i++) fn();
+async function time(fn: () => unknown): Promise<number> {
+  for (let i = 0; i < 20; i++) await fn();
   const start = performance.now();
-  for (let i = 0; i < REPS; i++) fn();
+  for (let i = 0; i < REPS; i++) await fn();
   return (performance.now() - start) / REPS;
 }
-const first = time(() => messagePageQuery(db, ws[0]!, {}, { limit: 50 }).all());
-const deep = time(() => messagePageQuery(db, ws[0]!, {}, { limit: 50, before: deepCursor }).all());
-const offset = time(() =>
+const first = await time(() => messagePageQuery(db, ws[0]!, {}, { limit: 50 }).all());
+const deep = await time(() => messagePageQuery(db, ws[0]!, {}, { limit: 50, before: deepCursor }).all());
+const offset = await time(() =>
   sqlite.query("SELECT * FROM messages WHERE workspace_id = ? ORDER BY id DESC LIMIT 50 OFFSET ?").all(ws[0]!, ROWS / 2 - 150),
 );
 console.log(`first page: ${first.toFixed(3)} ms; deep keyset page: ${deep.toFixed(3)} ms; OFFSET page at the same depth: ${offset.toFixed(3)} ms`);

@@ -3,6 +3,7 @@
 // `SELECT count(*) FROM contacts WHERE workspace_id = ?` on the same table. Also the time to
 // read every matching contact with the keyset batch reader (what a campaign materialises).
 import { loadConfig } from "../src/config.ts";
+import { sqliteOf } from "../src/db/sqlite.ts";
 import { silentLogger } from "../src/log.ts";
 import { insertStoredContact } from "../src/modules/contacts/store.ts";
 import { compileSegmentFilter, countSegment, readSegmentBatches, segmentFilter } from "../src/modules/segments/filter.ts";
@@ -17,13 +18,15 @@ const dataDir = benchDir("parley-bench-");
 const config = loadConfig({ dataDir, network: "sim", logLevel: "silent" });
 // a file database (WAL), as in production
 const rt = await createRuntime(config, silentLogger, { network: new SimDriver() });
-const { sqlite } = rt.deps;
+const { db } = rt.deps;
+// the baseline, the plans and ANALYZE go to the SQLite connection directly (nothing else runs meanwhile)
+const sqlite = sqliteOf(db)!;
 const ws = [Bun.randomUUIDv7(), Bun.randomUUIDv7()];
 for (const id of ws) sqlite.query("INSERT INTO workspaces (id, name, created_at, updated_at) VALUES (?, 'bench', 0, 0)").run(id);
 const now = Date.now();
 const cities = ["Pune", "Delhi", "Mumbai", "Chennai", "Kolkata", "Jaipur", "Indore", "Surat"];
 const seeded = performance.now();
-sqlite.transaction(() => {
+await db.tx(async () => {
   for (const w of ws) {
     for (let i = 0; i < CONTACTS; i++) {
       const tags: string[] = [];
@@ -32,7 +35,7 @@ sqlite.transaction(() => {
       if (i % 2 === 0) tags.push("customer"); // 50 %
       if (i % 7 === 0) tags.push("churned"); // 14 %
       if (i % 100 === 0) tags.push("beta"); // 1 %
-      insertStoredContact(sqlite, w, {
+      await insertStoredContact(db, w, {
         id: Bun.randomUUIDv7(undefined, now - CONTACTS + i),
         phone: `9198${String(i).padStart(8, "0")}`,
         name: `Person ${i}`,
@@ -45,18 +48,18 @@ sqlite.transaction(() => {
       });
     }
   }
-})();
+});
 sqlite.exec("ANALYZE");
 console.log(`seeded ${(2 * CONTACTS).toLocaleString("en")} contacts in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
 
-function time(fn: () => unknown): number {
-  for (let i = 0; i < 3; i++) fn();
+async function time(fn: () => unknown): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn();
   const start = performance.now();
-  for (let i = 0; i < REPS; i++) fn();
+  for (let i = 0; i < REPS; i++) await fn();
   return (performance.now() - start) / REPS;
 }
 
-const bare = time(() => sqlite.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws[0]!));
+const bare = await time(() => sqlite.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws[0]!));
 console.log(`baseline: plain COUNT(*) of the workspace's ${CONTACTS.toLocaleString("en")} contacts: ${bare.toFixed(2)} ms`);
 const filters: Record<string, unknown> = {
   "all opted-in": {},
@@ -72,23 +75,23 @@ const filters: Record<string, unknown> = {
 for (const [label, raw] of Object.entries(filters)) {
   const f = segmentFilter.parse(raw);
   let n = 0;
-  const ms = time(() => (n = countSegment(sqlite, ws[0]!, f, now)));
+  const ms = await time(async () => (n = await countSegment(db, ws[0]!, f, now)));
   const { where, params } = compileSegmentFilter(ws[0]!, f, now);
   const plan = (sqlite.query(`EXPLAIN QUERY PLAN SELECT count(*) FROM contacts c WHERE ${where}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   const scans = plan.filter((d) => d.startsWith("SCAN ")).length;
   console.log(`count ${label}: ${n.toLocaleString("en")} contacts in ${ms.toFixed(2)} ms (${(ms / bare).toFixed(1)}x baseline)${scans ? ` [plan has ${scans} table scan(s)]` : " [indexed]"}`);
 }
-function readAll(raw: unknown): { rows: number; ms: number } {
+async function readAll(raw: unknown): Promise<{ rows: number; ms: number }> {
   const start = performance.now();
   let rows = 0;
-  for (const batch of readSegmentBatches(sqlite, ws[0]!, segmentFilter.parse(raw), now, { batchSize: 1000 })) rows += batch.length;
+  for await (const batch of readSegmentBatches(db, ws[0]!, segmentFilter.parse(raw), now, { batchSize: 1000 })) rows += batch.length;
   return { rows, ms: performance.now() - start };
 }
-const plain = readAll({});
+const plain = await readAll({});
 console.log(`keyset read of every opted-in contact (${plain.rows.toLocaleString("en")} rows, batches of 1,000): ${plain.ms.toFixed(0)} ms`);
 // a tag filter must cost per batch what the batch walks, not the whole tag set again (that was quadratic)
 for (const [label, raw] of Object.entries({ "tagsAny [customer]": { tagsAny: ["customer"] }, "tagsNone [churned]": { tagsNone: ["churned"] } })) {
-  const r = readAll(raw);
+  const r = await readAll(raw);
   console.log(`keyset read ${label} (${r.rows.toLocaleString("en")} rows): ${r.ms.toFixed(0)} ms (${(r.ms / r.rows / (plain.ms / plain.rows)).toFixed(1)}x the unfiltered read per row)`);
 }
 await rt.close();

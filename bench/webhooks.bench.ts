@@ -34,26 +34,26 @@ const rt = await createRuntime(config, silentLogger, { network: new SimDriver() 
 const { deps } = rt;
 const now = Date.now();
 const wsId = Bun.randomUUIDv7();
-deps.sqlite.query(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, 'Bench', 'pro', 'active', ?, ?)`).run(wsId, now, now);
-deps.sqlite.query(`INSERT INTO chat_sessions (id, workspace_id, name, status, created_at, updated_at) VALUES (?, ?, 'bench', 'connected', ?, ?)`).run(Bun.randomUUIDv7(), wsId, now, now);
+await deps.db.prepare(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, 'Bench', 'pro', 'active', ?, ?)`).run(wsId, now, now);
+await deps.db.prepare(`INSERT INTO chat_sessions (id, workspace_id, name, status, created_at, updated_at) VALUES (?, ?, 'bench', 'connected', ?, ?)`).run(Bun.randomUUIDv7(), wsId, now, now);
 for (let i = 0; i < WEBHOOKS; i++) await createWebhook(deps, wsId, null, { name: `bench-${i}`, url: `${base}/hook/${i}`, events: ["message_received"] });
 
 const data = { sessionId: Bun.randomUUIDv7(), from: "919800000001", messageId: "x", text: "Hello there, this is a typical inbound message.", content: "", mediaUrl: null };
 
 const total = EVENTS * WEBHOOKS;
-const pending = () => (deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'success'").get() as { n: number }).n;
+const pending = async () => (await deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'success'").get())!.n;
 let publishRate = 0;
 
 /** Publishes EVENTS events (each in its own transaction, outbox rows with it), then times the dispatcher. */
 async function parleyRound(): Promise<number> {
   const before = receiver.received();
   let t0 = performance.now();
-  for (let i = 0; i < EVENTS; i++) deps.bus.transaction(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
+  for (let i = 0; i < EVENTS; i++) await deps.db.tx(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
   publishRate = EVENTS / ((performance.now() - t0) / 1000);
   t0 = performance.now();
   rt.services.webhooks.start();
   while (receiver.received() - before < total) await Bun.sleep(2);
-  while (pending() > 0) await Bun.sleep(2); // the last outcomes are being recorded
+  while ((await pending()) > 0) await Bun.sleep(2); // the last outcomes are being recorded
   const rate = total / ((performance.now() - t0) / 1000);
   await rt.services.webhooks.stop(1000);
   return rate;
@@ -63,7 +63,7 @@ async function parleyRound(): Promise<number> {
 let body = "";
 const bare = () => bareFetchLoop(base, body, total, CONCURRENCY, WEBHOOKS);
 await parleyRound(); // warm-up
-body = (deps.sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
+body = (await deps.db.prepare<{ payload: string }>("SELECT payload FROM webhook_deliveries LIMIT 1").get())!.payload;
 await bare();
 const rounds: { parley: number; baseline: number }[] = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push({ baseline: await bare(), parley: await parleyRound() });

@@ -36,8 +36,8 @@ async function waitCount(port: number, expected: number): Promise<void> {
 async function parleyRound(): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < EVENTS; i += BATCH) {
-    rt.deps.bus.transaction(() => {
-      for (let j = 0; j < BATCH; j++) rt.deps.bus.publish(s.workspaceId, "message_sent", { ...sample, messageId: `m${i + j}` });
+    await rt.deps.db.tx(async () => {
+      for (let j = 0; j < BATCH; j++) await rt.deps.bus.publish(s.workspaceId, "message_sent", { ...sample, messageId: `m${i + j}` });
     });
     await Bun.sleep(0);
   }

@@ -45,25 +45,25 @@ export function generatedPassword(): string {
 /** A workspace on its trial (D2: Growth quotas for `trialDays`) with its verified owner. */
 export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewWorkspaceInput): Promise<{ workspaceId: string; userId: string }> {
   const v = parse(workspaceInput, input, WORKSPACE_FLAGS);
-  if (findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
+  if (await findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
   const passwordHash = await hasherFor(ctx.config).hash(v.password);
   const now = ctx.clock.now().getTime();
   const ids = { workspaceId: Bun.randomUUIDv7(), userId: Bun.randomUUIDv7() };
-  createAccount(ctx.db, { ...ids, tenantName: v.workspace, name: v.name, email: v.email, mobile: v.mobile ?? null, passwordHash, trialEndsAt: now + ctx.config.trialDays * DAY, now });
-  updateUser(ctx.db, ids.workspaceId, ids.userId, { emailVerifiedAt: now, mobileVerifiedAt: v.mobile ? now : null }, now);
+  await createAccount(ctx.db, { ...ids, tenantName: v.workspace, name: v.name, email: v.email, mobile: v.mobile ?? null, passwordHash, trialEndsAt: now + ctx.config.trialDays * DAY, now });
+  await updateUser(ctx.db, ids.workspaceId, ids.userId, { emailVerifiedAt: now, mobileVerifiedAt: v.mobile ? now : null }, now);
   return ids;
 }
 
 /** A verified member of an existing workspace (any role; a second owner too, as the operator says). */
 export async function createUser(ctx: OperatorContext, workspaceRef: string, input: NewUserInput): Promise<{ workspaceId: string; userId: string }> {
-  const ws = resolveWorkspaceRef(ctx, workspaceRef);
+  const ws = await resolveWorkspaceRef(ctx, workspaceRef);
   const v = parse(userInput, input, USER_FLAGS);
-  if (findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
+  if (await findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
   const passwordHash = await hasherFor(ctx.config).hash(v.password);
   const now = ctx.clock.now().getTime();
   const userId = Bun.randomUUIDv7();
-  insertInvitedMember(ctx.db, ws.id, { id: userId, email: v.email, name: v.name, passwordHash, mobile: v.mobile ?? null, role: v.role as Role, at: now });
-  if (v.mobile) updateUser(ctx.db, ws.id, userId, { mobileVerifiedAt: now }, now);
+  await insertInvitedMember(ctx.db, ws.id, { id: userId, email: v.email, name: v.name, passwordHash, mobile: v.mobile ?? null, role: v.role as Role, at: now });
+  if (v.mobile) await updateUser(ctx.db, ws.id, userId, { mobileVerifiedAt: now }, now);
   return { workspaceId: ws.id, userId };
 }
 

@@ -15,8 +15,8 @@ export function campaignsCommand(program: Command): void {
     .action((flags: OperatorFlags & { json?: boolean }) =>
       runOperator(async () => {
         const { listCampaignRows } = await import("./campaigns.tsx");
-        const op = openOperator(flags);
-        const rows = listCampaignRows(op, flags.workspace ? findWorkspace(op, flags.workspace).id : null);
+        const op = await openOperator(flags);
+        const rows = await listCampaignRows(op, flags.workspace ? (await findWorkspace(op, flags.workspace)).id : null);
         if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
         if (!rows.length) return void process.stdout.write("no campaigns\n");
         process.stdout.write(`${"id".padEnd(36)}  ${"status".padEnd(30)}  total   sent  deliv   read failed   skip  name (workspace)\n`);

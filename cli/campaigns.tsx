@@ -12,15 +12,15 @@ interface CampaignLine extends Stats {
 }
 
 /** Campaigns of every workspace, or of one (read from the database beside the running server). */
-export function listCampaignRows(op: Pick<Operator, "db">, workspaceId: string | null): CampaignLine[] {
+export async function listCampaignRows(op: Pick<Operator, "db">, workspaceId: string | null): Promise<CampaignLine[]> {
   return op.db
-    .query(
-      `SELECT c.id, c.workspace_id AS workspaceId, w.name AS workspace, c.name, c.status, c.paused_reason AS pausedReason,
+    .prepare<CampaignLine>(
+      `SELECT c.id, c.workspace_id AS "workspaceId", w.name AS workspace, c.name, c.status, c.paused_reason AS "pausedReason",
               c.total, c.pending, c.sent, c.delivered, c."read", c.failed, c.skipped
        FROM campaigns c JOIN workspaces w ON w.id = c.workspace_id
-       WHERE ?1 IS NULL OR c.workspace_id = ?1 ORDER BY w.name, c.id DESC`,
+       WHERE CAST(?1 AS TEXT) IS NULL OR c.workspace_id = ?1 ORDER BY w.name, c.id DESC`,
     )
-    .all(workspaceId) as CampaignLine[];
+    .all(workspaceId);
 }
 
 interface WatchState {
@@ -68,8 +68,8 @@ const FINAL: Record<string, number> = { completed: 0, cancelled: 1, failed: 1 };
 export async function watch(id: string, flags: OperatorFlags & { interval: string }): Promise<number> {
   const intervalMs = Number(flags.interval) * 1000;
   if (!Number.isFinite(intervalMs) || intervalMs < 100) throw new OperatorError("--interval must be at least 0.1 seconds");
-  const op = openOperator(flags);
-  const row = op.db.query("SELECT workspace_id AS workspaceId, name FROM campaigns WHERE id = ?").get(id) as { workspaceId: string; name: string } | null;
+  const op = await openOperator(flags);
+  const row = await op.db.prepare<{ workspaceId: string; name: string }>('SELECT workspace_id AS "workspaceId", name FROM campaigns WHERE id = ?').get(id);
   if (!row) throw new OperatorError(`no campaign ${id}`);
   // minted again before each call: the server refuses access tokens issued over 15 minutes ago
   const tokens = new FreshToken(() => ownerToken(op, row.workspaceId, 300), 60_000);

@@ -78,8 +78,8 @@ export async function importFile(path: string, flags: OperatorFlags & { interval
   if (!existsSync(path) || !statSync(path).isFile()) throw new OperatorError(`no file ${path}`);
   const interval = Number(flags.interval);
   if (!Number.isFinite(interval) || interval < 50) throw new OperatorError("--interval must be at least 50 (ms)");
-  const op = openOperator(flags);
-  const ws = findWorkspace(op, flags.workspace);
+  const op = await openOperator(flags);
+  const ws = await findWorkspace(op, flags.workspace);
   // a long import outlives one token: minted again before it gets old (the server refuses tokens over 15 minutes)
   const tokens = new FreshToken(() => ownerToken(op, ws.id, 300), 60_000);
   const id = await upload(op, await tokens.get(), path);

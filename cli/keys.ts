@@ -7,26 +7,26 @@ import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Creates an API key for a workspace and prints it (the only time it is shown). */
-export function createKey(ctx: OperatorContext, workspace: string, name: string, expiresAt?: string): void {
-  const ws = resolveWorkspaceRef(ctx, workspace);
+export async function createKey(ctx: OperatorContext, workspace: string, name: string, expiresAt?: string): Promise<void> {
+  const ws = await resolveWorkspaceRef(ctx, workspace);
   const input = createApiKeyBody.safeParse({ name, expiresAt });
   if (!input.success) throw errors.validation(Object.fromEntries(input.error.issues.map((i) => [i.path.join("."), i.message])));
-  const key = createApiKey(ctx, ws.id, input.data, null);
+  const key = await createApiKey(ctx, ws.id, input.data, null);
   ctx.out(key.key);
   ctx.out(`created API key ${key.id} (${key.prefix}…) "${key.name}" for workspace ${ws.name}; store it now, it is not shown again`);
 }
 
 /** Prints the live keys of a workspace. */
-export function listWorkspaceKeys(ctx: OperatorContext, workspace: string): void {
-  const ws = resolveWorkspaceRef(ctx, workspace);
-  const { items } = listKeys(ctx, ws.id, 1, 100_000);
+export async function listWorkspaceKeys(ctx: OperatorContext, workspace: string): Promise<void> {
+  const ws = await resolveWorkspaceRef(ctx, workspace);
+  const { items } = await listKeys(ctx, ws.id, 1, 100_000);
   ctx.out(items.length ? table(items as unknown as Record<string, unknown>[], ["id", "prefix", "name", "createdAt", "lastUsedAt", "expiresAt"]) : "no API keys");
 }
 
 /** `parley keys create|list|revoke`. */
 export function keysCommand(program: Command): void {
   const cmd = program.command("keys").description("operator: API keys of a workspace");
-  const run = (flags: { dataDir?: string }, fn: (ctx: OperatorContext) => void) =>
+  const run = (flags: { dataDir?: string }, fn: (ctx: OperatorContext) => void | Promise<void>) =>
     operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), fn));
   cmd
     .command("create")
@@ -49,8 +49,8 @@ export function keysCommand(program: Command): void {
     .requiredOption("--id <keyId>", "id of the key")
     .option(...DATA_DIR_FLAG)
     .action((flags) =>
-      run(flags, (ctx) => {
-        revokeKey(ctx, resolveWorkspaceRef(ctx, flags.workspace).id, flags.id);
+      run(flags, async (ctx) => {
+        await revokeKey(ctx, (await resolveWorkspaceRef(ctx, flags.workspace)).id, flags.id);
         ctx.out(`revoked API key ${flags.id}`);
       }),
     );

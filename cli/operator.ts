@@ -3,38 +3,37 @@ import { join } from "node:path";
 import { systemClock, type Clock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
 import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
-import { openDb, type OpenedDb } from "../src/db/open.ts";
+import { openStore } from "../src/db/open.ts";
+import type { DB } from "../src/db/store.ts";
 import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
 
 /** What an operator command works with: the data dir's database (D13) and a clock. */
 export interface OperatorContext {
   config: Config;
-  db: OpenedDb["db"];
-  sqlite: OpenedDb["sqlite"];
+  db: DB;
   clock: Clock;
   out: (line: string) => void;
 }
 
 /**
- * Opens `<dataDir>/parley.db` (migrated, catalogue seeded), runs `fn`, closes. Errors the
- * operator can fix print one line and exit 1.
+ * Opens the data dir's store (`<dataDir>/parley.db`, or PostgreSQL when configured; migrated,
+ * catalogue seeded), runs `fn`, closes. Errors the operator can fix print one line and exit 1.
  */
 export async function withDataDir(
   config: Config,
   fn: (ctx: OperatorContext) => void | Promise<void>,
   out: (line: string) => void = (l) => void process.stdout.write(l + "\n"),
 ): Promise<void> {
-  const path = join(config.dataDir, "parley.db");
   // a mistyped --data-dir must not quietly create an empty database beside the real one
-  if (!existsSync(path)) throw new Error(noDatabase(config.dataDir));
-  const opened = openDb(path, { synchronous: config.dbSynchronous });
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new Error(noDatabase(config.dataDir));
+  const db = openStore(config);
   try {
-    migrate(opened.db);
-    seedPlans(opened.sqlite, systemClock.now().getTime());
-    await fn({ config, db: opened.db, sqlite: opened.sqlite, clock: systemClock, out });
+    await migrate(db);
+    await seedPlans(db, systemClock.now().getTime());
+    await fn({ config, db, clock: systemClock, out });
   } finally {
-    opened.close();
+    await db.close();
   }
 }
 

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { announcedUrl } from "../src/db/lock.ts";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
-import { backup, BackupError } from "../src/ops/backup.ts";
+import { assertSqliteDataDir, backup, BackupError } from "../src/ops/backup.ts";
 import { restore } from "../src/ops/restore.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 
@@ -24,6 +24,7 @@ export function opsCommands(program: Command): void {
     .action(async (file: string, flags: { dataDir?: string }) => {
       const config = configOrExit({ dataDir: flags.dataDir });
       try {
+        assertSqliteDataDir(config, "backup");
         const m = await backup(config.dataDir, file);
         process.stdout.write(`backup written to ${file}: database (${m.migrations} migrations, integrity ok) and ${m.files.length - 1} other entr${m.files.length === 2 ? "y" : "ies"} of ${config.dataDir}\n`);
       } catch (err) {
@@ -38,6 +39,7 @@ export function opsCommands(program: Command): void {
     .action(async (file: string, flags: { dataDir?: string }) => {
       const config = configOrExit({ dataDir: flags.dataDir });
       try {
+        assertSqliteDataDir(config, "restore");
         const m = await restore(file, config.dataDir);
         process.stdout.write(`restored the backup of ${m.createdAt} (Parley ${m.version}) into ${config.dataDir}; start the server with --data-dir ${config.dataDir}\n`);
       } catch (err) {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
-import { openDb } from "../src/db/open.ts";
+import { openStore } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { noDatabase } from "./operator.ts";
@@ -17,22 +17,21 @@ export function outboxCommand(program: Command): void {
     .option("--json", "print a JSON array")
     .option("--to <recipient>", "only messages to this email or phone number")
     .option("-n, --limit <n>", "how many messages", "20")
-    .action((flags: { dataDir?: string; json?: boolean; to?: string; limit: string }) => {
+    .action(async (flags: { dataDir?: string; json?: boolean; to?: string; limit: string }) => {
       const config = configOrExit({ dataDir: flags.dataDir });
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
         process.stderr.write("parley: --limit must be an integer from 1 to 1000\n");
         process.exit(2);
       }
-      const path = join(config.dataDir, "parley.db");
-      if (!existsSync(path)) {
+      if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) {
         process.stderr.write(`parley: ${noDatabase(config.dataDir)}\n`);
         process.exit(1);
       }
-      const opened = openDb(path, { synchronous: config.dbSynchronous });
+      const db = openStore(config);
       try {
         try {
-          migrate(opened.db);
+          await migrate(db);
         } catch (err) {
           if (!(err instanceof NewerDatabaseError)) throw err;
           process.stderr.write(`parley: ${err.message}\n`);
@@ -41,7 +40,7 @@ export function outboxCommand(program: Command): void {
         // a phone as people write it (`+91 98000-00001`) matches the stored digits
         const raw = flags.to?.trim().toLowerCase();
         const to = raw && !raw.includes("@") ? normalisePhone(raw) : raw;
-        const entries = listOutbox(opened.db, { to, limit });
+        const entries = await listOutbox(db, { to, limit });
         if (flags.json) {
           process.stdout.write(JSON.stringify(entries, null, 2) + "\n");
           return;
@@ -53,7 +52,7 @@ export function outboxCommand(program: Command): void {
           process.stdout.write(`${(e.text ?? "").trimEnd()}\n\n`);
         }
       } finally {
-        opened.close();
+        await db.close();
       }
     });
 }

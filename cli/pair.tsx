@@ -172,8 +172,8 @@ const TOKEN_MAX_AGE_MS = 60_000;
 export async function pair(ref: string, flags: PairFlags): Promise<number> {
   const timeoutMs = Number(flags.timeout) * 1000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new OperatorError("--timeout must be a positive number of seconds");
-  const op = openOperator(flags);
-  const session = findSession(op, ref, flags.workspace);
+  const op = await openOperator(flags);
+  const session = await findSession(op, ref, flags.workspace);
   // minted again before each call: the server refuses access tokens issued over 15 minutes ago
   const tokens = new FreshToken(() => ownerToken(op, session.workspaceId, TOKEN_TTL_SECONDS), TOKEN_MAX_AGE_MS);
   const api = async (method: string, path: string, body?: unknown) => callApi(op, await tokens.get(), method, path, body);

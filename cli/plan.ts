@@ -8,16 +8,16 @@ import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Manual billing: puts a workspace on a plan for one interval (a manual invoice is recorded). */
-export function setPlan(ctx: OperatorContext, workspace: string, planId: string, interval: string): void {
+export async function setPlan(ctx: OperatorContext, workspace: string, planId: string, interval: string): Promise<void> {
   if (interval !== "monthly" && interval !== "annual") throw errors.validation({ interval: "must be monthly or annual" });
-  const ws = resolveWorkspaceRef(ctx, workspace);
-  const after = setPlanManually(ctx, ws.id, planId, interval);
+  const ws = await resolveWorkspaceRef(ctx, workspace);
+  const after = await setPlanManually(ctx, ws.id, planId, interval);
   ctx.out(`workspace ${after.name}: plan ${after.planId}, status ${after.subscriptionStatus}, interval ${after.billingInterval ?? "-"}, period ends ${isoOrNull(after.currentPeriodEnd) ?? "-"}`);
 }
 
 /** Prints the catalogue (prices in rupees). */
-export function printPlans(ctx: OperatorContext, json = false): void {
-  const plans = listPlans(ctx.sqlite);
+export async function printPlans(ctx: OperatorContext, json = false): Promise<void> {
+  const plans = await listPlans(ctx.db);
   if (json) return ctx.out(JSON.stringify(plans, null, 2));
   const rows = plans.map((p) => ({ id: p.id, name: p.name, active: p.active, monthly: p.monthlyPaise / 100, annual: p.annualPaise / 100, ...p.limits }));
   ctx.out(table(rows, ["id", "name", "active", "monthly", "annual", "sessions", "messagesPerMonth", "contacts", "apiRequestsPerDay", "webhooks", "teamSeats", "campaigns"]));
@@ -38,7 +38,7 @@ function rupeesToPaise(name: string, v: string): number {
 }
 
 /** Changes (or adds) a catalogue entry from command-line flags. */
-export function updatePlan(ctx: OperatorContext, id: string, flags: Record<string, string | boolean | undefined>): void {
+export async function updatePlan(ctx: OperatorContext, id: string, flags: Record<string, string | boolean | undefined>): Promise<void> {
   if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(id)) throw errors.validation({ plan: "must be 1-32 lower-case letters, digits, - or _" });
   const limits: Partial<PlanLimits> = {};
   for (const k of LIMIT_FLAGS) if (typeof flags[k] === "string") limits[k] = count(k, flags[k] as string);
@@ -48,14 +48,14 @@ export function updatePlan(ctx: OperatorContext, id: string, flags: Record<strin
   if (typeof flags.monthly === "string") patch.monthlyPaise = rupeesToPaise("monthly", flags.monthly);
   if (typeof flags.annual === "string") patch.annualPaise = rupeesToPaise("annual", flags.annual);
   if (flags.active !== undefined) patch.active = flags.active === true;
-  const plan = upsertPlan(ctx.sqlite, id, patch, ctx.clock.now().getTime());
+  const plan = await upsertPlan(ctx.db, id, patch, ctx.clock.now().getTime());
   ctx.out(`plan ${plan.id} saved: ${plan.name}, ₹${plan.monthlyPaise / 100}/month, ₹${plan.annualPaise / 100}/year, ${JSON.stringify(plan.limits)}`);
 }
 
 /** `parley plan set|list|update`. */
 export function planCommand(program: Command): void {
   const cmd = program.command("plan").description("operator: plans, the catalogue and manual billing");
-  const run = (flags: { dataDir?: string }, fn: (ctx: OperatorContext) => void) =>
+  const run = (flags: { dataDir?: string }, fn: (ctx: OperatorContext) => void | Promise<void>) =>
     operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), fn));
   cmd
     .command("set")

@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import type { Command } from "commander";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +9,8 @@ import { hostUrl } from "../src/http/public-url.ts";
 import { announcedUrl } from "../src/db/lock.ts";
 import { noDatabase } from "./operator.ts";
 import { assertNotNewer, NewerDatabaseError } from "../src/db/migrate.ts";
+import { openStore } from "../src/db/open.ts";
+import type { DB } from "../src/db/store.ts";
 
 // D13: operator commands draw their power from the data directory (the database and the JWT
 // secret in secrets.json). They act on the running server over its public API with a
@@ -29,7 +30,8 @@ export interface Operator {
   url: string;
   /** where `url` came from, for messages */
   urlFrom: string;
-  db: Database;
+  /** the data dir's store, read beside the running server (closed by runOperator) */
+  db: DB;
   jwtSecret: string;
 }
 
@@ -49,30 +51,38 @@ export function operatorOptions(cmd: Command): Command {
     .option("-w, --workspace <workspace>", "workspace id or name (when a session name is not unique)");
 }
 
-/** Opens the data dir read-only and reads the signing secret. */
-export function openOperator(flags: OperatorFlags): Operator {
+/** Stores opened by the operator action that runs now: runOperator closes them (a PostgreSQL pool would keep the process alive). */
+const openStores = new Set<DB>();
+
+/** Opens the data dir's store (only to read it) and reads the signing secret. */
+export async function openOperator(flags: OperatorFlags): Promise<Operator> {
   const config = configOrExit({ dataDir: flags.dataDir });
-  const dbPath = join(config.dataDir, "parley.db");
-  if (!existsSync(dbPath)) throw new OperatorError(noDatabase(config.dataDir));
-  const db = new Database(dbPath, { readonly: true });
+  // a mistyped --data-dir must not quietly create an empty database beside the real one
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
+  const db = openStore(config);
   try {
-    assertNotNewer(db); // its tables may no longer be what this build reads
-    return { ...locateServer(flags, config), db, jwtSecret: signingSecret(config) };
+    await assertNotNewer(db); // its tables may no longer be what this build reads
+    const op = { ...locateServer(flags, config), db, jwtSecret: await signingSecret(config, db) };
+    openStores.add(db);
+    return op;
   } catch (err) {
-    db.close();
+    await db.close();
     throw err;
   }
 }
 
-/** The JWT secret: the setting, else the data dir's secrets.json. */
-function signingSecret(config: Config): string {
-  const secretsPath = join(config.dataDir, "secrets.json");
-  let jwtSecret = config.jwtSecret;
-  if (!jwtSecret) {
-    if (!existsSync(secretsPath)) throw new OperatorError(`no ${secretsPath}: start the server once, or set PARLEY_JWT_SECRET`);
-    jwtSecret = (JSON.parse(readFileSync(secretsPath, "utf8")) as { jwtSecret?: string }).jwtSecret;
-    if (!jwtSecret) throw new OperatorError(`${secretsPath} has no jwtSecret`);
+/** The JWT secret: the setting, else the data dir's secrets.json (SQLite) or the database's (PostgreSQL). */
+async function signingSecret(config: Config, db: DB): Promise<string> {
+  if (config.jwtSecret) return config.jwtSecret;
+  if (db.engine === "postgres") {
+    const row = await db.prepare<{ value: string }>("SELECT value FROM instance_secrets WHERE name = 'jwtSecret'").get();
+    if (!row) throw new OperatorError("the database holds no JWT secret yet: start the server once, or set PARLEY_JWT_SECRET");
+    return row.value;
   }
+  const secretsPath = join(config.dataDir, "secrets.json");
+  if (!existsSync(secretsPath)) throw new OperatorError(`no ${secretsPath}: start the server once, or set PARLEY_JWT_SECRET`);
+  const jwtSecret = (JSON.parse(readFileSync(secretsPath, "utf8")) as { jwtSecret?: string }).jwtSecret;
+  if (!jwtSecret) throw new OperatorError(`${secretsPath} has no jwtSecret`);
   return jwtSecret;
 }
 
@@ -87,8 +97,8 @@ function locateServer(flags: OperatorFlags, config: Config): { config: Config; u
 }
 
 /** A workspace by id or name; without one, the only workspace there is. */
-export function findWorkspace(op: Operator, ref: string | undefined): { id: string; name: string } {
-  const all = op.db.query("SELECT id, name FROM workspaces ORDER BY created_at").all() as { id: string; name: string }[];
+export async function findWorkspace(op: Pick<Operator, "db">, ref: string | undefined): Promise<{ id: string; name: string }> {
+  const all = await op.db.prepare<{ id: string; name: string }>("SELECT id, name FROM workspaces ORDER BY created_at").all();
   const hits = ref ? all.filter((w) => w.id === ref || w.name === ref) : all;
   if (hits.length === 1) return hits[0]!;
   if (!hits.length) throw new OperatorError(ref ? `no workspace "${ref}"` : "there is no workspace yet");
@@ -96,14 +106,14 @@ export function findWorkspace(op: Operator, ref: string | undefined): { id: stri
 }
 
 /** A session by id or name (names are unique per workspace only). */
-export function findSession(op: Operator, ref: string, workspace?: string): SessionRef {
-  const wsId = workspace ? findWorkspace(op, workspace).id : null;
-  const rows = op.db
-    .query(
-      `SELECT id, name, workspace_id AS workspaceId, status, phone_number AS phoneNumber FROM chat_sessions
-       WHERE (id = ?1 OR name = ?1) AND (?2 IS NULL OR workspace_id = ?2)`,
+export async function findSession(op: Pick<Operator, "db">, ref: string, workspace?: string): Promise<SessionRef> {
+  const wsId = workspace ? (await findWorkspace(op, workspace)).id : null;
+  const rows = await op.db
+    .prepare<SessionRef>(
+      `SELECT id, name, workspace_id AS "workspaceId", status, phone_number AS "phoneNumber" FROM chat_sessions
+       WHERE (id = ?1 OR name = ?1) AND (CAST(?2 AS TEXT) IS NULL OR workspace_id = ?2)`,
     )
-    .all(ref, wsId) as SessionRef[];
+    .all(ref, wsId);
   if (rows.length === 1) return rows[0]!;
   if (!rows.length) throw new OperatorError(`no session "${ref}"${workspace ? ` in workspace ${workspace}` : ""}`);
   throw new OperatorError(`${rows.length} sessions are named "${ref}"; add --workspace <id> or use the session id`);
@@ -111,7 +121,7 @@ export function findSession(op: Operator, ref: string, workspace?: string): Sess
 
 /** A short-lived access token of the workspace's owner, signed with the data dir's secret. */
 export async function ownerToken(op: Operator, workspaceId: string, ttlSeconds = 300): Promise<string> {
-  const owner = op.db.query("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner' LIMIT 1").get(workspaceId) as { id: string } | null;
+  const owner = await op.db.prepare<{ id: string }>("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner' LIMIT 1").get(workspaceId);
   if (!owner) throw new OperatorError(`workspace ${workspaceId} has no owner`);
   return signToken(tokenKeys(op.config, op.jwtSecret), systemClock, { sub: owner.id, tenant: workspaceId, role: "owner", typ: "access" }, ttlSeconds);
 }
@@ -146,7 +156,7 @@ export async function requireApi(op: Operator, token: string, method: string, pa
   throw new OperatorError(`${r.body?.code ?? r.status}: ${r.body?.message ?? "request failed"}${detail} (${method} ${op.url}${path})`);
 }
 
-/** Runs an operator action: OperatorError prints one line and exits 1. */
+/** Runs an operator action: OperatorError prints one line and exits 1. The stores it opened are closed after it. */
 export async function runOperator(action: () => Promise<void>): Promise<void> {
   try {
     await action();
@@ -156,6 +166,10 @@ export async function runOperator(action: () => Promise<void>): Promise<void> {
       process.exit(err instanceof NewerDatabaseError ? 2 : 1);
     }
     throw err;
+  } finally {
+    const stores = [...openStores];
+    openStores.clear();
+    await Promise.all(stores.map((db) => db.close()));
   }
 }
 
@@ -169,15 +183,15 @@ export function sessionsCommand(program: Command): void {
     .option("--json", "print JSON")
     .action((flags: OperatorFlags & { json?: boolean }) =>
       runOperator(async () => {
-        const op = openOperator(flags);
-        const wsId = flags.workspace ? findWorkspace(op, flags.workspace).id : null;
-        const rows = op.db
-          .query(
-            `SELECT s.id, s.name, s.workspace_id AS workspaceId, w.name AS workspace, s.status, s.phone_number AS phoneNumber
+        const op = await openOperator(flags);
+        const wsId = flags.workspace ? (await findWorkspace(op, flags.workspace)).id : null;
+        const rows = await op.db
+          .prepare<SessionRef & { workspace: string }>(
+            `SELECT s.id, s.name, s.workspace_id AS "workspaceId", w.name AS workspace, s.status, s.phone_number AS "phoneNumber"
              FROM chat_sessions s JOIN workspaces w ON w.id = s.workspace_id
-             WHERE ?1 IS NULL OR s.workspace_id = ?1 ORDER BY w.name, s.created_at`,
+             WHERE CAST(?1 AS TEXT) IS NULL OR s.workspace_id = ?1 ORDER BY w.name, s.created_at`,
           )
-          .all(wsId) as (SessionRef & { workspace: string })[];
+          .all(wsId);
         if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
         if (!rows.length) return void process.stdout.write("no sessions\n");
         for (const r of rows) process.stdout.write(`${r.id}  ${r.status.padEnd(12)} ${phone(r.phoneNumber).padEnd(17)} ${r.name}  (${r.workspace})\n`);
@@ -186,8 +200,8 @@ export function sessionsCommand(program: Command): void {
 
   operatorOptions(sessions.command("create <name>").description("create a session in a workspace")).action((name: string, flags: OperatorFlags) =>
     runOperator(async () => {
-      const op = openOperator(flags);
-      const ws = findWorkspace(op, flags.workspace);
+      const op = await openOperator(flags);
+      const ws = await findWorkspace(op, flags.workspace);
       const body = await requireApi(op, await ownerToken(op, ws.id), "POST", "/api/v1/chatapp", { name });
       process.stdout.write(`created ${body.data.id} "${body.data.name}" in ${ws.name}; pair it with: parley pair ${body.data.id}\n`);
     }),
@@ -196,8 +210,8 @@ export function sessionsCommand(program: Command): void {
   operatorOptions(sessions.command("connect <session>").description("start linking (QR) or reconnect; see also `parley pair`")).action(
     (ref: string, flags: OperatorFlags) =>
       runOperator(async () => {
-        const op = openOperator(flags);
-        const s = findSession(op, ref, flags.workspace);
+        const op = await openOperator(flags);
+        const s = await findSession(op, ref, flags.workspace);
         const body = await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/v1/chatapp/${s.id}/connect`);
         process.stdout.write(`${s.name}: ${body.data.status}${body.data.phoneNumber ? ` ${phone(body.data.phoneNumber)}` : ""}\n`);
       }),
@@ -205,8 +219,8 @@ export function sessionsCommand(program: Command): void {
 
   operatorOptions(sessions.command("disconnect <session>").description("disconnect and unlink a session")).action((ref: string, flags: OperatorFlags) =>
     runOperator(async () => {
-      const op = openOperator(flags);
-      const s = findSession(op, ref, flags.workspace);
+      const op = await openOperator(flags);
+      const s = await findSession(op, ref, flags.workspace);
       await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/v1/chatapp/${s.id}/disconnect`);
       process.stdout.write(`${s.name}: disconnected\n`);
     }),

@@ -3,8 +3,8 @@ import { findSession, openOperator, operatorOptions, ownerToken, requireApi, run
 
 /** Calls one sim route (D12) for a session named on the command line. */
 async function simCall(ref: string, flags: OperatorFlags, action: string, body: unknown): Promise<any> {
-  const op = openOperator(flags);
-  const s = findSession(op, ref, flags.workspace);
+  const op = await openOperator(flags);
+  const s = await findSession(op, ref, flags.workspace);
   return { session: s, body: await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/sim/sessions/${s.id}/${action}`, body) };
 }
 

@@ -7,9 +7,9 @@ import { createUser, passwordFrom } from "./accounts.ts";
 import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints the members of a workspace (id or exact name). */
-export function listUsers(ctx: OperatorContext, workspace: string, json = false): void {
-  const ws = resolveWorkspaceRef(ctx, workspace);
-  const rows = listUsersOf(ctx.db, ws.id).map((u) => ({
+export async function listUsers(ctx: OperatorContext, workspace: string, json = false): Promise<void> {
+  const ws = await resolveWorkspaceRef(ctx, workspace);
+  const rows = (await listUsersOf(ctx.db, ws.id)).map((u) => ({
     id: u.id,
     email: u.email,
     name: u.name,

@@ -5,8 +5,8 @@ import { createWorkspaceWithOwner, passwordFrom } from "./accounts.ts";
 import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints every workspace (id, name, plan, status, members, owner). */
-export function listWorkspaces(ctx: OperatorContext, json = false): void {
-  const rows = listAllWorkspaces(ctx.db).map((w) => ({ ...w, trialEndsAt: isoOrNull(w.trialEndsAt), currentPeriodEnd: isoOrNull(w.currentPeriodEnd), createdAt: isoOrNull(w.createdAt) }));
+export async function listWorkspaces(ctx: OperatorContext, json = false): Promise<void> {
+  const rows = (await listAllWorkspaces(ctx.db)).map((w) => ({ ...w, trialEndsAt: isoOrNull(w.trialEndsAt), currentPeriodEnd: isoOrNull(w.currentPeriodEnd), createdAt: isoOrNull(w.createdAt) }));
   if (json) return ctx.out(JSON.stringify(rows, null, 2));
   if (!rows.length) return ctx.out("no workspaces");
   ctx.out(table(rows, ["id", "name", "planId", "status", "members", "owner", "trialEndsAt", "currentPeriodEnd"]));

@@ -17,6 +17,7 @@ import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
 import { sessionManager } from "./modules/sessions/manager.ts";
+import { seedPlans } from "./modules/billing/plans.ts";
 import { VERSION } from "./version.ts";
 
 export interface Runtime {
@@ -53,6 +54,8 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     throw err;
   }
   const clock = o.clock ?? systemClock;
+  // the default plans the catalogue lacks (operator edits are kept)
+  await seedPlans(db, clock.now().getTime());
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
     o.notifier ?? new ChannelNotifier({ config, db, clock, log: log.child({ component: "notify" }), network });

@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import { startPeriodic } from "./jobs/periodic.ts";
 import type { Logger } from "./log.ts";
 import { lockDataDir } from "./db/lock.ts";
+import { describeStore } from "./db/open.ts";
 import { closeRealtime } from "./modules/realtime/routes.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { hostUrl } from "./http/public-url.ts";
@@ -69,7 +70,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // `--port 0`: the port is chosen before the app is built, so links in mail and media URLs
   // (publicUrl's default is the listen address) name the port the server really listens on
   if (config.port === 0) config = Object.freeze({ ...config, port: freePort(config.host) });
-  const unlock = lockDataDir(config.dataDir);
+  // one server per SQLite data dir (two would run the same jobs and sessions); the nodes of a
+  // PostgreSQL cluster share their database instead, and claim work row by row
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   let runtime: Runtime;
   try {
     runtime = await createRuntime(config, log);
@@ -77,7 +80,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     unlock();
     throw err;
   }
-  const freed = runtime.deps.jobs.releaseAbandoned();
+  const freed = await runtime.deps.jobs.releaseAbandoned();
   if (freed) log.warn("released jobs left running by a previous process", { jobs: freed });
   try {
     // Elysia's own listen wires its WebSocket handlers into Bun.serve
@@ -116,7 +119,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const periodicTimer = setTimeout(() => (periodic = startPeriodic(runtime.services.periodic, log)), PERIODIC_START_DELAY_MS);
   await runtime.services.start();
   const url = hostUrl(config.host, server.port ?? config.port);
-  log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, version: runtime.deps.version });
+  log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, database: describeStore(config), version: runtime.deps.version });
   let stopping: Promise<void> | null = null;
   return {
     runtime,

@@ -31,9 +31,9 @@ export function createServices(deps: AppDeps): Services {
     {
       name: "jobs.prune",
       schedule: "17 3 * * *",
-      run: () => {
+      run: async () => {
         const cutoff = deps.clock.now().getTime() - 7 * DAY;
-        deps.sqlite.query("DELETE FROM jobs WHERE status = 'done' AND updated_at < ?").run(cutoff);
+        await deps.db.prepare("DELETE FROM jobs WHERE status = 'done' AND updated_at < ?").run(cutoff);
       },
     },
     ...authPeriodicJobs(deps),
@@ -51,18 +51,19 @@ export function createServices(deps: AppDeps): Services {
     periodic,
     webhooks: webhooks.dispatcher,
     async start() {
-      webhooks.start();
+      await webhooks.start();
       await messaging.start();
-      campaigns.start();
+      await campaigns.start();
       // sessions come back one by one in the background: start-up does not wait for all of them
       restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
     },
     async stop() {
       sessions.stop();
       await restoring;
+      await sessions.settled();
       await messaging.stop();
       await webhooks.stop();
-      flushApiKeyUsage(deps);
+      await flushApiKeyUsage(deps);
     },
   };
 }

@@ -3,6 +3,7 @@ import { statSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, envName, flagName, loadConfig } from "../src/config.ts";
+import { openStore } from "../src/db/open.ts";
 import { loadSecrets } from "../src/secrets.ts";
 
 describe("config", () => {
@@ -51,22 +52,30 @@ describe("config", () => {
 });
 
 describe("secrets", () => {
-  test("generated on first start into the data dir with mode 0600, stable afterwards", () => {
+  // SQLite: the secrets live in the data dir's file (the store is only asked its engine)
+  const sqliteStore = (c: ReturnType<typeof loadConfig>) => openStore(c, { path: ":memory:" });
+
+  test("generated on first start into the data dir with mode 0600, stable afterwards", async () => {
     const dir = mkdtempSync(join(tmpdir(), "parley-secrets-"));
     const c = loadConfig({ dataDir: dir });
-    const a = loadSecrets(c);
+    const db = sqliteStore(c);
+    const a = await loadSecrets(c, db);
     const path = join(dir, "secrets.json");
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(a.jwtSecret.length).toBeGreaterThanOrEqual(64);
     expect(a.credentialKey).toMatch(/^[0-9a-f]{64}$/);
-    expect(loadSecrets(c)).toEqual(a);
+    expect(await loadSecrets(c, db)).toEqual(a);
     expect(JSON.parse(readFileSync(path, "utf8")).jwtSecret).toBe(a.jwtSecret);
+    await db.close();
   });
 
-  test("a configured JWT secret wins", () => {
+  test("a configured JWT secret wins", async () => {
     const dir = mkdtempSync(join(tmpdir(), "parley-secrets-"));
-    const s = loadSecrets(loadConfig({ dataDir: dir, jwtSecret: "k".repeat(40) }));
+    const c = loadConfig({ dataDir: dir, jwtSecret: "k".repeat(40) });
+    const db = sqliteStore(c);
+    const s = await loadSecrets(c, db);
     expect(s.jwtSecret).toBe("k".repeat(40));
+    await db.close();
   });
 });
 

@@ -1,6 +1,7 @@
 // Seeds a runtime for benchmarks: a workspace on an unlimited plan, its owner with an access
 // token, an API key, and sessions linked on the sim network (as the tests do, no HTTP flow).
 import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../src/auth/tokens.ts";
+import { sqliteOf } from "../../src/db/sqlite.ts";
 import { upsertPlan } from "../../src/modules/billing/plans.ts";
 import type { SimDriver } from "../../src/network/sim/driver.ts";
 import type { Runtime } from "../../src/runtime.ts";
@@ -17,9 +18,11 @@ const BIG = 1_000_000_000;
 
 /** A workspace whose quotas never bind, with `sessions` connected sim sessions. */
 export async function seed(rt: Runtime, sim: SimDriver, sessions = 1): Promise<Seeded> {
-  const { sqlite, clock, config, secrets } = rt.deps;
+  const { db, clock, config, secrets } = rt.deps;
+  // the rows go to the SQLite connection directly (benchmarks run on SQLite, before any load)
+  const sqlite = sqliteOf(db)!;
   const now = clock.now().getTime();
-  upsertPlan(sqlite, "bench", {
+  await upsertPlan(db, "bench", {
     name: "Bench",
     monthlyPaise: 1,
     annualPaise: 10,

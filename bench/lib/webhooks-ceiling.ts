@@ -6,6 +6,7 @@
 // memory: what is left is Parley's HTTP half (signing, D9's ten headers, the guarded fetch, the
 // outcome) and the dispatcher's JavaScript. The ceiling for any move of the claims, the recording
 // and the commits off the main thread (a worker, another process) that costs nothing itself.
+import { sqliteOf } from "../../src/db/sqlite.ts";
 import { createWebhook } from "../../src/modules/webhooks/service.ts";
 import type { ClaimedDelivery } from "../../src/modules/webhooks/store.ts";
 import { bareFetchLoop, localReceiver } from "./local-receiver.ts";
@@ -21,6 +22,8 @@ const ROUNDS = 5;
 const receiver = localReceiver();
 const { rt, s: seeded } = await benchRuntime({ webhookAllowHttp: true, webhookAllowPrivate: true, webhookConcurrency: CONCURRENCY, webhookConcurrencyPerWebhook: PER_WEBHOOK, jobPollMs: 50 });
 const { deps } = rt;
+// the claims and the payload are read on the SQLite connection directly, while nothing else runs
+const sqlite = sqliteOf(deps.db)!;
 const wsId = seeded.workspaceId;
 for (let i = 0; i < WEBHOOKS; i++) await createWebhook(deps, wsId, null, { name: `bench-${i}`, url: `${receiver.base}/hook/${i}`, events: ["message_received"] });
 const data = { sessionId: Bun.randomUUIDv7(), from: "919800000001", messageId: "x", text: "Hello there, this is a typical inbound message.", content: "", mediaUrl: null };
@@ -30,7 +33,7 @@ const total = EVENTS * WEBHOOKS;
 const queue = new Map<string, ClaimedDelivery[]>();
 function claimAll(): void {
   queue.clear();
-  const rows = deps.sqlite
+  const rows = sqlite
     .query(
       `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2 WHERE status = 'pending' AND lease_until IS NULL
        RETURNING rowid AS rowid, id, workspace_id AS workspaceId, webhook_id AS webhookId, event_type AS eventType, payload, is_test AS isTest, status, attempts,
@@ -59,7 +62,7 @@ dispatcher.fill = () => {
 };
 
 async function ceilingRound(): Promise<number> {
-  for (let i = 0; i < EVENTS; i++) deps.bus.transaction(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
+  for (let i = 0; i < EVENTS; i++) await deps.db.tx(() => deps.bus.publish(wsId, "message_received", { ...data, messageId: `m${i}` }));
   claimAll();
   const before = receiver.received();
   const t0 = performance.now();
@@ -74,7 +77,7 @@ let body = "";
 const bare = () => bareFetchLoop(receiver.base, body, total, CONCURRENCY, WEBHOOKS);
 
 await ceilingRound(); // warm-up
-body = (deps.sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
+body = (sqlite.query("SELECT payload FROM webhook_deliveries LIMIT 1").get() as { payload: string }).payload;
 await bare();
 const ratios: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {

@@ -87,7 +87,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   }
 
   const statement = <Row>(text: string): Statement<Row> => {
-    const numbered = numberedPlaceholders(text);
+    const numbered = quoteCamelAliases(numberedPlaceholders(text));
     const q = (params: SqlParam[]) => current().unsafe(numbered, normalise(params), { prepare: true });
     return {
       async all(...params: SqlParam[]) {
@@ -145,6 +145,14 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   });
   Object.defineProperty(db, "inTx", { get: () => live() !== undefined });
   return { db, sql: root };
+}
+
+/**
+ * PostgreSQL folds unquoted names to lower case: `AS sessionId` would answer `sessionid`. Raw
+ * statements name their result columns in camelCase as on SQLite, so such aliases are quoted.
+ */
+export function quoteCamelAliases(sql: string): string {
+  return sql.replace(/\bAS\s+([a-z][a-z0-9]*[A-Z]\w*)\b/g, 'AS "$1"');
 }
 
 /** Booleans are stored as 0/1 (as on SQLite); a Uint8Array goes as a Buffer (bytea). */

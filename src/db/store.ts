@@ -52,7 +52,10 @@ export interface DB extends QueryBuilder {
   close(): Promise<void>;
 }
 
-/** Rewrites `?` placeholders (outside quotes and comments) to PostgreSQL's `$1, $2, …`. */
+/**
+ * Rewrites `?` placeholders (outside quotes and comments) to PostgreSQL's `$1, $2, …`; SQLite's
+ * numbered `?3` becomes `$3`.
+ */
 export function numberedPlaceholders(sql: string): string {
   let out = "";
   let n = 0;
@@ -68,7 +71,13 @@ export function numberedPlaceholders(sql: string): string {
       out += sql.slice(i, stop + 1);
       i = stop;
     } else if (c === "?") {
-      out += `$${++n}`;
+      const digits = /^\d+/.exec(sql.slice(i + 1))?.[0];
+      if (digits) {
+        out += `$${digits}`;
+        i += digits.length;
+      } else {
+        out += `$${++n}`;
+      }
     } else {
       out += c;
     }

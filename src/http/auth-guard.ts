@@ -1,9 +1,11 @@
 import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
-import type { Statement } from "bun:sqlite";
+import type { Database, Statement as BunStatement } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import { oncePer } from "../db/prepared.ts";
 import { memoSpace, snapshotMemo } from "../db/snapshot-memo.ts";
+import { idleSqlite, sqliteOf } from "../db/sqlite.ts";
+import type { Statement } from "../db/store.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
@@ -33,8 +35,10 @@ interface ApiKeyRow {
 }
 
 interface GuardStatements {
-  member: Statement<ProfileRow, [string]>;
-  apiKey: Statement<ApiKeyRow, [string]>;
+  /** on SQLite, the same reads on its connection, for the synchronous path (see lookup); null on PostgreSQL */
+  sync: { member: BunStatement<ProfileRow, [string]>; apiKey: BunStatement<ApiKeyRow, [string]> } | null;
+  member: Statement<ProfileRow>;
+  apiKey: Statement<ApiKeyRow>;
   tokens: VerifiedTokens;
 }
 
@@ -43,19 +47,22 @@ interface GuardStatements {
  * needs them on every API-key request, and one statement costs less than three (statements,
  * not their rows, are the cost of a request). Subqueries, not joins: see auth/repo.ts.
  */
-const API_KEY_SQL = `SELECT k.id, k.workspace_id AS workspaceId, k.expires_at AS expiresAt, k.revoked_at AS revokedAt,
+const API_KEY_SQL = `SELECT k.id, k.workspace_id AS "workspaceId", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
     (SELECT (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")})
       FROM workspaces w WHERE w.id = k.workspace_id) AS limits
   FROM api_keys k WHERE k.key_hash = ?`;
+// the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
+const MEMBER_SQL = `SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`;
 /** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
-const guardStatements = oncePer(
-  (deps: AppDeps): GuardStatements => ({
-    // the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
-    member: deps.sqlite.prepare(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`),
-    apiKey: deps.sqlite.prepare(API_KEY_SQL),
+const guardStatements = oncePer((deps: AppDeps): GuardStatements => {
+  const sqlite = sqliteOf(deps.db);
+  return {
+    sync: sqlite ? { member: sqlite.prepare(MEMBER_SQL), apiKey: sqlite.prepare(API_KEY_SQL) } : null,
+    member: deps.db.prepare<ProfileRow>(MEMBER_SQL),
+    apiKey: deps.db.prepare<ApiKeyRow>(API_KEY_SQL),
     tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
-  }),
-);
+  };
+});
 
 /** The claims of a valid `Authorization: Bearer <access token>`: at once when verified before, else a promise. */
 function jwtClaims(deps: AppDeps, header: string | undefined): TokenClaims | Promise<TokenClaims> {
@@ -73,54 +80,80 @@ async function verified(claims: Promise<TokenClaims | null>): Promise<TokenClaim
 
 /** Reads a value by a memo key: `read()` runs, or the value read before answers (see lookup). */
 type Lookup = <R>(space: number, key: unknown, read: () => R) => R;
-const direct: Lookup = (_space, _key, read) => read();
 const MEMBERS = memoSpace(); // users rows by user id
 const API_KEYS = memoSpace(); // api_keys rows (with plan limits) by key hash
 const noop = () => {};
+/** kept values that were promises and rejected: read again, not answered from the memo */
+const failed = new WeakSet<Promise<unknown>>();
 
 /**
- * Reads through the snapshot memo: a row read before is answered from memory while nothing
- * has been committed since, by any process (src/db/snapshot-memo.ts), so a revoked key, a
- * removed member or a changed role is seen by the next request as with a fresh read.
- * `enter` runs before each real read (it opens the request's read transaction).
+ * The synchronous path, on SQLite's connection while no transaction holds it (idleSqlite),
+ * in one turn of the event loop: reads through the snapshot memo. A row read before is
+ * answered from memory while nothing has been committed since, by any process
+ * (src/db/snapshot-memo.ts), so a revoked key, a removed member or a changed role is seen by
+ * the next request as with a fresh read. `enter` runs before each real read (it opens the
+ * request's read transaction). On PostgreSQL, or while a transaction holds SQLite's
+ * connection, the guard reads through the store instead (no memo).
  */
-function lookup(deps: AppDeps, enter: () => void): Lookup {
-  const memo = snapshotMemo(deps.sqlite);
+function lookup(sqlite: Database, enter: () => void): Lookup {
+  const memo = snapshotMemo(sqlite);
   if (!memo.open()) return (_space, _key, read) => (enter(), read());
   return <R>(space: number, key: unknown, read: () => R): R => {
     let value = memo.get<R>(space, key);
-    if (value === undefined) {
+    if (value === undefined || (value instanceof Promise && failed.has(value))) {
       enter();
-      memo.set(space, key, (value = read()));
+      value = read();
+      // a promise (a route's load through the store) is kept too: it reads a state at least as new as the memo's
+      if (value instanceof Promise) value.catch(() => failed.add(value as Promise<unknown>));
+      memo.set(space, key, value);
     }
     return value;
   };
 }
 
+type MemberCaller = { auth: AuthContext; row: ProfileRow };
+
 /** The member a token names, and its users row, as of the last commit. */
-function jwtMember(deps: AppDeps, claims: TokenClaims, look: Lookup = direct): { auth: AuthContext; row: ProfileRow } {
+function memberOf(claims: TokenClaims, row: ProfileRow | null | undefined): MemberCaller {
   // the role and membership are those of the last commit: a removed or demoted member loses access at once
-  const row = look(MEMBERS, claims.sub, () => guardStatements(deps).member.get(claims.sub));
   if (!row || row.tenantId !== claims.tenant) throw errors.unauthorized("Invalid or expired token");
   return { auth: { kind: "user", userId: claims.sub, workspaceId: row.tenantId, role: row.role }, row };
 }
 
+/** jwtMember on SQLite's idle connection, through `look`. */
+function jwtMemberSync(deps: AppDeps, claims: TokenClaims, look: Lookup): MemberCaller {
+  const member = guardStatements(deps).sync!.member;
+  return memberOf(claims, look(MEMBERS, claims.sub, () => member.get(claims.sub)));
+}
+
+/** The member a token names: synchronously on SQLite's idle connection, else read through the store. */
+function jwtMember(deps: AppDeps, claims: TokenClaims): MemberCaller | Promise<MemberCaller> {
+  const sqlite = idleSqlite(deps.db);
+  if (sqlite) return jwtMemberSync(deps, claims, lookup(sqlite, noop));
+  return guardStatements(deps).member.get(claims.sub).then((row) => memberOf(claims, row));
+}
+
 /** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
 export async function authenticateJwt(deps: AppDeps, header: string | undefined): Promise<AuthContext> {
-  return jwtMember(deps, await jwtClaims(deps, header)).auth;
+  return (await jwtMember(deps, await jwtClaims(deps, header))).auth;
+}
+
+type ApiKeyCaller = { auth: AuthContext; row: ApiKeyRow; limits: PlanLimits | undefined };
+
+/** The hash an `X-API-Key` is stored by; 401 for a missing or malformed key. */
+function apiKeyHash(key: string | undefined): string {
+  if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
+  return Bun.SHA256.hash(key, "hex");
 }
 
 /**
- * Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
- * its workspace. The caller, and the limits of its plan in force when the plan is in the table.
+ * Verifies `X-API-Key` (D6) from its row: SHA-256 lookup, not revoked, not expired. A key acts as an
+ * admin of its workspace. The caller, and the limits of its plan in force when the plan is in the table.
  */
-function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = direct): { auth: AuthContext; row: ApiKeyRow; limits: PlanLimits | undefined } {
-  if (!key || !key.startsWith("pk_")) throw errors.unauthorized("Missing or invalid API key");
-  const hash = Bun.SHA256.hash(key, "hex");
-  const row = look(API_KEYS, hash, () => guardStatements(deps).apiKey.get(hash));
+function apiKeyOf(deps: AppDeps, row: ApiKeyRow | null | undefined): ApiKeyCaller {
   const now = deps.clock.nowMs();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
-  lastUsedTracker(deps.sqlite).touch(row.id, now); // batched: no write per request
+  lastUsedTracker(deps.db).touch(row.id, now); // batched: no write per request
   return {
     auth: { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" },
     row,
@@ -128,10 +161,23 @@ function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = dir
   };
 }
 
+/** apiKeyCaller on SQLite's idle connection, through `look`. */
+function apiKeyCallerSync(deps: AppDeps, key: string | undefined, look: Lookup): ApiKeyCaller {
+  const hash = apiKeyHash(key);
+  const stmt = guardStatements(deps).sync!.apiKey;
+  return apiKeyOf(deps, look(API_KEYS, hash, () => stmt.get(hash)));
+}
+
+/** The caller an API key names, read through the store. */
+async function apiKeyCaller(deps: AppDeps, key: string | undefined): Promise<ApiKeyCaller> {
+  const hash = apiKeyHash(key);
+  return apiKeyOf(deps, await guardStatements(deps).apiKey.get(hash));
+}
+
 /** The callers a credential kind resolves to. */
 interface Callers {
-  apiKey: ReturnType<typeof apiKeyCaller>;
-  jwt: ReturnType<typeof jwtMember>;
+  apiKey: ApiKeyCaller;
+  jwt: MemberCaller;
 }
 /** A credential the media gate verified at the start of the request (see verifyEarly). */
 type Early = { kind: "apiKey"; caller: Callers["apiKey"] } | { kind: "jwt"; caller: Callers["jwt"] };
@@ -146,11 +192,15 @@ const early = new RequestSlot<Early>("early credential");
 export async function verifyEarly(deps: AppDeps, request: Request): Promise<void> {
   const key = request.headers.get("x-api-key");
   const authorization = request.headers.get("authorization");
-  if (key && !authorization) early.set(request, { kind: "apiKey", caller: apiKeyCaller(deps, key, lookup(deps, noop)) });
-  else {
+  if (key && !authorization) {
+    const sqlite = idleSqlite(deps.db);
+    early.set(request, { kind: "apiKey", caller: sqlite ? apiKeyCallerSync(deps, key, lookup(sqlite, noop)) : await apiKeyCaller(deps, key) });
+  } else {
     let claims = jwtClaims(deps, authorization ?? undefined);
     if (claims instanceof Promise) claims = await claims;
-    early.set(request, { kind: "jwt", caller: jwtMember(deps, claims, lookup(deps, noop)) });
+    let caller = jwtMember(deps, claims);
+    if (caller instanceof Promise) caller = await caller;
+    early.set(request, { kind: "jwt", caller });
   }
 }
 
@@ -181,10 +231,11 @@ export function guardLoaded<T>(request: Request): T | undefined {
 }
 
 /**
- * A route option's long form: `load` reads the route's data in the same read transaction as
- * the credential (one set of SQLite locks instead of two), right after the permission check;
- * the handler takes it with `guardLoaded`. Synchronous reads only; nothing is written. Its
- * result must depend on the database and `auth` alone (not on the time or on memory): it is
+ * A route option's long form: `load` reads the route's data right after the permission check;
+ * the handler takes it (resolved) with `guardLoaded`. Nothing is written. On SQLite's
+ * synchronous path the load starts in the same read transaction as the credential (one set of
+ * SQLite locks instead of two: all of it when it reads synchronously). Its result (or promise)
+ * must depend on the database and `auth` alone (not on the time or on memory): on SQLite it is
  * kept in the snapshot memo and answers the same caller until the next commit.
  */
 export interface GuardOptions {
@@ -201,56 +252,64 @@ export interface GuardOptions {
  */
 export function authGuard(deps: AppDeps) {
   type HeaderSet = Parameters<typeof admitRequest>[2];
+  type Read<C> = { caller: C; loaded: unknown };
   /**
    * The caller's credential row and the route's load, read together; permission checked
-   * between (a caller the gate verified is not read again). A route's load is kept by the
-   * credential's row (in the route's own memo space): the row decides the whole caller
-   * (identity, workspace, role), and it is the same object until the next commit.
+   * between (a caller the gate verified is not read again). On SQLite's idle connection they
+   * are read synchronously, in one read transaction, through the snapshot memo; a route's load
+   * is kept by the credential's row (in the route's own memo space): the row decides the whole
+   * caller (identity, workspace, role), and it is the same object until the next commit.
    */
-  const read = <C extends { auth: AuthContext; row: object }>(caller: (look: Lookup) => C, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number) =>
-    readOnce(deps.sqlite, load !== undefined, (enter) => {
-      const look = lookup(deps, enter);
+  const readSync = <C extends { auth: AuthContext; row: object }>(sqlite: Database, caller: (look: Lookup) => C, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number): Read<C> =>
+    readOnce(sqlite, load !== undefined, (enter) => {
+      const look = lookup(sqlite, enter);
       const c = caller(look);
       requirePermission(c.auth, permission);
       return { caller: c, loaded: load && look(loadSpace, c.row, () => load(c.auth)) };
     });
+  /** The same through the store (PostgreSQL, or while a transaction holds SQLite's connection). */
+  const readAsync = async <C extends { auth: AuthContext }>(caller: C | Promise<C>, permission: Permission, load: GuardOptions["load"] | undefined): Promise<Read<C>> => {
+    const c = await caller;
+    requirePermission(c.auth, permission);
+    return { caller: c, loaded: load && (await load(c.auth)) };
+  };
   const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
     const permission = typeof option === "string" ? option : option.permission;
     const load = typeof option === "string" ? undefined : option.load;
     const loadSpace = memoSpace();
-    const admitApiKey = (request: Request, set: HeaderSet, key: string | null) => {
+    const admitApiKey = async (request: Request, set: HeaderSet, key: string | null) => {
       const verified = earlyCaller(request, "apiKey");
-      const { caller, loaded } = read((look) => verified ?? apiKeyCaller(deps, key ?? undefined, look), permission, load, loadSpace);
-      admitRequest(deps, caller.auth, set, caller.limits);
-      if (load) loads.set(request, loaded);
+      const sqlite = idleSqlite(deps.db);
+      const { caller, loaded } = sqlite
+        ? readSync(sqlite, (look) => verified ?? apiKeyCallerSync(deps, key ?? undefined, look), permission, load, loadSpace)
+        : await readAsync(verified ?? apiKeyCaller(deps, key ?? undefined), permission, load);
+      const admitted = admitRequest(deps, caller.auth, set, caller.limits);
+      if (admitted) await admitted;
+      if (load) loads.set(request, loaded instanceof Promise ? await loaded : loaded);
       resolved.set(request, caller.auth);
     };
-    const admitJwt = (request: Request, set: HeaderSet, claims: TokenClaims | undefined) => {
+    const admitJwt = async (request: Request, set: HeaderSet, claims: TokenClaims | undefined) => {
       const verified = earlyCaller(request, "jwt");
-      const { caller, loaded } = read((look) => verified ?? jwtMember(deps, claims!, look), permission, load, loadSpace);
-      admitRequest(deps, caller.auth, set);
-      if (load) loads.set(request, loaded);
+      const sqlite = idleSqlite(deps.db);
+      const { caller, loaded } = sqlite
+        ? readSync(sqlite, (look) => verified ?? jwtMemberSync(deps, claims!, look), permission, load, loadSpace)
+        : await readAsync(verified ?? jwtMember(deps, claims!), permission, load);
+      admitRequest(deps, caller.auth, set); // a member's admission is the rate limit alone: decided at once
+      if (load) loads.set(request, loaded instanceof Promise ? await loaded : loaded);
       callerRows.set(request, caller.row);
       resolved.set(request, caller.auth);
     };
-    // Elysia compiles a route's handler per hook: a transform that is not an async function, and
-    // whose source has no `return f(` (its test for "may return a promise"), is called without
-    // an await. An API key is checked synchronously, so its routes get that transform.
-    const transform =
-      kind === "apiKey"
-        ? function transform({ request, set }: { request: Request; set: HeaderSet }) {
-            admitApiKey(request, set, request.headers.get("x-api-key"));
-          }
-        : async function transform({ request, set }: { request: Request; set: HeaderSet }) {
-            const key = request.headers.get("x-api-key");
-            const authorization = request.headers.get("authorization");
-            if (kind === "jwtOrApiKey" && key && !authorization) admitApiKey(request, set, key);
-            else {
-              let claims = earlyCaller(request, "jwt") ? undefined : jwtClaims(deps, authorization ?? undefined);
-              if (claims instanceof Promise) claims = await claims; // a token not verified before
-              admitJwt(request, set, claims);
-            }
-          };
+    // the credential may be read through the store (PostgreSQL, a transaction holding SQLite's
+    // connection, a route's load, the daily quota's row): every transform may wait
+    const transform = async function transform({ request, set }: { request: Request; set: HeaderSet }) {
+      const key = request.headers.get("x-api-key");
+      if (kind === "apiKey") return admitApiKey(request, set, key);
+      const authorization = request.headers.get("authorization");
+      if (kind === "jwtOrApiKey" && key && !authorization) return admitApiKey(request, set, key);
+      let claims = earlyCaller(request, "jwt") ? undefined : jwtClaims(deps, authorization ?? undefined);
+      if (claims instanceof Promise) claims = await claims; // a token not verified before
+      return admitJwt(request, set, claims);
+    };
     return {
       detail: { security },
       transform,

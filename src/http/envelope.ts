@@ -1,8 +1,14 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.ts";
 
+/**
+ * The rest of a call whose data must not be a promise: an envelope of an un-awaited store call
+ * is a type error (a check on the rest parameters, not on `data`'s type, keeps unions inferred whole).
+ */
+type Settled<T, Rest extends unknown[]> = [T] extends [PromiseLike<unknown>] ? ["await the store call first"] : Rest;
+
 /** Success envelope of the spec: `{ success: true, data?, message? }`. */
-export function ok<T>(data?: T, message?: string): { success: true; data?: T; message?: string } {
+export function ok<T>(data?: T, ...[message]: Settled<T, [message?: string]>): { success: true; data?: T; message?: string } {
   const body: { success: true; data?: T; message?: string } = { success: true };
   if (data !== undefined) body.data = data;
   if (message !== undefined) body.message = message;
@@ -17,7 +23,7 @@ export interface Pagination {
 }
 
 /** Paginated success envelope with the spec's pagination object. */
-export function paged<T>(data: T[], page: number, limit: number, total: number) {
+export function paged<T>(data: T[], page: number, limit: number, total: number, ..._settled: Settled<T, []>) {
   const pagination: Pagination = { page, limit, total, totalPages: Math.ceil(total / limit) };
   return { success: true as const, data, pagination };
 }

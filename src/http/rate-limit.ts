@@ -1,7 +1,8 @@
-import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
+import type { DB } from "../db/store.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError, errors } from "../errors.ts";
+import { dailyApiQuota } from "../modules/apikeys/daily-quota.ts";
 import type { PlanLimits } from "../modules/billing/plans.ts";
 import { consumeQuota } from "../modules/billing/quota.ts";
 import type { AuthContext } from "./auth-guard.ts";
@@ -58,14 +59,14 @@ export class RateLimiter {
 type Limiters = Record<AuthContext["kind"], RateLimiter>;
 
 // one pair of limiters per runtime (keyed by its database), however many modules mount the guard
-const limiters = new WeakMap<Database, Limiters>();
+const limiters = new WeakMap<DB, Limiters>();
 
-function limitersFor(deps: Pick<AppDeps, "sqlite" | "clock" | "config">): Limiters {
-  let l = limiters.get(deps.sqlite);
+function limitersFor(deps: Pick<AppDeps, "db" | "clock" | "config">): Limiters {
+  let l = limiters.get(deps.db);
   if (!l) {
     const limit = deps.config.rateLimitPerMinute;
     l = { user: new RateLimiter(deps.clock, limit), apiKey: new RateLimiter(deps.clock, limit) };
-    limiters.set(deps.sqlite, l);
+    limiters.set(deps.db, l);
   }
   return l;
 }
@@ -76,7 +77,7 @@ type HeaderSet = { headers: Record<string, string | number> };
  * Counts a request of a member or an API key (its id) against `rateLimitPerMinute`: sets the
  * `RateLimit-*` headers, or throws 429 RATE_LIMITED with `Retry-After`.
  */
-function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, kind: AuthContext["kind"], id: string, set?: HeaderSet): void {
+function rateLimit(deps: Pick<AppDeps, "db" | "clock" | "config">, kind: AuthContext["kind"], id: string, set?: HeaderSet): void {
   const d = limitersFor(deps)[kind].hit(id);
   if (!d.allowed) {
     throw new AppError("RATE_LIMITED", `Rate limit of ${d.limit} requests a minute reached; retry in ${d.resetSeconds} s`, {
@@ -98,9 +99,20 @@ function rateLimit(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, kind: Aut
 /**
  * Admission of an authenticated, permitted request (called by the auth guard): the rate limit per user
  * or API key, then for API keys the workspace's daily API-request quota (403 LIMIT_EXCEEDED), against
- * `limits` when the guard read them with the key.
+ * `limits` when the guard read them with the key. Decided at once (no promise) unless the quota's
+ * row must be read first (see DailyApiQuota.take) or the limits were not read with the key.
  */
-export function admitRequest(deps: Pick<AppDeps, "sqlite" | "clock" | "config">, auth: AuthContext, set?: HeaderSet, limits?: PlanLimits): void {
+export function admitRequest(deps: Pick<AppDeps, "db" | "clock" | "config">, auth: AuthContext, set?: HeaderSet, limits?: PlanLimits): void | Promise<void> {
   rateLimit(deps, auth.kind, auth.kind === "user" ? auth.userId : auth.apiKeyId, set);
-  if (auth.kind === "apiKey") consumeQuota(deps, auth.workspaceId, "apiRequestsPerDay", 1, limits);
+  if (auth.kind !== "apiKey") return;
+  if (!limits) return consumeQuota(deps, auth.workspaceId, "apiRequestsPerDay", 1).then(() => {});
+  // consumeQuota's path for one API request with the limits known, without its promise
+  const limit = limits.apiRequestsPerDay;
+  const used = dailyApiQuota(deps.db).take(auth.workspaceId, deps.clock.now(), limit);
+  if (used instanceof Promise) return used.then((u) => overQuota(u, limit));
+  overQuota(used, limit);
+}
+
+function overQuota(used: number | null, limit: number): void {
+  if (used === null) throw errors.limitExceeded(`Plan limit reached: apiRequestsPerDay (${limit})`);
 }

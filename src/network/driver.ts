@@ -16,18 +16,19 @@ export type DisconnectReason =
 
 /**
  * Where a driver keeps a link's secrets (the session manager's implementation seals every
- * value and writes it to SQLite). Every call is synchronous and durable when it returns, so a
- * crash never loses a key the network was already told about.
+ * value and writes it to the database). Every write is durable when its promise resolves, so
+ * a driver that awaits it before answering the network never loses a key the network was
+ * already told about. Calls take effect in the order they were made.
  */
 export interface CredentialStore {
   /** replaces the link's main document (baileys: `creds`) */
-  save(doc: string): void;
+  save(doc: string): Promise<void>;
   /** the stored values (JSON text) of the given ids of one key type */
-  getKeys(type: string, ids: string[]): Record<string, string>;
+  getKeys(type: string, ids: string[]): Promise<Record<string, string>>;
   /** writes (value) and deletes (null) in one transaction */
-  setKeys(changes: { type: string; id: string; value: string | null }[]): void;
+  setKeys(changes: { type: string; id: string; value: string | null }[]): Promise<void>;
   /** drops every key of the link */
-  clearKeys(): void;
+  clearKeys(): Promise<void>;
 }
 
 /** A recent outbound message of the session by its network id, for the network's retry requests (baileys' getMessage). */

@@ -6,7 +6,7 @@ import type { NotifyChannel } from "./table.ts";
 import type { AppDeps } from "../deps.ts";
 
 /** The part of the app's deps the notifier needs (it is built before the rest). */
-export type NotifierDeps = Pick<AppDeps, "config" | "db" | "sqlite" | "clock" | "log" | "network">;
+export type NotifierDeps = Pick<AppDeps, "config" | "db" | "clock" | "log" | "network">;
 
 /**
  * The notifier of D4: mail over SMTP when `smtpUrl` is set, else the `log` channel; mobile codes
@@ -33,11 +33,11 @@ export class ChannelNotifier implements Notifier {
   }
 
   async sendMobile(m: MobileMessage): Promise<void> {
-    const { config, sqlite, network } = this.d;
+    const { config, db, network } = this.d;
     const channel = config.mobileChannel;
     const send =
       channel === "session"
-        ? () => sendOverSession(sqlite, network, config.mobileSession!, m)
+        ? () => sendOverSession(db, network, config.mobileSession!, m)
         : channel === "http"
           ? () => sendOverHttp(config.mobileHttpUrl!, m)
           : null;
@@ -61,7 +61,7 @@ export class ChannelNotifier implements Notifier {
     const { db, clock, log } = this.d;
     const base = { medium, channel, kind, recipient, subject, body };
     if (!send) {
-      recordNotification(db, clock.now().getTime(), { ...base, status: "sent" });
+      await recordNotification(db, clock.now().getTime(), { ...base, status: "sent" });
       log.info("notification stored in the outbox (read it with `parley outbox`)", { medium, kind, to: recipient });
       return;
     }
@@ -69,11 +69,11 @@ export class ChannelNotifier implements Notifier {
       await send();
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      recordNotification(db, clock.now().getTime(), { ...base, status: "failed", error: message });
+      await recordNotification(db, clock.now().getTime(), { ...base, status: "failed", error: message });
       log.warn("notification failed", { medium, channel, kind, to: recipient, error: message });
       throw new NotifyError(channel, message, { cause: err });
     }
-    recordNotification(db, clock.now().getTime(), { ...base, status: "sent" });
+    await recordNotification(db, clock.now().getTime(), { ...base, status: "sent" });
     log.info("notification sent", { medium, channel, kind, to: recipient });
   }
 }

@@ -1,12 +1,12 @@
-import type { Database } from "bun:sqlite";
+import type { DB } from "../db/store.ts";
 import type { NetworkDriver } from "../network/driver.ts";
 import type { MobileMessage } from "./notifier.ts";
 
 /** Sends a code as a chat message over the operator's paired session, given by its id (D4). */
-export async function sendOverSession(sqlite: Database, network: NetworkDriver, sessionId: string, m: MobileMessage): Promise<void> {
+export async function sendOverSession(db: DB, network: NetworkDriver, sessionId: string, m: MobileMessage): Promise<void> {
   // The operator names one session for the whole installation, so this lookup spans workspaces.
   // By id only: any tenant can pick any session name, and a name match would hand it everyone's codes.
-  const row = sqlite.query("SELECT id, status FROM chat_sessions WHERE id = ?").get(sessionId) as { id: string; status: string } | null;
+  const row = await db.prepare<{ id: string; status: string }>("SELECT id, status FROM chat_sessions WHERE id = ?").get(sessionId);
   if (!row) throw new Error(`no session with id "${sessionId}"`);
   if (row.status !== "connected") throw new Error(`session "${sessionId}" is not connected`);
   await network.send(row.id, { to: m.to, type: "text", text: m.text });

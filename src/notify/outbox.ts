@@ -15,9 +15,10 @@ export interface NotificationRecord {
 }
 
 /** Writes one row of the notification record (D4). */
-export function recordNotification(db: DB, at: number, r: NotificationRecord): string {
+export async function recordNotification(db: DB, at: number, r: NotificationRecord): Promise<string> {
   const id = Bun.randomUUIDv7();
-  db.insert(notifications)
+  await db
+    .insert(notifications)
     .values({
       id,
       medium: r.medium,
@@ -45,22 +46,22 @@ export interface OutboxEntry {
 }
 
 /** The log channel's messages, newest first: the operator's local outbox (`parley outbox`). */
-export function listOutbox(db: DB, opts: { to?: string; limit?: number } = {}): OutboxEntry[] {
+export async function listOutbox(db: DB, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
   const where = opts.to ? and(eq(notifications.channel, "log"), eq(notifications.recipient, opts.to)) : eq(notifications.channel, "log");
-  return db
+  const rows = await db
     .select()
     .from(notifications)
     .where(where)
     .orderBy(desc(notifications.createdAt), desc(notifications.id))
     .limit(opts.limit ?? 50)
-    .all()
-    .map((n) => ({
-      id: n.id,
-      createdAt: new Date(n.createdAt).toISOString(),
-      medium: n.medium,
-      to: n.recipient,
-      kind: n.kind,
-      subject: n.subject,
-      text: n.body,
-    }));
+    .all();
+  return rows.map((n) => ({
+    id: n.id,
+    createdAt: new Date(n.createdAt).toISOString(),
+    medium: n.medium,
+    to: n.recipient,
+    kind: n.kind,
+    subject: n.subject,
+    text: n.body,
+  }));
 }

@@ -22,6 +22,17 @@ export interface BackupManifest {
 
 export class BackupError extends Error {}
 
+/**
+ * Backup and restore copy a SQLite data dir. On PostgreSQL the database server holds every row
+ * (and the secrets), and its own tools back it up: both commands refuse, before doing anything.
+ */
+export function assertSqliteDataDir(config: { databaseUrl?: string }, command: "backup" | "restore"): void {
+  if (!config.databaseUrl) return;
+  throw new BackupError(
+    `the database is PostgreSQL (PARLEY_DATABASE_URL): back it up and restore it with pg_dump/pg_restore or your provider's snapshots; parley ${command} handles only a SQLite data dir, and ${command === "backup" ? "backed up" : "restored"} nothing`,
+  );
+}
+
 /** The database file's `PRAGMA integrity_check` answer: "ok", or the first problems it lists. */
 export function integrityCheck(path: string): string {
   let db: Database | null = null;

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { extract, ReadEntry } from "tar";
 import { dataDirHolder, lockDataDir } from "../db/lock.ts";
 import { assertNotNewer } from "../db/migrate.ts";
-import { openDb } from "../db/open.ts";
+import { openStore } from "../db/open.ts";
 import { BackupError, DB_FILE, integrityCheck, LIVE, MANIFEST, type BackupManifest } from "./backup.ts";
 
 /** Entry types `parley backup` writes (it follows links): anything else comes from a tampered archive. */
@@ -86,11 +86,11 @@ export async function restore(file: string, dataDir: string): Promise<BackupMani
     if (manifest.format !== 1) throw new BackupError(`${archive} has backup format ${manifest.format}; this build reads format 1`);
     const integrity = integrityCheck(join(work, DB_FILE));
     if (integrity !== "ok") throw new BackupError(`the database in ${archive} failed its integrity check: ${integrity}`);
-    const opened = openDb(join(work, DB_FILE));
+    const db = openStore({ dataDir: work }, { path: join(work, DB_FILE) });
     try {
-      assertNotNewer(opened.db);
+      await assertNotNewer(db);
     } finally {
-      opened.close();
+      await db.close();
     }
     const secrets = join(work, "secrets.json");
     if (existsSync(secrets)) chmodSync(secrets, 0o600); // whatever mode the archive gave it

@@ -11,7 +11,7 @@ import { listUsers } from "../../cli/users.ts";
 import { listWorkspaces } from "../../cli/workspaces.ts";
 import { loadConfig } from "../../src/config.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { openDb } from "../../src/db/open.ts";
+import { openStore } from "../../src/db/open.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-cli-"));
@@ -20,7 +20,7 @@ const wsId = Bun.randomUUIDv7();
 const ownerId = Bun.randomUUIDv7();
 
 /** Runs an operator function against the data dir and returns what it printed. */
-async function run(fn: (ctx: OperatorContext) => void): Promise<string> {
+async function run(fn: (ctx: OperatorContext) => void | Promise<void>): Promise<string> {
   const lines: string[] = [];
   await withDataDir(config, fn, (l) => lines.push(l));
   return lines.join("\n");
@@ -34,16 +34,16 @@ const cli = async (...args: string[]) => {
 
 beforeAll(async () => {
   // operator commands refuse a data dir without a database: make it as the server would
-  const opened = openDb(join(dataDir, "parley.db"));
-  migrate(opened.db);
-  opened.close();
-  await run((ctx) => {
+  const db = openStore(config);
+  await migrate(db);
+  await db.close();
+  await run(async (ctx) => {
     const now = Date.now();
-    ctx.sqlite
-      .query("INSERT INTO workspaces (id, name, plan_id, subscription_status, trial_ends_at, created_at, updated_at) VALUES (?, 'Acme', 'growth', 'trialing', ?, ?, ?)")
+    await ctx.db
+      .prepare("INSERT INTO workspaces (id, name, plan_id, subscription_status, trial_ends_at, created_at, updated_at) VALUES (?, 'Acme', 'growth', 'trialing', ?, ?, ?)")
       .run(wsId, now + 14 * 86_400_000, now, now);
-    ctx.sqlite
-      .query(
+    await ctx.db
+      .prepare(
         "INSERT INTO users (id, workspace_id, email, name, password_hash, role, mobile_verified_at, email_verified_at, created_at, updated_at) VALUES (?, ?, 'owner@acme.test', 'Owner', 'x', 'owner', ?, ?, ?, ?)",
       )
       .run(ownerId, wsId, now, now, now, now);

@@ -3,7 +3,9 @@ import { TurnQueue } from "../../src/db/turn-queue.ts";
 
 test("items pushed in one turn of the event loop are flushed together, later ones in a new batch", async () => {
   const batches: number[][] = [];
-  const q = new TurnQueue<number>((items) => batches.push(items));
+  const q = new TurnQueue<number>((items) => {
+    batches.push(items);
+  });
   q.push(1);
   q.push(2);
   q.push(3);

@@ -6,6 +6,7 @@ import { createRuntime, type Runtime, type RuntimeOverrides } from "../../src/ru
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freshPostgres, testEngine } from "./postgres.ts";
 
 export interface TestApp extends Runtime {
   clock: ManualClock;
@@ -40,10 +41,14 @@ export interface TestAppOptions {
   fileDb?: boolean;
 }
 
-/** A test app on in-memory SQLite with the real migrations, a manual clock and the sim network. */
+/**
+ * A test app with the real migrations, a manual clock and the sim network: on in-memory SQLite,
+ * or on a database of its own when the suite runs on PostgreSQL (PARLEY_TEST_DATABASE_URL).
+ */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
-  const config = loadConfig({ network: "sim", dataDir, logLevel: "silent", captcha: "off", ...opts.config });
+  const pg = testEngine === "postgres" && opts.config?.databaseUrl === undefined ? await freshPostgres() : undefined;
+  const config = loadConfig({ network: "sim", dataDir, logLevel: "silent", captcha: "off", ...(pg ? { databaseUrl: pg.url } : {}), ...opts.config });
   const clock = opts.clock ?? new ManualClock(new Date());
   const sim = opts.simDriver ?? new SimDriver({ latencyMs: 1, ...opts.sim });
   const runtime = await createRuntime(config, opts.log ?? silentLogger, {
@@ -53,8 +58,13 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     secrets: { jwtSecret: "test-secret-".padEnd(48, "x"), credentialKey: "00".repeat(32) },
     ...opts.overrides,
   });
+  const close = runtime.close;
   return {
     ...runtime,
+    async close() {
+      await close();
+      await pg?.drop();
+    },
     clock,
     sim,
     request: (method, path, o = {}) => send(runtime, method, path, o),

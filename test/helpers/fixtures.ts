@@ -22,8 +22,8 @@ let seq = 0;
 export async function createWorkspace(t: TestApp, opts: { name?: string; status?: string; planId?: string } = {}): Promise<TestWorkspace> {
   const now = t.clock.now().getTime();
   const id = Bun.randomUUIDv7();
-  t.deps.sqlite
-    .query(
+  await t.deps.db
+    .prepare(
       `INSERT INTO workspaces (id, name, plan_id, subscription_status, trial_ends_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
@@ -32,8 +32,8 @@ export async function createWorkspace(t: TestApp, opts: { name?: string; status?
     const userId = Bun.randomUUIDv7();
     const email = `user${++seq}-${userId.slice(-6)}@example.com`;
     const hash = await Bun.password.hash("correct horse battery", { algorithm: "argon2id", memoryCost: 4096, timeCost: 1 });
-    t.deps.sqlite
-      .query(
+    await t.deps.db
+      .prepare(
         `INSERT INTO users (id, workspace_id, email, name, password_hash, mobile, role, mobile_verified_at, email_verified_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )

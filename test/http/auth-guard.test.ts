@@ -118,7 +118,7 @@ describe("JWT guard: 401 UNAUTHORIZED rejection set", () => {
     const other = await createWorkspace(t);
     await expect401(`Bearer ${await mint({ tenant: other.id })}`, "foreign tenant");
     const gone = await ws.member("agent");
-    t.deps.sqlite.query("DELETE FROM users WHERE id = ?").run(gone.userId);
+    await t.deps.db.prepare("DELETE FROM users WHERE id = ?").run(gone.userId);
     await expect401(`Bearer ${gone.token}`, "removed member");
   });
 });
@@ -146,7 +146,7 @@ describe("role check: 403 FORBIDDEN", () => {
     expect((await call("/manage", admin.token)).status).toBe(200);
     expect((await call("/billing", owner)).status).toBe(200);
     // demoted after the token was issued: the token's role claim does not help
-    t.deps.sqlite.query("UPDATE users SET role = 'viewer' WHERE id = ?").run(admin.userId);
+    await t.deps.db.prepare("UPDATE users SET role = 'viewer' WHERE id = ?").run(admin.userId);
     expect((await call("/manage", admin.token)).status).toBe(403);
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sqliteOf } from "../../src/db/sqlite.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { testEngine } from "../helpers/postgres.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,19 +26,21 @@ test("GET /ready checks the database and its migrations", async () => {
 
 test("GET /ready answers 503 in the envelope when the database is gone", async () => {
   const broken = await createTestApp();
-  broken.deps.sqlite.close();
+  await broken.deps.db.close();
   const r = await broken.request("GET", "/ready");
   expect(r.status).toBe(503);
   expect(r.body).toMatchObject({ success: false, code: "INTERNAL_ERROR" });
 });
 
-test("GET /ready does a real write: 503 in the envelope while writes fail (query_only), 200 again after", async () => {
+// SQLite's own switches (query_only, busy_timeout, a second handle on the file)
+test.skipIf(testEngine === "postgres")("GET /ready does a real write: 503 in the envelope while writes fail (query_only), 200 again after", async () => {
   const app = await createTestApp();
   try {
     expect((await app.request("GET", "/ready")).status).toBe(200);
-    expect(app.deps.sqlite.query("SELECT count(*) AS n FROM health_probe").get()).toEqual({ n: 1 });
+    expect(await app.deps.db.prepare("SELECT count(*) AS n FROM health_probe").get()).toEqual({ n: 1 });
     // reads still work, every write fails, as on a full disk or a read-only file
-    app.deps.sqlite.exec("PRAGMA query_only = ON");
+    const sqlite = sqliteOf(app.deps.db)!;
+    sqlite.exec("PRAGMA query_only = ON");
     expect((await app.request("GET", "/health")).status).toBe(200);
     app.clock.advance(5_000); // past the probe's short cache
     const r = await app.request("GET", "/ready");
@@ -44,14 +48,14 @@ test("GET /ready does a real write: 503 in the envelope while writes fail (query
     expect(r.body).toMatchObject({ success: false, code: "INTERNAL_ERROR" });
     expect(r.body.message).toContain("refuses writes");
     expect(r.headers.get("x-request-id")).toBe(r.body.requestId);
-    app.deps.sqlite.exec("PRAGMA query_only = OFF");
+    sqlite.exec("PRAGMA query_only = OFF");
     expect((await app.request("GET", "/ready")).status).toBe(200);
   } finally {
     app.close();
   }
 });
 
-test("GET /ready answers 503 while another connection holds the write lock past busy_timeout", async () => {
+test.skipIf(testEngine === "postgres")("GET /ready answers 503 while another connection holds the write lock past busy_timeout", async () => {
   const { join } = await import("node:path");
   const { Database } = await import("bun:sqlite");
   const app = await createTestApp({ fileDb: true });
@@ -60,7 +64,7 @@ test("GET /ready answers 503 while another connection holds the write lock past 
     // another handle on the same file holds the write lock, as a stuck writer would (busy_timeout shortened)
     const other = new Database(join(app.deps.config.dataDir, "parley.db"));
     other.exec("BEGIN IMMEDIATE");
-    app.deps.sqlite.exec("PRAGMA busy_timeout = 50");
+    sqliteOf(app.deps.db)!.exec("PRAGMA busy_timeout = 50");
     app.clock.advance(5_000);
     const r = await app.request("GET", "/ready");
     expect(r.status).toBe(503);

@@ -85,7 +85,7 @@ test("operationIds are clean and unique", () => {
 test("the documented data shapes are what the routes answer", async () => {
   const ws = await createWorkspace(t);
   const session = await connectedSession(t, ws);
-  const key = createApiKey(t, ws);
+  const key = await createApiKey(t, ws);
   const dataProps = (path: string, method: string, status: string) =>
     Object.keys(doc.paths[path][method].responses[status].content["application/json"].schema.properties.data.properties ?? doc.paths[path][method].responses[status].content["application/json"].schema.properties.data.items.properties).sort();
   const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: session.id, to: "919876543210", body: "x" } });

@@ -37,13 +37,13 @@ test("every route that takes a phone number accepts it as people write it, and s
     body: { name: "Asha", email: "asha@example.com", password: "Sturdy-pass-123", confirmPassword: "Sturdy-pass-123", tenantName: "Acme", mobile: "+91 98000-11111" },
   });
   expect(reg.status).toBe(201);
-  expect(t.deps.sqlite.query("SELECT mobile FROM users WHERE email = 'asha@example.com'").get()).toEqual({ mobile: "919800011111" });
+  expect((await t.deps.db.prepare("SELECT mobile FROM users WHERE email = 'asha@example.com'").get())).toEqual({ mobile: "919800011111" });
   await t.request("POST", `/api/v1/chatapp/${session}/connect`, { token: ws.owner.token });
   const code = await t.request("POST", `/api/v1/chatapp/${session}/pairing-code`, { token: ws.owner.token, body: { phoneNumber: "+91 (98000) 22222" } });
   expect(code.status).toBe(200);
   const scan = await t.request("POST", `/api/sim/sessions/${session}/scan`, { token: ws.owner.token, body: { phoneNumber: "+91 98000-22222" } });
   expect(scan.body.data?.phoneNumber ?? scan.body).toBe("919800022222");
-  for (let i = 0; i < 100 && (t.deps.sqlite.query("SELECT status FROM chat_sessions WHERE id = ?").get(session) as { status: string } | null)?.status !== "connected"; i++) await Bun.sleep(5);
+  for (let i = 0; i < 100 && ((await t.deps.db.prepare("SELECT status FROM chat_sessions WHERE id = ?").get(session)) as { status: string } | null)?.status !== "connected"; i++) await Bun.sleep(5);
   const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: session, to: "+44 7911-123456", type: "text", body: "hi" } });
   expect({ status: sent.status, to: sent.body.data?.to }).toEqual({ status: 202, to: "447911123456" });
   const inbound = await t.request("POST", `/api/sim/sessions/${session}/inbound`, { token: ws.owner.token, body: { from: "+1 (415) 555-0123", text: "yo" } });

@@ -49,10 +49,10 @@ describe("rate limit per user and per API key", () => {
   test("refused requests change nothing", async () => {
     const admin = await ws.member("admin");
     for (let i = 0; i < LIMIT; i++) await t.request("GET", "/api/workspace", { token: admin.token });
-    const before = (t.deps.sqlite.query("SELECT count(*) AS n FROM api_keys").get() as any).n;
+    const before = ((await t.deps.db.prepare("SELECT count(*) AS n FROM api_keys").get()) as any).n;
     const r = await t.request("POST", "/api/api-keys", { token: admin.token, body: { name: "k" } });
     expect(r.status).toBe(429);
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM api_keys").get() as any).n).toBe(before);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM api_keys").get()) as any).n).toBe(before);
   });
 
   test("each API key has its own limit", async () => {

@@ -8,7 +8,7 @@ import { createWorkspace } from "../helpers/fixtures.ts";
 import { mimeParts, startSmtpServer } from "./smtp-server.ts";
 
 const mail = (to: string) => ({ to, subject: "Hello there", text: "Plain body 123456", html: "<p>HTML body <b>123456</b></p>", kind: "verification" });
-const records = (t: TestApp) => t.deps.sqlite.query("SELECT * FROM notifications ORDER BY created_at, id").all() as any[];
+const records = async (t: TestApp) => (await t.deps.db.prepare("SELECT * FROM notifications ORDER BY created_at, id").all()) as any[];
 
 describe("log channel (no SMTP configured, mobile channel log)", () => {
   let t: TestApp;
@@ -25,15 +25,15 @@ describe("log channel (no SMTP configured, mobile channel log)", () => {
   test("mail and mobile messages are recorded with their text: the operator's outbox", async () => {
     await t.deps.notifier.sendEmail(mail("a@example.com"));
     await t.deps.notifier.sendMobile({ to: "919800000001", text: "Your code is 654321", kind: "otp" });
-    const rows = records(t);
+    const rows = await records(t);
     expect(rows.map((r) => [r.medium, r.channel, r.status, r.recipient])).toEqual([
       ["email", "log", "sent", "a@example.com"],
       ["mobile", "log", "sent", "919800000001"],
     ]);
-    const outbox = listOutbox(t.deps.db);
+    const outbox = await listOutbox(t.deps.db);
     expect(outbox[0]).toMatchObject({ medium: "mobile", to: "919800000001", text: "Your code is 654321", kind: "otp" });
     expect(outbox[1]).toMatchObject({ medium: "email", subject: "Hello there", text: "Plain body 123456" });
-    expect(listOutbox(t.deps.db, { to: "a@example.com" })).toHaveLength(1);
+    expect(await listOutbox(t.deps.db, { to: "a@example.com" })).toHaveLength(1);
   });
 });
 
@@ -49,8 +49,8 @@ describe("SMTP channel", () => {
       const parts = mimeParts(smtp.mails[0]!.raw);
       expect(parts["text/plain"]).toContain("Plain body 123456");
       expect(parts["text/html"]).toContain("<b>123456</b>");
-      expect(records(t)).toEqual([expect.objectContaining({ channel: "smtp", status: "sent", body: null, subject: "Hello there" })]);
-      expect(listOutbox(t.deps.db)).toEqual([]);
+      expect(await records(t)).toEqual([expect.objectContaining({ channel: "smtp", status: "sent", body: null, subject: "Hello there" })]);
+      expect(await listOutbox(t.deps.db)).toEqual([]);
     } finally {
       await t.close();
       await smtp.close();
@@ -64,7 +64,7 @@ describe("SMTP channel", () => {
     try {
       const err = await t.deps.notifier.sendEmail(mail("c@example.com")).catch((e) => e);
       expect(err).toBeInstanceOf(NotifyError);
-      const [row] = records(t);
+      const [row] = await records(t);
       expect(row).toMatchObject({ channel: "smtp", status: "failed", recipient: "c@example.com", body: null });
       expect(row.error).toBeString();
     } finally {
@@ -81,21 +81,21 @@ describe("session channel", () => {
   });
   afterAll(() => t.close());
 
-  function insertSession(workspaceId: string, id: string, name: string, status: string) {
+  async function insertSession(workspaceId: string, id: string, name: string, status: string) {
     const now = t.clock.now().getTime();
-    t.deps.sqlite
-      .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    await t.deps.db
+      .prepare("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(id, workspaceId, name, status, status === "connected" ? "919811111111" : null, now, now);
   }
 
   test("not connected: the send fails and is recorded with its error", async () => {
     const ws = await createWorkspace(t);
-    insertSession(ws.id, senderId, "otp-sender", "disconnected");
+    await insertSession(ws.id, senderId, "otp-sender", "disconnected");
     const err = await t.deps.notifier.sendMobile({ to: "919822222222", text: "Your code is 111111", kind: "otp" }).catch((e) => e);
     expect(err).toBeInstanceOf(NotifyError);
     expect(err.message).toContain("not connected");
-    expect(records(t).at(-1)).toMatchObject({ channel: "session", status: "failed", error: expect.stringContaining("not connected"), body: null });
-    t.deps.sqlite.query("DELETE FROM chat_sessions").run();
+    expect((await records(t)).at(-1)).toMatchObject({ channel: "session", status: "failed", error: expect.stringContaining("not connected"), body: null });
+    await t.deps.db.prepare("DELETE FROM chat_sessions").run();
   });
 
   test("over a paired sim session: the code goes out as a text message; the record keeps no code", async () => {
@@ -112,14 +112,14 @@ describe("session channel", () => {
     await t.sim.connect(id, { credentials: null });
     await qr;
     t.sim.scan(id, "919811111111");
-    insertSession(ws.id, id, "otp-sender", "connected");
+    await insertSession(ws.id, id, "otp-sender", "connected");
     await Bun.sleep(5); // the sim's connected event
     await t.deps.notifier.sendMobile({ to: "919833333333", text: "Your code is 424242", kind: "otp" });
     expect(t.sim.sent).toHaveLength(1);
     expect(t.sim.sent[0]).toMatchObject({ sessionId: id, message: { to: "919833333333", type: "text", text: "Your code is 424242" } });
-    const last = records(t).at(-1);
+    const last = (await records(t)).at(-1);
     expect(last).toMatchObject({ channel: "session", status: "sent", recipient: "919833333333", body: null });
-    expect(JSON.stringify(records(t))).not.toContain("424242");
+    expect(JSON.stringify(await records(t))).not.toContain("424242");
   });
 
   test("another tenant's session named like the configured value gets no codes (lookup by id only)", async () => {
@@ -138,7 +138,7 @@ describe("session channel", () => {
     await t.sim.connect(rogue, { credentials: null });
     await qr;
     t.sim.scan(rogue, "919844444444");
-    insertSession(squatter.id, rogue, senderId, "connected");
+    await insertSession(squatter.id, rogue, senderId, "connected");
     await Bun.sleep(5);
     const before = t.sim.sent.length;
     await t.deps.notifier.sendMobile({ to: "919855555555", text: "Your code is 777777", kind: "otp" });
@@ -184,7 +184,7 @@ describe("http channel (generic SMS gateway)", () => {
       status = 503;
       const err = await t.deps.notifier.sendMobile({ to: "919844444444", text: "Your code is 888888", kind: "otp" }).catch((e) => e);
       expect(err).toBeInstanceOf(NotifyError);
-      expect(records(t).map((r) => [r.channel, r.status, r.error, r.body])).toEqual([
+      expect((await records(t)).map((r) => [r.channel, r.status, r.error, r.body])).toEqual([
         ["http", "sent", null, null],
         ["http", "failed", "SMS gateway answered 503", null],
       ]);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../../src/db/migrate.ts";
-import { openDb } from "../../src/db/open.ts";
+import { openStore } from "../../src/db/open.ts";
 import { backup, BackupError } from "../../src/ops/backup.ts";
 import { restore } from "../../src/ops/restore.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
@@ -68,9 +68,9 @@ async function attempt(entries: Entry[] | Uint8Array): Promise<{ error: unknown;
 beforeAll(async () => {
   const dataDir = join(root, "source");
   mkdirSync(dataDir);
-  const o = openDb(join(dataDir, "parley.db"));
-  migrate(o.db);
-  o.close();
+  const db = openStore({ dataDir });
+  await migrate(db);
+  await db.close();
   const file = join(root, "good.tar.gz");
   await backup(dataDir, file);
   const x = join(root, "good");

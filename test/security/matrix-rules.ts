@@ -54,7 +54,7 @@ const invitationId = async ({ t, ws }: Ctx) => ({
 /** An invitation whose mail went out over a minute ago, so a resend passes the per-recipient limit. */
 const resendableInvitationId = async (c: Ctx) => {
   const { id } = await invitationId(c);
-  c.t.deps.sqlite.query("UPDATE invitation_mails SET created_at = created_at - 61000 WHERE email = (SELECT email FROM invitations WHERE id = ?)").run(id);
+  await c.t.deps.db.prepare("UPDATE invitation_mails SET created_at = created_at - 61000 WHERE email = (SELECT email FROM invitations WHERE id = ?)").run(id);
   return { id };
 };
 
@@ -63,43 +63,43 @@ const sessionId = async ({ t, ws }: Ctx) => ({
 });
 
 const HOOK_URL = "http://127.0.0.1:9/hook";
-const connectedSession = ({ t, ws }: Ctx) => {
+const connectedSession = async ({ t, ws }: Ctx) => {
   const now = t.clock.now().getTime();
-  t.deps.sqlite
-    .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
+  await t.deps.db
+    .prepare("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
     .run(Bun.randomUUIDv7(), ws.id, `connected-${++seq}`, now, now, now);
 };
 const webhookId = async (c: Ctx) => {
-  connectedSession(c);
+  await connectedSession(c);
   const r = await c.t.request("POST", "/api/webhooks", { token: c.ws.owner.token, body: { name: "matrix", url: HOOK_URL, events: ["message_received"] } });
   return { id: r.body.data.id as string };
 };
 const deliveryIds = async (c: Ctx) => {
   const { id } = await webhookId(c);
-  c.t.deps.bus.transaction(() => c.t.deps.bus.publish(c.ws.id, "message_received", { sessionId: "s", from: "919800000001", messageId: "m", text: "hi", content: "hi", mediaUrl: null }));
-  const row = c.t.deps.sqlite.query("SELECT id FROM webhook_deliveries WHERE webhook_id = ?").get(id) as { id: string };
+  await c.t.deps.db.tx(() => c.t.deps.bus.publish(c.ws.id, "message_received", { sessionId: "s", from: "919800000001", messageId: "m", text: "hi", content: "hi", mediaUrl: null }));
+  const row = (await c.t.deps.db.prepare("SELECT id FROM webhook_deliveries WHERE webhook_id = ?").get(id)) as { id: string };
   return { id, deliveryId: row.id };
 };
 
-const connectedSessionId = ({ t, ws }: Ctx) => {
+const connectedSessionId = async ({ t, ws }: Ctx) => {
   const id = Bun.randomUUIDv7();
   const now = t.clock.now().getTime();
-  t.deps.sqlite
-    .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
+  await t.deps.db
+    .prepare("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)")
     .run(id, ws.id, `live-${++seq}`, now, now, now);
   return id;
 };
-const sendBody = (c: Ctx) => ({ session_id: connectedSessionId(c), to: "919822222222", type: "text", body: "hello" });
+const sendBody = async (c: Ctx) => ({ session_id: await connectedSessionId(c), to: "919822222222", type: "text", body: "hello" });
 const messageId = async (c: Ctx) => ({
-  id: (await c.t.request("POST", "/api/v1/messages/send", { token: c.ws.owner.token, body: sendBody(c) })).body.data.id as string,
+  id: (await c.t.request("POST", "/api/v1/messages/send", { token: c.ws.owner.token, body: await sendBody(c) })).body.data.id as string,
 });
 /** An inbound message through the messaging module's own handler: a contact and a conversation. */
 const inbound = async (c: Ctx) => {
   const { receiveInbound } = await import("../../src/modules/messages/inbound.ts");
-  const sessionId = connectedSessionId(c);
+  const sessionId = await connectedSessionId(c);
   const from = `9198${String(++seq).padStart(8, "0")}`;
   await receiveInbound(c.t.deps, sessionId, { networkMessageId: `IN${seq}`, from, pushName: "Ravi", type: "text", text: "hi", timestamp: c.t.clock.now() });
-  return c.t.deps.sqlite.query("SELECT id, contact_id AS contactId FROM conversations WHERE workspace_id = ? AND phone = ?").get(c.ws.id, from) as { id: string; contactId: string };
+  return (await c.t.deps.db.prepare("SELECT id, contact_id AS \"contactId\" FROM conversations WHERE workspace_id = ? AND phone = ?").get(c.ws.id, from)) as { id: string; contactId: string };
 };
 const pdf = () => {
   const form = new FormData();
@@ -109,14 +109,14 @@ const pdf = () => {
 const mediaId = async (c: Ctx) => ({ id: (await c.t.request("POST", "/api/v1/media", { token: c.ws.owner.token, body: pdf() })).body.data.id as string });
 
 /** A draft campaign of the workspace (a connected session in the database; contact ids that match nobody). */
-const campaignBody = (c: Ctx) => ({
+const campaignBody = async (c: Ctx) => ({
   name: `matrix-${++seq}`,
-  sessionIds: [connectedSessionId(c)],
+  sessionIds: [await connectedSessionId(c)],
   message: { type: "text", body: "Hi {{name|there}}" },
   audience: { contactIds: [Bun.randomUUIDv7()] },
 });
 const campaignId = async (c: Ctx, then?: "start" | "pause") => {
-  const id = (await c.t.request("POST", "/api/v1/campaigns", { token: c.ws.owner.token, body: campaignBody(c) })).body.data.id as string;
+  const id = (await c.t.request("POST", "/api/v1/campaigns", { token: c.ws.owner.token, body: await campaignBody(c) })).body.data.id as string;
   if (then) await c.t.request("POST", `/api/v1/campaigns/${id}/start`, { token: c.ws.owner.token });
   if (then === "pause") await c.t.request("POST", `/api/v1/campaigns/${id}/pause`, { token: c.ws.owner.token });
   return { id };
@@ -200,8 +200,8 @@ export const RULES: Record<string, Rule> = {
   "GET /api/webhooks": { ok: [200], seed: async (c) => void (await webhookId(c)) },
   "POST /api/webhooks": {
     perm: "manage",
-    body: (c) => {
-      connectedSession(c);
+    body: async (c) => {
+      await connectedSession(c);
       return { name: "matrix", url: HOOK_URL, events: ["message.received"] };
     },
     ok: [201],
@@ -297,7 +297,7 @@ export const RULES: Record<string, Rule> = {
   // billing (no Razorpay keys here: checkout and verify answer 409 "billing is manual")
   "GET /api/billing/plans": { ok: [200] },
   "GET /api/billing/subscription": { ok: [200] },
-  "GET /api/billing/invoices": { ok: [200], seed: ({ t, ws }) => void setPlanManually(t.deps, ws.id, "pro", "monthly") },
+  "GET /api/billing/invoices": { ok: [200], seed: async ({ t, ws }) => void (await setPlanManually(t.deps, ws.id, "pro", "monthly")) },
   "POST /api/billing/checkout": { perm: "billing", body: () => ({ planId: "pro", interval: "monthly" }), ok: [409] },
   "POST /api/billing/verify": {
     perm: "billing",

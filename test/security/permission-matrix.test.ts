@@ -14,7 +14,7 @@ import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
 const t = await createTestApp({ fileDb: true, config: { rateLimitPerMinute: 1_000_000, webhookAllowHttp: true, webhookAllowPrivate: true, webhookTimeoutMs: 500 } });
 afterAll(() => t.close());
 // quotas must not be what refuses a request here
-upsertPlan(t.deps.sqlite, "matrix", { name: "Matrix", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1000, messagesPerMonth: 1e6, contacts: 1e6, apiRequestsPerDay: 1e6, webhooks: 1000, teamSeats: 1000, campaigns: true } }, 0);
+await upsertPlan(t.deps.db, "matrix", { name: "Matrix", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1000, messagesPerMonth: 1e6, contacts: 1e6, apiRequestsPerDay: 1e6, webhooks: 1000, teamSeats: 1000, campaigns: true } }, 0);
 const doc = (await t.request("GET", "/openapi.json")).body as { paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>> };
 
 interface Route {
@@ -32,37 +32,58 @@ const routes: Route[] = Object.entries(doc.paths).flatMap(([path, ops]) =>
   })),
 );
 
+const db = t.deps.db;
+const pg = db.engine === "postgres";
+
+/** The tables of the database (either engine). */
+async function tableNames(): Promise<string[]> {
+  const rows = pg
+    ? await db.prepare<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'").all()
+    : await db.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+  return rows.map((r) => r.name).sort();
+}
+
+/** The columns of a table (either engine). */
+async function columnsOf(name: string): Promise<string[]> {
+  const rows = pg
+    ? await db.prepare<{ name: string }>("SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?").all(name)
+    : await db.prepare<{ name: string }>(`PRAGMA table_info("${name}")`).all();
+  return rows.map((c) => c.name);
+}
+
+/** Rows as text, in an order that does not depend on the engine (nor on SQLite's rowid). */
+const rowsText = (rows: unknown[]) => JSON.stringify(rows.map((r) => JSON.stringify(r)).sort());
+
 /** Digest of every table: a refused request must leave it identical. */
-function dbDigest(): string {
+async function dbDigest(): Promise<string> {
   // usage_counters is metering, not data: an authenticated API-key request counts against its
   // own workspace's daily quota even when the answer is 404
-  const tables = t.deps.sqlite
-    .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('__drizzle_migrations', 'usage_counters') ORDER BY name")
-    .all() as { name: string }[];
+  const tables = (await tableNames()).filter((name) => name !== "__drizzle_migrations" && name !== "usage_counters");
   const h = new Bun.CryptoHasher("sha256");
-  for (const { name } of tables) h.update(name).update(JSON.stringify(t.deps.sqlite.query(`SELECT * FROM "${name}" ORDER BY rowid`).all()));
+  for (const name of tables) h.update(name).update(rowsText(await db.prepare(`SELECT * FROM "${name}"`).all()));
   return h.digest("hex");
 }
 
-function tablesWithWorkspaceId(): string[] {
-  const tables = t.deps.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
-  return tables.map((x) => x.name).filter((name) => (t.deps.sqlite.query(`PRAGMA table_info("${name}")`).all() as { name: string }[]).some((c) => c.name === "workspace_id"));
+async function tablesWithWorkspaceId(): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await tableNames()) if ((await columnsOf(name)).includes("workspace_id")) out.push(name);
+  return out;
 }
 
 /** Digest of one workspace's rows in every table that has a workspace_id. */
-function workspaceDigest(wsId: string): string {
-  const h = new Bun.CryptoHasher("sha256").update(JSON.stringify(t.deps.sqlite.query("SELECT * FROM workspaces WHERE id = ?").get(wsId)));
-  for (const name of tablesWithWorkspaceId()) h.update(name).update(JSON.stringify(t.deps.sqlite.query(`SELECT * FROM "${name}" WHERE workspace_id = ? ORDER BY rowid`).all(wsId)));
+async function workspaceDigest(wsId: string): Promise<string> {
+  const h = new Bun.CryptoHasher("sha256").update(JSON.stringify(await db.prepare("SELECT * FROM workspaces WHERE id = ?").get(wsId)));
+  for (const name of await tablesWithWorkspaceId()) h.update(name).update(rowsText(await db.prepare(`SELECT * FROM "${name}" WHERE workspace_id = ?`).all(wsId)));
   return h.digest("hex");
 }
 
 /** Ids and emails of one workspace's rows: none may appear in another workspace's answers. */
-function workspaceMarkers(wsId: string): string[] {
+async function workspaceMarkers(wsId: string): Promise<string[]> {
   const out = [wsId];
-  for (const name of tablesWithWorkspaceId()) {
-    const cols = (t.deps.sqlite.query(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((c) => c.name);
+  for (const name of await tablesWithWorkspaceId()) {
+    const cols = await columnsOf(name);
     for (const col of ["id", "email"].filter((c) => cols.includes(c))) {
-      for (const r of t.deps.sqlite.query(`SELECT "${col}" AS v FROM "${name}" WHERE workspace_id = ?`).all(wsId) as { v: string }[]) out.push(r.v);
+      for (const r of await db.prepare<{ v: string }>(`SELECT "${col}" AS v FROM "${name}" WHERE workspace_id = ?`).all(wsId)) out.push(r.v);
     }
   }
   return out;
@@ -112,10 +133,10 @@ async function send(route: Route, rule: Rule, ws: TestWorkspace, cred: Cred) {
 /** A refused request: the status and code, and not one row changed. */
 async function expectRefused(route: Route, rule: Rule, ws: TestWorkspace, cred: Cred, status: number, code: string, who: string) {
   const { path, body } = await build(route, rule, ws);
-  const before = dbDigest();
+  const before = await dbDigest();
   const r = await t.request(route.method, path, { ...cred, body });
   expect({ who, status: r.status, code: r.body?.code }).toEqual({ who, status, code });
-  expect({ who, unchanged: dbDigest() === before }).toEqual({ who, unchanged: true });
+  expect({ who, unchanged: (await dbDigest()) === before }).toEqual({ who, unchanged: true });
 }
 
 async function expectAllowed(route: Route, rule: Rule, ws: TestWorkspace, cred: Cred, who: string) {
@@ -182,12 +203,12 @@ describe("permission matrix", () => {
         await expectRefused(route, rule, w.a, otherCred, 404, "NOT_FOUND", "another workspace's owner");
       } else {
         await rule.seed?.({ t, ws: w.a });
-        const before = workspaceDigest(w.a.id);
-        const markers = workspaceMarkers(w.a.id);
+        const before = await workspaceDigest(w.a.id);
+        const markers = await workspaceMarkers(w.a.id);
         const r = await send(route, rule, w.b, otherCred);
         const text = JSON.stringify(r.body);
         expect({ who: "another workspace's owner", leaked: markers.filter((m) => text.includes(m)) }).toEqual({ who: "another workspace's owner", leaked: [] });
-        expect({ who: "another workspace's owner", untouched: workspaceDigest(w.a.id) === before }).toEqual({ who: "another workspace's owner", untouched: true });
+        expect({ who: "another workspace's owner", untouched: (await workspaceDigest(w.a.id)) === before }).toEqual({ who: "another workspace's owner", untouched: true });
       }
 
       // allowed: each permitted role (owner last: ownership transfer changes who the owner is)

@@ -119,7 +119,7 @@ test("a 403 for a member demoted since the token was issued refreshes it: the ro
   const r = await t.request("POST", "/api/auth/login", { body: { email: agent.email, password: "correct horse battery" } });
   tokens.signedIn(r.body.data.accessToken, r.body.data.refreshToken);
   expect(tokens.tokenStore.get().claims?.role).toBe("agent");
-  t.deps.sqlite.query("UPDATE users SET role = 'viewer' WHERE id = ?").run(agent.userId);
+  await t.deps.db.prepare("UPDATE users SET role = 'viewer' WHERE id = ?").run(agent.userId);
   calls = 0;
   const refused = (await post("/api/v1/contacts", { phone: "919833300072" }).catch((e: unknown) => e)) as { status: number };
   expect(refused.status).toBe(403);

@@ -12,16 +12,16 @@ export function apiKeyJobs(deps: AppDeps): PeriodicJob[] {
     {
       name: "apikeys.flush-last-used",
       schedule: "*/30 * * * * *",
-      run: () => {
-        lastUsedTracker(deps.sqlite).flush();
-        dailyApiQuota(deps.sqlite).flush();
+      run: async () => {
+        await lastUsedTracker(deps.db).flush();
+        await dailyApiQuota(deps.db).flush();
       },
     },
   ];
 }
 
 /** Flushes pending `lastUsedAt` values and daily request counts (called when the server stops). */
-export function flushApiKeyUsage(deps: AppDeps): void {
-  lastUsedTracker(deps.sqlite).flush();
-  dailyApiQuota(deps.sqlite).flush();
+export async function flushApiKeyUsage(deps: Pick<AppDeps, "db">): Promise<void> {
+  await lastUsedTracker(deps.db).flush();
+  await dailyApiQuota(deps.db).flush();
 }

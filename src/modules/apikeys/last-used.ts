@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { DB } from "../../db/store.ts";
 
 /**
  * `lastUsedAt` of API keys, kept in memory on each use and written in one batch by a periodic
@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 export class LastUsedTracker {
   private pending = new Map<string, number>();
 
-  constructor(private sqlite: Database) {}
+  constructor(private db: DB) {}
 
   /** Records a use of a key (no database write). */
   touch(apiKeyId: string, at: number): void {
@@ -20,16 +20,20 @@ export class LastUsedTracker {
     return this.pending.get(apiKeyId);
   }
 
-  /** Writes pending times in one transaction; never moves a time backwards. Returns keys written. */
-  flush(): number {
+  /**
+   * Writes pending times in one transaction; never moves a time backwards. Returns keys written.
+   * Uses made while it writes wait for the next flush.
+   */
+  async flush(): Promise<number> {
     if (!this.pending.size) return 0;
     const batch = [...this.pending];
     this.pending.clear();
-    const update = this.sqlite.query("UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?");
+    // a plain comparison, not SQLite's scalar max(): the same statement on both engines
+    const update = this.db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)");
     try {
-      this.sqlite.transaction(() => {
-        for (const [id, at] of batch) update.run(at, id);
-      })();
+      await this.db.tx(async () => {
+        for (const [id, at] of batch) await update.run(at, id, at);
+      });
     } catch (err) {
       // keep the times for the next flush rather than lose them
       for (const [id, at] of batch) this.touch(id, at);
@@ -39,14 +43,14 @@ export class LastUsedTracker {
   }
 }
 
-const trackers = new WeakMap<Database, LastUsedTracker>();
+const trackers = new WeakMap<DB, LastUsedTracker>();
 
-/** The tracker of a runtime (one per database). */
-export function lastUsedTracker(sqlite: Database): LastUsedTracker {
-  let t = trackers.get(sqlite);
+/** The tracker of a runtime (one per store). */
+export function lastUsedTracker(db: DB): LastUsedTracker {
+  let t = trackers.get(db);
   if (!t) {
-    t = new LastUsedTracker(sqlite);
-    trackers.set(sqlite, t);
+    t = new LastUsedTracker(db);
+    trackers.set(db, t);
   }
   return t;
 }

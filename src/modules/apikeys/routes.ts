@@ -12,24 +12,24 @@ export function apiKeyRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .post(
       "",
-      ({ auth, body, set }) => {
+      async ({ auth, body, set }) => {
         set.status = 201;
-        return ok(createApiKey(deps, auth.workspaceId, body, auth.kind === "user" ? auth.userId : null), "Store the key now: it is not shown again");
+        return ok(await createApiKey(deps, auth.workspaceId, body, auth.kind === "user" ? auth.userId : null), "Store the key now: it is not shown again");
       },
       { jwt: "manage", body: createApiKeyBody, detail: { summary: "Create an API key (the key is shown once)", responses: envelopeResponses({ status: 201 }) } },
     )
     .get(
       "",
-      ({ auth, query }) => {
-        const { items, total } = listKeys(deps, auth.workspaceId, query.page, query.limit);
+      async ({ auth, query }) => {
+        const { items, total } = await listKeys(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
       { jwt: "manage", query: pageQuery, detail: { summary: "List API keys (prefix, name, createdAt, lastUsedAt, expiresAt)" } },
     )
     .delete(
       "/:id",
-      ({ auth, params }) => {
-        revokeKey(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await revokeKey(deps, auth.workspaceId, params.id);
         return ok(undefined, "API key revoked");
       },
       { jwt: "manage", params: apiKeyParams, detail: { summary: "Revoke an API key at once" } },

@@ -4,7 +4,7 @@ import { lastUsedTracker } from "./last-used.ts";
 import type { ApiKeyView, CreateApiKeyInput } from "./model.ts";
 import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock">;
+type Deps = Pick<AppDeps, "db" | "clock">;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_CHARS = 40; // 40 base62 characters: about 238 random bits
@@ -34,7 +34,7 @@ function view(row: ApiKeyRow, lastUsed?: number): ApiKeyView {
 }
 
 /** Creates a key; the only time the key itself is returned. */
-export function createApiKey(deps: Deps, workspaceId: string, input: CreateApiKeyInput, createdBy: string | null): ApiKeyView & { key: string } {
+export async function createApiKey(deps: Deps, workspaceId: string, input: CreateApiKeyInput, createdBy: string | null): Promise<ApiKeyView & { key: string }> {
   const now = deps.clock.now().getTime();
   const expiresAt = input.expiresAt ? Date.parse(input.expiresAt) : null;
   if (expiresAt !== null && expiresAt <= now) throw errors.validation({ expiresAt: "must be in the future" });
@@ -51,18 +51,18 @@ export function createApiKey(deps: Deps, workspaceId: string, input: CreateApiKe
     expiresAt,
     revokedAt: null,
   };
-  insertApiKey(deps.db, workspaceId, row);
+  await insertApiKey(deps.db, workspaceId, row);
   return { ...view(row), key };
 }
 
 /** Live keys of the workspace; `lastUsedAt` includes uses not flushed yet. */
-export function listKeys(deps: Deps, workspaceId: string, page: number, limit: number): { items: ApiKeyView[]; total: number } {
-  const { rows, total } = listApiKeys(deps.db, workspaceId, page, limit);
-  const tracker = lastUsedTracker(deps.sqlite);
+export async function listKeys(deps: Deps, workspaceId: string, page: number, limit: number): Promise<{ items: ApiKeyView[]; total: number }> {
+  const { rows, total } = await listApiKeys(deps.db, workspaceId, page, limit);
+  const tracker = lastUsedTracker(deps.db);
   return { items: rows.map((r) => view(r, tracker.peek(r.id))), total };
 }
 
 /** Revokes a key at once (the next request with it answers 401). */
-export function revokeKey(deps: Deps, workspaceId: string, id: string): void {
-  if (!revokeApiKey(deps.db, workspaceId, id, deps.clock.now().getTime())) throw errors.notFound("API key");
+export async function revokeKey(deps: Deps, workspaceId: string, id: string): Promise<void> {
+  if (!(await revokeApiKey(deps.db, workspaceId, id, deps.clock.now().getTime()))) throw errors.notFound("API key");
 }

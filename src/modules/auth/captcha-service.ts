@@ -16,7 +16,7 @@ export async function issueCaptcha(kit: AuthKit): Promise<{ captchaId: string; c
   const { answer, png } = await kit.deps.captcha.generate();
   const id = Bun.randomUUIDv7();
   const now = nowMs(kit);
-  kit.deps.db
+  await kit.deps.db
     .insert(captchas)
     .values({ id, answerHash: answerHash(kit, id, answer), expiresAt: now + CAPTCHA_TTL_SECONDS * 1000, createdAt: now })
     .run();
@@ -27,9 +27,10 @@ export async function issueCaptcha(kit: AuthKit): Promise<{ captchaId: string; c
  * Checks and consumes a challenge when the operator's captcha is on. Any answer, right or
  * wrong, consumes it; wrong, expired or reused: 400 with `errors.captchaAnswer`.
  */
-export function checkCaptcha(kit: AuthKit, captchaId: string | undefined, answer: string | undefined): void {
+export async function checkCaptcha(kit: AuthKit, captchaId: string | undefined, answer: string | undefined): Promise<void> {
   if (kit.deps.config.captcha === "off") return;
-  const row = captchaId ? kit.deps.db.delete(captchas).where(eq(captchas.id, captchaId)).returning().get() : undefined;
+  // one statement takes the row: of parallel answers to one challenge only one finds it
+  const row = captchaId ? await kit.deps.db.delete(captchas).where(eq(captchas.id, captchaId)).returning().get() : undefined;
   if (!row || row.expiresAt <= nowMs(kit)) {
     throw errors.validation({ captchaAnswer: "the captcha has expired or was already used; get a new one" }, "Captcha expired");
   }

@@ -41,7 +41,7 @@ export function accessTokenFor(kit: AuthKit, user: Pick<UserRow, "id" | "workspa
 }
 
 async function issueTokens(kit: AuthKit, user: UserRow): Promise<TokenPair> {
-  return { accessToken: await accessTokenFor(kit, user), refreshToken: startFamily(kit, user.workspaceId, user.id), expiresIn: ACCESS_TTL_TEXT };
+  return { accessToken: await accessTokenFor(kit, user), refreshToken: await startFamily(kit, user.workspaceId, user.id), expiresIn: ACCESS_TTL_TEXT };
 }
 
 /**
@@ -52,8 +52,8 @@ async function issueTokens(kit: AuthKit, user: UserRow): Promise<TokenPair> {
 export async function login(kit: AuthKit, input: LoginInput, ip: string): Promise<PasswordLoginResult | ChallengeResult> {
   const failureKey = `${input.email}|${ip}`;
   kit.loginFailures.check(failureKey, "Too many failed logins; retry later");
-  checkCaptcha(kit, input.captchaId, input.captchaAnswer);
-  const user = findUserByEmail(kit.deps.db, input.email);
+  await checkCaptcha(kit, input.captchaId, input.captchaAnswer);
+  const user = await findUserByEmail(kit.deps.db, input.email);
   const ok = await kit.hasher.verify(input.password, user?.passwordHash);
   if (!ok || !user) {
     kit.loginFailures.add(failureKey);
@@ -63,14 +63,14 @@ export async function login(kit: AuthKit, input: LoginInput, ip: string): Promis
   if (nextStep(user) !== "done") {
     throw errors.forbidden("Finish verifying your account first", await resumeData(kit, user));
   }
-  if (user.twoFactorEnabled || workspaceRequires2fa(kit.deps.db, user.workspaceId)) return startChallenge(kit, user);
+  if (user.twoFactorEnabled || (await workspaceRequires2fa(kit.deps.db, user.workspaceId))) return startChallenge(kit, user);
   return { ...(await issueTokens(kit, user)), user: { id: user.id, email: user.email, role: user.role } };
 }
 
 async function startChallenge(kit: AuthKit, user: UserRow): Promise<ChallengeResult> {
   const now = nowMs(kit);
   const challengeId = Bun.randomUUIDv7();
-  kit.deps.db
+  await kit.deps.db
     .insert(loginChallenges)
     .values({ id: challengeId, workspaceId: user.workspaceId, userId: user.id, expiresAt: now + TOKEN_TTL_SECONDS.login_challenge * 1000, createdAt: now })
     .run();
@@ -104,7 +104,7 @@ function sendLimitWait(err: unknown): number | null {
 }
 
 async function sendLoginCode(kit: AuthKit, user: UserRow, mobile: string, challengeId: string): Promise<void> {
-  const { id, code } = issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "login", challengeId }, mobile);
+  const { id, code } = await issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "login", challengeId }, mobile);
   const text = otpText(code, "login", OTP_TTL_SECONDS / 60);
   await deliverOtp(kit, id, "mobile", () => kit.deps.notifier.sendMobile({ to: mobile, text, kind: "otp" }));
 }
@@ -115,13 +115,13 @@ async function openChallenge(kit: AuthKit, token: string): Promise<{ user: UserR
   const challengeId = typeof claims?.cid === "string" ? claims.cid : null;
   const now = nowMs(kit);
   const row = challengeId
-    ? kit.deps.db
+    ? await kit.deps.db
         .select()
         .from(loginChallenges)
         .where(and(eq(loginChallenges.id, challengeId), isNull(loginChallenges.completedAt), gt(loginChallenges.expiresAt, now)))
         .get()
     : undefined;
-  const user = row && claims && row.userId === claims.sub ? getUser(kit.deps.db, row.workspaceId, row.userId) : undefined;
+  const user = row && claims && row.userId === claims.sub ? await getUser(kit.deps.db, row.workspaceId, row.userId) : undefined;
   if (!user || !challengeId) throw errors.unauthorized("Invalid or expired login challenge; sign in again");
   return { user, challengeId };
 }
@@ -141,8 +141,8 @@ export async function verifyLogin(kit: AuthKit, input: { loginChallengeToken: st
   const db = kit.deps.db;
   const now = nowMs(kit);
   // exactly once per challenge: a parallel completion loses here and its transaction rolls back
-  const complete = () => {
-    const r = db
+  const complete = async () => {
+    const r = await db
       .update(loginChallenges)
       .set({ completedAt: now })
       .where(and(eq(loginChallenges.id, challengeId), isNull(loginChallenges.completedAt)))
@@ -151,25 +151,25 @@ export async function verifyLogin(kit: AuthKit, input: { loginChallengeToken: st
     if (r.length !== 1) throw errors.unauthorized("Invalid or expired login challenge; sign in again");
   };
   if (input.otpCode !== undefined) {
-    verifyOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "login", challengeId }, input.otpCode, "otpCode", complete);
+    await verifyOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "login", challengeId }, input.otpCode, "otpCode", complete);
   } else {
     if (!kit.oidc) throw errors.validation({ idToken: "is not accepted: no identity provider is configured" });
     const email = await kit.oidc.verifiedEmail(input.idToken!);
     if (email !== user.email) throw errors.validation({ idToken: "is invalid, expired or not for this account" }, "Invalid ID token");
-    complete();
+    await complete();
   }
   return issueTokens(kit, user);
 }
 
 /** POST /api/auth/refresh: rotation with reuse detection; the new access token has the current role. */
 export async function refresh(kit: AuthKit, token: string): Promise<TokenPair> {
-  const next = rotate(kit, token);
-  const user = getUser(kit.deps.db, next.workspaceId, next.userId);
+  const next = await rotate(kit, token);
+  const user = await getUser(kit.deps.db, next.workspaceId, next.userId);
   if (!user) throw errors.unauthorized("Invalid or expired refresh token");
   return { accessToken: await accessTokenFor(kit, user), refreshToken: next.token, expiresIn: ACCESS_TTL_TEXT };
 }
 
 /** POST /api/auth/logout: the refresh token's family can mint nothing more. Idempotent. */
-export function logout(kit: AuthKit, token: string): void {
-  revokeFamilyOf(kit, token, "logout");
+export async function logout(kit: AuthKit, token: string): Promise<void> {
+  await revokeFamilyOf(kit, token, "logout");
 }

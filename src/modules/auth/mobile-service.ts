@@ -19,7 +19,7 @@ export async function sendChangeMobileOtp(
   mobile: string,
   password: string | undefined,
 ): Promise<{ phoneMasked: string | null; expiresIn: number }> {
-  const user = getUser(kit.deps.db, workspaceId, userId);
+  const user = await getUser(kit.deps.db, workspaceId, userId);
   if (!user) throw errors.unauthorized();
   const current = verifiedMobile(user);
   if (current === mobile) throw errors.conflict("This number is already your verified mobile number");
@@ -29,17 +29,23 @@ export async function sendChangeMobileOtp(
     if (!(await kit.hasher.verify(password, user.passwordHash))) throw errors.validation({ password: "is incorrect" }, "Wrong password");
   }
   // the per-destination limits (D3) alone would let one account spray codes at many numbers
-  const { id, code } = issueOtp(kit, target(workspaceId, userId), mobile, { perTargetPerHour: OTP_SENDS_PER_HOUR });
+  const { id, code } = await issueOtp(kit, target(workspaceId, userId), mobile, { perTargetPerHour: OTP_SENDS_PER_HOUR });
   const text = otpText(code, "change_mobile", OTP_TTL_SECONDS / 60);
   await deliverOtp(kit, id, "mobile", () => kit.deps.notifier.sendMobile({ to: mobile, text, kind: "otp" }));
   return { phoneMasked: maskPhone(mobile), expiresIn: OTP_TTL_SECONDS };
 }
 
 /** POST /api/auth/profile/mobile/verify: a right code for this number makes it the member's verified mobile. */
-export function verifyChangeMobile(kit: AuthKit, workspaceId: string, userId: string, mobile: string, code: string): { phoneMasked: string | null; mobileVerified: true } {
-  if (!getUser(kit.deps.db, workspaceId, userId)) throw errors.unauthorized();
+export async function verifyChangeMobile(
+  kit: AuthKit,
+  workspaceId: string,
+  userId: string,
+  mobile: string,
+  code: string,
+): Promise<{ phoneMasked: string | null; mobileVerified: true }> {
+  if (!(await getUser(kit.deps.db, workspaceId, userId))) throw errors.unauthorized();
   const now = nowMs(kit);
-  verifyOtp(kit, target(workspaceId, userId, mobile), code, "otpCode", () =>
+  await verifyOtp(kit, target(workspaceId, userId, mobile), code, "otpCode", () =>
     updateUser(kit.deps.db, workspaceId, userId, { mobile, mobileVerifiedAt: now }, now),
   );
   kit.deps.log.info("mobile number changed", { workspaceId, userId });

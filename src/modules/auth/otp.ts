@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, sql } from "drizzle-orm";
+import { and, desc, eq, gt } from "drizzle-orm";
 import { hmacHex, sameHex } from "../../crypto/hash.ts";
 import { randomDigits } from "../../crypto/random.ts";
 import { AppError, errors } from "../../errors.ts";
@@ -39,7 +39,7 @@ const sameTarget = (t: OtpTarget) =>
     eq(otpCodes.workspaceId, t.workspaceId),
     eq(otpCodes.userId, t.userId),
     eq(otpCodes.purpose, t.purpose),
-    t.challengeId ? eq(otpCodes.challengeId, t.challengeId) : sql`1`,
+    t.challengeId ? eq(otpCodes.challengeId, t.challengeId) : undefined, // and() leaves undefined out
   );
 
 /**
@@ -47,12 +47,13 @@ const sameTarget = (t: OtpTarget) =>
  * hour per destination (429 with Retry-After), counted in rows so restarts change nothing.
  * Earlier live codes of the same target stop working, whatever number or address they went to.
  */
-export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string, opts: IssueOptions = {}): { id: string; code: string } {
+export async function issueOtp(kit: AuthKit, target: OtpTarget, destination: string, opts: IssueOptions = {}): Promise<{ id: string; code: string }> {
   const db = kit.deps.db;
   const now = nowMs(kit);
-  return db.transaction((tx) => {
+  // the limits are checked and the code inserted in one transaction: parallel sends cannot both pass
+  return db.tx(async () => {
     // counted per destination across users and workspaces: one phone or inbox, one budget
-    const recent = tx
+    const recent = await db
       .select({ createdAt: otpCodes.createdAt })
       .from(otpCodes)
       .where(and(eq(otpCodes.destination, destination), gt(otpCodes.createdAt, now - HOUR)))
@@ -67,7 +68,7 @@ export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string, o
       throw errors.rateLimited((oldest + HOUR - now) / 1000, `At most ${OTP_SENDS_PER_HOUR} codes an hour`);
     }
     if (opts.perTargetPerHour !== undefined) {
-      const mine = tx
+      const mine = await db
         .select({ createdAt: otpCodes.createdAt })
         .from(otpCodes)
         .where(and(sameTarget(target), gt(otpCodes.createdAt, now - HOUR)))
@@ -78,13 +79,15 @@ export function issueOtp(kit: AuthKit, target: OtpTarget, destination: string, o
         throw errors.rateLimited((oldest + HOUR - now) / 1000, `At most ${opts.perTargetPerHour} codes an hour`);
       }
     }
-    tx.update(otpCodes)
+    await db
+      .update(otpCodes)
       .set({ status: "replaced" })
       .where(and(sameTarget(target), eq(otpCodes.status, "live")))
       .run();
     const id = Bun.randomUUIDv7();
     const code = randomDigits(6);
-    tx.insert(otpCodes)
+    await db
+      .insert(otpCodes)
       .values({
         id,
         workspaceId: target.workspaceId,
@@ -109,7 +112,7 @@ export async function deliverOtp(kit: AuthKit, otpId: string, medium: "mobile" |
   try {
     await send();
   } catch (err) {
-    kit.deps.db.delete(otpCodes).where(eq(otpCodes.id, otpId)).run();
+    await kit.deps.db.delete(otpCodes).where(eq(otpCodes.id, otpId)).run();
     if (!(err instanceof NotifyError)) throw err;
     if (medium === "mobile") throw errors.chatappUnavailable("Could not deliver the code to your mobile; try again later");
     throw new AppError("INTERNAL_ERROR", "Could not send the email; try again later", { cause: err });
@@ -121,17 +124,27 @@ type Outcome = "ok" | "none" | "expired" | "dead" | "wrong";
 /**
  * Checks a code against the target's live code (D3): single use, 10 minutes, dead after 5
  * wrong tries. Throws 400 VALIDATION_ERROR on `field` otherwise. `onSuccess` runs in the same
- * transaction as the consumption (e.g. marking the mobile verified).
+ * transaction as the consumption (e.g. marking the mobile verified); `precheck` runs first in
+ * it (and may throw): a state the caller read before, checked again where parallel
+ * verifications are serialised.
  */
-export function verifyOtp(kit: AuthKit, target: OtpTarget, code: string, field: string, onSuccess: () => void = () => {}): void {
+export async function verifyOtp(
+  kit: AuthKit,
+  target: OtpTarget,
+  code: string,
+  field: string,
+  onSuccess: () => Promise<void> | void = () => {},
+  precheck: () => Promise<void> | void = () => {},
+): Promise<void> {
   const now = nowMs(kit);
   const db = kit.deps.db;
   // the transaction returns the outcome: a wrong try must commit its counted attempt
-  const outcome: Outcome = db.transaction((tx) => {
-    const row = tx
+  const outcome = await db.tx(async (): Promise<Outcome> => {
+    await precheck();
+    const row = await db
       .select()
       .from(otpCodes)
-      .where(and(sameTarget(target), eq(otpCodes.status, "live"), target.boundTo !== undefined ? eq(otpCodes.destination, target.boundTo) : sql`1`))
+      .where(and(sameTarget(target), eq(otpCodes.status, "live"), target.boundTo !== undefined ? eq(otpCodes.destination, target.boundTo) : undefined))
       .orderBy(desc(otpCodes.createdAt))
       .get();
     if (!row) return "none";
@@ -139,20 +152,21 @@ export function verifyOtp(kit: AuthKit, target: OtpTarget, code: string, field: 
     if (row.attempts >= OTP_MAX_ATTEMPTS) return "dead";
     if (!sameHex(row.codeHash, codeHash(kit, row.id, code))) {
       const attempts = row.attempts + 1;
-      tx.update(otpCodes)
+      await db
+        .update(otpCodes)
         .set({ attempts, status: attempts >= OTP_MAX_ATTEMPTS ? "dead" : "live" })
         .where(eq(otpCodes.id, row.id))
         .run();
       return attempts >= OTP_MAX_ATTEMPTS ? "dead" : "wrong";
     }
-    const used = tx
+    const used = await db
       .update(otpCodes)
       .set({ status: "used", usedAt: now })
       .where(and(eq(otpCodes.id, row.id), eq(otpCodes.status, "live")))
       .returning({ id: otpCodes.id })
       .all();
     if (used.length !== 1) return "none";
-    onSuccess();
+    await onSuccess();
     return "ok";
   });
   const messages: Record<Exclude<Outcome, "ok">, string> = {

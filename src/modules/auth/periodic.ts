@@ -6,18 +6,18 @@ const DAY = 86_400_000;
 export const NOTIFICATION_RETENTION_DAYS = 30;
 
 /** Deletes spent auth rows: expired captchas, old codes, challenges, reset and refresh tokens, old notifications. */
-export function pruneAuthRows(deps: Pick<AppDeps, "sqlite" | "clock">): void {
+export async function pruneAuthRows(deps: Pick<AppDeps, "db" | "clock">): Promise<void> {
   const now = deps.clock.now().getTime();
-  const db = deps.sqlite;
-  db.transaction(() => {
-    db.query("DELETE FROM captchas WHERE expires_at <= ?").run(now);
+  const db = deps.db;
+  await db.tx(async () => {
+    await db.prepare("DELETE FROM captchas WHERE expires_at <= ?").run(now);
     // codes are kept an hour past expiry: the hourly send cap counts them
-    db.query("DELETE FROM otp_codes WHERE expires_at <= ? AND created_at <= ?").run(now, now - 2 * 3_600_000);
-    db.query("DELETE FROM login_challenges WHERE expires_at <= ?").run(now - DAY);
-    db.query("DELETE FROM password_resets WHERE expires_at <= ?").run(now - DAY);
-    db.query("DELETE FROM refresh_tokens WHERE expires_at <= ? OR revoked_at <= ?").run(now, now - 7 * DAY);
-    db.query("DELETE FROM notifications WHERE created_at <= ?").run(now - NOTIFICATION_RETENTION_DAYS * DAY);
-  })();
+    await db.prepare("DELETE FROM otp_codes WHERE expires_at <= ? AND created_at <= ?").run(now, now - 2 * 3_600_000);
+    await db.prepare("DELETE FROM login_challenges WHERE expires_at <= ?").run(now - DAY);
+    await db.prepare("DELETE FROM password_resets WHERE expires_at <= ?").run(now - DAY);
+    await db.prepare("DELETE FROM refresh_tokens WHERE expires_at <= ? OR revoked_at <= ?").run(now, now - 7 * DAY);
+    await db.prepare("DELETE FROM notifications WHERE created_at <= ?").run(now - NOTIFICATION_RETENTION_DAYS * DAY);
+  });
 }
 
 /** an account whose verification is still incomplete this long after registering is deleted */
@@ -29,29 +29,32 @@ export const UNVERIFIED_ACCOUNT_TTL_HOURS = 24;
  * the account is its only member. Incomplete means the email is unverified (see `nextStep`:
  * registration verifies it last, invitations verify it at once). Safe to run twice.
  */
-export function purgeUnverifiedAccounts(deps: Pick<AppDeps, "sqlite" | "clock" | "log">): number {
+export async function purgeUnverifiedAccounts(deps: Pick<AppDeps, "db" | "clock" | "log">): Promise<number> {
   const cutoff = deps.clock.now().getTime() - UNVERIFIED_ACCOUNT_TTL_HOURS * 3_600_000;
-  const db = deps.sqlite;
-  const stale = db
-    .query("SELECT id, workspace_id AS workspaceId FROM users WHERE email_verified_at IS NULL AND created_at <= ?")
-    .all(cutoff) as { id: string; workspaceId: string }[];
+  const db = deps.db;
+  const stale = await db
+    .prepare<{ id: string; workspaceId: string }>(`SELECT id, workspace_id AS "workspaceId" FROM users WHERE email_verified_at IS NULL AND created_at <= ?`)
+    .all(cutoff);
   let purged = 0;
   for (const u of stale) {
-    db.transaction(() => {
+    const deleted = await db.tx(async () => {
       // re-checked in the statements: the account may have verified since the select
-      const alone = db
-        .query(
-          `DELETE FROM workspaces WHERE id = ?1
-             AND EXISTS (SELECT 1 FROM users WHERE workspace_id = ?1 AND id = ?2 AND email_verified_at IS NULL)
-             AND NOT EXISTS (SELECT 1 FROM users WHERE workspace_id = ?1 AND id <> ?2)`,
-        )
-        .run(u.workspaceId, u.id).changes;
-      const user = alone ? 0 : db.query("DELETE FROM users WHERE workspace_id = ? AND id = ? AND email_verified_at IS NULL").run(u.workspaceId, u.id).changes;
-      if (alone || user) {
-        purged++;
-        deps.log.info("unverified account deleted", { workspaceId: u.workspaceId, userId: u.id, workspaceDeleted: alone > 0 });
-      }
-    })();
+      const alone = (
+        await db
+          .prepare(
+            `DELETE FROM workspaces WHERE id = ?
+               AND EXISTS (SELECT 1 FROM users WHERE workspace_id = ? AND id = ? AND email_verified_at IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM users WHERE workspace_id = ? AND id <> ?)`,
+          )
+          .run(u.workspaceId, u.workspaceId, u.id, u.workspaceId, u.id)
+      ).changes;
+      const user = alone ? 0 : (await db.prepare("DELETE FROM users WHERE workspace_id = ? AND id = ? AND email_verified_at IS NULL").run(u.workspaceId, u.id)).changes;
+      return { alone, user };
+    });
+    if (deleted.alone || deleted.user) {
+      purged++;
+      deps.log.info("unverified account deleted", { workspaceId: u.workspaceId, userId: u.id, workspaceDeleted: deleted.alone > 0 });
+    }
   }
   return purged;
 }
@@ -60,6 +63,6 @@ export function purgeUnverifiedAccounts(deps: Pick<AppDeps, "sqlite" | "clock" |
 export function authPeriodicJobs(deps: AppDeps): PeriodicJob[] {
   return [
     { name: "auth.prune", schedule: "*/10 * * * *", run: () => pruneAuthRows(deps) },
-    { name: "auth.purge-unverified", schedule: "*/15 * * * *", run: () => void purgeUnverifiedAccounts(deps) },
+    { name: "auth.purge-unverified", schedule: "*/15 * * * *", run: async () => void (await purgeUnverifiedAccounts(deps)) },
   ];
 }

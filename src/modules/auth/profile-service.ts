@@ -18,16 +18,17 @@ export interface Profile {
 
 /**
  * GET /api/auth/profile: the caller as the database has it now; `read` is the caller's row
- * as the JWT guard read it for this request (then no second read).
+ * as the JWT guard read it for this request (then no second read, and the answer is there at
+ * once: a promise only when the row must be read).
  */
-export function profile(kit: AuthKit, workspaceId: string, userId: string, read?: ProfileRow): Profile {
+export function profile(kit: AuthKit, workspaceId: string, userId: string, read?: ProfileRow): Profile | Promise<Profile> {
   if (read && read.id === userId && read.tenantId === workspaceId) {
     // the guard's row is the same object until the next commit (its snapshot memo): so is its profile
     let p = profiles.get(read);
     if (p === undefined) profiles.set(read, (p = profileOf(profileOfRow(read))));
     return p;
   }
-  return profileOf(getProfile(kit.deps.db, workspaceId, userId));
+  return getProfile(kit.deps.db, workspaceId, userId).then(profileOf);
 }
 
 const profiles = new WeakMap<ProfileRow, Profile>();
@@ -39,8 +40,8 @@ function profileOf(p: ReturnType<typeof profileOfRow>): Profile {
 }
 
 /** PUT /api/auth/profile: the name is the one updatable field. */
-export function updateProfile(kit: AuthKit, workspaceId: string, userId: string, name: string): { id: string; name: string } {
-  if (!getProfile(kit.deps.db, workspaceId, userId)) throw errors.notFound("User");
-  updateUser(kit.deps.db, workspaceId, userId, { name }, nowMs(kit));
+export async function updateProfile(kit: AuthKit, workspaceId: string, userId: string, name: string): Promise<{ id: string; name: string }> {
+  if (!(await getProfile(kit.deps.db, workspaceId, userId))) throw errors.notFound("User");
+  await updateUser(kit.deps.db, workspaceId, userId, { name }, nowMs(kit));
   return { id: userId, name };
 }

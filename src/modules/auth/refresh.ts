@@ -11,14 +11,14 @@ export const REFRESH_TTL_MS = 30 * 86_400_000;
 export type RevokeReason = "logout" | "reuse" | "password_change" | "password_reset";
 
 /** Starts a refresh family for a fresh login; returns the opaque token (256 random bits). */
-export function startFamily(kit: AuthKit, workspaceId: string, userId: string): string {
+export function startFamily(kit: AuthKit, workspaceId: string, userId: string): Promise<string> {
   const now = nowMs(kit);
   return insertToken(kit, { workspaceId, userId, familyId: Bun.randomUUIDv7(), expiresAt: now + REFRESH_TTL_MS }, now);
 }
 
-function insertToken(kit: AuthKit, f: { workspaceId: string; userId: string; familyId: string; expiresAt: number }, now: number): string {
+async function insertToken(kit: AuthKit, f: { workspaceId: string; userId: string; familyId: string; expiresAt: number }, now: number): Promise<string> {
   const token = randomToken(32);
-  kit.deps.db
+  await kit.deps.db
     .insert(refreshTokens)
     .values({ id: Bun.randomUUIDv7(), ...f, tokenHash: sha256Hex(token), createdAt: now })
     .run();
@@ -28,24 +28,25 @@ function insertToken(kit: AuthKit, f: { workspaceId: string; userId: string; fam
 /**
  * Rotates a refresh token: the presented one is spent and a new one of the same family is
  * returned. A spent token presented again is reuse (theft, or a client racing itself): the
- * whole family is revoked and the answer is 401. All in one synchronous transaction, so of
- * parallel refreshes of one token exactly one wins.
+ * whole family is revoked and the answer is 401. All in one transaction, so of parallel
+ * refreshes of one token exactly one wins.
  */
-export function rotate(kit: AuthKit, token: string): { workspaceId: string; userId: string; token: string } {
+export async function rotate(kit: AuthKit, token: string): Promise<{ workspaceId: string; userId: string; token: string }> {
   const now = nowMs(kit);
   const db = kit.deps.db;
-  const result = db.transaction((tx) => {
-    const row = tx.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
+  const result = await db.tx(async () => {
+    const row = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
     if (!row || row.revokedAt !== null || row.expiresAt <= now) return null;
     if (row.rotatedAt !== null) {
-      tx.update(refreshTokens)
+      await db
+        .update(refreshTokens)
         .set({ revokedAt: now, revokedReason: "reuse" })
         .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)))
         .run();
       return "reuse" as const;
     }
-    tx.update(refreshTokens).set({ rotatedAt: now }).where(eq(refreshTokens.id, row.id)).run();
-    const next = insertToken(kit, { workspaceId: row.workspaceId, userId: row.userId, familyId: row.familyId, expiresAt: row.expiresAt }, now);
+    await db.update(refreshTokens).set({ rotatedAt: now }).where(eq(refreshTokens.id, row.id)).run();
+    const next = await insertToken(kit, { workspaceId: row.workspaceId, userId: row.userId, familyId: row.familyId, expiresAt: row.expiresAt }, now);
     return { workspaceId: row.workspaceId, userId: row.userId, token: next };
   });
   if (result === "reuse") {
@@ -57,12 +58,13 @@ export function rotate(kit: AuthKit, token: string): { workspaceId: string; user
 }
 
 /** Revokes the family of a token (logout). Unknown tokens change nothing. */
-export function revokeFamilyOf(kit: AuthKit, token: string, reason: RevokeReason): boolean {
+export async function revokeFamilyOf(kit: AuthKit, token: string, reason: RevokeReason): Promise<boolean> {
   const db = kit.deps.db;
   const now = nowMs(kit);
-  const row = db.select({ familyId: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
+  const row = await db.select({ familyId: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
   if (!row) return false;
-  db.update(refreshTokens)
+  await db
+    .update(refreshTokens)
     .set({ revokedAt: now, revokedReason: reason })
     .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)))
     .run();
@@ -70,8 +72,8 @@ export function revokeFamilyOf(kit: AuthKit, token: string, reason: RevokeReason
 }
 
 /** Revokes every refresh token of a user (password change and reset). */
-export function revokeAllForUser(kit: AuthKit, workspaceId: string, userId: string, reason: RevokeReason): void {
-  kit.deps.db
+export async function revokeAllForUser(kit: AuthKit, workspaceId: string, userId: string, reason: RevokeReason): Promise<void> {
+  await kit.deps.db
     .update(refreshTokens)
     .set({ revokedAt: nowMs(kit), revokedReason: reason })
     .where(and(eq(refreshTokens.workspaceId, workspaceId), eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))

@@ -18,6 +18,14 @@ export interface RegistrationResult {
   emailMasked: string;
 }
 
+/** A unique-constraint violation on either engine (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505), however wrapped. */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined; e && typeof e === "object"; e = e.cause as typeof e) {
+    if (e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || String(e.message ?? "").includes("UNIQUE")) return true;
+  }
+  return false;
+}
+
 /** A registration token (30 minutes): carries a user through the verification routes, never a login. */
 export function registrationToken(kit: AuthKit, user: UserRow): Promise<string> {
   return signToken(kit.keys, kit.deps.clock, { sub: user.id, tenant: user.workspaceId, typ: "registration" }, TOKEN_TTL_SECONDS.registration);
@@ -36,14 +44,14 @@ export async function resumeData(kit: AuthKit, user: UserRow): Promise<Registrat
 
 /** POST /api/auth/register: the workspace (trial on Growth) and its owner (D3). */
 export async function register(kit: AuthKit, input: RegisterInput): Promise<RegistrationResult> {
-  checkCaptcha(kit, input.captchaId, input.captchaAnswer);
+  await checkCaptcha(kit, input.captchaId, input.captchaAnswer);
   const db = kit.deps.db;
-  if (findUserByEmail(db, input.email)) throw errors.conflict("An account with this email already exists");
+  if (await findUserByEmail(db, input.email)) throw errors.conflict("An account with this email already exists");
   const passwordHash = await kit.hasher.hash(input.password);
   const now = nowMs(kit);
   const ids = { workspaceId: Bun.randomUUIDv7(), userId: Bun.randomUUIDv7() };
   try {
-    createAccount(db, {
+    await createAccount(db, {
       ...ids,
       tenantName: input.tenantName,
       name: input.name,
@@ -55,17 +63,17 @@ export async function register(kit: AuthKit, input: RegisterInput): Promise<Regi
     });
   } catch (err) {
     // two registrations of one email raced past the check above
-    if (String((err as Error)?.message ?? err).includes("UNIQUE")) throw errors.conflict("An account with this email already exists");
+    if (isUniqueViolation(err)) throw errors.conflict("An account with this email already exists");
     throw err;
   }
   kit.deps.log.info("account registered", { workspaceId: ids.workspaceId, userId: ids.userId });
-  return resumeData(kit, getUser(db, ids.workspaceId, ids.userId)!);
+  return resumeData(kit, (await getUser(db, ids.workspaceId, ids.userId))!);
 }
 
 /** The user a registration token names; 401 when the token is missing or invalid. */
 export async function userOfRegistrationToken(kit: AuthKit, token: string | undefined): Promise<UserRow> {
   const claims = token ? await verifyToken(kit.keys, kit.deps.clock, token, "registration") : null;
-  const user = claims ? getUser(kit.deps.db, claims.tenant, claims.sub) : undefined;
+  const user = claims ? await getUser(kit.deps.db, claims.tenant, claims.sub) : undefined;
   if (!user) throw errors.unauthorized("Missing or invalid registration token");
   return user;
 }
@@ -74,19 +82,28 @@ export async function userOfRegistrationToken(kit: AuthKit, token: string | unde
 export async function sendMobileOtp(kit: AuthKit, user: UserRow): Promise<{ phoneMasked: string | null; expiresIn: number }> {
   if (!user.mobile) throw errors.conflict("This account has no mobile number");
   if (user.mobileVerifiedAt != null) throw errors.conflict("The mobile number is already verified");
-  const { id, code } = issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "mobile_verify" }, user.mobile);
+  const { id, code } = await issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "mobile_verify" }, user.mobile);
   const text = otpText(code, "mobile_verify", OTP_TTL_SECONDS / 60);
   await deliverOtp(kit, id, "mobile", () => kit.deps.notifier.sendMobile({ to: user.mobile!, text, kind: "otp" }));
   return { phoneMasked: maskPhone(user.mobile), expiresIn: OTP_TTL_SECONDS };
 }
 
 /** POST mobile/verify-otp. */
-export function verifyMobileOtp(kit: AuthKit, user: UserRow, code: string): { nextStep: "email" | "done"; emailMasked: string } {
-  if (!user.mobile) throw errors.conflict("This account has no mobile number");
-  if (user.mobileVerifiedAt != null) throw errors.conflict("The mobile number is already verified");
+export async function verifyMobileOtp(kit: AuthKit, user: UserRow, code: string): Promise<{ nextStep: "email" | "done"; emailMasked: string }> {
+  const mobileStep = (u: UserRow) => {
+    if (!u.mobile) throw errors.conflict("This account has no mobile number");
+    if (u.mobileVerifiedAt != null) throw errors.conflict("The mobile number is already verified");
+  };
+  mobileStep(user);
   const now = nowMs(kit);
-  verifyOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "mobile_verify" }, code, "otpCode", () =>
-    updateUser(kit.deps.db, user.workspaceId, user.id, { mobileVerifiedAt: now }, now),
+  await verifyOtp(
+    kit,
+    { workspaceId: user.workspaceId, userId: user.id, purpose: "mobile_verify" },
+    code,
+    "otpCode",
+    () => updateUser(kit.deps.db, user.workspaceId, user.id, { mobileVerifiedAt: now }, now),
+    // again in the code's transaction: of parallel verifications the loser sees the step done (409)
+    async () => mobileStep((await getUser(kit.deps.db, user.workspaceId, user.id)) ?? user),
   );
   return { nextStep: user.emailVerifiedAt == null ? "email" : "done", emailMasked: maskEmail(user.email) };
 }
@@ -96,20 +113,29 @@ export async function sendEmailCode(kit: AuthKit, user: UserRow): Promise<{ emai
   const step = nextStep(user);
   if (step === "mobile") throw errors.conflict("Verify the mobile number first");
   if (step === "done") throw errors.conflict("The email address is already verified");
-  const { id, code } = issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "email_verify" }, user.email);
+  const { id, code } = await issueOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "email_verify" }, user.email);
   const mail = verificationMail(user.email, user.name, code, OTP_TTL_SECONDS / 60);
   await deliverOtp(kit, id, "email", () => kit.deps.notifier.sendEmail(mail));
   return { emailMasked: maskEmail(user.email), expiresIn: OTP_TTL_SECONDS };
 }
 
 /** POST email/verify: the account is verified and can log in. */
-export function verifyEmail(kit: AuthKit, user: UserRow, code: string, field: "code" | "otpCode"): { nextStep: "done"; verified: true } {
-  const step = nextStep(user);
-  if (step === "mobile") throw errors.conflict("Verify the mobile number first");
-  if (step === "done") throw errors.conflict("The email address is already verified");
+export async function verifyEmail(kit: AuthKit, user: UserRow, code: string, field: "code" | "otpCode"): Promise<{ nextStep: "done"; verified: true }> {
+  const emailStep = (u: UserRow) => {
+    const step = nextStep(u);
+    if (step === "mobile") throw errors.conflict("Verify the mobile number first");
+    if (step === "done") throw errors.conflict("The email address is already verified");
+  };
+  emailStep(user);
   const now = nowMs(kit);
-  verifyOtp(kit, { workspaceId: user.workspaceId, userId: user.id, purpose: "email_verify" }, code, field, () =>
-    updateUser(kit.deps.db, user.workspaceId, user.id, { emailVerifiedAt: now }, now),
+  await verifyOtp(
+    kit,
+    { workspaceId: user.workspaceId, userId: user.id, purpose: "email_verify" },
+    code,
+    field,
+    () => updateUser(kit.deps.db, user.workspaceId, user.id, { emailVerifiedAt: now }, now),
+    // again in the code's transaction: of parallel verifications the loser sees the step done (409)
+    async () => emailStep((await getUser(kit.deps.db, user.workspaceId, user.id)) ?? user),
   );
   return { nextStep: "done", verified: true };
 }

@@ -1,6 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
-import { statementOnce } from "../../db/statement.ts";
 import { users, type Role } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
@@ -10,12 +9,12 @@ export type UserRow = typeof users.$inferSelect;
  * A user by email, across workspaces: login and password reset start from an email alone
  * (emails are unique over the whole installation).
  */
-export function findUserByEmail(db: DB, email: string): UserRow | undefined {
+export async function findUserByEmail(db: DB, email: string): Promise<UserRow | undefined> {
   return db.select().from(users).where(eq(users.email, email)).get();
 }
 
 /** A user of a workspace. */
-export function getUser(db: DB, workspaceId: string, userId: string): UserRow | undefined {
+export async function getUser(db: DB, workspaceId: string, userId: string): Promise<UserRow | undefined> {
   return db
     .select()
     .from(users)
@@ -36,9 +35,10 @@ export interface NewAccount {
 }
 
 /** Creates the workspace (trialing on Growth) and its owner in one transaction. */
-export function createAccount(db: DB, a: NewAccount): void {
-  db.transaction((tx) => {
-    tx.insert(workspaces)
+export async function createAccount(db: DB, a: NewAccount): Promise<void> {
+  await db.tx(async () => {
+    await db
+      .insert(workspaces)
       .values({
         id: a.workspaceId,
         name: a.tenantName,
@@ -49,7 +49,8 @@ export function createAccount(db: DB, a: NewAccount): void {
         updatedAt: a.now,
       })
       .run();
-    tx.insert(users)
+    await db
+      .insert(users)
       .values({
         id: a.userId,
         workspaceId: a.workspaceId,
@@ -68,16 +69,17 @@ export function createAccount(db: DB, a: NewAccount): void {
 type UserChanges = Partial<Pick<UserRow, "name" | "passwordHash" | "mobile" | "mobileVerifiedAt" | "emailVerifiedAt" | "twoFactorEnabled">>;
 
 /** Updates a user of a workspace. */
-export function updateUser(db: DB, workspaceId: string, userId: string, changes: UserChanges, now: number): void {
-  db.update(users)
+export async function updateUser(db: DB, workspaceId: string, userId: string, changes: UserChanges, now: number): Promise<void> {
+  await db
+    .update(users)
     .set({ ...changes, updatedAt: now })
     .where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId)))
     .run();
 }
 
 /** Whether the workspace makes every member pass a second factor. */
-export function workspaceRequires2fa(db: DB, workspaceId: string): boolean {
-  return db.select({ r: workspaces.require2fa }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()?.r ?? false;
+export async function workspaceRequires2fa(db: DB, workspaceId: string): Promise<boolean> {
+  return (await db.select({ r: workspaces.require2fa }).from(workspaces).where(eq(workspaces.id, workspaceId)).get())?.r ?? false;
 }
 
 /** A member's profile columns, as `PROFILE_COLUMNS` reads them (`u` is the users row). */
@@ -100,11 +102,11 @@ export interface ProfileRow {
  * The JWT guard reads the caller with these columns too, so GET /api/auth/profile answers
  * from the guard's row: one statement a request, not two (statements are its cost).
  */
-export const PROFILE_COLUMNS = `u.id, u.email, u.name, u.role, u.workspace_id AS tenantId,
-  (SELECT w.name FROM workspaces w WHERE w.id = u.workspace_id) AS tenantName,
-  u.two_factor_enabled AS twoFactorEnabled, u.mobile, u.mobile_verified_at AS mobileVerifiedAt`;
+export const PROFILE_COLUMNS = `u.id, u.email, u.name, u.role, u.workspace_id AS "tenantId",
+  (SELECT w.name FROM workspaces w WHERE w.id = u.workspace_id) AS "tenantName",
+  u.two_factor_enabled AS "twoFactorEnabled", u.mobile, u.mobile_verified_at AS "mobileVerifiedAt"`;
 
-const profileStmt = statementOnce<ProfileRow, [string, string]>(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.workspace_id = ? AND u.id = ?`);
+const PROFILE_SQL = `SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.workspace_id = ? AND u.id = ?`;
 
 /** A profile row as the profile (spec: id, email, name, role, tenantId, tenantName, ...); none without its workspace, as the inner join was. */
 export function profileOfRow(r: ProfileRow | null | undefined) {
@@ -114,8 +116,8 @@ export function profileOfRow(r: ProfileRow | null | undefined) {
 }
 
 /** The profile of a member of a workspace. */
-export function getProfile(db: DB, workspaceId: string, userId: string) {
-  return profileOfRow(profileStmt(db).get(workspaceId, userId));
+export async function getProfile(db: DB, workspaceId: string, userId: string) {
+  return profileOfRow(await db.prepare<ProfileRow>(PROFILE_SQL).get(workspaceId, userId));
 }
 
 /**

@@ -36,8 +36,8 @@ export function loginRoutes(kit: AuthKit) {
     })
     .post(
       "/logout",
-      ({ body }) => {
-        logout(kit, body.refreshToken);
+      async ({ body }) => {
+        await logout(kit, body.refreshToken);
         return ok(undefined, "Signed out");
       },
       { body: refreshBody, detail: { summary: "Revoke a refresh token (and its rotations)", tags } },

@@ -16,8 +16,8 @@ export function passwordRoutes(kit: AuthKit, deps: AppDeps) {
     .use(authGuard(deps))
     .post(
       "/forgot-password",
-      ({ body }) => {
-        forgotPassword(kit, body.email);
+      async ({ body }) => {
+        await forgotPassword(kit, body.email);
         return ok(undefined, FORGOT_MESSAGE);
       },
       { body: forgotBody, detail: { summary: "Send a reset link if the account exists (always 200)", tags } },

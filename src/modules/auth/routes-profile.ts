@@ -9,19 +9,22 @@ import { profile, updateProfile } from "./profile-service.ts";
 import { userIdOf } from "./routes-password.ts";
 
 const tags = ["auth"];
+const enveloped = <T>(data: T) => ({ success: true as const, data });
 
 /** The caller's own profile, and adding or changing its mobile number. */
 export function profileRoutes(kit: AuthKit, deps: AppDeps) {
   return new Elysia({ prefix: "/api/auth" })
     .use(authGuard(deps))
-    // ok()'s envelope written out: a handler returning a call (`return f(`) is awaited by Elysia's compiled route (see authGuard)
+    // ok()'s envelope written out: a handler returning a call (`return f(`) is awaited by Elysia's compiled route (see
+    // authGuard); the guard's row answers at once, and only without it is the profile read (a promise)
     .get("/profile", ({ auth, request }) => {
-      return { success: true as const, data: profile(kit, auth.workspaceId, userIdOf(auth), callerRow(request)) };
+      const p = profile(kit, auth.workspaceId, userIdOf(auth), callerRow(request));
+      return p instanceof Promise ? p.then(enveloped) : { success: true as const, data: p };
     }, {
       jwt: "read",
       detail: { summary: "The signed-in user's profile", tags },
     })
-    .put("/profile", ({ auth, body }) => ok(updateProfile(kit, auth.workspaceId, userIdOf(auth), body.name), "Profile updated"), {
+    .put("/profile", async ({ auth, body }) => ok(await updateProfile(kit, auth.workspaceId, userIdOf(auth), body.name), "Profile updated"), {
       jwt: "read",
       body: profileBody,
       detail: { summary: "Update the signed-in user's name", tags },
@@ -33,7 +36,7 @@ export function profileRoutes(kit: AuthKit, deps: AppDeps) {
     )
     .post(
       "/profile/mobile/verify",
-      ({ auth, body }) => ok(verifyChangeMobile(kit, auth.workspaceId, userIdOf(auth), body.mobile, body.otpCode), "Mobile number verified"),
+      async ({ auth, body }) => ok(await verifyChangeMobile(kit, auth.workspaceId, userIdOf(auth), body.mobile, body.otpCode), "Mobile number verified"),
       { jwt: "read", body: profileMobileVerifyBody, detail: { summary: "Verify the new mobile number with its code; it becomes the user's mobile", tags } },
     );
 }

@@ -48,7 +48,7 @@ export function registerRoutes(kit: AuthKit) {
       "/mobile/verify-otp",
       async ({ headers, body }) => {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
-        return ok(verifyMobileOtp(kit, user, body.otpCode), "Mobile number verified");
+        return ok(await verifyMobileOtp(kit, user, body.otpCode), "Mobile number verified");
       },
       { body: mobileVerifyBody, detail: { summary: "Verify the mobile number with its code (registration token)", tags, ...tokenDoc } },
     )
@@ -65,7 +65,7 @@ export function registerRoutes(kit: AuthKit) {
       async ({ headers, body }) => {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         const field = body.code !== undefined ? "code" : "otpCode";
-        return ok(verifyEmail(kit, user, (body.code ?? body.otpCode)!, field), "Email verified; you can sign in");
+        return ok(await verifyEmail(kit, user, (body.code ?? body.otpCode)!, field), "Email verified; you can sign in");
       },
       { body: emailVerifyBody, detail: { summary: "Verify the email with its code (registration token)", tags, ...tokenDoc } },
     );

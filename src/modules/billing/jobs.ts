@@ -1,21 +1,19 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
-import { seedPlans } from "./plans.ts";
 import { runLifecycle } from "./subscription.ts";
 import { pruneCounters } from "./usage.ts";
 
-/** Seeds the catalogue and declares billing's periodic jobs (trial end, lapsed periods, counters). */
+/** Billing's periodic jobs (trial end, lapsed periods, counters); the catalogue is seeded at start (seedPlans). */
 export function billingJobs(deps: AppDeps): PeriodicJob[] {
-  seedPlans(deps.sqlite, deps.clock.now().getTime());
   return [
     {
       name: "billing.lifecycle",
       schedule: "* * * * *",
-      run: () => {
-        const changed = runLifecycle(deps);
+      run: async () => {
+        const changed = await runLifecycle(deps);
         if (changed.trialsEnded || changed.pastDue || changed.lapsed) deps.log.info("subscriptions changed", changed);
       },
     },
-    { name: "billing.prune-counters", schedule: "41 3 * * *", run: () => void pruneCounters(deps.sqlite, deps.clock.now()) },
+    { name: "billing.prune-counters", schedule: "41 3 * * *", run: async () => void (await pruneCounters(deps.db, deps.clock.now())) },
   ];
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { DB } from "../../db/store.ts";
 import { TextMemo } from "../../memo.ts";
 
 /** The default plan catalogue of D2 (INR, amounts in paise; annual = 12 months upfront). */
@@ -66,7 +66,7 @@ interface PlanRow {
   active: number;
 }
 
-const SELECT = "SELECT id, name, monthly_paise AS monthlyPaise, annual_paise AS annualPaise, limits, active FROM plans";
+const SELECT = 'SELECT id, name, monthly_paise AS "monthlyPaise", annual_paise AS "annualPaise", limits, active FROM plans';
 
 /** A plan's `limits` column as limits: keys missing from an operator's edit fall back to the Free plan's, never to "unlimited". */
 function parseLimits(text: string): PlanLimits {
@@ -90,25 +90,25 @@ function fromRow(row: PlanRow): Plan {
 }
 
 /** Inserts the default plans that are not in the `plans` table yet (operator edits are kept). */
-export function seedPlans(sqlite: Database, now: number): void {
-  const insert = sqlite.query(
-    `INSERT OR IGNORE INTO plans (id, name, currency, monthly_paise, annual_paise, limits, active, sort_order, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+export async function seedPlans(db: DB, now: number): Promise<void> {
+  const insert = db.prepare(
+    `INSERT INTO plans (id, name, currency, monthly_paise, annual_paise, limits, active, sort_order, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING`,
   );
-  sqlite.transaction(() => {
-    DEFAULT_PLANS.forEach((p, i) => insert.run(p.id, p.name, p.currency, p.monthlyPaise, p.annualPaise, JSON.stringify(p.limits), i, now));
-  })();
+  await db.tx(async () => {
+    for (const [i, p] of DEFAULT_PLANS.entries()) await insert.run(p.id, p.name, p.currency, p.monthlyPaise, p.annualPaise, JSON.stringify(p.limits), i, now);
+  });
 }
 
 /** The whole catalogue from the `plans` table (the built-in one before it is seeded). */
-export function listPlans(sqlite: Database): Plan[] {
-  const rows = sqlite.query(`${SELECT} ORDER BY sort_order, monthly_paise, id`).all() as PlanRow[];
+export async function listPlans(db: DB): Promise<Plan[]> {
+  const rows = await db.prepare<PlanRow>(`${SELECT} ORDER BY sort_order, monthly_paise, id`).all();
   return rows.length ? rows.map(fromRow) : DEFAULT_PLANS.map((p) => ({ ...p, active: true }));
 }
 
 /** One plan of the catalogue, or null. Built-in plans answer even before seeding. */
-export function findPlan(sqlite: Database, id: string): Plan | null {
-  const row = sqlite.query(`${SELECT} WHERE id = ?`).get(id) as PlanRow | null;
+export async function findPlan(db: DB, id: string): Promise<Plan | null> {
+  const row = await db.prepare<PlanRow>(`${SELECT} WHERE id = ?`).get(id);
   if (row) return fromRow(row);
   const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
   return builtIn ? { ...builtIn, active: true } : null;
@@ -138,9 +138,16 @@ export interface PlanPatch {
   active?: boolean;
 }
 
-/** Creates or changes a catalogue entry (operator CLI). A new plan needs a name and both prices. */
-export function upsertPlan(sqlite: Database, id: string, patch: PlanPatch, now: number): Plan {
-  const current = findPlan(sqlite, id);
+/**
+ * Creates or changes a catalogue entry (operator CLI). A new plan needs a name and both prices.
+ * The read and the write are one transaction: an edit merges into the plan as it is.
+ */
+export function upsertPlan(db: DB, id: string, patch: PlanPatch, now: number): Promise<Plan> {
+  return db.tx(() => upsertPlanNow(db, id, patch, now));
+}
+
+async function upsertPlanNow(db: DB, id: string, patch: PlanPatch, now: number): Promise<Plan> {
+  const current = await findPlan(db, id);
   if (!current && (patch.name === undefined || patch.monthlyPaise === undefined || patch.annualPaise === undefined)) {
     throw new Error(`plan ${id} does not exist: give --name, --monthly and --annual to create it`);
   }
@@ -153,8 +160,8 @@ export function upsertPlan(sqlite: Database, id: string, patch: PlanPatch, now: 
     limits: { ...base.limits, ...patch.limits },
     active: patch.active ?? base.active ?? true,
   };
-  sqlite
-    .query(
+  await db
+    .prepare(
       `INSERT INTO plans (id, name, currency, monthly_paise, annual_paise, limits, active, sort_order, updated_at)
        VALUES (?1, ?2, 'INR', ?3, ?4, ?5, ?6, (SELECT coalesce(max(sort_order), 0) + 1 FROM plans), ?7)
        ON CONFLICT (id) DO UPDATE SET name = ?2, monthly_paise = ?3, annual_paise = ?4, limits = ?5, active = ?6, updated_at = ?7`,

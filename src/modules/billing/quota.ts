@@ -1,7 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import type { Database } from "bun:sqlite";
-import { oncePer } from "../../db/prepared.ts";
 import { FREE_PLAN_ID, limitsOrFree, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
 import { dailyApiQuota } from "../apikeys/daily-quota.ts";
 import { incrementCounter, readCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
@@ -16,10 +14,8 @@ interface WorkspacePlanRow {
   status: SubscriptionStatus;
 }
 
-function planRow(deps: Pick<AppDeps, "sqlite">, workspaceId: string): WorkspacePlanRow {
-  const row = deps.sqlite
-    .query("SELECT plan_id AS planId, subscription_status AS status FROM workspaces WHERE id = ?")
-    .get(workspaceId) as WorkspacePlanRow | null;
+async function planRow(deps: Pick<AppDeps, "db">, workspaceId: string): Promise<WorkspacePlanRow> {
+  const row = await deps.db.prepare<WorkspacePlanRow>('SELECT plan_id AS "planId", subscription_status AS status FROM workspaces WHERE id = ?').get(workspaceId);
   if (!row) throw errors.notFound("Workspace");
   return row;
 }
@@ -46,13 +42,13 @@ export function effectivePlanIdSql(status: string, planId: string): string {
 }
 
 /** The limits in force for a workspace, read from the operator's catalogue. */
-export function effectiveLimits(deps: Pick<AppDeps, "sqlite">, workspaceId: string): PlanLimits {
-  return planInForce(deps, workspaceId).limits;
+export async function effectiveLimits(deps: Pick<AppDeps, "db">, workspaceId: string): Promise<PlanLimits> {
+  return (await planInForce(deps, workspaceId)).limits;
 }
 
 /** The subscription status and the limits in force, read together. */
-export function planInForce(deps: Pick<AppDeps, "sqlite">, workspaceId: string): { status: SubscriptionStatus; limits: PlanLimits } {
-  const row = planStmt(deps.sqlite).get(workspaceId);
+export async function planInForce(deps: Pick<AppDeps, "db">, workspaceId: string): Promise<{ status: SubscriptionStatus; limits: PlanLimits }> {
+  const row = await deps.db.prepare<PlanInForceRow>(PLAN_IN_FORCE).get(workspaceId);
   if (!row) throw errors.notFound("Workspace");
   return { status: row.status, limits: limitsOrFree(effectivePlanId(row.status, row.planId), row.limits, row.free) };
 }
@@ -66,21 +62,17 @@ interface PlanInForceRow extends WorkspacePlanRow {
 
 // a send group and every quota check read it: the workspace and the limits text of the plan in
 // force (the same SQL rule as the API-key guard's), in one statement
-const planStmt = oncePer((sqlite: Database) =>
-  sqlite.prepare<PlanInForceRow, [string]>(
-    `SELECT w.plan_id AS planId, w.subscription_status AS status,
-       (SELECT limits FROM plans WHERE id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")}) AS limits,
-       (SELECT limits FROM plans WHERE id = '${FREE_PLAN_ID}') AS free
-     FROM workspaces w WHERE w.id = ?1`,
-  ),
-);
+const PLAN_IN_FORCE = `SELECT w.plan_id AS "planId", w.subscription_status AS status,
+     (SELECT limits FROM plans WHERE id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")}) AS limits,
+     (SELECT limits FROM plans WHERE id = '${FREE_PLAN_ID}') AS free
+   FROM workspaces w WHERE w.id = ?`;
 
 /**
  * Throws 403 LIMIT_EXCEEDED when `used + adding` would pass the limit. Call it in the same
- * synchronous transaction as the insert it guards, so parallel requests cannot both pass.
+ * `db.tx` as the count it is given and the insert it guards, so parallel requests cannot both pass.
  */
-export function assertQuota(deps: Pick<AppDeps, "sqlite">, workspaceId: string, resource: QuotaResource, used: number, adding = 1): void {
-  assertWithin(effectiveLimits(deps, workspaceId), resource, used, adding);
+export async function assertQuota(deps: Pick<AppDeps, "db">, workspaceId: string, resource: QuotaResource, used: number, adding = 1): Promise<void> {
+  assertWithin(await effectiveLimits(deps, workspaceId), resource, used, adding);
 }
 
 /** assertQuota against limits the caller already read (in the same transaction). */
@@ -97,33 +89,33 @@ export function assertWithin(limits: PlanLimits, resource: QuotaResource, used: 
  * (apikeys/daily-quota.ts): there is no change to roll back with, and a write per request
  * was the cost of an API-key request.
  */
-export function consumeQuota(
-  deps: Pick<AppDeps, "sqlite" | "clock">,
+export async function consumeQuota(
+  deps: Pick<AppDeps, "db" | "clock">,
   workspaceId: string,
   resource: WindowedResource,
   adding = 1,
   /** the limits in force, when the caller has just read them (the API-key guard) */
   limits?: PlanLimits,
-): number {
-  const limit = (limits ?? effectiveLimits(deps, workspaceId))[resource];
+): Promise<number> {
+  const limit = (limits ?? (await effectiveLimits(deps, workspaceId)))[resource];
   const used =
     resource === "apiRequestsPerDay" && adding === 1
-      ? dailyApiQuota(deps.sqlite).take(workspaceId, deps.clock.now(), limit)
-      : incrementCounter(deps.sqlite, workspaceId, resource, deps.clock.now(), limit, adding);
+      ? await dailyApiQuota(deps.db).take(workspaceId, deps.clock.now(), limit)
+      : await incrementCounter(deps.db, workspaceId, resource, deps.clock.now(), limit, adding);
   if (used === null) throw errors.limitExceeded(`Plan limit reached: ${resource} (${limit})`);
   return used;
 }
 
 /** Usage of a windowed quota in its current window, including API requests counted but not yet written. */
-export function windowedUsage(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, resource: WindowedResource): number {
+export async function windowedUsage(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, resource: WindowedResource): Promise<number> {
   const now = deps.clock.now();
-  const stored = readCounter(deps.sqlite, workspaceId, resource, now);
-  return resource === "apiRequestsPerDay" ? stored + dailyApiQuota(deps.sqlite).pendingOf(workspaceId, now) : stored;
+  const stored = await readCounter(deps.db, workspaceId, resource, now);
+  return resource === "apiRequestsPerDay" ? stored + dailyApiQuota(deps.db).pendingOf(workspaceId, now) : stored;
 }
 
 /** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (D2 `pause` policy). */
-export function assertCanSend(deps: Pick<AppDeps, "sqlite">, workspaceId: string): void {
-  assertStatusCanSend(planRow(deps, workspaceId).status);
+export async function assertCanSend(deps: Pick<AppDeps, "db">, workspaceId: string): Promise<void> {
+  assertStatusCanSend((await planRow(deps, workspaceId)).status);
 }
 
 /** assertCanSend for a subscription status the caller already read. */
@@ -132,6 +124,6 @@ export function assertStatusCanSend(status: SubscriptionStatus): void {
 }
 
 /** Throws 403 SUBSCRIPTION_INACTIVE when the plan in force lacks a feature (campaigns on Free). */
-export function assertFeature(deps: Pick<AppDeps, "sqlite">, workspaceId: string, feature: "campaigns"): void {
-  if (!effectiveLimits(deps, workspaceId)[feature]) throw errors.subscriptionInactive(`The current plan does not include ${feature}`);
+export async function assertFeature(deps: Pick<AppDeps, "db">, workspaceId: string, feature: "campaigns"): Promise<void> {
+  if (!(await effectiveLimits(deps, workspaceId))[feature]) throw errors.subscriptionInactive(`The current plan does not include ${feature}`);
 }

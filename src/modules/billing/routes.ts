@@ -30,13 +30,13 @@ export function billingRoutes(deps: AppDeps) {
       async ({ request }) => {
         const copy = rawCopies.get(request);
         const raw = copy ? await readCapped(copy, deps.config.jsonBodyLimit) : "";
-        const outcome = handleRazorpayWebhook(deps, raw, request.headers.get("x-razorpay-signature") ?? undefined, request.headers.get("x-razorpay-event-id") ?? undefined);
+        const outcome = await handleRazorpayWebhook(deps, raw, request.headers.get("x-razorpay-signature") ?? undefined, request.headers.get("x-razorpay-event-id") ?? undefined);
         return ok(outcome, outcome.duplicate ? "Event already handled" : "Event handled");
       },
       { detail: { summary: "Razorpay webhook (public; X-Razorpay-Signature over the raw body; idempotent on the event id)" } },
     )
-    .get("/plans", () => ok(offeredPlans(deps)), { jwt: "read", detail: { summary: "The plan catalogue (INR, amounts in paise)" } })
-    .get("/subscription", ({ auth }) => ok(subscriptionOf(deps, auth.workspaceId)), {
+    .get("/plans", async () => ok(await offeredPlans(deps)), { jwt: "read", detail: { summary: "The plan catalogue (INR, amounts in paise)" } })
+    .get("/subscription", async ({ auth }) => ok(await subscriptionOf(deps, auth.workspaceId)), {
       jwt: "read",
       detail: { summary: "Plan, status, trialEndsAt, currentPeriodEnd, interval and usage against quotas" },
     })
@@ -48,15 +48,15 @@ export function billingRoutes(deps: AppDeps) {
       },
       { jwt: "billing", body: checkoutBody, detail: { summary: "Start a payment for a plan and interval (Razorpay order); 409 when billing is manual", responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
-    .post("/verify", ({ auth, body }) => ok(verifyPayment(deps, auth.workspaceId, body), "Payment verified: plan active"), {
+    .post("/verify", async ({ auth, body }) => ok(await verifyPayment(deps, auth.workspaceId, body), "Payment verified: plan active"), {
       jwt: "billing",
       body: verifyBody,
       detail: { summary: "Verify Razorpay Checkout's payment signature and activate the plan" },
     })
     .get(
       "/invoices",
-      ({ auth, query }) => {
-        const { items, total } = invoicesOf(deps, auth.workspaceId, query.page, query.limit);
+      async ({ auth, query }) => {
+        const { items, total } = await invoicesOf(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
       { jwt: "read", query: pageQuery, detail: { summary: "Paid periods (invoices), newest first" } },

@@ -8,7 +8,7 @@ import { findOrder, findWorkspace, insertOrder, listInvoices, markOrderPaid, typ
 import { activatePaidPeriod, planInForce } from "./subscription.ts";
 import { QUOTA_RESOURCES, readUsage } from "./usage.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "config" | "log">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config" | "log">;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -17,25 +17,25 @@ function planView(p: Plan): PlanView {
 }
 
 /** Plans offered (active ones of the operator's catalogue). */
-export function offeredPlans(deps: Deps): PlanView[] {
-  return listPlans(deps.sqlite).filter((p) => p.active !== false).map(planView);
+export async function offeredPlans(deps: Deps): Promise<PlanView[]> {
+  return (await listPlans(deps.db)).filter((p) => p.active !== false).map(planView);
 }
 
 /** Plan, status, dates and usage against the quotas in force. */
-export function subscriptionOf(deps: Deps, workspaceId: string): SubscriptionView {
-  const ws = findWorkspace(deps.db, workspaceId);
+export async function subscriptionOf(deps: Deps, workspaceId: string): Promise<SubscriptionView> {
+  const ws = await findWorkspace(deps.db, workspaceId);
   if (!ws) throw errors.notFound("Workspace");
   const now = deps.clock.now();
-  const limits = effectiveLimits(deps, workspaceId);
+  const limits = await effectiveLimits(deps, workspaceId);
   const usage: SubscriptionView["usage"] = {};
   for (const r of QUOTA_RESOURCES) {
     // API requests include the ones counted in memory and not yet written
-    const used = r === "apiRequestsPerDay" ? windowedUsage(deps, workspaceId, r) : readUsage(deps.sqlite, workspaceId, r, now);
+    const used = r === "apiRequestsPerDay" ? await windowedUsage(deps, workspaceId, r) : await readUsage(deps.db, workspaceId, r, now);
     usage[r] = { used, limit: limits[r] };
   }
   return {
     planId: ws.planId,
-    planName: findPlan(deps.sqlite, ws.planId)?.name ?? ws.planId,
+    planName: (await findPlan(deps.db, ws.planId))?.name ?? ws.planId,
     status: ws.subscriptionStatus,
     effectivePlanId: planInForce(ws),
     trialEndsAt: iso(ws.trialEndsAt),
@@ -57,7 +57,7 @@ export async function checkout(deps: Deps, workspaceId: string, input: CheckoutI
   if (!razorpayConfigured(config)) {
     throw errors.conflict("Online checkout is not configured on this server: billing is manual, ask the operator to set your plan");
   }
-  const plan = findPlan(deps.sqlite, input.planId);
+  const plan = await findPlan(deps.db, input.planId);
   if (!plan || plan.active === false) throw errors.validation({ planId: "is not a plan on offer" });
   const amount = priceOf(plan, input.interval);
   if (amount <= 0) throw errors.validation({ planId: "is free: nothing to pay" });
@@ -70,7 +70,7 @@ export async function checkout(deps: Deps, workspaceId: string, input: CheckoutI
     notes: { workspaceId, planId: plan.id, interval: input.interval },
   });
   const now = deps.clock.now().getTime();
-  insertOrder(deps.db, workspaceId, {
+  await insertOrder(deps.db, workspaceId, {
     id,
     provider: "razorpay",
     providerOrderId: order.id,
@@ -91,19 +91,20 @@ export async function checkout(deps: Deps, workspaceId: string, input: CheckoutI
 /**
  * Verifies Checkout's answer: HMAC-SHA256(`order_id|payment_id`, key secret), compared in
  * constant time, then activates the plan of the order. Replaying a verified payment changes nothing.
+ * The order is read in the transaction that pays it: two payments of one order cannot both pass.
  */
-export function verifyPayment(deps: Deps, workspaceId: string, input: VerifyInput): SubscriptionView {
+export async function verifyPayment(deps: Deps, workspaceId: string, input: VerifyInput): Promise<SubscriptionView> {
   const config = deps.config;
   if (!razorpayConfigured(config)) throw errors.conflict("Online checkout is not configured on this server: billing is manual");
-  const order = findOrder(deps.db, workspaceId, input.razorpay_order_id);
-  if (!order) throw errors.notFound("Order");
-  if (!paymentSignatureValid(config.razorpayKeySecret, input.razorpay_order_id, input.razorpay_payment_id, input.razorpay_signature)) {
-    throw errors.validation({ razorpay_signature: "does not match the order and payment" }, "Payment signature is invalid");
-  }
-  if (order.status === "paid" && order.paymentId !== input.razorpay_payment_id) throw errors.conflict("This order was already paid by another payment");
-  deps.sqlite.transaction(() => {
+  await deps.db.tx(async () => {
+    const order = await findOrder(deps.db, workspaceId, input.razorpay_order_id);
+    if (!order) throw errors.notFound("Order");
+    if (!paymentSignatureValid(config.razorpayKeySecret, input.razorpay_order_id, input.razorpay_payment_id, input.razorpay_signature)) {
+      throw errors.validation({ razorpay_signature: "does not match the order and payment" }, "Payment signature is invalid");
+    }
+    if (order.status === "paid" && order.paymentId !== input.razorpay_payment_id) throw errors.conflict("This order was already paid by another payment");
     const now = deps.clock.now().getTime();
-    activatePaidPeriod(deps, workspaceId, {
+    await activatePaidPeriod(deps, workspaceId, {
       provider: "razorpay",
       paymentRef: input.razorpay_payment_id,
       orderId: order.providerOrderId,
@@ -112,8 +113,8 @@ export function verifyPayment(deps: Deps, workspaceId: string, input: VerifyInpu
       amountPaise: order.amountPaise,
       currency: order.currency,
     });
-    if (order.status !== "paid") markOrderPaid(deps.db, workspaceId, order.id, input.razorpay_payment_id, now);
-  }).immediate();
+    if (order.status !== "paid") await markOrderPaid(deps.db, workspaceId, order.id, input.razorpay_payment_id, now);
+  });
   return subscriptionOf(deps, workspaceId);
 }
 
@@ -136,7 +137,7 @@ function invoiceView(r: InvoiceRow): InvoiceView {
 }
 
 /** Paid periods of the workspace, newest first. */
-export function invoicesOf(deps: Deps, workspaceId: string, page: number, limit: number): { items: InvoiceView[]; total: number } {
-  const { rows, total } = listInvoices(deps.db, workspaceId, page, limit);
+export async function invoicesOf(deps: Deps, workspaceId: string, page: number, limit: number): Promise<{ items: InvoiceView[]; total: number }> {
+  const { rows, total } = await listInvoices(deps.db, workspaceId, page, limit);
   return { items: rows.map(invoiceView), total };
 }

@@ -4,7 +4,7 @@ import { FREE_PLAN_ID, findPlan, priceOf, type BillingInterval } from "./plans.t
 import { effectivePlanId, type SubscriptionStatus } from "./quota.ts";
 import { findInvoiceByPayment, findWorkspace, insertInvoice, updateSubscription, type WorkspaceRow } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "config">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config">;
 
 const DAY = 86_400_000;
 
@@ -41,19 +41,20 @@ export interface Activation {
 /**
  * Records a paid period and activates the workspace: status active, the plan, the interval and
  * the period end. Idempotent on the payment. Paying again for the plan in force extends it from
- * the current period end; another plan starts now (no proration). Call inside a transaction.
+ * the current period end; another plan starts now (no proration). Call inside `db.tx` (the
+ * check for the payment and the activation must not be interleaved with another).
  */
-export function activatePaidPeriod(deps: Deps, workspaceId: string, p: PaidPeriod): Activation {
-  const seen = findInvoiceByPayment(deps.db, workspaceId, p.provider, p.paymentRef);
+export async function activatePaidPeriod(deps: Deps, workspaceId: string, p: PaidPeriod): Promise<Activation> {
+  const seen = await findInvoiceByPayment(deps.db, workspaceId, p.provider, p.paymentRef);
   if (seen) return { applied: false, invoiceId: seen.id };
-  const ws = findWorkspace(deps.db, workspaceId);
+  const ws = await findWorkspace(deps.db, workspaceId);
   if (!ws) throw errors.notFound("Workspace");
   const now = deps.clock.now().getTime();
   const renewing = ws.subscriptionStatus === "active" && ws.planId === p.planId && (ws.currentPeriodEnd ?? 0) > now;
   const start = renewing ? ws.currentPeriodEnd! : now;
   const end = p.periodEnd && p.periodEnd > now ? p.periodEnd : addMonths(start, intervalMonths(p.interval));
   const invoiceId = Bun.randomUUIDv7();
-  insertInvoice(deps.db, workspaceId, {
+  await insertInvoice(deps.db, workspaceId, {
     id: invoiceId,
     provider: p.provider,
     paymentRef: p.paymentRef,
@@ -67,7 +68,7 @@ export function activatePaidPeriod(deps: Deps, workspaceId: string, p: PaidPerio
     periodEnd: end,
     createdAt: now,
   });
-  updateSubscription(
+  await updateSubscription(
     deps.db,
     workspaceId,
     { planId: p.planId, subscriptionStatus: "active", billingInterval: p.interval, currentPeriodEnd: end, billingProvider: p.provider },
@@ -80,16 +81,16 @@ export function activatePaidPeriod(deps: Deps, workspaceId: string, p: PaidPerio
  * Operator's manual billing (`parley plan set`): the free plan makes the workspace free;
  * a paid plan records a manual invoice at the catalogue price and activates one period.
  */
-export function setPlanManually(deps: Deps, workspaceId: string, planId: string, interval: BillingInterval): WorkspaceRow {
-  const plan = findPlan(deps.sqlite, planId);
+export async function setPlanManually(deps: Deps, workspaceId: string, planId: string, interval: BillingInterval): Promise<WorkspaceRow> {
+  const plan = await findPlan(deps.db, planId);
   if (!plan) throw errors.validation({ plan: `unknown plan ${planId}` });
-  return deps.sqlite.transaction(() => {
+  return deps.db.tx(async () => {
     const now = deps.clock.now().getTime();
-    if (!findWorkspace(deps.db, workspaceId)) throw errors.notFound("Workspace");
+    if (!(await findWorkspace(deps.db, workspaceId))) throw errors.notFound("Workspace");
     if (plan.id === FREE_PLAN_ID) {
-      updateSubscription(deps.db, workspaceId, { planId: FREE_PLAN_ID, subscriptionStatus: "free", billingInterval: null, currentPeriodEnd: null, billingProvider: "manual" }, now);
+      await updateSubscription(deps.db, workspaceId, { planId: FREE_PLAN_ID, subscriptionStatus: "free", billingInterval: null, currentPeriodEnd: null, billingProvider: "manual" }, now);
     } else {
-      activatePaidPeriod(deps, workspaceId, {
+      await activatePaidPeriod(deps, workspaceId, {
         provider: "manual",
         paymentRef: `manual_${Bun.randomUUIDv7()}`,
         orderId: null,
@@ -99,13 +100,13 @@ export function setPlanManually(deps: Deps, workspaceId: string, planId: string,
         currency: plan.currency,
       });
     }
-    return findWorkspace(deps.db, workspaceId)!;
-  })();
+    return (await findWorkspace(deps.db, workspaceId))!;
+  });
 }
 
 /** Sets a status a provider reported (past_due, cancelled) on a workspace that exists. */
-export function setStatus(deps: Deps, workspaceId: string, status: SubscriptionStatus): void {
-  if (findWorkspace(deps.db, workspaceId)) updateSubscription(deps.db, workspaceId, { subscriptionStatus: status }, deps.clock.now().getTime());
+export async function setStatus(deps: Deps, workspaceId: string, status: SubscriptionStatus): Promise<void> {
+  if (await findWorkspace(deps.db, workspaceId)) await updateSubscription(deps.db, workspaceId, { subscriptionStatus: status }, deps.clock.now().getTime());
 }
 
 /** Grace after a paid period ends without renewal, before the end policy applies. */
@@ -116,30 +117,31 @@ export const PAST_DUE_GRACE_MS = 7 * DAY;
  * follow `trialEndPolicy` (`free`: Free plan; `pause`: paused, outbound messaging blocked);
  * an active period that ended turns past_due. Returns how many workspaces changed.
  */
-export function runLifecycle(deps: Deps): { trialsEnded: number; pastDue: number; lapsed: number } {
+export async function runLifecycle(deps: Deps): Promise<{ trialsEnded: number; pastDue: number; lapsed: number }> {
   const now = deps.clock.now().getTime();
   const endStatus = deps.config.trialEndPolicy === "pause" ? "paused" : "free";
-  return deps.sqlite.transaction(() => {
-    const trialsEnded = deps.sqlite
-      .query(
+  const db = deps.db;
+  return db.tx(async () => {
+    const { changes: trialsEnded } = await db
+      .prepare(
         `UPDATE workspaces SET subscription_status = ?1, plan_id = ?2, billing_interval = NULL, updated_at = ?3
          WHERE subscription_status = 'trialing' AND trial_ends_at IS NOT NULL AND trial_ends_at <= ?3`,
       )
-      .run(endStatus, FREE_PLAN_ID, now).changes;
-    const lapsed = deps.sqlite
-      .query(
+      .run(endStatus, FREE_PLAN_ID, now);
+    const { changes: lapsed } = await db
+      .prepare(
         `UPDATE workspaces SET subscription_status = ?1, plan_id = ?2, billing_interval = NULL, updated_at = ?3
          WHERE subscription_status = 'past_due' AND coalesce(current_period_end, 0) + ?4 <= ?3`,
       )
-      .run(endStatus, FREE_PLAN_ID, now, PAST_DUE_GRACE_MS).changes;
-    const pastDue = deps.sqlite
-      .query(
+      .run(endStatus, FREE_PLAN_ID, now, PAST_DUE_GRACE_MS);
+    const { changes: pastDue } = await db
+      .prepare(
         `UPDATE workspaces SET subscription_status = 'past_due', updated_at = ?1
          WHERE subscription_status = 'active' AND current_period_end IS NOT NULL AND current_period_end <= ?1`,
       )
-      .run(now).changes;
+      .run(now);
     return { trialsEnded, pastDue, lapsed };
-  })();
+  });
 }
 
 /** Which plan's limits apply to a workspace row. */

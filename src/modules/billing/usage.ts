@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { DB } from "../../db/store.ts";
 import type { PlanLimits } from "./plans.ts";
 
 export type QuotaResource = Exclude<keyof PlanLimits, "campaigns">;
@@ -23,10 +23,10 @@ export function periodEnd(resource: WindowedResource, at: Date): number {
 }
 
 /** Usage of a windowed quota in its current window (`usage_counters`). */
-export function readCounter(sqlite: Database, workspaceId: string, resource: WindowedResource, at: Date): number {
-  const row = sqlite
-    .query("SELECT used FROM usage_counters WHERE workspace_id = ? AND metric = ? AND period = ?")
-    .get(workspaceId, resource, usagePeriod(resource, at)) as { used: number } | null;
+export async function readCounter(db: DB, workspaceId: string, resource: WindowedResource, at: Date): Promise<number> {
+  const row = await db
+    .prepare<{ used: number }>("SELECT used FROM usage_counters WHERE workspace_id = ? AND metric = ? AND period = ?")
+    .get(workspaceId, resource, usagePeriod(resource, at));
   return row?.used ?? 0;
 }
 
@@ -34,15 +34,16 @@ export function readCounter(sqlite: Database, workspaceId: string, resource: Win
  * Adds `adding` to a windowed counter unless that passes `limit`: one UPSERT, so two callers
  * can never both take the last unit. Returns the new value, or null when over the limit.
  */
-export function incrementCounter(sqlite: Database, workspaceId: string, resource: WindowedResource, at: Date, limit: number, adding = 1): number | null {
+export async function incrementCounter(db: DB, workspaceId: string, resource: WindowedResource, at: Date, limit: number, adding = 1): Promise<number | null> {
   if (adding > limit) return null;
-  const row = sqlite
-    .query(
+  // the table's name on `used`: PostgreSQL finds a bare `used` ambiguous with `excluded.used`
+  const row = await db
+    .prepare<{ used: number }>(
       `INSERT INTO usage_counters (workspace_id, metric, period, used) VALUES (?1, ?2, ?3, ?4)
-       ON CONFLICT (workspace_id, metric, period) DO UPDATE SET used = used + ?4 WHERE used + ?4 <= ?5
+       ON CONFLICT (workspace_id, metric, period) DO UPDATE SET used = usage_counters.used + ?4 WHERE usage_counters.used + ?4 <= ?5
        RETURNING used`,
     )
-    .get(workspaceId, resource, usagePeriod(resource, at), adding, limit) as { used: number } | null;
+    .get(workspaceId, resource, usagePeriod(resource, at), adding, limit);
   return row?.used ?? null;
 }
 
@@ -62,19 +63,27 @@ export const STOCK_COUNTS: Record<StockResource, { table: string; sql: string }>
   },
 };
 
+/** Whether a table exists in the database (in the current schema on PostgreSQL). */
+async function hasTable(db: DB, table: string): Promise<boolean> {
+  const sql =
+    db.engine === "postgres"
+      ? "SELECT 1 AS one FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?"
+      : "SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = ?";
+  return (await db.prepare(sql).get(table)) !== undefined;
+}
+
 /** Current count of a stock quota (0 when the module that owns it is not in this build). */
-export function countStock(sqlite: Database, workspaceId: string, resource: StockResource, at: Date): number {
+export async function countStock(db: DB, workspaceId: string, resource: StockResource, at: Date): Promise<number> {
   const { table, sql } = STOCK_COUNTS[resource];
-  const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
-  if (!exists) return 0;
+  if (!(await hasTable(db, table))) return 0;
   const params: (string | number)[] = sql.includes("?2") ? [workspaceId, at.getTime()] : [workspaceId];
-  return (sqlite.query(sql).get(...params) as { n: number }).n;
+  return (await db.prepare<{ n: number }>(sql).get(...params))!.n;
 }
 
 /** Deletes counter windows older than `keepDays` (periodic housekeeping). */
-export function pruneCounters(sqlite: Database, at: Date, keepDays = 400): number {
+export async function pruneCounters(db: DB, at: Date, keepDays = 400): Promise<number> {
   const cutoff = new Date(at.getTime() - keepDays * 86_400_000).toISOString().slice(0, 10);
-  return sqlite.query("DELETE FROM usage_counters WHERE period < ?").run(cutoff).changes;
+  return (await db.prepare("DELETE FROM usage_counters WHERE period < ?").run(cutoff)).changes;
 }
 
 /**
@@ -85,13 +94,12 @@ export function pruneCounters(sqlite: Database, at: Date, keepDays = 400): numbe
 const MESSAGE_USAGE = { table: "message_usage", sql: "SELECT outbound AS used FROM message_usage WHERE workspace_id = ? AND period = ?" };
 
 /** What a workspace used of a quota now, from wherever that quota is counted. */
-export function readUsage(sqlite: Database, workspaceId: string, resource: QuotaResource, at: Date): number {
+export async function readUsage(db: DB, workspaceId: string, resource: QuotaResource, at: Date): Promise<number> {
   if (resource === "messagesPerMonth") {
-    const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MESSAGE_USAGE.table);
-    if (!exists) return 0;
-    const row = sqlite.query(MESSAGE_USAGE.sql).get(workspaceId, usagePeriod(resource, at)) as { used: number } | null;
+    if (!(await hasTable(db, MESSAGE_USAGE.table))) return 0;
+    const row = await db.prepare<{ used: number }>(MESSAGE_USAGE.sql).get(workspaceId, usagePeriod(resource, at));
     return row?.used ?? 0;
   }
-  if (resource === "apiRequestsPerDay") return readCounter(sqlite, workspaceId, resource, at);
-  return countStock(sqlite, workspaceId, resource, at);
+  if (resource === "apiRequestsPerDay") return readCounter(db, workspaceId, resource, at);
+  return countStock(db, workspaceId, resource, at);
 }

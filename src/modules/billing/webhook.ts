@@ -5,7 +5,7 @@ import { hmacHex, sameHex } from "../../crypto/hash.ts";
 import { findOrderForWebhook, findWorkspace, markOrderPaid, recordEvent, setEventWorkspace } from "./repo.ts";
 import { activatePaidPeriod, setStatus } from "./subscription.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "config" | "log">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config" | "log">;
 
 interface Entity {
   id?: string;
@@ -38,7 +38,7 @@ const sha256 = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("h
  * raw body with the webhook secret), then handles the event once per event id: a replay
  * answers 200 and does nothing. The event record and its effect commit together.
  */
-export function handleRazorpayWebhook(deps: Deps, raw: string, signature: string | undefined, eventIdHeader: string | undefined): WebhookOutcome {
+export async function handleRazorpayWebhook(deps: Deps, raw: string, signature: string | undefined, eventIdHeader: string | undefined): Promise<WebhookOutcome> {
   const secret = deps.config.razorpayWebhookSecret;
   if (!secret) throw errors.conflict("Razorpay webhooks are not configured on this server (billing is manual)");
   if (!sameHex(hmacHex(secret, raw), signature)) {
@@ -52,19 +52,19 @@ export function handleRazorpayWebhook(deps: Deps, raw: string, signature: string
   }
   const event = typeof body.event === "string" ? body.event : "unknown";
   const eventId = eventIdHeader?.trim() || (typeof body.id === "string" && body.id) || `sha256:${sha256(raw)}`;
-  return deps.sqlite
-    .transaction((): WebhookOutcome => {
-      const now = deps.clock.now().getTime();
-      if (!recordEvent(deps.db, { provider: "razorpay", eventId, event, workspaceId: null, at: now })) return { event, duplicate: true, action: "ignored" };
-      const { action, workspaceId } = apply(deps, event, body);
-      if (workspaceId) setEventWorkspace(deps.db, "razorpay", eventId, workspaceId);
-      deps.log.info("razorpay webhook", { event, eventId, action, workspaceId });
-      return { event, duplicate: false, action };
-    })
-    .immediate();
+  return deps.db.tx(async (): Promise<WebhookOutcome> => {
+    const now = deps.clock.now().getTime();
+    if (!(await recordEvent(deps.db, { provider: "razorpay", eventId, event, workspaceId: null, at: now }))) return { event, duplicate: true, action: "ignored" };
+    const { action, workspaceId } = await apply(deps, event, body);
+    if (workspaceId) await setEventWorkspace(deps.db, "razorpay", eventId, workspaceId);
+    deps.log.info("razorpay webhook", { event, eventId, action, workspaceId });
+    return { event, duplicate: false, action };
+  });
 }
 
-function apply(deps: Deps, event: string, body: RazorpayEvent): { action: string; workspaceId?: string } {
+type Applied = Promise<{ action: string; workspaceId?: string }>;
+
+async function apply(deps: Deps, event: string, body: RazorpayEvent): Applied {
   const payment = body.payload?.payment?.entity;
   switch (event) {
     case "payment.captured":
@@ -86,16 +86,16 @@ function apply(deps: Deps, event: string, body: RazorpayEvent): { action: string
 }
 
 /** A captured payment of an order Parley created: activates the order's plan. */
-function payForOrder(deps: Deps, orderId: string | undefined, payment: Entity | undefined): { action: string; workspaceId?: string } {
+async function payForOrder(deps: Deps, orderId: string | undefined, payment: Entity | undefined): Applied {
   if (!orderId || !payment?.id) return { action: "ignored" };
-  const order = findOrderForWebhook(deps.db, orderId);
+  const order = await findOrderForWebhook(deps.db, orderId);
   if (!order) return { action: "ignored" };
   if (typeof payment.amount === "number" && payment.amount < order.amountPaise) {
     deps.log.warn("razorpay payment below the order amount", { orderId, paymentId: payment.id });
     return { action: "ignored", workspaceId: order.workspaceId };
   }
   if (order.status === "paid" && order.paymentId !== payment.id) return { action: "ignored", workspaceId: order.workspaceId };
-  const { applied } = activatePaidPeriod(deps, order.workspaceId, {
+  const { applied } = await activatePaidPeriod(deps, order.workspaceId, {
     provider: "razorpay",
     paymentRef: payment.id,
     orderId: order.providerOrderId,
@@ -104,7 +104,7 @@ function payForOrder(deps: Deps, orderId: string | undefined, payment: Entity | 
     amountPaise: order.amountPaise,
     currency: order.currency,
   });
-  if (order.status !== "paid") markOrderPaid(deps.db, order.workspaceId, order.id, payment.id, deps.clock.now().getTime());
+  if (order.status !== "paid") await markOrderPaid(deps.db, order.workspaceId, order.id, payment.id, deps.clock.now().getTime());
   return { action: applied ? "activated" : "ignored", workspaceId: order.workspaceId };
 }
 
@@ -112,20 +112,20 @@ function notesOf(e: Entity | undefined): Record<string, unknown> {
   return e?.notes && !Array.isArray(e.notes) ? e.notes : {};
 }
 
-function subscriptionWorkspace(deps: Deps, sub: Entity | undefined): string | null {
+async function subscriptionWorkspace(deps: Deps, sub: Entity | undefined): Promise<string | null> {
   const ws = notesOf(sub).workspaceId;
-  return typeof ws === "string" && findWorkspace(deps.db, ws) ? ws : null;
+  return typeof ws === "string" && (await findWorkspace(deps.db, ws)) ? ws : null;
 }
 
 /** A Razorpay subscription (created with notes {workspaceId, planId, interval}) was paid: extend to its current_end. */
-function subscriptionPaid(deps: Deps, sub: Entity | undefined, payment: Entity | undefined): { action: string; workspaceId?: string } {
-  const workspaceId = subscriptionWorkspace(deps, sub);
+async function subscriptionPaid(deps: Deps, sub: Entity | undefined, payment: Entity | undefined): Applied {
+  const workspaceId = await subscriptionWorkspace(deps, sub);
   const notes = notesOf(sub);
-  const plan = typeof notes.planId === "string" ? findPlan(deps.sqlite, notes.planId) : null;
+  const plan = typeof notes.planId === "string" ? await findPlan(deps.db, notes.planId) : null;
   const interval: BillingInterval = notes.interval === "annual" ? "annual" : "monthly";
   if (!workspaceId || !plan || !sub?.id) return { action: "ignored" };
   const periodEnd = typeof sub.current_end === "number" ? sub.current_end * 1000 : undefined;
-  const { applied } = activatePaidPeriod(deps, workspaceId, {
+  const { applied } = await activatePaidPeriod(deps, workspaceId, {
     provider: "razorpay",
     // a subscription event without a payment still pays one period once: key it by its period end
     paymentRef: payment?.id ?? `${sub.id}:${sub.current_end ?? "?"}`,
@@ -139,9 +139,9 @@ function subscriptionPaid(deps: Deps, sub: Entity | undefined, payment: Entity |
   return { action: applied ? "extended" : "ignored", workspaceId };
 }
 
-function subscriptionStatus(deps: Deps, sub: Entity | undefined, status: "past_due" | "cancelled"): { action: string; workspaceId?: string } {
-  const workspaceId = subscriptionWorkspace(deps, sub);
+async function subscriptionStatus(deps: Deps, sub: Entity | undefined, status: "past_due" | "cancelled"): Applied {
+  const workspaceId = await subscriptionWorkspace(deps, sub);
   if (!workspaceId) return { action: "ignored" };
-  setStatus(deps, workspaceId, status);
+  await setStatus(deps, workspaceId, status);
   return { action: status, workspaceId };
 }

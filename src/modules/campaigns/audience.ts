@@ -3,10 +3,10 @@ import { errors } from "../../errors.ts";
 import type { CampaignAudience } from "./model.ts";
 import { countsMoved } from "./progress.ts";
 import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
-import { compileSegmentFilter, type SegmentFilter } from "../segments/filter.ts";
+import { bound, compileSegmentFilter, type SegmentFilter } from "../segments/filter.ts";
 import { findSegment } from "../segments/repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
 /** Contacts read and recipients written per transaction: large enough to be fast, small enough to keep memory flat. */
 export const MATERIALIZE_BATCH = 5_000;
@@ -21,16 +21,20 @@ interface AudienceContact {
  * One batch of the audience after `cursor`, in a stable order, so materialising can stop after
  * any batch (a crash) and go on from the cursor. `next` is null after the last batch.
  */
-type AudienceReader = (cursor: string | null, limit: number) => { rows: AudienceContact[]; next: string | null };
+type AudienceReader = (cursor: string | null, limit: number) => Promise<{ rows: AudienceContact[]; next: string | null }>;
 
 function contactIdsReader(deps: Deps, workspaceId: string, ids: string[]): AudienceReader {
   // the list is at most 10,000 ids: sorted once, walked by position; repeats stay (they become `duplicate` skips)
   const sorted = [...ids].sort();
-  const byId = deps.sqlite.query("SELECT id, phone, opted_out AS optedOut FROM contacts WHERE workspace_id = ? AND id = ?");
-  return (cursor, limit) => {
+  const byId = deps.db.prepare<AudienceContact>('SELECT id, phone, opted_out AS "optedOut" FROM contacts WHERE workspace_id = ? AND id = ?');
+  return async (cursor, limit) => {
     const from = cursor === null ? 0 : Number(cursor);
     const slice = sorted.slice(from, from + limit);
-    const rows = slice.map((id) => byId.get(workspaceId, id) as AudienceContact | null).filter((r): r is AudienceContact => r !== null);
+    const rows: AudienceContact[] = [];
+    for (const id of slice) {
+      const r = await byId.get(workspaceId, id);
+      if (r) rows.push(r);
+    }
     const end = from + slice.length;
     return { rows, next: end < sorted.length ? String(end) : null };
   };
@@ -38,11 +42,13 @@ function contactIdsReader(deps: Deps, workspaceId: string, ids: string[]): Audie
 
 /** A frozen segment or filter audience: the first rows left in campaign_audience (each batch deletes what it took). */
 function stagedReader(deps: Deps, campaignId: string): AudienceReader {
-  const q = deps.sqlite.query("SELECT contact_id AS id, phone, 0 AS optedOut FROM campaign_audience WHERE campaign_id = ? ORDER BY contact_id LIMIT ?");
-  const consume = deps.sqlite.query("DELETE FROM campaign_audience WHERE campaign_id = ? AND contact_id <= ?");
-  return (_cursor, limit) => {
-    const rows = q.all(campaignId, limit) as AudienceContact[];
-    if (rows.length) consume.run(campaignId, rows[rows.length - 1]!.id);
+  const q = deps.db.prepare<AudienceContact>(
+    'SELECT contact_id AS id, phone, 0 AS "optedOut" FROM campaign_audience WHERE campaign_id = ? ORDER BY contact_id LIMIT ?',
+  );
+  const consume = deps.db.prepare("DELETE FROM campaign_audience WHERE campaign_id = ? AND contact_id <= ?");
+  return async (_cursor, limit) => {
+    const rows = await q.all(campaignId, limit);
+    if (rows.length) await consume.run(campaignId, rows[rows.length - 1]!.id);
     return { rows, next: rows.length === limit ? "staged" : null };
   };
 }
@@ -57,25 +63,21 @@ export function audienceReader(deps: Deps, c: CampaignRow): AudienceReader {
 /**
  * Freezes a segment or filter audience in the start transaction: the opted-in matching
  * contacts (as the segment's count says) copied by one INSERT ... SELECT over the segments
- * module's compiled filter. A segment deleted meanwhile refuses the start (409).
+ * module's compiled filter. A segment deleted meanwhile refuses the start (409). Inside `db.tx`.
  */
-export function freezeFilterAudience(deps: Pick<AppDeps, "db" | "sqlite">, c: CampaignRow, at: number): void {
+export async function freezeFilterAudience(deps: Pick<AppDeps, "db">, c: CampaignRow, at: number): Promise<void> {
   const audience = c.audience as CampaignAudience;
   let filter: SegmentFilter | undefined = audience.filter;
   if (audience.segmentId) {
-    const segment = findSegment(deps.db, c.workspaceId, audience.segmentId);
+    const segment = await findSegment(deps.db, c.workspaceId, audience.segmentId);
     if (!segment) throw errors.conflict("The campaign's segment no longer exists; choose another audience");
     filter = segment.filter as SegmentFilter;
   }
   if (!filter) return;
   const { where, params } = compileSegmentFilter(c.workspaceId, filter, at);
-  // prepared and finalized here: the SQL varies with the filter's shape (sqlite.query would cache each for ever)
-  const stmt = deps.sqlite.prepare(`INSERT OR IGNORE INTO campaign_audience (campaign_id, contact_id, phone) SELECT ?, c.id, c.phone FROM contacts c WHERE ${where}`);
-  try {
-    stmt.run(c.id, ...params);
-  } finally {
-    stmt.finalize();
-  }
+  // through the store's bounded statement cache, not db.prepare: the SQL varies with the filter's shape
+  const insert = `INSERT INTO campaign_audience (campaign_id, contact_id, phone) SELECT CAST(? AS TEXT), c.id, c.phone FROM contacts c WHERE ${where} ON CONFLICT DO NOTHING`;
+  await deps.db.run(bound(insert, [c.id, ...params]));
 }
 
 const running = new Map<string, Promise<void>>();
@@ -84,7 +86,8 @@ const running = new Map<string, Promise<void>>();
  * Freezes a campaign's audience into recipient rows, batch by batch, each batch one transaction
  * with the cursor that says where the next begins: safe to stop at any point and to run again.
  * Opted-out contacts become `skipped` (`opted_out`); a phone already in the campaign becomes a
- * `skipped` (`duplicate`) row. One run per campaign at a time in this process.
+ * `skipped` (`duplicate`) row. One run per campaign at a time in this process (and the cursor
+ * is read and moved in each batch's transaction, so another node's run cannot take a batch twice).
  */
 export function materialize(deps: Deps, workspaceId: string, campaignId: string): Promise<void> {
   const prior = running.get(campaignId);
@@ -96,9 +99,9 @@ export function materialize(deps: Deps, workspaceId: string, campaignId: string)
 
 async function materializeNow(deps: Deps, workspaceId: string, campaignId: string): Promise<void> {
   for (;;) {
-    const done = deps.bus.transaction(() => {
-      const batch = materializeBatch(deps, workspaceId, campaignId);
-      if (batch.moved) countsMoved(deps, workspaceId, campaignId);
+    const done = await deps.db.tx(async () => {
+      const batch = await materializeBatch(deps, workspaceId, campaignId);
+      if (batch.moved) await countsMoved(deps, workspaceId, campaignId);
       return batch.done;
     });
     if (done) return;
@@ -107,18 +110,20 @@ async function materializeNow(deps: Deps, workspaceId: string, campaignId: strin
 }
 
 /**
- * One batch of recipients with the counters and the cursor, in the caller's transaction.
+ * One batch of recipients with the counters and the cursor, in one transaction (the caller's, else its own).
  * `moved` says whether the counters changed (the caller announces it); `done` whether
  * nothing is left (or there is nothing to do: cancelled, deleted, already done).
  */
-export function materializeBatch(deps: Deps, workspaceId: string, campaignId: string): { done: boolean; moved: boolean } {
-  const c = findCampaign(deps.db, workspaceId, campaignId);
+export async function materializeBatch(deps: Deps, workspaceId: string, campaignId: string): Promise<{ done: boolean; moved: boolean }> {
+  // the cursor is read and moved with the rows it covers: never apart
+  if (!deps.db.inTx) return deps.db.tx(() => materializeBatch(deps, workspaceId, campaignId));
+  const c = await findCampaign(deps.db, workspaceId, campaignId);
   // cancelled (or deleted) meanwhile: the audience stays as far as it got
   if (!c || c.materializedAt !== null || c.status === "cancelled" || c.status === "draft") return { done: true, moved: false };
-  const { rows, next } = audienceReader(deps, c)(c.materializeCursor, MATERIALIZE_BATCH);
-  const insert = deps.sqlite.query(
-    `INSERT OR IGNORE INTO campaign_recipients (id, campaign_id, workspace_id, contact_id, phone, status, skipped_reason, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  const { rows, next } = await audienceReader(deps, c)(c.materializeCursor, MATERIALIZE_BATCH);
+  const insert = deps.db.prepare(
+    `INSERT INTO campaign_recipients (id, campaign_id, workspace_id, contact_id, phone, status, skipped_reason, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
   const at = deps.clock.now().getTime();
   let pending = 0;
@@ -126,13 +131,13 @@ export function materializeBatch(deps: Deps, workspaceId: string, campaignId: st
   for (const r of rows) {
     const status = r.optedOut ? "skipped" : "pending";
     const reason = r.optedOut ? "opted_out" : null;
-    if (insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, status, reason, at).changes === 0) {
-      insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, "skipped", "duplicate", at);
+    if ((await insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, status, reason, at)).changes === 0) {
+      await insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, "skipped", "duplicate", at);
       skipped++;
     } else if (r.optedOut) skipped++;
     else pending++;
   }
-  updateCampaign(deps.db, workspaceId, campaignId, {
+  await updateCampaign(deps.db, workspaceId, campaignId, {
     total: c.total + pending + skipped,
     pending: c.pending + pending,
     skipped: c.skipped + skipped,

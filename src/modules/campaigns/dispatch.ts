@@ -10,7 +10,7 @@ import { countsMoved, moveCounter } from "./progress.ts";
 import type { EngineRow } from "./repo.ts";
 import { renderBody } from "./variables.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
 /** Queued campaign messages a session holds at most: a one-off send waits behind no more than these. */
 export const WINDOW_PER_SESSION = 2;
@@ -30,24 +30,24 @@ interface ContactFacts {
   attributes?: string | null;
 }
 
+const WINDOW_SQL = `SELECT count(*) AS n FROM messages m INDEXED BY messages_queue_idx WHERE m.workspace_id = ? AND m.session_id = ? AND m.status = 'queued'
+       AND m.campaign_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = m.campaign_id AND k.status IN ('paused', 'scheduled'))`;
+
 /**
  * Queued campaign messages of a session that the sender may take (not those a paused campaign
  * holds: they must not take the window from another campaign). The rule of messages/repo.ts.
  */
-export function windowUsed(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): number {
-  const r = deps.sqlite
-    // the session's queue index holds only queued messages: a few rows, whatever the history
-    .query(
-      `SELECT count(*) AS n FROM messages m INDEXED BY messages_queue_idx WHERE m.workspace_id = ? AND m.session_id = ? AND m.status = 'queued'
-       AND m.campaign_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = m.campaign_id AND k.status IN ('paused', 'scheduled'))`,
-    )
-    .get(workspaceId, sessionId) as { n: number };
-  return r.n;
+export async function windowUsed(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string): Promise<number> {
+  // the session's queue index holds only queued messages: a few rows, whatever the history
+  // (SQLite is told to use it; PostgreSQL has no index hints and picks it by itself)
+  const text = deps.db.engine === "postgres" ? WINDOW_SQL.replace(" INDEXED BY messages_queue_idx", "") : WINDOW_SQL;
+  const r = await deps.db.prepare<{ n: number }>(text).get(workspaceId, sessionId);
+  return Number(r?.n ?? 0);
 }
 
 /** Campaign messages a session was given on a UTC day. */
-export function sentOnDay(deps: Pick<AppDeps, "sqlite">, sessionId: string, day: string): number {
-  const r = deps.sqlite.query("SELECT count FROM campaign_send_days WHERE session_id = ? AND day = ?").get(sessionId, day) as { count: number } | null;
+export async function sentOnDay(deps: Pick<AppDeps, "db">, sessionId: string, day: string): Promise<number> {
+  const r = await deps.db.prepare<{ count: number }>("SELECT count FROM campaign_send_days WHERE session_id = ? AND day = ?").get(sessionId, day);
   return r?.count ?? 0;
 }
 
@@ -65,34 +65,33 @@ function attributesOf(c: ContactFacts): Record<string, string> {
 
 /**
  * Gives the campaign's next pending recipient a message on a session, in the caller's
- * transaction: the message row (queued, counted in the monthly quota, with the session's
+ * transaction (`db.tx`): the message row (queued, counted in the monthly quota, with the session's
  * sender job) and the recipient's `messageId` commit together, so a restart can never make a
  * second message for the recipient. Recipients who opted out meanwhile are skipped on the way.
  * Returns "sent" when a message was queued, "empty" when nobody is left to give one, "skipped"
  * when this turn only skipped opted-out recipients.
  */
-export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; phoneNumber: string | null }, at: number): "sent" | "skipped" | "empty" {
+export async function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; phoneNumber: string | null }, at: number): Promise<"sent" | "skipped" | "empty"> {
   const ws = c.workspaceId;
-  const next = deps.sqlite.query(
-    "SELECT id, contact_id AS contactId, phone FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL ORDER BY id LIMIT 1",
+  const next = deps.db.prepare<Todo>(
+    `SELECT id, contact_id AS "contactId", phone FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL ORDER BY id LIMIT 1`,
   );
-  const contactQ = deps.sqlite.query("SELECT * FROM contacts WHERE workspace_id = ? AND id = ?");
+  const contactQ = deps.db.prepare<ContactFacts>(
+    `SELECT name, push_name AS "pushName", opted_out AS "optedOut", attributes FROM contacts WHERE workspace_id = ? AND id = ?`,
+  );
   let skipped = 0;
   try {
     for (let i = 0; i < MAX_SKIPS; i++) {
-      const r = next.get(c.id) as Todo | null;
+      const r = await next.get(c.id);
       if (!r) return "empty";
-      const raw = r.contactId ? (contactQ.get(ws, r.contactId) as Record<string, unknown> | null) : null;
-      const contact: ContactFacts | null = raw
-        ? { name: raw.name as string | null, pushName: raw.push_name as string | null, optedOut: Number(raw.opted_out ?? 0), attributes: raw.attributes as string | null }
-        : null;
+      const contact = r.contactId ? await contactQ.get(ws, r.contactId) : undefined;
       // a contact deleted since the start (an erasure request) is not messaged either
-      const skip = contact?.optedOut ? "opted_out" : r.contactId && !raw ? "contact_deleted" : null;
+      const skip = contact && Number(contact.optedOut) ? "opted_out" : r.contactId && !contact ? "contact_deleted" : null;
       if (skip) {
-        deps.sqlite
-          .query("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
+        await deps.db
+          .prepare("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
           .run(skip, at, r.id);
-        moveCounter(deps, c.id, "pending", "skipped");
+        await moveCounter(deps, c.id, "pending", "skipped");
         skipped++;
         continue;
       }
@@ -107,8 +106,8 @@ export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; ph
           })
         : null;
       const id = Bun.randomUUIDv7();
-      const conversationId = touchConversation(deps.db, ws, { sessionId: session.id, phone: r.phone, contactId: r.contactId, messageId: id, at, inbound: false });
-      insertMessage(deps.db, ws, {
+      const conversationId = await touchConversation(deps.db, ws, { sessionId: session.id, phone: r.phone, contactId: r.contactId, messageId: id, at, inbound: false });
+      await insertMessage(deps.db, ws, {
         id,
         sessionId: session.id,
         conversationId,
@@ -124,23 +123,23 @@ export function dispatchNext(deps: Deps, c: EngineRow, session: { id: string; ph
         createdAt: at,
         updatedAt: at,
       });
-      addUsage(deps.db, ws, monthOf(at), 1);
-      deps.sqlite
-        .query(
+      await addUsage(deps.db, ws, monthOf(at), 1);
+      await deps.db
+        .prepare(
           `INSERT INTO campaign_send_days (workspace_id, session_id, day, count) VALUES (?, ?, ?, 1)
-           ON CONFLICT (session_id, day) DO UPDATE SET count = count + 1`,
+           ON CONFLICT (session_id, day) DO UPDATE SET count = campaign_send_days.count + 1`,
         )
         .run(ws, session.id, new Date(at).toISOString().slice(0, 10));
-      const marked = deps.sqlite
-        .query("UPDATE campaign_recipients SET message_id = ?, session_id = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
+      const marked = await deps.db
+        .prepare("UPDATE campaign_recipients SET message_id = ?, session_id = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
         .run(id, session.id, at, r.id);
       // the scan and the mark are in one transaction: this cannot miss, and if it ever did the whole change rolls back
       if (marked.changes !== 1) throw new Error(`recipient ${r.id} was taken twice`);
-      enqueueSender(deps, ws, session.id);
+      await enqueueSender(deps, ws, session.id);
       return "sent";
     }
     return "skipped"; // only skips this time: the turn passes, the next tick goes on
   } finally {
-    if (skipped) countsMoved(deps, ws, c.id);
+    if (skipped) await countsMoved(deps, ws, c.id);
   }
 }

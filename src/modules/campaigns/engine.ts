@@ -9,10 +9,10 @@ import { dispatchNext, sentOnDay, windowUsed, WINDOW_PER_SESSION } from "./dispa
 import { dailyCap, nextGapMs, nextUtcMidnight, quietUntil, utcDay, type Pacing } from "./pacing.ts";
 import { changeStatus } from "./progress.ts";
 import { reconcile } from "./tracking.ts";
-import { findEngineRow, updateCampaign, type EngineRow } from "./repo.ts";
+import { bringJobForward, findEngineRow, updateCampaign, type EngineRow } from "./repo.ts";
 import type { PausedReason } from "./table.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
 
 export const RUN_JOB = "campaigns.run";
 /** The longest the run job sleeps without looking again (a safety net; events wake it sooner). */
@@ -23,29 +23,28 @@ const HELD_RECHECK_MS = 5_000;
 const WINDOW_RECHECK_MS = 1_000;
 
 /** Makes sure the campaign's run job exists and runs no later than `runAt` (default now). Joins the caller's transaction. */
-export function wakeRun(deps: Pick<AppDeps, "jobs" | "sqlite" | "clock">, workspaceId: string, campaignId: string, runAt?: Date): void {
+export async function wakeRun(deps: Pick<AppDeps, "jobs" | "db" | "clock">, workspaceId: string, campaignId: string, runAt?: Date): Promise<void> {
   const key = `${RUN_JOB}:${campaignId}`;
-  deps.jobs.enqueue(RUN_JOB, { workspaceId, campaignId }, { dedupeKey: key, runAt });
+  await deps.jobs.enqueue(RUN_JOB, { workspaceId, campaignId }, { dedupeKey: key, runAt });
   // an existing job may sleep until later (quiet hours, a daily cap): bring it forward
-  const at = (runAt ?? deps.clock.now()).getTime();
-  deps.sqlite.query("UPDATE jobs SET run_at = min(run_at, ?) WHERE dedupe_key = ? AND status = 'pending'").run(at, key);
+  await bringJobForward(deps.db, key, (runAt ?? deps.clock.now()).getTime());
 }
 
 /** Auto-pause (or a user's pause) with its reason; announced at once. */
-export function pauseCampaign(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, reason: PausedReason): void {
-  changeStatus(deps, c, { status: "paused", pausedReason: reason, waitingUntil: null });
+export async function pauseCampaign(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, reason: PausedReason): Promise<void> {
+  await changeStatus(deps, c, { status: "paused", pausedReason: reason, waitingUntil: null });
 }
 
-function completeIfDone(deps: Deps, c: EngineRow, now: number): boolean {
+async function completeIfDone(deps: Deps, c: EngineRow, now: number): Promise<boolean> {
   if (c.status !== "running" || !isMaterialized(c) || c.pending !== 0) return false;
-  changeStatus(deps, c, { status: "completed", completedAt: now, waitingUntil: null });
+  await changeStatus(deps, c, { status: "completed", completedAt: now, waitingUntil: null });
   return true;
 }
 
-function planAllows(deps: Deps, workspaceId: string): boolean {
+async function planAllows(deps: Deps, workspaceId: string): Promise<boolean> {
   try {
-    assertFeature(deps, workspaceId, "campaigns");
-    assertCanSend(deps, workspaceId);
+    await assertFeature(deps, workspaceId, "campaigns");
+    await assertCanSend(deps, workspaceId);
     return true;
   } catch (err) {
     if (err instanceof AppError && err.code === "SUBSCRIPTION_INACTIVE") return false;
@@ -63,55 +62,63 @@ interface SessionFacts {
   reconnecting: number;
 }
 
-function sessionsOf(deps: Deps, c: EngineRow): SessionFacts[] {
-  const q = deps.sqlite.query(
-    `SELECT id, status, phone_number AS phoneNumber, last_disconnect_reason AS lastDisconnectReason,
-            coalesce(first_connected_at, connected_at, created_at) AS firstConnectedAt,
-            (status = 'disconnected' AND last_disconnect_reason = 'connection_lost' AND credentials IS NOT NULL AND phone_number IS NOT NULL) AS reconnecting
+async function sessionsOf(deps: Deps, c: EngineRow): Promise<SessionFacts[]> {
+  const q = deps.db.prepare<SessionFacts>(
+    `SELECT id, status, phone_number AS "phoneNumber", last_disconnect_reason AS "lastDisconnectReason",
+            coalesce(first_connected_at, connected_at, created_at) AS "firstConnectedAt",
+            CASE WHEN status = 'disconnected' AND last_disconnect_reason = 'connection_lost' AND credentials IS NOT NULL AND phone_number IS NOT NULL
+                 THEN 1 ELSE 0 END AS reconnecting
      FROM chat_sessions WHERE workspace_id = ? AND id = ?`,
   );
-  return c.sessionIds.map((id) => q.get(c.workspaceId, id) as SessionFacts | null).filter((s): s is SessionFacts => s !== null);
+  const found: SessionFacts[] = [];
+  for (const id of c.sessionIds) {
+    const s = await q.get(c.workspaceId, id);
+    if (s) found.push(s);
+  }
+  return found;
 }
 
-function hasTodo(deps: Deps, campaignId: string): boolean {
-  return deps.sqlite.query("SELECT 1 FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL LIMIT 1").get(campaignId) !== null;
+async function hasTodo(deps: Deps, campaignId: string): Promise<boolean> {
+  return (await deps.db.prepare("SELECT 1 AS x FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL LIMIT 1").get(campaignId)) !== undefined;
 }
 
 /**
- * One look at a running campaign, inside the caller's transaction: pauses it when it cannot go
- * on (plan, quota, sessions), completes it when nobody is pending, else gives each connected
- * session whose turn it is (pacing gap passed, under its daily cap, room in its window) one
- * recipient. `only` limits this to one session (a refill after that session sent something).
+ * One look at a running campaign, in one transaction (the caller's, else its own): pauses it
+ * when it cannot go on (plan, quota, sessions), completes it when nobody is pending, else gives
+ * each connected session whose turn it is (pacing gap passed, under its daily cap, room in its
+ * window) one recipient. `only` limits this to one session (a refill after that session sent something).
  * Returns when to look again, or null when the campaign needs no more looks (not running).
  */
-export function tick(deps: Deps, workspaceId: string, campaignId: string, only?: string): number | null {
-  const c = findEngineRow(deps.db, workspaceId, campaignId);
+export async function tick(deps: Deps, workspaceId: string, campaignId: string, only?: string): Promise<number | null> {
+  // one look is one transaction: its reads and the dispatches they allow must not interleave
+  if (!deps.db.inTx) return deps.db.tx(() => tick(deps, workspaceId, campaignId, only));
+  const c = await findEngineRow(deps.db, workspaceId, campaignId);
   if (!c || c.status !== "running") return null;
   const now = deps.clock.now().getTime();
   if (!isMaterialized(c)) return only ? null : now;
   // a refill whose session is still inside its pacing gap: the run job wakes for it then
   if (only && (c.pacingState[only] ?? 0) > now && c.pending > 0) return null;
-  if (!planAllows(deps, workspaceId)) return void pauseCampaign(deps, c, "plan_inactive"), null;
-  if (!hasTodo(deps, c.id)) {
-    if (completeIfDone(deps, c, now)) return null;
+  if (!(await planAllows(deps, workspaceId))) return await pauseCampaign(deps, c, "plan_inactive"), null;
+  if (!(await hasTodo(deps, c.id))) {
+    if (await completeIfDone(deps, c, now)) return null;
     // nobody left to give a message: only the recipients whose messages are in flight are pending
-    if (!only && c.pending > 0 && reconcile(deps, workspaceId, c.id) > 0) return now;
+    if (!only && c.pending > 0 && (await reconcile(deps, workspaceId, c.id)) > 0) return now;
     return now + IDLE_RECHECK_MS;
   }
   const pacing = c.pacing as unknown as Pacing;
   const quiet = quietUntil(pacing.quietHours, now);
-  if (quiet !== null) return setWaiting(deps, c, quiet), quiet;
-  const sessions = sessionsOf(deps, c);
+  if (quiet !== null) return await setWaiting(deps, c, quiet), quiet;
+  const sessions = await sessionsOf(deps, c);
   const live = sessions.filter((s) => s.status === "connected");
   if (!live.length) {
     // wait only for a session that comes back by itself; one never linked (or being linked, or
     // dropped on an error) would keep the campaign `running` for ever with nothing sent
-    if (sessions.some((s) => s.reconnecting && sessionGate(s).kind === "hold")) return setWaiting(deps, c, null), now + HELD_RECHECK_MS;
-    return void pauseCampaign(deps, c, "session_disconnected"), null;
+    if (sessions.some((s) => s.reconnecting && sessionGate(s).kind === "hold")) return await setWaiting(deps, c, null), now + HELD_RECHECK_MS;
+    return await pauseCampaign(deps, c, "session_disconnected"), null;
   }
-  const limit = effectiveLimits(deps, workspaceId).messagesPerMonth;
-  let used = usageOf(deps.db, workspaceId, monthOf(now));
-  if (used >= limit) return void pauseCampaign(deps, c, "quota_exceeded"), null;
+  const limit = (await effectiveLimits(deps, workspaceId)).messagesPerMonth;
+  let used = await usageOf(deps.db, workspaceId, monthOf(now));
+  if (used >= limit) return await pauseCampaign(deps, c, "quota_exceeded"), null;
 
   const state = { ...c.pacingState };
   const n = c.sessionIds.length;
@@ -124,7 +131,7 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
     const index = (c.turn + k) % n;
     const s = live.find((x) => x.id === c.sessionIds[index]);
     if (!s || (only && s.id !== only)) continue;
-    if (sentOnDay(deps, s.id, day) >= dailyCap(pacing, s.firstConnectedAt, now)) {
+    if ((await sentOnDay(deps, s.id, day)) >= dailyCap(pacing, s.firstConnectedAt, now)) {
       capWake = Math.min(capWake, nextUtcMidnight(now));
       continue;
     }
@@ -134,12 +141,12 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
       wake = Math.min(wake, nextAt);
       continue;
     }
-    if (windowUsed(deps, workspaceId, s.id) >= WINDOW_PER_SESSION) {
+    if ((await windowUsed(deps, workspaceId, s.id)) >= WINDOW_PER_SESSION) {
       wake = Math.min(wake, now + WINDOW_RECHECK_MS);
       continue;
     }
-    if (used >= limit) return void pauseCampaign(deps, c, "quota_exceeded"), null;
-    const r = dispatchNext(deps, c, s, now);
+    if (used >= limit) return await pauseCampaign(deps, c, "quota_exceeded"), null;
+    const r = await dispatchNext(deps, c, s, now);
     if (r === "empty") break;
     turn = (index + 1) % n;
     if (r === "skipped") {
@@ -152,10 +159,10 @@ export function tick(deps: Deps, workspaceId: string, campaignId: string, only?:
   }
   if (only && allCapped) return null; // a refill of a capped session: the run job owns the waiting
   const waitingUntil = allCapped && capWake !== Infinity ? capWake : null;
-  updateCampaign(deps.db, workspaceId, c.id, { pacingState: state, turn, waitingUntil });
+  await updateCampaign(deps.db, workspaceId, c.id, { pacingState: state, turn, waitingUntil });
   return waitingUntil ?? wake;
 }
 
-function setWaiting(deps: Deps, c: EngineRow, until: number | null): void {
-  if (c.waitingUntil !== until) updateCampaign(deps.db, c.workspaceId, c.id, { waitingUntil: until });
+async function setWaiting(deps: Deps, c: EngineRow, until: number | null): Promise<void> {
+  if (c.waitingUntil !== until) await updateCampaign(deps.db, c.workspaceId, c.id, { waitingUntil: until });
 }

@@ -5,14 +5,14 @@ import type { AppDeps } from "../../deps.ts";
 import { publishFailed } from "../messages/events.ts";
 import { enqueueSender } from "../messages/sender.ts";
 
-type Deps = Pick<AppDeps, "sqlite" | "bus" | "jobs">;
+type Deps = Pick<AppDeps, "db" | "bus" | "jobs">;
 
 /** The message error of a queued campaign message whose campaign was cancelled before it went out. */
 export const CANCELLED_ERROR = { code: "cancelled", message: "The campaign was cancelled before this message was sent" };
 
 /** Resume: the sessions' senders look again, so the messages held while paused go out now. */
-export function releaseHeld(deps: Deps, c: { workspaceId: string; sessionIds: string[] }): void {
-  for (const sessionId of c.sessionIds) enqueueSender(deps, c.workspaceId, sessionId);
+export async function releaseHeld(deps: Deps, c: { workspaceId: string; sessionIds: string[] }): Promise<void> {
+  for (const sessionId of c.sessionIds) await enqueueSender(deps, c.workspaceId, sessionId);
 }
 
 /**
@@ -22,21 +22,22 @@ export function releaseHeld(deps: Deps, c: { workspaceId: string; sessionIds: st
  * under way (a sending token) is left to finish; its recipient moves with its outcome.
  * Returns how many recipients were skipped.
  */
-export function cancelQueued(deps: Deps, workspaceId: string, campaignId: string, at: number): number {
-  const unsent = `SELECT id FROM messages WHERE workspace_id = ?3 AND campaign_id = ?2 AND status = 'queued' AND sending_token IS NULL`;
-  const skipped = deps.sqlite
-    .query(
-      `UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ?1
-       WHERE campaign_id = ?2 AND status = 'pending' AND (message_id IS NULL OR message_id IN (${unsent}))`,
+export async function cancelQueued(deps: Deps, workspaceId: string, campaignId: string, at: number): Promise<number> {
+  // binds the workspace, then the campaign
+  const unsent = `SELECT id FROM messages WHERE workspace_id = ? AND campaign_id = ? AND status = 'queued' AND sending_token IS NULL`;
+  const { changes: skipped } = await deps.db
+    .prepare(
+      `UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ?
+       WHERE campaign_id = ? AND status = 'pending' AND (message_id IS NULL OR message_id IN (${unsent}))`,
     )
-    .run(at, campaignId, workspaceId).changes;
-  const failed = deps.sqlite
-    .query(
-      `UPDATE messages SET status = 'failed', error_code = ?4, error_message = ?5, failed_at = ?1, updated_at = ?1
-       WHERE id IN (${unsent}) RETURNING id, workspace_id AS workspaceId, session_id AS sessionId, phone`,
+    .run(at, campaignId, workspaceId, campaignId);
+  const failed = await deps.db
+    .prepare<{ id: string; workspaceId: string; sessionId: string; phone: string }>(
+      `UPDATE messages SET status = 'failed', error_code = ?, error_message = ?, failed_at = ?, updated_at = ?
+       WHERE id IN (${unsent}) RETURNING id, workspace_id AS "workspaceId", session_id AS "sessionId", phone`,
     )
-    .all(at, campaignId, workspaceId, CANCELLED_ERROR.code, CANCELLED_ERROR.message) as { id: string; workspaceId: string; sessionId: string; phone: string }[];
+    .all(CANCELLED_ERROR.code, CANCELLED_ERROR.message, at, at, workspaceId, campaignId);
   // the recipients are skipped already: the campaign's tracking of message_failed moves nothing
-  for (const m of failed) publishFailed(deps, m, CANCELLED_ERROR);
+  for (const m of failed) await publishFailed(deps, m, CANCELLED_ERROR);
   return skipped;
 }

@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { findEngineRow, updateCampaign, type CampaignPatch, type EngineRow } from "./repo.ts";
 import type { RecipientStatus } from "./table.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
 export const PROGRESS_JOB = "campaigns.progress";
 /** At most one campaign_progress per campaign this often while only the counts move (D11). */
@@ -24,41 +24,41 @@ export function progressData(c: EngineRow) {
   };
 }
 
-/** Publishes campaign_progress from the row as it is in this transaction. Call inside bus.transaction. */
-export function publishProgress(deps: Deps, workspaceId: string, id: string): void {
+/** Publishes campaign_progress from the row as it is in this transaction. Call inside `db.tx`. */
+export async function publishProgress(deps: Deps, workspaceId: string, id: string): Promise<void> {
   const now = deps.clock.now().getTime();
-  updateCampaign(deps.db, workspaceId, id, { progressAt: now, progressDirty: false });
-  const c = findEngineRow(deps.db, workspaceId, id);
-  if (c) deps.bus.publish(workspaceId, "campaign_progress", progressData(c));
+  await updateCampaign(deps.db, workspaceId, id, { progressAt: now, progressDirty: false });
+  const c = await findEngineRow(deps.db, workspaceId, id);
+  if (c) await deps.bus.publish(workspaceId, "campaign_progress", progressData(c));
 }
 
-/** A status change: written and announced at once (inside bus.transaction). */
-export function changeStatus(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, patch: CampaignPatch): void {
-  updateCampaign(deps.db, c.workspaceId, c.id, { ...patch, updatedAt: deps.clock.now().getTime() });
-  publishProgress(deps, c.workspaceId, c.id);
+/** A status change: written and announced at once (inside `db.tx`). */
+export async function changeStatus(deps: Deps, c: Pick<EngineRow, "id" | "workspaceId">, patch: CampaignPatch): Promise<void> {
+  await updateCampaign(deps.db, c.workspaceId, c.id, { ...patch, updatedAt: deps.clock.now().getTime() });
+  await publishProgress(deps, c.workspaceId, c.id);
 }
 
 /**
  * Counts moved: announce now if the last announcement is 5 s old, else mark the campaign dirty
- * and make sure a progress job announces it when the 5 s are up (trailing edge).
+ * and make sure a progress job announces it when the 5 s are up (trailing edge). Inside `db.tx`.
  */
-export function countsMoved(deps: Deps, workspaceId: string, id: string): void {
-  const row = deps.sqlite.query("SELECT progress_at AS at FROM campaigns WHERE id = ?").get(id) as { at: number | null } | null;
+export async function countsMoved(deps: Deps, workspaceId: string, id: string): Promise<void> {
+  const row = await deps.db.prepare<{ at: number | null }>("SELECT progress_at AS at FROM campaigns WHERE id = ?").get(id);
   if (!row) return;
   const now = deps.clock.now().getTime();
   if (row.at === null || now - row.at >= PROGRESS_INTERVAL_MS) return publishProgress(deps, workspaceId, id);
-  deps.sqlite.query("UPDATE campaigns SET progress_dirty = 1 WHERE id = ?").run(id);
-  deps.jobs.enqueue(PROGRESS_JOB, { workspaceId, campaignId: id }, { dedupeKey: `${PROGRESS_JOB}:${id}`, runAt: new Date(row.at + PROGRESS_INTERVAL_MS) });
+  await deps.db.prepare("UPDATE campaigns SET progress_dirty = 1 WHERE id = ?").run(id);
+  await deps.jobs.enqueue(PROGRESS_JOB, { workspaceId, campaignId: id }, { dedupeKey: `${PROGRESS_JOB}:${id}`, runAt: new Date(row.at + PROGRESS_INTERVAL_MS) });
 }
 
 /** The progress job: announces a dirty campaign (or comes back when 5 s have not passed yet). */
-export function flushProgress(deps: Deps, workspaceId: string, id: string): number {
-  return deps.bus.transaction(() => {
-    const c = findEngineRow(deps.db, workspaceId, id);
+export async function flushProgress(deps: Deps, workspaceId: string, id: string): Promise<number> {
+  return deps.db.tx(async () => {
+    const c = await findEngineRow(deps.db, workspaceId, id);
     if (!c || !c.progressDirty) return 0;
     const wait = (c.progressAt ?? 0) + PROGRESS_INTERVAL_MS - deps.clock.now().getTime();
     if (wait > 0) return wait;
-    publishProgress(deps, workspaceId, id);
+    await publishProgress(deps, workspaceId, id);
     return 0;
   });
 }
@@ -66,7 +66,7 @@ export function flushProgress(deps: Deps, workspaceId: string, id: string): numb
 const COUNTERS: ReadonlySet<RecipientStatus> = new Set(["pending", "sent", "delivered", "read", "failed", "skipped"]);
 
 /** Moves `n` recipients' worth of counters from one status to another (the sum stays total). */
-export function moveCounter(deps: Pick<AppDeps, "sqlite">, id: string, from: RecipientStatus, to: RecipientStatus, n = 1): void {
+export async function moveCounter(deps: Pick<AppDeps, "db">, id: string, from: RecipientStatus, to: RecipientStatus, n = 1): Promise<void> {
   if (!COUNTERS.has(from) || !COUNTERS.has(to) || n === 0) return;
-  deps.sqlite.query(`UPDATE campaigns SET "${from}" = "${from}" - ?1, "${to}" = "${to}" + ?1 WHERE id = ?2`).run(n, id);
+  await deps.db.prepare(`UPDATE campaigns SET "${from}" = "${from}" - ?, "${to}" = "${to}" + ? WHERE id = ?`).run(n, n, id);
 }

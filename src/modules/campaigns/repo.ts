@@ -7,12 +7,12 @@ export type RecipientRow = typeof campaignRecipients.$inferSelect;
 export type CampaignPatch = Partial<Omit<CampaignRow, "id" | "workspaceId" | "createdAt">>;
 
 /** Inserts a campaign. */
-export function insertCampaign(db: DB, workspaceId: string, row: Omit<typeof campaigns.$inferInsert, "workspaceId">): void {
-  db.insert(campaigns).values({ ...row, workspaceId }).run();
+export async function insertCampaign(db: DB, workspaceId: string, row: Omit<typeof campaigns.$inferInsert, "workspaceId">): Promise<void> {
+  await db.insert(campaigns).values({ ...row, workspaceId }).run();
 }
 
 /** One campaign of the workspace. */
-export function findCampaign(db: DB, workspaceId: string, id: string): CampaignRow | undefined {
+export async function findCampaign(db: DB, workspaceId: string, id: string): Promise<CampaignRow | undefined> {
   return db.select().from(campaigns).where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id))).get();
 }
 
@@ -29,15 +29,15 @@ const leanStmt = (db: DB) =>
 const leanPrepared = new WeakMap<DB, ReturnType<typeof leanStmt>>();
 
 /** One campaign of the workspace, without its audience (prepared: the hot path of sends and receipts). */
-export function findEngineRow(db: DB, workspaceId: string, id: string): EngineRow | undefined {
+export async function findEngineRow(db: DB, workspaceId: string, id: string): Promise<EngineRow | undefined> {
   let stmt = leanPrepared.get(db);
   if (!stmt) leanPrepared.set(db, (stmt = leanStmt(db)));
   return stmt.get({ ws: workspaceId, id });
 }
 
 /** Changes a campaign; with `onlyIn`, only while its status is one of those (returns whether it changed). */
-export function updateCampaign(db: DB, workspaceId: string, id: string, patch: CampaignPatch, onlyIn?: CampaignStatus[]): boolean {
-  const r = db
+export async function updateCampaign(db: DB, workspaceId: string, id: string, patch: CampaignPatch, onlyIn?: CampaignStatus[]): Promise<boolean> {
+  const r = await db
     .update(campaigns)
     .set(patch)
     .where(
@@ -47,26 +47,25 @@ export function updateCampaign(db: DB, workspaceId: string, id: string, patch: C
         onlyIn ? sql`${campaigns.status} IN (${sql.join(onlyIn.map((s) => sql`${s}`), sql`, `)})` : undefined,
       ),
     )
-    .returning({ id: campaigns.id })
-    .all();
-  return r.length === 1;
+    .run();
+  return r.changes === 1;
 }
 
 /** Deletes a campaign (its recipients go with it; its messages stay, with their campaignId). */
-export function deleteCampaign(db: DB, workspaceId: string, id: string): void {
-  db.delete(campaigns).where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id))).run();
+export async function deleteCampaign(db: DB, workspaceId: string, id: string): Promise<void> {
+  await db.delete(campaigns).where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id))).run();
 }
 
 /** A page of the workspace's campaigns, newest first. */
-export function listCampaigns(db: DB, workspaceId: string, q: { status?: CampaignStatus; limit: number; offset: number }) {
+export async function listCampaigns(db: DB, workspaceId: string, q: { status?: CampaignStatus; limit: number; offset: number }) {
   const where = and(eq(campaigns.workspaceId, workspaceId), q.status ? eq(campaigns.status, q.status) : undefined);
-  const rows = db.select().from(campaigns).where(where).orderBy(desc(campaigns.id)).limit(q.limit).offset(q.offset).all();
-  const total = db.select({ n: count() }).from(campaigns).where(where).get()?.n ?? 0;
+  const rows = await db.select().from(campaigns).where(where).orderBy(desc(campaigns.id)).limit(q.limit).offset(q.offset).all();
+  const total = (await db.select({ n: count() }).from(campaigns).where(where).get())?.n ?? 0;
   return { rows, total };
 }
 
 /** A page of a campaign's recipients in materialisation order (the total comes from the campaign's counters). */
-export function pageRecipients(db: DB, campaignId: string, q: { status?: RecipientStatus; limit: number; offset: number }): RecipientRow[] {
+export async function pageRecipients(db: DB, campaignId: string, q: { status?: RecipientStatus; limit: number; offset: number }): Promise<RecipientRow[]> {
   return db
     .select()
     .from(campaignRecipients)
@@ -78,7 +77,7 @@ export function pageRecipients(db: DB, campaignId: string, q: { status?: Recipie
 }
 
 /** Campaigns the engine must look after (after a restart, and as a safety net). */
-export function activeCampaigns(db: DB): { id: string; workspaceId: string; status: CampaignStatus; progressDirty: boolean }[] {
+export async function activeCampaigns(db: DB): Promise<{ id: string; workspaceId: string; status: CampaignStatus; progressDirty: boolean }[]> {
   return db
     .select({ id: campaigns.id, workspaceId: campaigns.workspaceId, status: campaigns.status, progressDirty: campaigns.progressDirty })
     .from(campaigns)
@@ -87,17 +86,32 @@ export function activeCampaigns(db: DB): { id: string; workspaceId: string; stat
 }
 
 /** Running campaigns of a workspace that send through a session. */
-export function runningWithSession(db: DB, workspaceId: string, sessionId: string): string[] {
-  return db
+export async function runningWithSession(db: DB, workspaceId: string, sessionId: string): Promise<string[]> {
+  // session_ids is a JSON array kept as text on both engines
+  const uses =
+    db.engine === "postgres"
+      ? sql`${campaigns.sessionIds}::jsonb @> jsonb_build_array(CAST(${sessionId} AS text))`
+      : sql`EXISTS (SELECT 1 FROM json_each(${campaigns.sessionIds}) WHERE value = ${sessionId})`;
+  const rows = await db
     .select({ id: campaigns.id })
     .from(campaigns)
-    .where(
-      and(
-        eq(campaigns.workspaceId, workspaceId),
-        eq(campaigns.status, "running"),
-        sql`EXISTS (SELECT 1 FROM json_each(${campaigns.sessionIds}) WHERE value = ${sessionId})`,
-      ),
-    )
-    .all()
-    .map((r) => r.id);
+    .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "running"), uses))
+    .all();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Brings a pending job of a dedupe key forward to `at` when it sleeps until later (the run
+ * job of a campaign waiting out quiet hours or a daily cap). Joins the caller's transaction.
+ */
+export async function bringJobForward(db: DB, dedupeKey: string, at: number): Promise<void> {
+  const earliest = db.engine === "postgres" ? "least" : "min";
+  await db.prepare(`UPDATE jobs SET run_at = ${earliest}(run_at, ?) WHERE dedupe_key = ? AND status = 'pending'`).run(at, dedupeKey);
+}
+
+/** Appends one send's outcome ("s" or "f") to a campaign's latest outcomes, keeping the last `window`. */
+export async function pushOutcome(db: DB, campaignId: string, outcome: string, window: number): Promise<void> {
+  // SQLite's substr counts a negative start from the end; PostgreSQL's right() does that
+  const kept = db.engine === "postgres" ? "right(recent_outcomes || ?, ?)" : "substr(recent_outcomes || ?, -?)";
+  await db.prepare(`UPDATE campaigns SET recent_outcomes = ${kept} WHERE id = ?`).run(outcome, window, campaignId);
 }

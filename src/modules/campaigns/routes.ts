@@ -13,8 +13,8 @@ export function campaignRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .post(
       "",
-      ({ auth, body, set }) => {
-        const created = createCampaign(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : auth.apiKeyId, body);
+      async ({ auth, body, set }) => {
+        const created = await createCampaign(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : auth.apiKeyId, body);
         set.status = 201;
         return ok(created, "Campaign created as a draft");
       },
@@ -30,18 +30,18 @@ export function campaignRoutes(deps: AppDeps) {
     )
     .get(
       "",
-      ({ auth, query }) => {
-        const { data, total } = pageCampaigns(deps, auth.workspaceId, query);
+      async ({ auth, query }) => {
+        const { data, total } = await pageCampaigns(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
       { jwt: "read", query: campaignListQuery, detail: { summary: "List campaigns, newest first (filter status)", responses: listResponses } },
     )
-    .get("/:id", ({ auth, params }) => ok(getCampaign(deps, auth.workspaceId, params.id)), {
+    .get("/:id", async ({ auth, params }) => ok(await getCampaign(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: campaignParams,
       detail: { summary: "Get a campaign with its stats", responses: campaignResponses() },
     })
-    .patch("/:id", ({ auth, params, body }) => ok(updateDraft(deps, auth.workspaceId, params.id, body)), {
+    .patch("/:id", async ({ auth, params, body }) => ok(await updateDraft(deps, auth.workspaceId, params.id, body)), {
       jwt: "manage",
       params: campaignParams,
       body: updateCampaignBody,
@@ -49,8 +49,8 @@ export function campaignRoutes(deps: AppDeps) {
     })
     .delete(
       "/:id",
-      ({ auth, params }) => {
-        removeCampaign(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await removeCampaign(deps, auth.workspaceId, params.id);
         return ok(undefined, "Campaign deleted");
       },
       { jwt: "manage", params: campaignParams, detail: { summary: "Delete a draft, completed, cancelled or failed campaign", responses: deleteResponses } },
@@ -64,30 +64,30 @@ export function campaignRoutes(deps: AppDeps) {
         responses: campaignResponses(),
       },
     })
-    .post("/:id/pause", ({ auth, params }) => ok(pauseByUser(deps, auth.workspaceId, params.id), "Campaign paused"), {
+    .post("/:id/pause", async ({ auth, params }) => ok(await pauseByUser(deps, auth.workspaceId, params.id), "Campaign paused"), {
       jwt: "manage",
       params: campaignParams,
       detail: { summary: "Pause a running or scheduled campaign (pausedReason user_request)", responses: campaignResponses() },
     })
-    .post("/:id/resume", ({ auth, params }) => ok(resumeCampaign(deps, auth.workspaceId, params.id), "Campaign resumed"), {
+    .post("/:id/resume", async ({ auth, params }) => ok(await resumeCampaign(deps, auth.workspaceId, params.id), "Campaign resumed"), {
       jwt: "manage",
       params: campaignParams,
       detail: { summary: "Resume a paused campaign (running, or scheduled while its time is ahead)", responses: campaignResponses() },
     })
-    .post("/:id/cancel", ({ auth, params }) => ok(cancelCampaign(deps, auth.workspaceId, params.id), "Campaign cancelled"), {
+    .post("/:id/cancel", async ({ auth, params }) => ok(await cancelCampaign(deps, auth.workspaceId, params.id), "Campaign cancelled"), {
       jwt: "manage",
       params: campaignParams,
       detail: { summary: "Cancel (draft, scheduled, running, paused); pending recipients become skipped (cancelled)", responses: campaignResponses() },
     })
-    .post("/:id/retry-failed", ({ auth, params }) => ok(retryFailed(deps, auth.workspaceId, params.id), "Failed recipients queued again"), {
+    .post("/:id/retry-failed", async ({ auth, params }) => ok(await retryFailed(deps, auth.workspaceId, params.id), "Failed recipients queued again"), {
       jwt: "manage",
       params: campaignParams,
       detail: { summary: "Send again to failed recipients (completed or paused campaign)", responses: campaignResponses() },
     })
     .get(
       "/:id/recipients",
-      ({ auth, params, query }) => {
-        const { data, total } = pageCampaignRecipients(deps, auth.workspaceId, params.id, query);
+      async ({ auth, params, query }) => {
+        const { data, total } = await pageCampaignRecipients(deps, auth.workspaceId, params.id, query);
         return paged(data, query.page, query.limit, total);
       },
       { jwt: "read", params: campaignParams, query: recipientListQuery, detail: { summary: "Recipients of a campaign (filter status)", responses: recipientResponses } },

@@ -2,10 +2,10 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEvent } from "../../events/bus.ts";
 import { pauseCampaign, tick } from "./engine.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
-import { findEngineRow, runningWithSession } from "./repo.ts";
+import { findEngineRow, pushOutcome, runningWithSession } from "./repo.ts";
 import type { RecipientStatus } from "./table.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
 
 /** Auto-pause when at least this many of the latest FAILURE_WINDOW sends failed (20 % of 50, D11). */
 export const FAILURE_WINDOW = 50;
@@ -32,46 +32,46 @@ interface RecipientRef {
  * same commit; a send frees a place in the session's window, refilled at once when pacing allows.
  * A session that ended makes its running campaigns look again (they pause if none is left).
  */
-export function trackEvent(deps: Deps, e: AppEvent): void {
+export async function trackEvent(deps: Deps, e: AppEvent): Promise<void> {
   const move = MOVES[e.event];
   if (move) return onMessage(deps, e, move);
   if (e.event === "session_disconnected" && typeof e.data.sessionId === "string") {
-    for (const id of runningWithSession(deps.db, e.workspaceId, e.data.sessionId)) tick(deps, e.workspaceId, id);
+    for (const id of await runningWithSession(deps.db, e.workspaceId, e.data.sessionId)) await tick(deps, e.workspaceId, id);
   }
 }
 
-function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: RecipientStatus[] }): void {
+async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: RecipientStatus[] }): Promise<void> {
   const messageId = e.data.messageId;
   if (typeof messageId !== "string") return;
-  const r = deps.sqlite
-    .query("SELECT id, campaign_id AS campaignId, status, session_id AS sessionId FROM campaign_recipients WHERE message_id = ?")
-    .get(messageId) as RecipientRef | null;
+  const r = await deps.db
+    .prepare<RecipientRef>('SELECT id, campaign_id AS "campaignId", status, session_id AS "sessionId" FROM campaign_recipients WHERE message_id = ?')
+    .get(messageId);
   if (!r || !move.from.includes(r.status)) return;
   const now = deps.clock.now().getTime();
   const error = move.to === "failed" ? (e.data.error as { code?: string; message?: string } | undefined) : undefined;
-  const changed = deps.sqlite
-    .query(
-      `UPDATE campaign_recipients SET status = ?1, sent_at = CASE WHEN ?1 <> 'failed' THEN coalesce(sent_at, ?2) ELSE sent_at END,
-         error_code = ?3, error_message = ?4, updated_at = ?2
-       WHERE id = ?5 AND status = ?6`,
+  // a failure keeps sent_at as it was (coalesce with null); any other move sets it once
+  const changed = await deps.db
+    .prepare(
+      `UPDATE campaign_recipients SET status = ?, sent_at = coalesce(sent_at, ?), error_code = ?, error_message = ?, updated_at = ?
+       WHERE id = ? AND status = ?`,
     )
-    .run(move.to, now, error?.code ?? null, error?.message ?? null, r.id, r.status);
+    .run(move.to, move.to === "failed" ? null : now, error?.code ?? null, error?.message ?? null, now, r.id, r.status);
   if (changed.changes !== 1) return;
-  moveCounter(deps, r.campaignId, r.status, move.to);
+  await moveCounter(deps, r.campaignId, r.status, move.to);
   const outcome = move.to === "failed" ? "f" : r.status === "pending" ? "s" : "";
-  if (outcome) deps.sqlite.query("UPDATE campaigns SET recent_outcomes = substr(recent_outcomes || ?, -?) WHERE id = ?").run(outcome, FAILURE_WINDOW, r.campaignId);
-  const c = findEngineRow(deps.db, e.workspaceId, r.campaignId);
+  if (outcome) await pushOutcome(deps.db, r.campaignId, outcome, FAILURE_WINDOW);
+  const c = await findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (!c) return;
   if (c.status === "running" && outcome === "f" && [...c.recentOutcomes].filter((x) => x === "f").length >= FAILURE_LIMIT) {
     return pauseCampaign(deps, c, "failure_rate");
   }
   if (c.status === "running" && outcome) {
     // completes the campaign when this was the last one, else refills this session's window
-    tick(deps, e.workspaceId, c.id, r.sessionId);
+    await tick(deps, e.workspaceId, c.id, r.sessionId);
   }
-  const after = deps.sqlite.query("SELECT status FROM campaigns WHERE id = ?").get(c.id) as { status: string } | null;
+  const after = await deps.db.prepare<{ status: string }>("SELECT status FROM campaigns WHERE id = ?").get(c.id);
   // a status change was announced with these counts already
-  if (after?.status === c.status) countsMoved(deps, e.workspaceId, c.id);
+  if (after?.status === c.status) await countsMoved(deps, e.workspaceId, c.id);
 }
 
 const EVENT_OF: Record<string, string> = { sent: "message_sent", delivered: "message_delivered", read: "message_read", failed: "message_failed" };
@@ -81,19 +81,19 @@ const EVENT_OF: Record<string, string> = { sent: "message_sent", delivered: "mes
  * rolled back to its savepoint): the run job calls it when nobody is left to dispatch but some
  * are still pending. At most 100 a call; returns how many moved.
  */
-export function reconcile(deps: Deps, workspaceId: string, campaignId: string): number {
-  const rows = deps.sqlite
-    .query(
-      `SELECT m.id AS messageId, m.status, m.error_code AS code, m.error_message AS message FROM campaign_recipients r
-       JOIN messages m ON m.workspace_id = ?1 AND m.id = r.message_id
-       WHERE r.campaign_id = ?2 AND r.status = 'pending' AND r.message_id IS NOT NULL AND m.status <> 'queued' LIMIT 100`,
+export async function reconcile(deps: Deps, workspaceId: string, campaignId: string): Promise<number> {
+  const rows = await deps.db
+    .prepare<{ messageId: string; status: string; code: string | null; message: string | null }>(
+      `SELECT m.id AS "messageId", m.status, m.error_code AS code, m.error_message AS message FROM campaign_recipients r
+       JOIN messages m ON m.workspace_id = ? AND m.id = r.message_id
+       WHERE r.campaign_id = ? AND r.status = 'pending' AND r.message_id IS NOT NULL AND m.status <> 'queued' LIMIT 100`,
     )
-    .all(workspaceId, campaignId) as { messageId: string; status: string; code: string | null; message: string | null }[];
+    .all(workspaceId, campaignId);
   for (const m of rows) {
     const event = EVENT_OF[m.status];
     if (!event) continue;
     const data = { messageId: m.messageId, error: { code: m.code ?? "send_failed", message: m.message ?? "" } };
-    onMessage(deps, { id: "", workspaceId, event: event as AppEvent["event"], timestamp: "", data }, MOVES[event]!);
+    await onMessage(deps, { id: "", workspaceId, event: event as AppEvent["event"], timestamp: "", data }, MOVES[event]!);
   }
   return rows.length;
 }

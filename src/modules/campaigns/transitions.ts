@@ -14,7 +14,7 @@ import { requireCampaign } from "./service.ts";
 import type { CampaignStatus } from "./table.ts";
 import { campaignView } from "./view.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log" | "config">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log" | "config">;
 
 function inStatus(c: CampaignRow, allowed: CampaignStatus[], action: string): void {
   if (!allowed.includes(c.status)) throw errors.conflict(`Cannot ${action} a ${c.status} campaign`);
@@ -42,33 +42,34 @@ async function prepareCampaignMedia(deps: Deps, c: CampaignRow) {
  * now: recipients are materialised before the answer (batched; a crash resumes from the cursor).
  */
 export async function startCampaign(deps: Deps, workspaceId: string, id: string) {
-  assertFeature(deps, workspaceId, "campaigns");
-  inStatus(requireCampaign(deps, workspaceId, id), ["draft"], "start");
-  const prepared = await prepareCampaignMedia(deps, requireCampaign(deps, workspaceId, id));
+  await assertFeature(deps, workspaceId, "campaigns");
+  inStatus(await requireCampaign(deps, workspaceId, id), ["draft"], "start");
+  // fetched outside the transaction (network I/O); the status is checked again inside it
+  const prepared = await prepareCampaignMedia(deps, await requireCampaign(deps, workspaceId, id));
   try {
-    deps.bus.transaction(() => {
-      const c = requireCampaign(deps, workspaceId, id);
+    await deps.db.tx(async () => {
+      const c = await requireCampaign(deps, workspaceId, id);
       inStatus(c, ["draft"], "start");
-      assertFeature(deps, workspaceId, "campaigns");
+      await assertFeature(deps, workspaceId, "campaigns");
       const now = deps.clock.now().getTime();
-      const media = prepared ? commitMedia(deps, prepared).id : c.mediaId;
+      const media = prepared ? (await commitMedia(deps, prepared)).id : c.mediaId;
       const s = scheduleState(c, now);
-      freezeFilterAudience(deps, c, now);
+      await freezeFilterAudience(deps, c, now);
       const patch = { startedAt: now, mediaId: media, pausedReason: null, updatedAt: now };
-      if (s.kind === "future") updateCampaign(deps.db, workspaceId, id, { ...patch, status: "scheduled" });
-      else if (s.kind === "missed") updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
-      else updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
+      if (s.kind === "future") await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "scheduled" });
+      else if (s.kind === "missed") await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
+      else await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
       // the first batch goes with the status change, so its announcement shows the audience (all of it up to 5,000)
-      materializeBatch(deps, workspaceId, id);
-      publishProgress(deps, workspaceId, id);
-      wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
+      await materializeBatch(deps, workspaceId, id);
+      await publishProgress(deps, workspaceId, id);
+      await wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
     });
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
     throw err;
   }
   await materialize(deps, workspaceId, id);
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignView(await requireCampaign(deps, workspaceId, id));
 }
 
 /**
@@ -76,67 +77,67 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
  * session's window stay queued and wait (the sender takes them only while the campaign runs);
  * only an attempt already under way when the pause commits can still reach the network.
  */
-export function pauseByUser(deps: Deps, workspaceId: string, id: string) {
-  deps.bus.transaction(() => {
-    const c = requireCampaign(deps, workspaceId, id);
+export async function pauseByUser(deps: Deps, workspaceId: string, id: string) {
+  await deps.db.tx(async () => {
+    const c = await requireCampaign(deps, workspaceId, id);
     inStatus(c, ["running", "scheduled"], "pause");
-    pauseCampaign(deps, c, "user_request");
+    await pauseCampaign(deps, c, "user_request");
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignView(await requireCampaign(deps, workspaceId, id));
 }
 
 /** POST resume: paused to running (or back to scheduled while its time is still ahead). */
-export function resumeCampaign(deps: Deps, workspaceId: string, id: string) {
-  assertFeature(deps, workspaceId, "campaigns");
-  deps.bus.transaction(() => {
-    const c = requireCampaign(deps, workspaceId, id);
+export async function resumeCampaign(deps: Deps, workspaceId: string, id: string) {
+  await assertFeature(deps, workspaceId, "campaigns");
+  await deps.db.tx(async () => {
+    const c = await requireCampaign(deps, workspaceId, id);
     inStatus(c, ["paused"], "resume");
     const now = deps.clock.now().getTime();
     const s = scheduleState(c, now);
     // a campaign paused before its time goes back to waiting for it; a missed one runs now (the user asked)
     const future = s.kind === "future" && c.sent + c.failed === 0;
-    changeStatus(deps, c, { status: future ? "scheduled" : "running", pausedReason: null, recentOutcomes: "" });
-    wakeRun(deps, workspaceId, id, future ? new Date((s as { at: number }).at) : undefined);
-    if (!future) releaseHeld(deps, c);
+    await changeStatus(deps, c, { status: future ? "scheduled" : "running", pausedReason: null, recentOutcomes: "" });
+    await wakeRun(deps, workspaceId, id, future ? new Date((s as { at: number }).at) : undefined);
+    if (!future) await releaseHeld(deps, c);
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignView(await requireCampaign(deps, workspaceId, id));
 }
 
 /**
  * POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting
  * become `skipped` (`cancelled`), also those whose queued message had not gone out (it fails).
  */
-export function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
-  deps.bus.transaction(() => {
-    const c = requireCampaign(deps, workspaceId, id);
+export async function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
+  await deps.db.tx(async () => {
+    const c = await requireCampaign(deps, workspaceId, id);
     inStatus(c, ["draft", "scheduled", "running", "paused"], "cancel");
     const now = deps.clock.now().getTime();
-    moveCounter(deps, id, "pending", "skipped", cancelQueued(deps, workspaceId, id, now));
-    changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
+    await moveCounter(deps, id, "pending", "skipped", await cancelQueued(deps, workspaceId, id, now));
+    await changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignView(await requireCampaign(deps, workspaceId, id));
 }
 
 /** POST retry-failed: completed or paused with failed recipients; they go back to pending and the campaign runs again. */
-export function retryFailed(deps: Deps, workspaceId: string, id: string) {
-  assertFeature(deps, workspaceId, "campaigns");
-  deps.bus.transaction(() => {
-    const c = requireCampaign(deps, workspaceId, id);
+export async function retryFailed(deps: Deps, workspaceId: string, id: string) {
+  await assertFeature(deps, workspaceId, "campaigns");
+  await deps.db.tx(async () => {
+    const c = await requireCampaign(deps, workspaceId, id);
     inStatus(c, ["completed", "paused"], "retry the failed recipients of");
     if (c.failed === 0) throw errors.conflict("The campaign has no failed recipients");
     const now = deps.clock.now().getTime();
     // each gets a new message; the failed one stays in the history with its error
-    const n = deps.sqlite
-      .query(
+    const { changes: n } = await deps.db
+      .prepare(
         `UPDATE campaign_recipients SET status = 'pending', message_id = NULL, session_id = NULL, error_code = NULL, error_message = NULL, updated_at = ?
          WHERE campaign_id = ? AND status = 'failed'`,
       )
-      .run(now, id).changes;
-    moveCounter(deps, id, "failed", "pending", n);
-    updateCampaign(deps.db, workspaceId, id, { recentOutcomes: "" });
-    changeStatus(deps, c, { status: "running", pausedReason: null, completedAt: null });
-    wakeRun(deps, workspaceId, id);
-    releaseHeld(deps, c);
+      .run(now, id);
+    await moveCounter(deps, id, "failed", "pending", n);
+    await updateCampaign(deps.db, workspaceId, id, { recentOutcomes: "" });
+    await changeStatus(deps, c, { status: "running", pausedReason: null, completedAt: null });
+    await wakeRun(deps, workspaceId, id);
+    await releaseHeld(deps, c);
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignView(await requireCampaign(deps, workspaceId, id));
 }

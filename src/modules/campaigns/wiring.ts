@@ -22,39 +22,41 @@ interface CampaignJob {
  * sleeps until the next session's turn. Every step reads and writes rows only.
  */
 async function runCampaign(deps: AppDeps, { workspaceId, campaignId }: CampaignJob): Promise<void> {
-  const c = findCampaign(deps.db, workspaceId, campaignId);
+  const c = await findCampaign(deps.db, workspaceId, campaignId);
   if (!c) return;
   if (c.status === "scheduled" && c.schedule) {
     const at = Date.parse(c.schedule.at);
     const now = deps.clock.now().getTime();
     if (at > now) throw new RetryLaterError(at - now, "scheduled");
     const missed = now - at > c.schedule.maxLatenessMinutes * 60_000;
-    deps.bus.transaction(() => {
-      const fresh = findCampaign(deps.db, workspaceId, campaignId);
+    await deps.db.tx(async () => {
+      const fresh = await findCampaign(deps.db, workspaceId, campaignId);
       if (fresh?.status !== "scheduled") return;
       // the server was down past the campaign's time: do not fire late, let a person decide
-      if (missed) pauseCampaign(deps, fresh, "missed_schedule");
-      else changeStatus(deps, fresh, { status: "running" });
+      if (missed) await pauseCampaign(deps, fresh, "missed_schedule");
+      else await changeStatus(deps, fresh, { status: "running" });
     });
   }
-  if (findCampaign(deps.db, workspaceId, campaignId)?.status !== "running") return;
+  if ((await findCampaign(deps.db, workspaceId, campaignId))?.status !== "running") return;
   await materialize(deps, workspaceId, campaignId);
-  const wakeAt = deps.bus.transaction(() => tick(deps, workspaceId, campaignId));
+  // tick reads the campaign again in its transaction: a pause or cancel meanwhile is seen there
+  const wakeAt = await deps.db.tx(() => tick(deps, workspaceId, campaignId));
   if (wakeAt === null) return;
   throw new RetryLaterError(Math.max(0, wakeAt - deps.clock.now().getTime()), "next turn");
 }
 
 export interface CampaignServices {
   periodic: PeriodicJob[];
-  start(): void;
+  start(): Promise<void>;
 }
 
 /** Registers the campaign jobs and the bus hook, and declares the safety-net sweep. */
 export function campaignServices(deps: AppDeps): CampaignServices {
   const run: JobHandler<CampaignJob> = {
     kind: RUN_JOB,
-    // the job reschedules itself (RetryLaterError) for every turn: attempts are not failures
-    maxAttempts: 2_000_000_000,
+    // its reschedules (RetryLaterError, every turn) spend no attempt: these count real failures
+    // only, and the sweep gives a running campaign a new run job if this one fails for good
+    maxAttempts: 20,
     leaseMs: 10_000,
     backoffMs: (attempt) => Math.min(30_000, defaultBackoff(attempt)),
     run: (p) => runCampaign(deps, p),
@@ -62,28 +64,29 @@ export function campaignServices(deps: AppDeps): CampaignServices {
   deps.jobs.register(run);
   deps.jobs.register<CampaignJob>({
     kind: PROGRESS_JOB,
-    maxAttempts: 1000,
-    run: (p) => {
-      const wait = flushProgress(deps, p.workspaceId, p.campaignId);
+    maxAttempts: 10,
+    run: async (p) => {
+      const wait = await flushProgress(deps, p.workspaceId, p.campaignId);
       if (wait > 0) throw new RetryLaterError(wait, "progress throttle");
     },
   });
   // in a savepoint: a campaign's bookkeeping that fails must not roll back the message or session
   // change being published (the sender would then retry a message the network already took)
-  deps.bus.onPublish((e) => {
+  deps.bus.onPublish(async (e) => {
     if (!TRACKED.has(e.event)) return;
     try {
-      deps.sqlite.transaction(() => trackEvent(deps, e))();
+      await deps.db.tx(() => trackEvent(deps, e));
     } catch (err) {
       deps.log.error("campaign bookkeeping failed; the run job and the sweep look again", { event: e.event, err });
     }
   });
   /** Every running or scheduled campaign has its run job; every unannounced change its progress job. */
-  const sweep = () => {
-    for (const c of activeCampaigns(deps.db)) {
-      deps.bus.transaction(() => {
-        if (c.status === "running" || c.status === "scheduled") deps.jobs.enqueue(RUN_JOB, { workspaceId: c.workspaceId, campaignId: c.id }, { dedupeKey: `${RUN_JOB}:${c.id}` });
-        if (c.progressDirty) deps.jobs.enqueue(PROGRESS_JOB, { workspaceId: c.workspaceId, campaignId: c.id }, { dedupeKey: `${PROGRESS_JOB}:${c.id}` });
+  const sweep = async () => {
+    for (const c of await activeCampaigns(deps.db)) {
+      // one transaction per campaign: the dedupe look-up and the insert of each enqueue go together
+      await deps.db.tx(async () => {
+        if (c.status === "running" || c.status === "scheduled") await deps.jobs.enqueue(RUN_JOB, { workspaceId: c.workspaceId, campaignId: c.id }, { dedupeKey: `${RUN_JOB}:${c.id}` });
+        if (c.progressDirty) await deps.jobs.enqueue(PROGRESS_JOB, { workspaceId: c.workspaceId, campaignId: c.id }, { dedupeKey: `${PROGRESS_JOB}:${c.id}` });
       });
     }
   };
@@ -94,7 +97,7 @@ export function campaignServices(deps: AppDeps): CampaignServices {
         // daily caps look at today only: older counters are history nobody reads
         name: "campaigns.prune-send-days",
         schedule: "23 4 * * *",
-        run: () => void deps.sqlite.query("DELETE FROM campaign_send_days WHERE day < ?").run(utcDay(deps.clock.now().getTime() - 7 * 86_400_000)),
+        run: async () => void (await deps.db.prepare("DELETE FROM campaign_send_days WHERE day < ?").run(utcDay(deps.clock.now().getTime() - 7 * 86_400_000))),
       },
     ],
     start: sweep,

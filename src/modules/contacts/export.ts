@@ -19,21 +19,21 @@ export function neutralizeCell(value: string): string {
  * attribute key in use in the workspace), streamed: each pull reads the next keyset batch,
  * so memory stays flat whatever the number of contacts.
  */
-export function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: string, filter: ContactFilter): ReadableStream<Uint8Array> {
+export async function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: string, filter: ContactFilter): Promise<ReadableStream<Uint8Array>> {
   // required with the first export rather than imported: not loaded at start (cold start, issue 13)
   const { stringify } = require("csv-stringify/sync") as typeof import("csv-stringify/sync");
-  const keys = attributeKeys(deps.db, workspaceId);
+  const keys = await attributeKeys(deps.db, workspaceId);
   const encoder = new TextEncoder();
   let after = "";
   let headerSent = false;
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       if (!headerSent) {
         headerSent = true;
         controller.enqueue(encoder.encode(stringify([["phone", "name", "tags", "optedOut", "createdAt", ...keys]])));
         return;
       }
-      const rows = contactsAfter(deps.db, workspaceId, filter, after, BATCH);
+      const rows = await contactsAfter(deps.db, workspaceId, filter, after, BATCH);
       if (!rows.length) return controller.close();
       after = rows[rows.length - 1]!.id;
       const records = rows.map((c) => [

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { AppDeps } from "../../deps.ts";
 import type { JobHandler } from "../../jobs/queue.ts";
 import { effectiveLimits } from "../billing/quota.ts";
-import { countImportErrors, findImport, finishImport, MAX_IMPORT_ERRORS, recordBatch, startImport, type ImportRowState } from "./import-repo.ts";
+import { countImportErrors, findImport, finishImport, importProcessed, MAX_IMPORT_ERRORS, recordBatch, startImport, type ImportRowState } from "./import-repo.ts";
 import { detectDelimiter, mergeRow, readHeader, readRow, type ImportHeader } from "./import-row.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact } from "./store.ts";
 
@@ -14,7 +14,7 @@ const BATCH = 500;
 /** The longest record csv-parse may buffer (characters). */
 const MAX_RECORD_BYTES = 1024 * 1024;
 
-type Deps = Pick<AppDeps, "sqlite" | "clock" | "log" | "config">;
+type Deps = Pick<AppDeps, "db" | "clock" | "log" | "config">;
 interface Payload {
   workspaceId: string;
   importId: string;
@@ -22,6 +22,9 @@ interface Payload {
 
 /** A problem with the file itself (not one row): the import fails with this message. */
 class FileProblem extends Error {}
+
+/** Another run of the same import got further (this one's lease ran out while it worked): this run stops. */
+class OvertakenRun extends Error {}
 
 const parserOptions = (delimiter: string): Options => ({
   delimiter,
@@ -59,11 +62,14 @@ const csvMessage = (err: unknown) => {
 };
 
 /**
- * Applies one batch in one IMMEDIATE transaction: contacts created or merged, rows rejected,
- * and the import's counters and errors, so a kill between batches loses nothing and repeats
- * nothing (the next run skips `processed` rows).
+ * Applies one batch in one write transaction: contacts created or merged, rows rejected, and
+ * the import's counters and errors, so a kill between batches loses nothing and repeats
+ * nothing (the next run skips `processed` rows). The quota count and the inserts it allows
+ * are in the same transaction, so a concurrent create cannot take the same places; and the
+ * batch applies only if `processed` still ends where it begins, so two runs of one import
+ * (a lease that ran out) never apply a row twice.
  */
-function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch: { row: number; cells: string[] }[], keptErrors: number): number {
+async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch: { row: number; cells: string[] }[], keptErrors: number): Promise<number> {
   const ws = imp.workspaceId;
   const at = deps.clock.now().getTime();
   const counts = { processed: batch.length, created: 0, updated: 0, rejected: 0, errors: [] as { row: number; message: string }[] };
@@ -71,49 +77,49 @@ function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch
     counts.rejected++;
     if (keptErrors + counts.errors.length < MAX_IMPORT_ERRORS) counts.errors.push({ row, message });
   };
-  deps.sqlite
-    .transaction(() => {
-      const limit = effectiveLimits(deps, ws).contacts;
-      let used = contactCount(deps.sqlite, ws);
-      for (const { row, cells } of batch) {
-        const parsed = readRow(header, cells);
-        if (typeof parsed === "string") {
-          reject(row, parsed);
-          continue;
-        }
-        const before = storedByPhone(deps.sqlite, ws, parsed.phone);
-        if (before) {
-          const after = mergeRow(before, parsed);
-          if (typeof after === "string") {
-            reject(row, after);
-            continue;
-          }
-          const same = after.name === before.name && after.optedOut === before.optedOut && JSON.stringify(after.tags) === JSON.stringify(before.tags) && JSON.stringify(after.attributes) === JSON.stringify(before.attributes);
-          if (!same) updateStoredContact(deps.sqlite, ws, before, after, at);
-          counts.updated++;
-          continue;
-        }
-        if (used >= limit) {
-          reject(row, `contacts quota reached (${limit} on the current plan): not created`);
-          continue;
-        }
-        insertStoredContact(deps.sqlite, ws, {
-          id: Bun.randomUUIDv7(),
-          phone: parsed.phone,
-          name: parsed.name ?? null,
-          pushName: null,
-          tags: parsed.tags,
-          attributes: parsed.attributes,
-          optedOut: parsed.optedOut === true,
-          lastInboundAt: null,
-          at,
-        });
-        used++;
-        counts.created++;
+  await deps.db.tx(async () => {
+    // rows before the batch's first: its row number less the header and the row itself
+    if ((await importProcessed(deps.db, ws, imp.id)) !== batch[0]!.row - 2) throw new OvertakenRun();
+    const limit = (await effectiveLimits(deps, ws)).contacts;
+    let used = await contactCount(deps.db, ws);
+    for (const { row, cells } of batch) {
+      const parsed = readRow(header, cells);
+      if (typeof parsed === "string") {
+        reject(row, parsed);
+        continue;
       }
-      recordBatch(deps.sqlite, ws, imp.id, counts, at);
-    })
-    .immediate();
+      const before = await storedByPhone(deps.db, ws, parsed.phone);
+      if (before) {
+        const after = mergeRow(before, parsed);
+        if (typeof after === "string") {
+          reject(row, after);
+          continue;
+        }
+        const same = after.name === before.name && after.optedOut === before.optedOut && JSON.stringify(after.tags) === JSON.stringify(before.tags) && JSON.stringify(after.attributes) === JSON.stringify(before.attributes);
+        if (!same) await updateStoredContact(deps.db, ws, before, after, at);
+        counts.updated++;
+        continue;
+      }
+      if (used >= limit) {
+        reject(row, `contacts quota reached (${limit} on the current plan): not created`);
+        continue;
+      }
+      await insertStoredContact(deps.db, ws, {
+        id: Bun.randomUUIDv7(),
+        phone: parsed.phone,
+        name: parsed.name ?? null,
+        pushName: null,
+        tags: parsed.tags,
+        attributes: parsed.attributes,
+        optedOut: parsed.optedOut === true,
+        lastInboundAt: null,
+        at,
+      });
+      used++;
+      counts.created++;
+    }
+    await recordBatch(deps.db, ws, imp.id, counts, at);
+  });
   return counts.errors.length;
 }
 
@@ -121,7 +127,7 @@ function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch
 async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimiter: string): Promise<void> {
   let header: ImportHeader | null = null;
   let dataNo = 0;
-  let keptErrors = countImportErrors(deps.sqlite, imp.id);
+  let keptErrors = await countImportErrors(deps.db, imp.id);
   let batch: { row: number; cells: string[] }[] = [];
   const { parse } = await csvParse();
   const parser = createReadStream(path).pipe(parse(parserOptions(delimiter)));
@@ -139,7 +145,7 @@ async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimite
       if (dataNo <= imp.processed) continue; // applied by an earlier run
       batch.push({ row: dataNo + 1, cells }); // the header is row 1
       if (batch.length >= BATCH) {
-        keptErrors += applyBatch(deps, imp, header, batch, keptErrors);
+        keptErrors += await applyBatch(deps, imp, header, batch, keptErrors);
         batch = [];
         await new Promise((r) => setImmediate(r)); // let requests in between batches
       }
@@ -148,13 +154,13 @@ async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimite
     if (err instanceof FileProblem) throw err;
     if ((err as { code?: string }).code?.startsWith("CSV_")) {
       // the rows read before the unreadable line are kept, like the batches before them
-      if (header && batch.length) applyBatch(deps, imp, header, batch, keptErrors);
+      if (header && batch.length) await applyBatch(deps, imp, header, batch, keptErrors);
       throw new FileProblem(csvMessage(err));
     }
     throw err;
   }
   if (!header) throw new FileProblem("the file is empty: a header row with a phone column is required");
-  if (batch.length) applyBatch(deps, imp, header, batch, keptErrors);
+  if (batch.length) await applyBatch(deps, imp, header, batch, keptErrors);
 }
 
 /** The durable job that runs an import; safe to run again after a crash at any point. */
@@ -163,12 +169,12 @@ export function importJob(deps: Deps): JobHandler<Payload> {
     kind: IMPORT_JOB,
     maxAttempts: 5,
     async run({ workspaceId, importId }, ctx) {
-      const imp = findImport(deps.sqlite, workspaceId, importId);
+      const imp = await findImport(deps.db, workspaceId, importId);
       if (!imp || imp.status === "completed" || imp.status === "failed") return;
       const path = join(deps.config.dataDir, imp.filePath);
       const now = () => deps.clock.now().getTime();
-      const end = (status: "completed" | "failed", error?: string) => {
-        finishImport(deps.sqlite, workspaceId, importId, { status, error }, now());
+      const end = async (status: "completed" | "failed", error?: string) => {
+        await finishImport(deps.db, workspaceId, importId, { status, error }, now());
         rmSync(path, { force: true });
       };
       if (!existsSync(path)) return end("failed", "the uploaded file is no longer there");
@@ -176,15 +182,16 @@ export function importJob(deps: Deps): JobHandler<Payload> {
         const delimiter = await sniffDelimiter(path);
         if (imp.total === null || imp.status === "queued") {
           const total = imp.total ?? (await countRows(path, delimiter).catch(() => 0));
-          startImport(deps.sqlite, workspaceId, importId, total, now());
+          await startImport(deps.db, workspaceId, importId, total, now());
           imp.total = total;
         }
         await applyFile(deps, imp, path, delimiter);
-        end("completed");
+        await end("completed");
         deps.log.info("contacts import completed", { workspaceId, importId });
       } catch (err) {
         if (err instanceof FileProblem) return end("failed", err.message);
-        if (ctx.attempt >= ctx.maxAttempts) end("failed", "the import stopped on an internal error");
+        if (err instanceof OvertakenRun) return deps.log.warn("contacts import run stopped: another run of it is ahead", { workspaceId, importId });
+        if (ctx.attempt >= ctx.maxAttempts) await end("failed", "the import stopped on an internal error");
         throw err;
       }
     },

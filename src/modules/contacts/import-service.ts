@@ -6,7 +6,7 @@ import { IMPORT_JOB } from "./import-job.ts";
 import { findImport, importErrors, insertImport } from "./import-repo.ts";
 import type { ImportView } from "./model.ts";
 
-type Deps = Pick<AppDeps, "sqlite" | "clock" | "config" | "jobs">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config" | "jobs">;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /**
@@ -20,10 +20,10 @@ export async function queueImport(deps: Deps, workspaceId: string, file: File): 
   mkdirSync(join(deps.config.dataDir, "imports"), { recursive: true, mode: 0o700 });
   await Bun.write(path, file);
   try {
-    deps.sqlite.transaction(() => {
-      insertImport(deps.sqlite, workspaceId, { id, filePath: relative, filename: file.name?.slice(0, 200) || null, at: deps.clock.now().getTime() });
-      deps.jobs.enqueue(IMPORT_JOB, { workspaceId, importId: id });
-    })();
+    await deps.db.tx(async () => {
+      await insertImport(deps.db, workspaceId, { id, filePath: relative, filename: file.name?.slice(0, 200) || null, at: deps.clock.now().getTime() });
+      await deps.jobs.enqueue(IMPORT_JOB, { workspaceId, importId: id });
+    });
   } catch (err) {
     rmSync(path, { force: true });
     throw err;
@@ -32,8 +32,8 @@ export async function queueImport(deps: Deps, workspaceId: string, file: File): 
 }
 
 /** An import's progress and report (404 for another workspace's). */
-export function getImport(deps: Pick<AppDeps, "sqlite">, workspaceId: string, id: string): ImportView {
-  const imp = findImport(deps.sqlite, workspaceId, id);
+export async function getImport(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): Promise<ImportView> {
+  const imp = await findImport(deps.db, workspaceId, id);
   if (!imp) throw errors.notFound("Import");
   return {
     id: imp.id,
@@ -45,7 +45,7 @@ export function getImport(deps: Pick<AppDeps, "sqlite">, workspaceId: string, id
     updated: imp.updated,
     rejected: imp.rejected,
     error: imp.error,
-    errors: importErrors(deps.sqlite, imp.id),
+    errors: await importErrors(deps.db, imp.id),
     createdAt: new Date(imp.createdAt).toISOString(),
     completedAt: iso(imp.completedAt),
   };

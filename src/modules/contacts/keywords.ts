@@ -1,17 +1,12 @@
-import type { Database, Statement } from "bun:sqlite";
 import type { AppDeps } from "../../deps.ts";
+import type { DB } from "../../db/store.ts";
 import type { TransactionalSubscriber } from "../../events/bus.ts";
 import { storedByPhone, updateStoredContact } from "./store.ts";
 
-const cache = new WeakMap<Database, Statement>();
-
-function keywordsOf(sqlite: Database, workspaceId: string): { optOut: string[]; optIn: string[] } | null {
-  let stmt = cache.get(sqlite);
-  if (!stmt) {
-    stmt = sqlite.prepare("SELECT opt_out_keywords AS optOut, opt_in_keywords AS optIn FROM workspaces WHERE id = ?");
-    cache.set(sqlite, stmt);
-  }
-  const row = stmt.get(workspaceId) as { optOut: string; optIn: string } | null;
+async function keywordsOf(db: DB, workspaceId: string): Promise<{ optOut: string[]; optIn: string[] } | null> {
+  const row = await db
+    .prepare<{ optOut: string; optIn: string }>('SELECT opt_out_keywords AS "optOut", opt_in_keywords AS "optIn" FROM workspaces WHERE id = ?')
+    .get(workspaceId);
   return row ? { optOut: JSON.parse(row.optOut), optIn: JSON.parse(row.optIn) } : null;
 }
 
@@ -30,19 +25,19 @@ const same = (a: string, b: string) => bare(a) === bare(b);
  * contact was found or created, so the message and the opt-out commit together. No event of
  * its own: the contact row is the record.
  */
-export function keywordSubscriber(deps: Pick<AppDeps, "sqlite" | "clock">): TransactionalSubscriber {
-  return (e) => {
+export function keywordSubscriber(deps: Pick<AppDeps, "db" | "clock">): TransactionalSubscriber {
+  return async (e) => {
     if (e.event !== "message_received" || e.data.type !== "text") return; // a caption is not a reply
     const text = typeof e.data.text === "string" ? e.data.text.trim() : "";
     const from = e.data.from;
     if (!text || text.length > 40 || typeof from !== "string") return;
-    const kw = keywordsOf(deps.sqlite, e.workspaceId);
+    const kw = await keywordsOf(deps.db, e.workspaceId);
     if (!kw) return;
     const optOut = kw.optOut.some((k) => same(k, text));
     const optIn = !optOut && kw.optIn.some((k) => same(k, text));
     if (!optOut && !optIn) return;
-    const c = storedByPhone(deps.sqlite, e.workspaceId, from);
+    const c = await storedByPhone(deps.db, e.workspaceId, from);
     if (!c || c.optedOut === optOut) return;
-    updateStoredContact(deps.sqlite, e.workspaceId, c, { name: c.name, tags: c.tags, attributes: c.attributes, optedOut: optOut }, deps.clock.now().getTime());
+    await updateStoredContact(deps.db, e.workspaceId, c, { name: c.name, tags: c.tags, attributes: c.attributes, optedOut: optOut }, deps.clock.now().getTime());
   };
 }

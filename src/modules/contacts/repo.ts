@@ -7,7 +7,7 @@ import { contacts } from "./table.ts";
 export type ContactRow = typeof contacts.$inferSelect;
 
 /** The contact with a phone number, if any. */
-export function findContactByPhone(db: DB, workspaceId: string, phone: string): ContactRow | undefined {
+export async function findContactByPhone(db: DB, workspaceId: string, phone: string): Promise<ContactRow | undefined> {
   return byPhoneStmt(db).get({ ws: workspaceId, phone });
 }
 // prepared once: every send and every inbound message looks the contact up
@@ -16,18 +16,19 @@ const byPhoneStmt = preparedOnce((db) =>
 );
 
 /** One contact by id. */
-export function findContact(db: DB, workspaceId: string, id: string): ContactRow | undefined {
+export async function findContact(db: DB, workspaceId: string, id: string): Promise<ContactRow | undefined> {
   return db.select().from(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).get();
 }
 
 /** How many contacts the workspace has (the `contacts` quota). */
-export function countContacts(db: DB, workspaceId: string): number {
-  return db.select({ n: count() }).from(contacts).where(eq(contacts.workspaceId, workspaceId)).get()?.n ?? 0;
+export async function countContacts(db: DB, workspaceId: string): Promise<number> {
+  return (await db.select({ n: count() }).from(contacts).where(eq(contacts.workspaceId, workspaceId)).get())?.n ?? 0;
 }
 
 /** Inserts a contact seen on an inbound message (no tags or attributes yet). */
-export function insertContact(db: DB, workspaceId: string, row: { id: string; phone: string; pushName: string | null; at: number; inbound: boolean }): void {
-  db.insert(contacts)
+export async function insertContact(db: DB, workspaceId: string, row: { id: string; phone: string; pushName: string | null; at: number; inbound: boolean }): Promise<void> {
+  await db
+    .insert(contacts)
     .values({
       id: row.id,
       workspaceId,
@@ -41,8 +42,8 @@ export function insertContact(db: DB, workspaceId: string, row: { id: string; ph
 }
 
 /** Records an inbound message: the latest push name and when the contact last wrote. */
-export function touchContactInbound(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): void {
-  touchInboundStmt(db).run({ ws: workspaceId, id, pushName, at });
+export async function touchContactInbound(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): Promise<void> {
+  await touchInboundStmt(db).run({ ws: workspaceId, id, pushName, at });
 }
 const touchInboundStmt = preparedOnce((db) =>
   db
@@ -53,21 +54,23 @@ const touchInboundStmt = preparedOnce((db) =>
 );
 
 /** Removes a contact; its tag and attribute rows go by cascade. Returns whether it existed. */
-export function deleteContactRow(db: DB, workspaceId: string, id: string): boolean {
-  return db.delete(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).returning({ id: contacts.id }).all().length > 0;
+export async function deleteContactRow(db: DB, workspaceId: string, id: string): Promise<boolean> {
+  return (await db.delete(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run()).changes > 0;
 }
 
 /**
  * The list's filters (search, any of the tags, opted out) as one condition. `correlated` puts
  * the tag condition as a per-contact probe (EXISTS) instead of the whole tag set listed once
- * per execution: what a keyset walk needs, where each batch is one execution.
+ * per execution: what a keyset walk needs, where each batch is one execution. The search
+ * ignores case (SQLite's LIKE does for ASCII; PostgreSQL needs ILIKE).
  */
-function filterWhere(workspaceId: string, q: ContactFilter, correlated = false): SQL {
+function filterWhere(db: DB, workspaceId: string, q: ContactFilter, correlated = false): SQL {
   const tags = q.tag?.length ? sql.join(q.tag.map((t) => sql`${t}`), sql`, `) : null;
   const term = q.search ? `%${q.search.replace(/[%_\\]/g, (c) => "\\" + c)}%` : null;
+  const like = sql.raw(db.engine === "postgres" ? "ILIKE" : "LIKE");
   return and(
     eq(contacts.workspaceId, workspaceId),
-    term ? or(sql`${contacts.phone} LIKE ${term} ESCAPE '\\'`, sql`${contacts.name} LIKE ${term} ESCAPE '\\'`, sql`${contacts.pushName} LIKE ${term} ESCAPE '\\'`) : undefined,
+    term ? or(sql`${contacts.phone} ${like} ${term} ESCAPE '\\'`, sql`${contacts.name} ${like} ${term} ESCAPE '\\'`, sql`${contacts.pushName} ${like} ${term} ESCAPE '\\'`) : undefined,
     tags === null
       ? undefined
       : correlated
@@ -78,10 +81,10 @@ function filterWhere(workspaceId: string, q: ContactFilter, correlated = false):
 }
 
 /** A page of contacts, newest first, with the list's filters. */
-export function listContacts(db: DB, workspaceId: string, q: ContactFilter & { limit: number; offset: number }): { rows: ContactRow[]; total: number } {
-  const where = filterWhere(workspaceId, q);
-  const rows = db.select().from(contacts).where(where).orderBy(desc(contacts.createdAt), desc(contacts.id)).limit(q.limit).offset(q.offset).all();
-  const total = db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0;
+export async function listContacts(db: DB, workspaceId: string, q: ContactFilter & { limit: number; offset: number }): Promise<{ rows: ContactRow[]; total: number }> {
+  const where = filterWhere(db, workspaceId, q);
+  const rows = await db.select().from(contacts).where(where).orderBy(desc(contacts.createdAt), desc(contacts.id)).limit(q.limit).offset(q.offset).all();
+  const total = (await db.select({ n: count() }).from(contacts).where(where).get())?.n ?? 0;
   return { rows, total };
 }
 
@@ -90,18 +93,18 @@ export function contactsAfterQuery(db: DB, workspaceId: string, q: ContactFilter
   return db
     .select()
     .from(contacts)
-    .where(and(filterWhere(workspaceId, q, true), gt(contacts.id, afterId)))
+    .where(and(filterWhere(db, workspaceId, q, true), gt(contacts.id, afterId)))
     .orderBy(asc(contacts.id))
     .limit(limit);
 }
 
 /** The next `limit` contacts in id order after `afterId` with the list's filters (keyset: the export). */
-export function contactsAfter(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number): ContactRow[] {
+export async function contactsAfter(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number): Promise<ContactRow[]> {
   return contactsAfterQuery(db, workspaceId, q, afterId, limit).all();
 }
 
 /** Every attribute key in use in the workspace, sorted (the export's columns). */
-export function attributeKeys(db: DB, workspaceId: string): string[] {
-  const rows = db.all<{ key: string }>(sql`SELECT DISTINCT key FROM contact_attributes WHERE workspace_id = ${workspaceId} ORDER BY key`);
+export async function attributeKeys(db: DB, workspaceId: string): Promise<string[]> {
+  const rows = await db.all<{ key: string }>(sql`SELECT DISTINCT key FROM contact_attributes WHERE workspace_id = ${workspaceId} ORDER BY key`);
   return rows.map((r) => r.key);
 }

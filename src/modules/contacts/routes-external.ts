@@ -11,13 +11,13 @@ export function externalContactsRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .get(
       "",
-      ({ auth, query }) => {
-        const { data, total } = pageContacts(deps, auth.workspaceId, query);
+      async ({ auth, query }) => {
+        const { data, total } = await pageContacts(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
       { apiKey: "read", query: contactListQuery, detail: { summary: "List contacts (API key; same filters as GET /api/v1/contacts)" } },
     )
-    .get("/:id", ({ auth, params }) => ok(getContact(deps, auth.workspaceId, params.id)), {
+    .get("/:id", async ({ auth, params }) => ok(await getContact(deps, auth.workspaceId, params.id)), {
       apiKey: "read",
       params: contactIdParams,
       detail: { summary: "Get a contact (API key)" },

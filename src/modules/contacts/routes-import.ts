@@ -32,15 +32,15 @@ export function contactImportRoutes(deps: AppDeps) {
         },
       },
     )
-    .get("/imports/:id", ({ auth, params }) => ok(getImport(deps, auth.workspaceId, params.id)), {
+    .get("/imports/:id", async ({ auth, params }) => ok(await getImport(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: importIdParams,
       detail: { summary: "Progress and report of an import (the first 1,000 rejected rows)", responses: responses(200, importSchema) },
     })
     .get(
       "/export",
-      ({ auth, query }) =>
-        new Response(exportContacts(deps, auth.workspaceId, query), {
+      async ({ auth, query }) =>
+        new Response(await exportContacts(deps, auth.workspaceId, query), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": 'attachment; filename="contacts.csv"',

@@ -17,8 +17,8 @@ function contactCrudRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .get(
       "",
-      ({ auth, query }) => {
-        const { data, total } = pageContacts(deps, auth.workspaceId, query);
+      async ({ auth, query }) => {
+        const { data, total } = await pageContacts(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
       {
@@ -29,8 +29,8 @@ function contactCrudRoutes(deps: AppDeps) {
     )
     .post(
       "",
-      ({ auth, body, set }) => {
-        const c = createContact(deps, auth.workspaceId, body);
+      async ({ auth, body, set }) => {
+        const c = await createContact(deps, auth.workspaceId, body);
         set.status = 201;
         return ok(c);
       },
@@ -43,12 +43,12 @@ function contactCrudRoutes(deps: AppDeps) {
         },
       },
     )
-    .get("/:id", ({ auth, params }) => ok(getContact(deps, auth.workspaceId, params.id)), {
+    .get("/:id", async ({ auth, params }) => ok(await getContact(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: contactIdParams,
       detail: { summary: "Get a contact", responses: responses(200, contactSchema) },
     })
-    .patch("/:id", ({ auth, params, body }) => ok(updateContact(deps, auth.workspaceId, params.id, body)), {
+    .patch("/:id", async ({ auth, params, body }) => ok(await updateContact(deps, auth.workspaceId, params.id, body)), {
       jwt: "messaging",
       params: contactIdParams,
       body: updateContactBody,
@@ -56,8 +56,8 @@ function contactCrudRoutes(deps: AppDeps) {
     })
     .delete(
       "/:id",
-      ({ auth, params }) => {
-        deleteContact(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await deleteContact(deps, auth.workspaceId, params.id);
         return ok(undefined, "Contact deleted");
       },
       { jwt: "messaging", params: contactIdParams, detail: { summary: "Delete a contact", responses: responses(200, null) } },

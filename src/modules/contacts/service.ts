@@ -5,36 +5,41 @@ import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactIn
 import { countContacts, deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, touchContactInbound, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "log">;
+type Deps = Pick<AppDeps, "db" | "clock" | "log">;
 
 /**
  * Finds or creates the contact of a phone number and records an inbound message from it
- * (push name, time). Call inside the caller's transaction. When the `contacts` quota is used
- * up the message is still kept: the contact is simply not created (returns null).
+ * (push name, time). Call inside the caller's transaction (one is opened otherwise: the look-up,
+ * the quota count and the insert must not interleave with another message from the same phone).
+ * When the `contacts` quota is used up the message is still kept: the contact is simply not
+ * created (returns null).
  */
-export function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): string | null {
-  const existing = findContactByPhone(deps.db, workspaceId, phone);
-  if (existing) {
-    touchContactInbound(deps.db, workspaceId, existing.id, pushName, at);
-    return existing.id;
-  }
-  try {
-    assertQuota(deps, workspaceId, "contacts", countContacts(deps.db, workspaceId));
-  } catch (err) {
-    if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
-      deps.log.warn("contact not created: contacts quota used up", { workspaceId });
-      return null;
+export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<string | null> {
+  const upsert = async (): Promise<string | null> => {
+    const existing = await findContactByPhone(deps.db, workspaceId, phone);
+    if (existing) {
+      await touchContactInbound(deps.db, workspaceId, existing.id, pushName, at);
+      return existing.id;
     }
-    throw err;
-  }
-  const id = Bun.randomUUIDv7();
-  insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
-  return id;
+    try {
+      await assertQuota(deps, workspaceId, "contacts", await countContacts(deps.db, workspaceId));
+    } catch (err) {
+      if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
+        deps.log.warn("contact not created: contacts quota used up", { workspaceId });
+        return null;
+      }
+      throw err;
+    }
+    const id = Bun.randomUUIDv7();
+    await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
+    return id;
+  };
+  return deps.db.inTx ? upsert() : deps.db.tx(upsert);
 }
 
 /** The id of the contact of a phone number, if the workspace has one. */
-export function contactIdByPhone(deps: Pick<AppDeps, "db">, workspaceId: string, phone: string): string | null {
-  return findContactByPhone(deps.db, workspaceId, phone)?.id ?? null;
+export async function contactIdByPhone(deps: Pick<AppDeps, "db">, workspaceId: string, phone: string): Promise<string | null> {
+  return (await findContactByPhone(deps.db, workspaceId, phone))?.id ?? null;
 }
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
@@ -57,54 +62,52 @@ export function contactView(c: ContactRow): ContactView {
 }
 
 /** One contact of the workspace (404 otherwise). */
-export function getContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): ContactView {
-  const c = findContact(deps.db, workspaceId, id);
+export async function getContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): Promise<ContactView> {
+  const c = await findContact(deps.db, workspaceId, id);
   if (!c) throw errors.notFound("Contact");
   return contactView(c);
 }
 
 /** A page of the workspace's contacts. */
-export function pageContacts(deps: Pick<AppDeps, "db">, workspaceId: string, q: ContactListQuery) {
-  const { rows, total } = listContacts(deps.db, workspaceId, { ...q, offset: (q.page - 1) * q.limit });
+export async function pageContacts(deps: Pick<AppDeps, "db">, workspaceId: string, q: ContactListQuery) {
+  const { rows, total } = await listContacts(deps.db, workspaceId, { ...q, offset: (q.page - 1) * q.limit });
   return { data: rows.map(contactView), total };
 }
 
 /**
  * Creates a contact: 409 when the phone exists, 403 LIMIT_EXCEEDED past the plan's contacts.
- * Count and insert share one IMMEDIATE transaction, so parallel creates (even from another
- * connection) cannot both take the last place.
+ * Count and insert share one write transaction, so parallel creates (even from another
+ * process or node) cannot both take the last place.
  */
-export function createContact(deps: Deps, workspaceId: string, input: CreateContactInput): ContactView {
+export async function createContact(deps: Deps, workspaceId: string, input: CreateContactInput): Promise<ContactView> {
   const id = Bun.randomUUIDv7();
   const at = deps.clock.now().getTime();
-  deps.sqlite
-    .transaction(() => {
-      if (storedByPhone(deps.sqlite, workspaceId, input.phone)) throw errors.conflict("A contact with this phone number exists");
-      assertQuota(deps, workspaceId, "contacts", contactCount(deps.sqlite, workspaceId));
-      insertStoredContact(deps.sqlite, workspaceId, {
-        id,
-        phone: input.phone,
-        name: input.name || null,
-        pushName: null,
-        tags: input.tags ?? [],
-        attributes: input.attributes ?? {},
-        optedOut: false,
-        lastInboundAt: null,
-        at,
-      });
-    })
-    .immediate();
+  await deps.db.tx(async () => {
+    if (await storedByPhone(deps.db, workspaceId, input.phone)) throw errors.conflict("A contact with this phone number exists");
+    await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
+    await insertStoredContact(deps.db, workspaceId, {
+      id,
+      phone: input.phone,
+      name: input.name || null,
+      pushName: null,
+      tags: input.tags ?? [],
+      attributes: input.attributes ?? {},
+      optedOut: false,
+      lastInboundAt: null,
+      at,
+    });
+  });
   return getContact(deps, workspaceId, id);
 }
 
 /** Changes name, tags (replaced), attributes (replaced) or the opt-out of a contact. */
-export function updateContact(deps: Deps, workspaceId: string, id: string, input: UpdateContactInput): ContactView {
-  deps.sqlite.transaction(() => {
-    const row = findContact(deps.db, workspaceId, id);
+export async function updateContact(deps: Deps, workspaceId: string, id: string, input: UpdateContactInput): Promise<ContactView> {
+  await deps.db.tx(async () => {
+    const row = await findContact(deps.db, workspaceId, id);
     if (!row) throw errors.notFound("Contact");
     const before: StoredContact = { id, name: row.name, tags: row.tags, attributes: row.attributes, optedOut: row.optedOut, optedOutAt: row.optedOutAt };
-    updateStoredContact(
-      deps.sqlite,
+    await updateStoredContact(
+      deps.db,
       workspaceId,
       before,
       {
@@ -115,11 +118,11 @@ export function updateContact(deps: Deps, workspaceId: string, id: string, input
       },
       deps.clock.now().getTime(),
     );
-  })();
+  });
   return getContact(deps, workspaceId, id);
 }
 
 /** Deletes a contact (conversations keep their history, unlinked). */
-export function deleteContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): void {
-  if (!deleteContactRow(deps.db, workspaceId, id)) throw errors.notFound("Contact");
+export async function deleteContact(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): Promise<void> {
+  if (!(await deleteContactRow(deps.db, workspaceId, id))) throw errors.notFound("Contact");
 }

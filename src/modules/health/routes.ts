@@ -1,4 +1,3 @@
-import type { Statement } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
@@ -11,23 +10,21 @@ import { healthDoc, readyDoc } from "../docs/schemas.ts";
 const WRITE_PROBE_TTL_MS = 1000;
 
 /** Liveness and readiness probes. */
-export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">) {
+export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock">) {
   const started = deps.clock.now().getTime();
-  let probe: Statement | null = null;
   let lastWriteOk = -Infinity;
 
-  /** A real commit: BEGIN IMMEDIATE takes the write lock, the upsert reaches the WAL on COMMIT. */
-  const writeProbe = (now: number) => {
+  /** A real commit: the transaction takes the write lock, the upsert is durable on COMMIT (SQLite: in the WAL). */
+  const writeProbe = async (now: number) => {
     if (now - lastWriteOk >= 0 && now - lastWriteOk < WRITE_PROBE_TTL_MS) return;
-    probe ??= deps.sqlite.prepare("INSERT INTO health_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at");
-    const stmt = probe;
-    deps.sqlite.transaction(() => stmt.run(now)).immediate();
+    const stmt = deps.db.prepare("INSERT INTO health_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at");
+    await deps.db.tx(async () => void (await stmt.run(now)));
     lastWriteOk = now;
   };
 
-  const step = <T>(what: string, fn: () => T): T => {
+  const step = async <T>(what: string, fn: () => T | Promise<T>): Promise<T> => {
     try {
-      return fn();
+      return await fn();
     } catch (err) {
       lastWriteOk = -Infinity;
       throw new AppError("INTERNAL_ERROR", `Not ready: ${what}`, { status: 503, cause: err });
@@ -40,10 +37,10 @@ export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">
     })
     .get(
       "/ready",
-      () => {
-        const n = step("the database does not answer", () => (deps.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n);
-        if (n < bundledMigrationCount()) step("migrations are pending", () => { throw new Error("migrations pending"); });
-        step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
+      async () => {
+        const n = await step("the database does not answer", async () => (await deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM __drizzle_migrations").get())!.n);
+        if (n < bundledMigrationCount(deps.db.engine)) await step("migrations are pending", () => { throw new Error("migrations pending"); });
+        await step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
         return ok({ status: "ready", database: "ok", writable: true, migrations: n });
       },
       { detail: { summary: "Readiness: the database answers, is migrated and takes a write (503 otherwise)", responses: envelopeResponses({ data: readyDoc, errors: [503] }) } },

@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { preparedOnce } from "../../db/prepared.ts";
@@ -29,7 +28,7 @@ const touchStmts = preparedOnce((db) => {
         set: {
           contactId: sql`coalesce(excluded.contact_id, ${conversations.contactId})`,
           lastMessageId: sql`excluded.last_message_id`,
-          lastMessageAt: sql`max(${conversations.lastMessageAt}, excluded.last_message_at)`,
+          lastMessageAt: sql`${db.engine === "postgres" ? sql`greatest` : sql`max`}(${conversations.lastMessageAt}, excluded.last_message_at)`,
           unreadCount: inbound ? sql`${conversations.unreadCount} + 1` : sql`${conversations.unreadCount}`,
           updatedAt: sql`excluded.updated_at`,
         },
@@ -43,12 +42,12 @@ const touchStmts = preparedOnce((db) => {
  * Creates or updates the conversation of (session, phone) for a new message and returns its
  * id. Inbound messages count as unread. Call inside the message's transaction.
  */
-export function touchConversation(
+export async function touchConversation(
   db: DB,
   workspaceId: string,
   c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number; inbound: boolean },
-): string {
-  const row = (c.inbound ? touchStmts(db).inbound : touchStmts(db).outbound).get({
+): Promise<string> {
+  const row = await (c.inbound ? touchStmts(db).inbound : touchStmts(db).outbound).get({
     id: Bun.randomUUIDv7(),
     ws: workspaceId,
     sessionId: c.sessionId,
@@ -61,21 +60,23 @@ export function touchConversation(
 }
 
 /** One conversation of the workspace. */
-export function findConversation(db: DB, workspaceId: string, id: string): ConversationRow | undefined {
-  return db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id))).get();
+export async function findConversation(db: DB, workspaceId: string, id: string): Promise<ConversationRow | undefined> {
+  return await db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id))).get();
 }
 
 /** Marks a conversation read: no unread messages left. */
-export function markConversationRead(db: DB, workspaceId: string, id: string, at: number): void {
-  db.update(conversations)
+export async function markConversationRead(db: DB, workspaceId: string, id: string, at: number): Promise<void> {
+  await db
+    .update(conversations)
     .set({ unreadCount: 0, lastReadAt: at, updatedAt: at })
     .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
     .run();
 }
 
 /** Sets or clears the member a conversation is assigned to. */
-export function setAssignee(db: DB, workspaceId: string, id: string, userId: string | null, at: number): void {
-  db.update(conversations)
+export async function setAssignee(db: DB, workspaceId: string, id: string, userId: string | null, at: number): Promise<void> {
+  await db
+    .update(conversations)
     .set({ assigneeId: userId, updatedAt: at })
     .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
     .run();
@@ -111,10 +112,10 @@ export interface ConversationListRow {
 }
 
 const LIST_SELECT = `
-  SELECT c.id, c.session_id AS sessionId, c.phone, c.contact_id AS contactId, ct.name AS contactName, ct.push_name AS contactPushName,
-         c.unread_count AS unreadCount, c.last_message_at AS lastMessageAt, c.last_read_at AS lastReadAt, c.created_at AS createdAt,
-         c.assignee_id AS assigneeId, u.name AS assigneeName, u.email AS assigneeEmail,
-         m.id AS lastId, m.direction AS lastDirection, m.type AS lastType, m.body AS lastBody, m.status AS lastStatus, m.created_at AS lastCreatedAt
+  SELECT c.id, c.session_id AS "sessionId", c.phone, c.contact_id AS "contactId", ct.name AS "contactName", ct.push_name AS "contactPushName",
+         c.unread_count AS "unreadCount", c.last_message_at AS "lastMessageAt", c.last_read_at AS "lastReadAt", c.created_at AS "createdAt",
+         c.assignee_id AS "assigneeId", u.name AS "assigneeName", u.email AS "assigneeEmail",
+         m.id AS "lastId", m.direction AS "lastDirection", m.type AS "lastType", m.body AS "lastBody", m.status AS "lastStatus", m.created_at AS "lastCreatedAt"
   FROM conversations c
   LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id
   LEFT JOIN users u ON u.id = c.assignee_id AND u.workspace_id = c.workspace_id
@@ -132,21 +133,19 @@ function whereClause(workspaceId: string, f: ConversationFilter & { id?: string 
 }
 
 /** A page of conversations with their last message, contact and assignee, most recent first. */
-export function listConversations(
-  sqlite: Database,
+export async function listConversations(
+  db: DB,
   workspaceId: string,
   f: ConversationFilter & { limit: number; offset: number },
-): { rows: ConversationListRow[]; total: number } {
+): Promise<{ rows: ConversationListRow[]; total: number }> {
   const w = whereClause(workspaceId, f);
-  const rows = sqlite
-    .query(`${LIST_SELECT} WHERE ${w.sql} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ? OFFSET ?`)
-    .all(...w.args, f.limit, f.offset) as ConversationListRow[];
-  const total = (sqlite.query(`SELECT count(*) AS n FROM conversations c WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  const rows = await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE ${w.sql} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ? OFFSET ?`).all(...w.args, f.limit, f.offset);
+  const total = (await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM conversations c WHERE ${w.sql}`).get(...w.args))!.n;
   return { rows, total };
 }
 
 /** One conversation with its last message, contact and assignee. */
-export function getConversationRow(sqlite: Database, workspaceId: string, id: string): ConversationListRow | null {
+export async function getConversationRow(db: DB, workspaceId: string, id: string): Promise<ConversationListRow | null> {
   const w = whereClause(workspaceId, { id });
-  return (sqlite.query(`${LIST_SELECT} WHERE ${w.sql}`).get(...w.args) as ConversationListRow | null) ?? null;
+  return (await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE ${w.sql}`).get(...w.args)) ?? null;
 }

@@ -14,32 +14,32 @@ export function inboxRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .get(
       "",
-      ({ auth, query }) => {
-        const { data, total } = pageConversations(deps, auth.workspaceId, query);
+      async ({ auth, query }) => {
+        const { data, total } = await pageConversations(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
       { jwt: "read", query: conversationListQuery, detail: { summary: "List conversations (last message, unread count, assignee), most recent first" } },
     )
-    .get("/:id", ({ auth, params }) => ok(getConversation(deps, auth.workspaceId, params.id)), {
+    .get("/:id", async ({ auth, params }) => ok(await getConversation(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: conversationIdParams,
       detail: { summary: "Get a conversation" },
     })
     .get(
       "/:id/messages",
-      ({ auth, params, query }) => {
-        requireConversation(deps, auth.workspaceId, params.id);
-        const { data, pagination } = listMessages(deps, auth.workspaceId, { ...query, conversationId: params.id });
+      async ({ auth, params, query }) => {
+        await requireConversation(deps, auth.workspaceId, params.id);
+        const { data, pagination } = await listMessages(deps, auth.workspaceId, { ...query, conversationId: params.id });
         return cursorPaged(data, pagination);
       },
       { jwt: "read", params: conversationIdParams, query: cursorQuery, detail: { summary: "Messages of a conversation, newest first (keyset cursors)" } },
     )
-    .post("/:id/read", ({ auth, params }) => ok(readConversation(deps, auth.workspaceId, params.id), "Conversation marked read"), {
+    .post("/:id/read", async ({ auth, params }) => ok(await readConversation(deps, auth.workspaceId, params.id), "Conversation marked read"), {
       jwt: "messaging",
       params: conversationIdParams,
       detail: { summary: "Mark a conversation read" },
     })
-    .put("/:id/assign", ({ auth, params, body }) => ok(assignConversation(deps, auth.workspaceId, params.id, body.userId)), {
+    .put("/:id/assign", async ({ auth, params, body }) => ok(await assignConversation(deps, auth.workspaceId, params.id, body.userId)), {
       jwt: "messaging",
       params: conversationIdParams,
       body: assignBody,

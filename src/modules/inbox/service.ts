@@ -13,7 +13,7 @@ import {
   type ConversationListRow,
 } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock">;
+type Deps = Pick<AppDeps, "db" | "clock">;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** API shape of a conversation. */
@@ -35,43 +35,46 @@ export function conversationView(c: ConversationListRow) {
 }
 
 /** A page of conversations, most recent first. */
-export function pageConversations(deps: Deps, workspaceId: string, q: ConversationFilter & { page: number; limit: number }) {
-  const { rows, total } = listConversations(deps.sqlite, workspaceId, { ...q, offset: (q.page - 1) * q.limit });
+export async function pageConversations(deps: Deps, workspaceId: string, q: ConversationFilter & { page: number; limit: number }) {
+  const { rows, total } = await listConversations(deps.db, workspaceId, { ...q, offset: (q.page - 1) * q.limit });
   return { data: rows.map(conversationView), total };
 }
 
 /** One conversation, or 404. */
-export function getConversation(deps: Deps, workspaceId: string, id: string) {
-  const row = getConversationRow(deps.sqlite, workspaceId, id);
+export async function getConversation(deps: Deps, workspaceId: string, id: string) {
+  const row = await getConversationRow(deps.db, workspaceId, id);
   if (!row) throw errors.notFound("Conversation");
   return conversationView(row);
 }
 
 /** Throws 404 unless the conversation is the workspace's. */
-export function requireConversation(deps: Deps, workspaceId: string, id: string): void {
-  if (!findConversation(deps.db, workspaceId, id)) throw errors.notFound("Conversation");
+export async function requireConversation(deps: Deps, workspaceId: string, id: string): Promise<void> {
+  if (!(await findConversation(deps.db, workspaceId, id))) throw errors.notFound("Conversation");
 }
 
 /** Marks every message of the conversation read. */
-export function readConversation(deps: Deps, workspaceId: string, id: string) {
-  requireConversation(deps, workspaceId, id);
+export async function readConversation(deps: Deps, workspaceId: string, id: string) {
+  await requireConversation(deps, workspaceId, id);
   const at = deps.clock.now().getTime();
-  deps.sqlite.transaction(() => {
-    markConversationRead(deps.db, workspaceId, id, at);
-    markInboundRead(deps.db, workspaceId, id, at);
-  })();
+  await deps.db.tx(async () => {
+    await markConversationRead(deps.db, workspaceId, id, at);
+    await markInboundRead(deps.db, workspaceId, id, at);
+  });
   return getConversation(deps, workspaceId, id);
 }
 
 /** Assigns the conversation to a member who may send messages, or unassigns it (null). */
-export function assignConversation(deps: Deps, workspaceId: string, id: string, userId: string | null) {
-  requireConversation(deps, workspaceId, id);
-  if (userId !== null) {
-    const user = deps.sqlite.query("SELECT role FROM users WHERE workspace_id = ? AND id = ?").get(workspaceId, userId) as { role: Role } | null;
-    // another workspace's user reads exactly like a missing one
-    if (!user) throw errors.validation({ userId: "is not a member of this workspace" });
-    if (!can(user.role, "messaging")) throw errors.validation({ userId: `cannot handle conversations (role ${user.role})` });
-  }
-  setAssignee(deps.db, workspaceId, id, userId, deps.clock.now().getTime());
+export async function assignConversation(deps: Deps, workspaceId: string, id: string, userId: string | null) {
+  await requireConversation(deps, workspaceId, id);
+  // the member's role is checked in the transaction of the assignment: a role changed meanwhile cannot slip in
+  await deps.db.tx(async () => {
+    if (userId !== null) {
+      const user = await deps.db.prepare<{ role: Role }>("SELECT role FROM users WHERE workspace_id = ? AND id = ?").get(workspaceId, userId);
+      // another workspace's user reads exactly like a missing one
+      if (!user) throw errors.validation({ userId: "is not a member of this workspace" });
+      if (!can(user.role, "messaging")) throw errors.validation({ userId: `cannot handle conversations (role ${user.role})` });
+    }
+    await setAssignee(deps.db, workspaceId, id, userId, deps.clock.now().getTime());
+  });
   return getConversation(deps, workspaceId, id);
 }

@@ -39,12 +39,12 @@ function mediaHandlers(deps: AppDeps) {
         { bytes, declaredMime: body.file.type, filename: body.file.name, source: "upload" },
         { kind: body.type ?? "document", field: "file" },
       );
-      const row = deps.sqlite.transaction(() => commitMedia(deps, prepared))();
+      const row = await commitMedia(deps, prepared);
       set.status = 201;
       return ok(mediaView(row));
     },
     async download(auth: AuthContext, id: string) {
-      const row = getMediaRow(deps, auth.workspaceId, id);
+      const row = await getMediaRow(deps, auth.workspaceId, id);
       const file = Bun.file(mediaPath(deps.config.dataDir, auth.workspaceId, row.id));
       if (!(await file.exists())) throw errors.notFound("Media");
       return new Response(file, {

@@ -61,8 +61,8 @@ export async function prepareMedia(deps: Deps, workspaceId: string, input: Media
 }
 
 /** Inserts the row of a prepared file; call inside the transaction of the change that uses it. */
-export function commitMedia(deps: Pick<AppDeps, "db">, prepared: PreparedMedia): MediaRow {
-  insertMedia(deps.db, prepared.workspaceId, prepared.row);
+export async function commitMedia(deps: Pick<AppDeps, "db">, prepared: PreparedMedia): Promise<MediaRow> {
+  await insertMedia(deps.db, prepared.workspaceId, prepared.row);
   return { ...prepared.row, workspaceId: prepared.workspaceId };
 }
 
@@ -72,8 +72,8 @@ export async function discardMedia(deps: Pick<AppDeps, "config">, prepared: Prep
 }
 
 /** A stored media row of the workspace, or 404. */
-export function getMediaRow(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): MediaRow {
-  const row = findMedia(deps.db, workspaceId, id);
+export async function getMediaRow(deps: Pick<AppDeps, "db">, workspaceId: string, id: string): Promise<MediaRow> {
+  const row = await findMedia(deps.db, workspaceId, id);
   if (!row) throw errors.notFound("Media");
   return row;
 }

@@ -1,39 +1,39 @@
 import type { AppDeps } from "../../deps.ts";
 import type { MessageRow } from "./repo.ts";
 
-// Payloads of spec part 6 and D8. Publish inside deps.bus.transaction, with the change.
+// Payloads of spec part 6 and D8. Publish inside db.tx, with the change.
 type Bus = Pick<AppDeps, "bus">;
 const iso = (t: number) => new Date(t).toISOString();
 type Msg = Pick<MessageRow, "id" | "workspaceId" | "sessionId" | "phone">;
 
 /** message_sent: the network accepted an outbound message. */
-export function publishSent(deps: Bus, m: Msg): void {
-  deps.bus.publish(m.workspaceId, "message_sent", { sessionId: m.sessionId, to: m.phone, messageId: m.id });
+export async function publishSent(deps: Bus, m: Msg): Promise<void> {
+  await deps.bus.publish(m.workspaceId, "message_sent", { sessionId: m.sessionId, to: m.phone, messageId: m.id });
 }
 
 /** message_delivered: a delivery receipt arrived. */
-export function publishDelivered(deps: Bus, m: Msg, deliveredAt: number): void {
-  deps.bus.publish(m.workspaceId, "message_delivered", { sessionId: m.sessionId, messageId: m.id, deliveredAt: iso(deliveredAt) });
+export async function publishDelivered(deps: Bus, m: Msg, deliveredAt: number): Promise<void> {
+  await deps.bus.publish(m.workspaceId, "message_delivered", { sessionId: m.sessionId, messageId: m.id, deliveredAt: iso(deliveredAt) });
 }
 
 /** message_read: a read receipt arrived. */
-export function publishRead(deps: Bus, m: Msg, readAt: number): void {
-  deps.bus.publish(m.workspaceId, "message_read", { sessionId: m.sessionId, messageId: m.id, readAt: iso(readAt) });
+export async function publishRead(deps: Bus, m: Msg, readAt: number): Promise<void> {
+  await deps.bus.publish(m.workspaceId, "message_read", { sessionId: m.sessionId, messageId: m.id, readAt: iso(readAt) });
 }
 
 /** message_failed (D8): the message will not be sent. */
-export function publishFailed(deps: Bus, m: Msg, error: { code: string; message: string }): void {
-  deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error });
+export async function publishFailed(deps: Bus, m: Msg, error: { code: string; message: string }): Promise<void> {
+  await deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error });
 }
 
 /** message_received (D8): both `text` and `content`, and `mediaUrl` (null for text). */
-export function publishReceived(
+export async function publishReceived(
   deps: Bus,
   m: Msg & Pick<MessageRow, "type" | "body">,
   extra: { mediaUrl: string | null; mediaId: string | null; mimeType: string | null; filename: string | null; pushName: string | null; timestamp: Date; payload?: unknown },
-): void {
+): Promise<void> {
   const text = m.body ?? "";
-  deps.bus.publish(m.workspaceId, "message_received", {
+  await deps.bus.publish(m.workspaceId, "message_received", {
     sessionId: m.sessionId,
     from: m.phone,
     messageId: m.id,

@@ -27,7 +27,7 @@ const stmts = preparedOnce((db) => ({
     .prepare(),
   dropExpired: db
     .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.workspaceId, p("ws")), eq(idempotencyKeys.key, p("key")), sql`${idempotencyKeys.expiresAt} < ${sql.placeholder("now")} + 1`))
+    .where(and(eq(idempotencyKeys.workspaceId, p("ws")), eq(idempotencyKeys.key, p("key")), sql`${idempotencyKeys.expiresAt} <= ${sql.placeholder("now")}`))
     .prepare(),
   insert: db
     .insert(idempotencyKeys)
@@ -47,23 +47,23 @@ const stmts = preparedOnce((db) => ({
  * The first answer under `key` in the last 24 h, or null. The same key with another
  * request body is a client bug: 409 CONFLICT.
  */
-export function replay(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string): StoredAnswer | null {
-  const row = stmts(deps.db).find.get({ ws: workspaceId, key });
+export async function replay(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string): Promise<StoredAnswer | null> {
+  const row = await stmts(deps.db).find.get({ ws: workspaceId, key });
   if (!row || row.expiresAt <= deps.clock.now().getTime()) return null;
   if (row.requestHash !== hash) throw errors.conflict("This Idempotency-Key was already used with a different request body");
   return { statusCode: row.statusCode, data: JSON.parse(row.response) };
 }
 
 /** Stores the first answer; call in the transaction of the change. Replaces an expired entry. */
-export function remember(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string, answer: StoredAnswer): void {
+export async function remember(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, key: string, hash: string, answer: StoredAnswer): Promise<void> {
   const now = deps.clock.now().getTime();
   const s = stmts(deps.db);
-  s.dropExpired.run({ ws: workspaceId, key, now });
+  await s.dropExpired.run({ ws: workspaceId, key, now });
   // a concurrent first request that committed meanwhile makes this insert fail: the caller replays it
-  s.insert.run({ ws: workspaceId, key, hash, statusCode: answer.statusCode, response: JSON.stringify(answer.data), now, expiresAt: now + TTL_MS });
+  await s.insert.run({ ws: workspaceId, key, hash, statusCode: answer.statusCode, response: JSON.stringify(answer.data), now, expiresAt: now + TTL_MS });
 }
 
 /** Deletes expired keys (periodic). */
-export function pruneIdempotencyKeys(deps: Pick<AppDeps, "db" | "clock">): number {
-  return deps.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, deps.clock.now().getTime())).returning({ key: idempotencyKeys.key }).all().length;
+export async function pruneIdempotencyKeys(deps: Pick<AppDeps, "db" | "clock">): Promise<number> {
+  return (await deps.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, deps.clock.now().getTime())).run()).changes;
 }

@@ -18,17 +18,17 @@ import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
  * media row that cannot be inserted, leaves the message stored without media (mediaUrl null).
  */
 export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage): Promise<void> {
-  const owner = sessionOwner(deps.db, sessionId);
+  const owner = await sessionOwner(deps.db, sessionId);
   if (!owner) {
     deps.log.warn("inbound message for an unknown session", { sessionId });
     return;
   }
   const ws = owner.workspaceId;
   // a repeat is refused in the transaction below; looking first only saves a media download
-  if (carriesMedia(msg) && findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) return;
+  if (carriesMedia(msg) && (await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound"))) return;
   const prepared = await inboundMedia(deps, ws, sessionId, msg);
   try {
-    storeInbound(deps, owner, sessionId, msg, prepared);
+    await storeInbound(deps, owner, sessionId, msg, prepared);
     return;
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
@@ -37,23 +37,23 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
     deps.log.warn("inbound media not stored; keeping the message without it", { sessionId, networkMessageId: msg.networkMessageId, err });
   }
   try {
-    storeInbound(deps, owner, sessionId, msg, null);
+    await storeInbound(deps, owner, sessionId, msg, null);
   } catch (err) {
     if (!(err instanceof Duplicate)) throw err;
   }
 }
 
 /** One transaction: media row, contact, conversation, message row and message_received (once, with the row's final state). */
-function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: string | null }, sessionId: string, msg: InboundMessage, prepared: PreparedMedia | null): void {
+async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: string | null }, sessionId: string, msg: InboundMessage, prepared: PreparedMedia | null): Promise<void> {
   const ws = owner.workspaceId;
-  deps.bus.transaction(() => {
-    if (findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
+  await deps.db.tx(async () => {
+    if (await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
     const at = deps.clock.now().getTime();
-    const media = prepared ? commitMedia(deps, prepared) : null;
+    const media = prepared ? await commitMedia(deps, prepared) : null;
     const pushName = msg.pushName?.trim() || null;
-    const contactId = upsertInboundContact(deps, ws, msg.from, pushName, at);
+    const contactId = await upsertInboundContact(deps, ws, msg.from, pushName, at);
     const id = Bun.randomUUIDv7();
-    const conversationId = touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
+    const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
     const row = {
       id,
       workspaceId: ws,
@@ -71,8 +71,8 @@ function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: 
       createdAt: at,
       updatedAt: at,
     };
-    insertMessage(deps.db, ws, row);
-    publishReceived(deps, row, {
+    await insertMessage(deps.db, ws, row);
+    await publishReceived(deps, row, {
       // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
       mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
       mediaId: media?.id ?? null,

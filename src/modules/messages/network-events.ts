@@ -10,7 +10,7 @@ import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
 import { pauseSending, RESTRICTION_PAUSE_MS } from "./send-pause.ts";
 import { messages } from "./table.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "log" | "config">;
+type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "log" | "config">;
 
 export interface Rejection {
   sessionId: string;
@@ -26,23 +26,23 @@ export interface Rejection {
  * (463) also pauses the session's queue for RESTRICTION_PAUSE_MS. Answers false when no sent
  * message has that id (yet: the send may still be committing).
  */
-export function applyRejection(deps: Deps, r: Rejection): boolean {
-  const owner = sessionOwner(deps.db, r.sessionId);
+export async function applyRejection(deps: Deps, r: Rejection): Promise<boolean> {
+  const owner = await sessionOwner(deps.db, r.sessionId);
   if (!owner) return true;
   const ws = owner.workspaceId;
   const now = deps.clock.now().getTime();
-  if (r.restricted) pauseSending(deps, ws, r.sessionId, now + RESTRICTION_PAUSE_MS, `restricted_${r.code}`);
-  return deps.bus.transaction(() => {
-    const m = findByNetworkId(deps.db, ws, r.sessionId, r.networkMessageId, "outbound");
+  if (r.restricted) await pauseSending(deps, ws, r.sessionId, now + RESTRICTION_PAUSE_MS, `restricted_${r.code}`);
+  return deps.db.tx(async () => {
+    const m = await findByNetworkId(deps.db, ws, r.sessionId, r.networkMessageId, "outbound");
     if (!m) return false;
     const error = { code: `rejected_${r.code}`, message: r.detail };
-    const done = deps.db
+    const done = await deps.db
       .update(messages)
       .set({ status: "failed", errorCode: error.code, errorMessage: error.message, failedAt: now, updatedAt: now })
       .where(and(eq(messages.workspaceId, ws), eq(messages.id, m.id), inArray(messages.status, ["sent", "delivered"])))
       .returning({ id: messages.id })
       .all();
-    if (done.length) publishFailed(deps, m, error);
+    if (done.length) await publishFailed(deps, m, error);
     return true;
   });
 }
@@ -53,10 +53,10 @@ export function applyRejection(deps: Deps, r: Rejection): boolean {
  * not send it). A repeat of the same network id is stored once.
  */
 export async function recordEcho(deps: Deps, sessionId: string, echo: EchoMessage): Promise<void> {
-  const owner = sessionOwner(deps.db, sessionId);
+  const owner = await sessionOwner(deps.db, sessionId);
   if (!owner) return;
   const ws = owner.workspaceId;
-  if (findByNetworkId(deps.db, ws, sessionId, echo.networkMessageId, "outbound")) {
+  if (await findByNetworkId(deps.db, ws, sessionId, echo.networkMessageId, "outbound")) {
     if (echo.media && "file" in echo.media) await Bun.file(echo.media.file).delete().catch(() => {});
     return;
   }
@@ -68,13 +68,14 @@ export async function recordEcho(deps: Deps, sessionId: string, echo: EchoMessag
     deps.log.warn("media of a message sent from the phone not stored", { sessionId, networkMessageId: echo.networkMessageId, err });
   }
   try {
-    deps.bus.transaction(() => {
-      if (findByNetworkId(deps.db, ws, sessionId, echo.networkMessageId, "outbound")) throw new Repeat();
+    await deps.db.tx(async () => {
+      if (await findByNetworkId(deps.db, ws, sessionId, echo.networkMessageId, "outbound")) throw new Repeat();
       const at = deps.clock.now().getTime();
       const sentAt = echo.timestamp.getTime();
-      const media = prepared ? commitMedia(deps, prepared) : null;
+      const media = prepared ? await commitMedia(deps, prepared) : null;
       const id = Bun.randomUUIDv7();
-      const conversationId = touchConversation(deps.db, ws, { sessionId, phone: echo.to, contactId: contactIdByPhone(deps, ws, echo.to), messageId: id, at, inbound: false });
+      const contactId = await contactIdByPhone(deps, ws, echo.to);
+      const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: echo.to, contactId, messageId: id, at, inbound: false });
       const row = {
         id,
         sessionId,
@@ -93,8 +94,8 @@ export async function recordEcho(deps: Deps, sessionId: string, echo: EchoMessag
         sentAt,
         updatedAt: at,
       };
-      insertMessage(deps.db, ws, row);
-      publishSent(deps, { ...row, workspaceId: ws });
+      await insertMessage(deps.db, ws, row);
+      await publishSent(deps, { ...row, workspaceId: ws });
     });
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
@@ -109,12 +110,12 @@ class Repeat extends Error {}
  * message was not found (the ack can overtake the commit of the send).
  */
 export function onRejected(deps: Deps, r: Rejection, retryMs = 2_000): void {
-  const run = (again: boolean) => {
+  const run = async (again: boolean) => {
     try {
-      if (!applyRejection(deps, r) && again) setTimeout(() => run(false), retryMs).unref?.();
+      if (!(await applyRejection(deps, r)) && again) setTimeout(() => void run(false), retryMs).unref?.();
     } catch (err) {
       deps.log.error("rejection not applied", { sessionId: r.sessionId, networkMessageId: r.networkMessageId, err });
     }
   };
-  run(true);
+  void run(true);
 }

@@ -15,7 +15,7 @@ export async function recentOutbound(
   sessionId: string,
   networkMessageId: string,
 ): Promise<OutboundMessage | undefined> {
-  const m = findByNetworkId(deps.db, workspaceId, sessionId, networkMessageId, "outbound");
+  const m = await findByNetworkId(deps.db, workspaceId, sessionId, networkMessageId, "outbound");
   if (!m || deps.clock.now().getTime() - m.createdAt > RECENT_MS) return undefined;
   return { to: m.phone, type: m.type, text: m.body ?? undefined };
 }

@@ -14,12 +14,13 @@ export interface Receipt {
  * message not yet delivered also sets deliveredAt (and emits message_delivered first, so
  * every read message was delivered for a listener too). Repeated receipts change nothing.
  */
-export function applyReceipt(deps: Pick<AppDeps, "db" | "bus" | "log" | "clock">, r: Receipt): void {
-  const owner = sessionOwner(deps.db, r.sessionId);
+export async function applyReceipt(deps: Pick<AppDeps, "db" | "bus" | "log" | "clock">, r: Receipt): Promise<void> {
+  const owner = await sessionOwner(deps.db, r.sessionId);
   if (!owner) return;
   const ws = owner.workspaceId;
-  deps.bus.transaction(() => {
-    const m = findByNetworkId(deps.db, ws, r.sessionId, r.networkMessageId, "outbound");
+  // the read of the row and the move forward in one transaction: two receipts cannot both move it
+  await deps.db.tx(async () => {
+    const m = await findByNetworkId(deps.db, ws, r.sessionId, r.networkMessageId, "outbound");
     if (!m) {
       deps.log.debug("receipt for an unknown message", { sessionId: r.sessionId, networkMessageId: r.networkMessageId });
       return;
@@ -27,12 +28,12 @@ export function applyReceipt(deps: Pick<AppDeps, "db" | "bus" | "log" | "clock">
     const at = r.at.getTime();
     const now = deps.clock.now().getTime();
     if (r.status === "delivered") {
-      if (setReceiptStatus(deps.db, ws, m.id, ["sent"], { status: "delivered", deliveredAt: at, readAt: null, at: now })) publishDelivered(deps, m, at);
+      if (await setReceiptStatus(deps.db, ws, m.id, ["sent"], { status: "delivered", deliveredAt: at, readAt: null, at: now })) await publishDelivered(deps, m, at);
       return;
     }
     const deliveredAt = m.deliveredAt ?? at;
-    if (!setReceiptStatus(deps.db, ws, m.id, ["sent", "delivered"], { status: "read", deliveredAt, readAt: at, at: now })) return;
-    if (m.status === "sent") publishDelivered(deps, m, deliveredAt);
-    publishRead(deps, m, at);
+    if (!(await setReceiptStatus(deps.db, ws, m.id, ["sent", "delivered"], { status: "read", deliveredAt, readAt: at, at: now }))) return;
+    if (m.status === "sent") await publishDelivered(deps, m, deliveredAt);
+    await publishRead(deps, m, at);
   });
 }

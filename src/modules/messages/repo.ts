@@ -18,8 +18,8 @@ const sessionStmt = preparedOnce((db) =>
 );
 
 /** The session of the workspace a message is sent through. */
-export function findSession(db: DB, workspaceId: string, sessionId: string) {
-  return sessionStmt(db).get({ ws: workspaceId, id: sessionId });
+export async function findSession(db: DB, workspaceId: string, sessionId: string) {
+  return await sessionStmt(db).get({ ws: workspaceId, id: sessionId });
 }
 
 const ownerStmt = preparedOnce((db) =>
@@ -31,13 +31,13 @@ const ownerStmt = preparedOnce((db) =>
 );
 
 /** Which workspace a session belongs to: driver events carry only the session id. */
-export function sessionOwner(db: DB, sessionId: string) {
-  return ownerStmt(db).get({ id: sessionId });
+export async function sessionOwner(db: DB, sessionId: string) {
+  return await ownerStmt(db).get({ id: sessionId });
 }
 
 /** Inserts a message row. */
-export function insertMessage(db: DB, workspaceId: string, row: Omit<typeof messages.$inferInsert, "workspaceId">): void {
-  insertStmt(db).run(messageParams({ ...row, workspaceId }));
+export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeof messages.$inferInsert, "workspaceId">): Promise<void> {
+  await insertStmt(db).run(messageParams({ ...row, workspaceId }));
 }
 
 /**
@@ -76,10 +76,10 @@ const findStmt = (db: DB) =>
 const prepared = new WeakMap<DB, ReturnType<typeof findStmt>>();
 
 /** One message of the workspace. */
-export function findMessage(db: DB, workspaceId: string, id: string): MessageWithMedia | undefined {
+export async function findMessage(db: DB, workspaceId: string, id: string): Promise<MessageWithMedia | undefined> {
   let stmt = prepared.get(db);
   if (!stmt) prepared.set(db, (stmt = findStmt(db)));
-  const r = stmt.get({ ws: workspaceId, id });
+  const r = await stmt.get({ ws: workspaceId, id });
   return r ? flatten(r) : undefined;
 }
 
@@ -119,8 +119,8 @@ export function messagePageQuery(db: DB, workspaceId: string, f: MessageFilter, 
  * newest first). Reads `limit + 1` rows to know whether more exist; every filter combination
  * walks an index that starts with workspace_id and ends with id, so no page scans past rows.
  */
-export function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: { before?: string; after?: string; limit: number }) {
-  const rows = messagePageQuery(db, workspaceId, f, c).all().map(flatten);
+export async function pageMessages(db: DB, workspaceId: string, f: MessageFilter, c: { before?: string; after?: string; limit: number }) {
+  const rows = (await messagePageQuery(db, workspaceId, f, c).all()).map(flatten);
   const hasMore = rows.length > c.limit;
   if (hasMore) rows.pop();
   if (c.after) rows.reverse();
@@ -157,13 +157,13 @@ const headStmt = preparedOnce((db) =>
 );
 
 /** The oldest queued message of a session that may go now (`takeable`): the head of its outbound queue. */
-export function nextQueued(db: DB, workspaceId: string, sessionId: string): MessageRow | undefined {
-  return headStmt(db).get({ ws: workspaceId, session: sessionId });
+export async function nextQueued(db: DB, workspaceId: string, sessionId: string): Promise<MessageRow | undefined> {
+  return await headStmt(db).get({ ws: workspaceId, session: sessionId });
 }
 
 /** Sessions with queued messages, across workspaces (the sender's recovery sweep). */
-export function sessionsWithQueued(db: DB): { workspaceId: string; sessionId: string }[] {
-  return db
+export async function sessionsWithQueued(db: DB): Promise<{ workspaceId: string; sessionId: string }[]> {
+  return await db
     .selectDistinct({ workspaceId: messages.workspaceId, sessionId: messages.sessionId })
     .from(messages)
     .where(IS_QUEUED)
@@ -182,9 +182,9 @@ const claimStmts = preparedOnce((db) => {
 });
 
 /** Takes a queued message for one send attempt; `prevToken` is the token of an attempt left by a crash. */
-export function claimSend(db: DB, workspaceId: string, id: string, token: string, prevToken: string | null, at: number): boolean {
+export async function claimSend(db: DB, workspaceId: string, id: string, token: string, prevToken: string | null, at: number): Promise<boolean> {
   const stmts = claimStmts(db);
-  const r = prevToken === null ? stmts.fresh.all({ ws: workspaceId, id, token, at }) : stmts.resumed.all({ ws: workspaceId, id, token, at, prev: prevToken });
+  const r = prevToken === null ? await stmts.fresh.all({ ws: workspaceId, id, token, at }) : await stmts.resumed.all({ ws: workspaceId, id, token, at, prev: prevToken });
   return r.length === 1;
 }
 
@@ -208,22 +208,25 @@ const sentStmt = preparedOnce((db) =>
 );
 
 /** Records the network's acceptance of an attempt. */
-export function markSent(db: DB, workspaceId: string, id: string, token: string, networkMessageId: string, at: number): boolean {
-  return sentStmt(db).all({ ws: workspaceId, id, token, nid: networkMessageId, at }).length === 1;
+export async function markSent(db: DB, workspaceId: string, id: string, token: string, networkMessageId: string, at: number): Promise<boolean> {
+  return (await sentStmt(db).all({ ws: workspaceId, id, token, nid: networkMessageId, at })).length === 1;
 }
 
 /** Puts an attempt that failed transiently back in the queue until `nextAttemptAt`. */
-export function markRetry(db: DB, workspaceId: string, id: string, token: string, nextAttemptAt: number, err: { code: string; message: string }, at: number): void {
-  db.update(messages)
+export async function markRetry(db: DB, workspaceId: string, id: string, token: string, nextAttemptAt: number, err: { code: string; message: string }, at: number): Promise<void> {
+  await db
+    .update(messages)
     .set({ sendingToken: null, nextAttemptAt, errorCode: err.code, errorMessage: err.message, updatedAt: at })
     .where(ofAttempt(workspaceId, id, token))
     .run();
 }
 
 /** Gives an attempt back uncounted: the session was not connected, so nothing reached the network. */
-export function releaseClaim(db: DB, workspaceId: string, id: string, token: string, at: number): void {
-  db.update(messages)
-    .set({ sendingToken: null, attempts: sql`max(${messages.attempts} - 1, 0)`, updatedAt: at })
+export async function releaseClaim(db: DB, workspaceId: string, id: string, token: string, at: number): Promise<void> {
+  const greatest = db.engine === "postgres" ? sql`greatest` : sql`max`;
+  await db
+    .update(messages)
+    .set({ sendingToken: null, attempts: sql`${greatest}(${messages.attempts} - 1, 0)`, updatedAt: at })
     .where(ofAttempt(workspaceId, id, token))
     .run();
 }
@@ -232,8 +235,8 @@ export function releaseClaim(db: DB, workspaceId: string, id: string, token: str
  * Fails every queued message of a session at once (it ended for good), except the ones whose
  * attempt is in flight in this process (their outcome is still coming). Returns the failed rows.
  */
-export function failQueuedOfSession(db: DB, workspaceId: string, sessionId: string, except: string[], err: { code: string; message: string }, at: number) {
-  return db
+export async function failQueuedOfSession(db: DB, workspaceId: string, sessionId: string, except: string[], err: { code: string; message: string }, at: number) {
+  return await db
     .update(messages)
     .set({ status: "failed", sendingToken: null, nextAttemptAt: null, errorCode: err.code, errorMessage: err.message, failedAt: at, updatedAt: at })
     .where(
@@ -249,8 +252,8 @@ export function failQueuedOfSession(db: DB, workspaceId: string, sessionId: stri
 }
 
 /** Fails an outbound message for good. */
-export function markFailed(db: DB, workspaceId: string, id: string, token: string, err: { code: string; message: string }, at: number): boolean {
-  const r = db
+export async function markFailed(db: DB, workspaceId: string, id: string, token: string, err: { code: string; message: string }, at: number): Promise<boolean> {
+  const r = await db
     .update(messages)
     .set({ status: "failed", sendingToken: null, nextAttemptAt: null, errorCode: err.code, errorMessage: err.message, failedAt: at, updatedAt: at })
     .where(ofAttempt(workspaceId, id, token))
@@ -275,8 +278,8 @@ const byNetworkIdStmt = preparedOnce((db) =>
 );
 
 /** The message a network id refers to, in one session. */
-export function findByNetworkId(db: DB, workspaceId: string, sessionId: string, networkMessageId: string, direction: "outbound" | "inbound") {
-  return byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
+export async function findByNetworkId(db: DB, workspaceId: string, sessionId: string, networkMessageId: string, direction: "outbound" | "inbound") {
+  return await byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
 }
 
 const receiptStmts = preparedOnce((db) => {
@@ -299,12 +302,12 @@ const receiptStmts = preparedOnce((db) => {
 });
 
 /** Applies a receipt's new status and times (the caller decided it moves forward). */
-export function setReceiptStatus(db: DB, workspaceId: string, id: string, from: MessageStatus[], set: { status: "delivered" | "read"; deliveredAt: number; readAt: number | null; at: number }): boolean {
+export async function setReceiptStatus(db: DB, workspaceId: string, id: string, from: MessageStatus[], set: { status: "delivered" | "read"; deliveredAt: number; readAt: number | null; at: number }): Promise<boolean> {
   const params = { ws: workspaceId, id, status: set.status, deliveredAt: set.deliveredAt, readAt: set.readAt, at: set.at };
   const stmt = receiptStmts(db).get(from.join(","));
   const r = stmt
-    ? stmt.all(params)
-    : db
+    ? await stmt.all(params)
+    : await db
         .update(messages)
         .set({ status: set.status, deliveredAt: set.deliveredAt, readAt: set.readAt, updatedAt: set.at })
         .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), inArray(messages.status, from)))
@@ -314,8 +317,9 @@ export function setReceiptStatus(db: DB, workspaceId: string, id: string, from: 
 }
 
 /** Marks the unread inbound messages of a conversation read. */
-export function markInboundRead(db: DB, workspaceId: string, conversationId: string, at: number): void {
-  db.update(messages)
+export async function markInboundRead(db: DB, workspaceId: string, conversationId: string, at: number): Promise<void> {
+  await db
+    .update(messages)
     .set({ readAt: at, updatedAt: at })
     .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.direction, "inbound"), isNull(messages.readAt)))
     .run();

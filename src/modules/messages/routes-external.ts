@@ -13,9 +13,9 @@ export function externalMessagesRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .get(
       "/api/external/messages",
-      ({ auth, query }) => {
+      async ({ auth, query }) => {
         // media links point at /api/external/media, where the same key can fetch them
-        const { data, pagination } = listMessages(deps, auth.workspaceId, query, "external");
+        const { data, pagination } = await listMessages(deps, auth.workspaceId, query, "external");
         return cursorPaged(data, pagination);
       },
       {

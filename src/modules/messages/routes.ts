@@ -47,20 +47,20 @@ export function messagesRoutes(deps: AppDeps) {
       body: sendBody,
       detail: { ...SEND_DOC },
     })
-    .get("/api/external/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id, "external")), {
+    .get("/api/external/messages/:id", async ({ auth, params }) => ok(await getMessage(deps, auth.workspaceId, params.id, "external")), {
       apiKey: "read",
       params: messageIdParams,
       detail: { summary: "Get a message and its status (API key)", responses: envelopeResponses({ data: messageDoc }) },
     })
-    .get("/api/v1/messages/:id", ({ auth, params }) => ok(getMessage(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/messages/:id", async ({ auth, params }) => ok(await getMessage(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: messageIdParams,
       detail: { summary: "Get a message and its status", responses: envelopeResponses({ data: messageDoc }) },
     })
     .get(
       "/api/v1/messages",
-      ({ auth, query }) => {
-        const { data, pagination } = listMessages(deps, auth.workspaceId, query);
+      async ({ auth, query }) => {
+        const { data, pagination } = await listMessages(deps, auth.workspaceId, query);
         return cursorPaged(data, pagination);
       },
       {

@@ -1,22 +1,22 @@
-import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../deps.ts";
+import type { DB } from "../../db/store.ts";
 import { TurnQueue } from "../../db/turn-queue.ts";
 
 /**
- * What the sends of one group transaction share. The group is one synchronous SQLite
- * transaction, so nothing else writes while it runs: a value read once (the plan in force,
+ * What the sends of one group transaction share. The group is one `db.tx`, and write
+ * transactions run one at a time, so nothing else writes while it runs: a value read once (the plan in force,
  * the month's usage, whether the session's sender job exists) stays true for the whole group,
  * except for what the group itself changes, which it tracks here. A send whose savepoint rolls
  * back takes its own changes out of it too (`drop`).
  */
 export class SendGroup {
   private memo = new Map<string, unknown>();
-  private counters = new Map<string, { n: number; added: number; write: (n: number) => void }>();
-  private deferred = new Map<string, { value: unknown; write: (v: unknown) => void }>();
+  private counters = new Map<string, { n: number; added: number; write: (n: number) => Promise<void> }>();
+  private deferred = new Map<string, { value: unknown; write: (v: unknown) => Promise<void> }>();
   // what the current send did, to take back if its savepoint rolls back
   private touched: string[] = [];
   private counted: string[] = [];
-  private replaced: [string, { value: unknown; write: (v: unknown) => void } | undefined][] = [];
+  private replaced: [string, { value: unknown; write: (v: unknown) => Promise<void> } | undefined][] = [];
   private began = false;
 
   /** The current send starts writing: call before its first write (see SendBatcher.run). */
@@ -40,18 +40,18 @@ export class SendGroup {
   }
 
   /** `read()` once per group (and again after a rolled-back send that first read it). */
-  once<T>(key: string, read: () => T): T {
+  async once<T>(key: string, read: () => Promise<T>): Promise<T> {
     if (this.memo.has(key)) return this.memo.get(key) as T;
-    const v = read();
+    const v = await read();
     this.memo.set(key, v);
     this.touched.push(key);
     return v;
   }
 
   /** The stored value of a counter plus what the group added so far. */
-  counter(key: string, read: () => number, write: (added: number) => void): number {
+  async counter(key: string, read: () => Promise<number>, write: (added: number) => Promise<void>): Promise<number> {
     let c = this.counters.get(key);
-    if (!c) this.counters.set(key, (c = { n: read(), added: 0, write }));
+    if (!c) this.counters.set(key, (c = { n: await read(), added: 0, write }));
     return c.n + c.added;
   }
 
@@ -67,9 +67,9 @@ export class SendGroup {
   }
 
   /** A write made once at the end of the group, with the value of the last send that set it. */
-  defer<T>(key: string, value: T, write: (v: T) => void): void {
+  defer<T>(key: string, value: T, write: (v: T) => Promise<void>): void {
     this.replaced.push([key, this.deferred.get(key)]);
-    this.deferred.set(key, { value, write: write as (v: unknown) => void });
+    this.deferred.set(key, { value, write: write as (v: unknown) => Promise<void> });
   }
 
   /** The current send's savepoint committed: keep what it did. */
@@ -92,14 +92,14 @@ export class SendGroup {
   }
 
   /** Makes the counters' and the deferred writes; call last, inside the group's transaction. */
-  writeDeferred(): void {
-    for (const c of this.counters.values()) if (c.added) c.write(c.added);
-    for (const d of this.deferred.values()) d.write(d.value);
+  async writeDeferred(): Promise<void> {
+    for (const c of this.counters.values()) if (c.added) await c.write(c.added);
+    for (const d of this.deferred.values()) await d.write(d.value);
   }
 }
 
 interface Pending {
-  fn: (group: SendGroup) => unknown;
+  fn: (group: SendGroup) => Promise<unknown>;
   savepoint: boolean;
   resolve(v: unknown): void;
   reject(err: unknown): void;
@@ -117,27 +117,29 @@ interface Pending {
 export class SendBatcher {
   private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
 
-  constructor(private deps: Pick<AppDeps, "bus" | "sqlite">) {}
+  constructor(private deps: Pick<AppDeps, "db">) {}
 
   /**
    * Runs `fn` in the next group transaction; resolves with its result once committed. Without
    * a savepoint (two statements a send), `fn` must do every check that can refuse it before
    * `group.writing()`: a failure after it rolls the whole group back, then each send runs alone.
    */
-  run<T>(fn: (group: SendGroup) => T, opts: { savepoint: boolean } = { savepoint: true }): Promise<T> {
+  run<T>(fn: (group: SendGroup) => Promise<T>, opts: { savepoint: boolean } = { savepoint: true }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
     });
   }
 
-  private flush(batch: Pending[]): void {
+  private async flush(batch: Pending[]): Promise<void> {
+    const { db } = this.deps;
+    // the sends run one after another: they share the group's memo and one connection
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
-      this.deps.bus.transaction(() => {
+      await db.tx(async () => {
         const group = new SendGroup();
         for (const p of batch) {
           try {
-            outcomes.push({ ok: true, value: p.savepoint ? this.deps.sqlite.transaction(p.fn)(group) : p.fn(group) });
+            outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(group)) : await p.fn(group) });
             group.keep();
           } catch (err) {
             if (!p.savepoint && group.wrote) throw err; // partly written, and no savepoint to undo it
@@ -145,13 +147,13 @@ export class SendBatcher {
             outcomes.push({ ok: false, err });
           }
         }
-        group.writeDeferred();
+        await group.writeDeferred();
       });
     } catch {
       // the group did not commit (nothing of it is stored): each send on its own
       for (const p of batch) {
         try {
-          p.resolve(this.deps.bus.transaction(() => alone(p.fn)));
+          p.resolve(await db.tx(() => alone(p.fn)));
         } catch (err) {
           p.reject(err);
         }
@@ -167,18 +169,18 @@ export class SendBatcher {
 }
 
 /** One send as a group of its own (inside its transaction). */
-function alone<T>(fn: (group: SendGroup) => T): T {
+async function alone<T>(fn: (group: SendGroup) => Promise<T>): Promise<T> {
   const group = new SendGroup();
-  const v = fn(group);
-  group.writeDeferred();
+  const v = await fn(group);
+  await group.writeDeferred();
   return v;
 }
 
-const batchers = new WeakMap<Database, SendBatcher>();
+const batchers = new WeakMap<DB, SendBatcher>();
 
-/** The batcher of a runtime (one per database). */
-export function sendBatcher(deps: Pick<AppDeps, "bus" | "sqlite">): SendBatcher {
-  let b = batchers.get(deps.sqlite);
-  if (!b) batchers.set(deps.sqlite, (b = new SendBatcher(deps)));
+/** The batcher of a runtime (one per store). */
+export function sendBatcher(deps: Pick<AppDeps, "db">): SendBatcher {
+  let b = batchers.get(deps.db);
+  if (!b) batchers.set(deps.db, (b = new SendBatcher(deps)));
   return b;
 }

@@ -25,7 +25,7 @@ export async function resolveSendMedia(deps: Pick<AppDeps, "db" | "config" | "cl
   if (input.type === "text") return null;
   const kind = input.type;
   if (input.mediaId) {
-    const row = getMediaRow(deps, workspaceId, input.mediaId);
+    const row = await getMediaRow(deps, workspaceId, input.mediaId);
     checkMedia(row.size, row.mimeType, { kind, field: "mediaId" });
     return { mediaId: row.id, prepared: null };
   }

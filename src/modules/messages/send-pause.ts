@@ -10,20 +10,25 @@ import { chatSessions } from "../sessions/table.ts";
  */
 export const RESTRICTION_PAUSE_MS = 6 * 3_600_000;
 
-/** Pauses a session's outbound queue until `until` (a later pause wins over an earlier one). Row-backed: survives a restart. */
-export function pauseSending(deps: Pick<AppDeps, "db" | "sqlite">, workspaceId: string, sessionId: string, until: number, reason: string): void {
-  const row = sendPause(deps, workspaceId, sessionId);
-  if (row && (row.until ?? 0) >= until) return;
-  deps.db
-    .update(chatSessions)
-    .set({ sendPausedUntil: until, sendPauseReason: reason })
-    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
-    .run();
+/**
+ * Pauses a session's outbound queue until `until` (a later pause wins over an earlier one).
+ * Row-backed: survives a restart. The comparison and the write are one transaction.
+ */
+export async function pauseSending(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string, until: number, reason: string): Promise<void> {
+  await deps.db.tx(async () => {
+    const row = await sendPause(deps, workspaceId, sessionId);
+    if (row && (row.until ?? 0) >= until) return;
+    await deps.db
+      .update(chatSessions)
+      .set({ sendPausedUntil: until, sendPauseReason: reason })
+      .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
+      .run();
+  });
 }
 
 /** Lifts a pause now. */
-export function resumeSending(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string): void {
-  deps.db
+export async function resumeSending(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string): Promise<void> {
+  await deps.db
     .update(chatSessions)
     .set({ sendPausedUntil: null, sendPauseReason: null })
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, sessionId)))
@@ -31,14 +36,10 @@ export function resumeSending(deps: Pick<AppDeps, "db">, workspaceId: string, se
 }
 
 /** The pause of a session's queue, if any (`until` may be in the past: then it is over). A cached statement: the sender asks before every send. */
-export function sendPause(deps: Pick<AppDeps, "sqlite">, workspaceId: string, sessionId: string): { until: number | null; reason: string | null } | undefined {
-  return (
-    deps.sqlite
-      .query<{ until: number | null; reason: string | null }, [string, string]>(
-        "SELECT send_paused_until AS until, send_pause_reason AS reason FROM chat_sessions WHERE workspace_id = ? AND id = ?",
-      )
-      .get(workspaceId, sessionId) ?? undefined
-  );
+export async function sendPause(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string): Promise<{ until: number | null; reason: string | null } | undefined> {
+  return deps.db
+    .prepare<{ until: number | null; reason: string | null }>("SELECT send_paused_until AS until, send_pause_reason AS reason FROM chat_sessions WHERE workspace_id = ? AND id = ?")
+    .get(workspaceId, sessionId);
 }
 
 /**
@@ -46,8 +47,8 @@ export function sendPause(deps: Pick<AppDeps, "sqlite">, workspaceId: string, se
  * RetryLaterError for the rest of the pause (the job comes back when it ends; nothing is
  * counted as an attempt).
  */
-export function honourSendPause(deps: Pick<AppDeps, "sqlite" | "clock">, workspaceId: string, sessionId: string): void {
-  const p = sendPause(deps, workspaceId, sessionId);
+export async function honourSendPause(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, sessionId: string): Promise<void> {
+  const p = await sendPause(deps, workspaceId, sessionId);
   const left = (p?.until ?? 0) - deps.clock.now().getTime();
   if (left > 0) throw new RetryLaterError(left, `sending paused (${p?.reason ?? "paused"})`);
 }

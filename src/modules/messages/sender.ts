@@ -42,16 +42,18 @@ interface SenderPayload {
   sessionId: string;
 }
 
-/** Makes sure the session's sender job exists; joins the caller's transaction. */
-export function enqueueSender(deps: Pick<AppDeps, "jobs">, workspaceId: string, sessionId: string): void {
-  deps.jobs.enqueue(SENDER_JOB, { workspaceId, sessionId } satisfies SenderPayload, { dedupeKey: `${SENDER_JOB}:${sessionId}` });
+/** Makes sure the session's sender job exists; call inside `db.tx` (the dedupe check and the insert must not be interleaved). */
+export async function enqueueSender(deps: Pick<AppDeps, "jobs">, workspaceId: string, sessionId: string): Promise<void> {
+  await deps.jobs.enqueue(SENDER_JOB, { workspaceId, sessionId } satisfies SenderPayload, { dedupeKey: `${SENDER_JOB}:${sessionId}` });
 }
 
 /** Enqueues a sender for every session with queued messages (after a restart, and as a safety net). */
-export function sweepQueued(deps: Pick<AppDeps, "db" | "jobs">): number {
-  const sessions = sessionsWithQueued(deps.db);
-  for (const s of sessions) enqueueSender(deps, s.workspaceId, s.sessionId);
-  return sessions.length;
+export async function sweepQueued(deps: Pick<AppDeps, "db" | "jobs">): Promise<number> {
+  return deps.db.tx(async () => {
+    const sessions = await sessionsWithQueued(deps.db);
+    for (const s of sessions) await enqueueSender(deps, s.workspaceId, s.sessionId);
+    return sessions.length;
+  });
 }
 
 /**
@@ -106,8 +108,9 @@ export class OutboundSender {
   handler(): JobHandler<SenderPayload> {
     return {
       kind: SENDER_JOB,
-      // the job reschedules itself (RetryLaterError) for every message: attempts are not failures
-      maxAttempts: 2_000_000_000,
+      // a reschedule (RetryLaterError, every message) spends no attempt: only runs that fail count;
+      // a job that gives up is enqueued again by the sweep while its session has queued messages
+      maxAttempts: 10,
       // short, so a sender orphaned by a crash is taken over soon after the restart
       leaseMs: 5_000,
       backoffMs: (attempt) => Math.min(30_000, defaultBackoff(attempt)),
@@ -126,12 +129,12 @@ export class OutboundSender {
    * Fails every queued message of a session that ended for good, with message_failed each, in
    * one transaction. Called when the session ends and by the job when it finds it ended.
    */
-  failSession(workspaceId: string, sessionId: string, error: { code: string; message: string }): number {
-    const { db, clock, bus } = this.deps;
+  async failSession(workspaceId: string, sessionId: string, error: { code: string; message: string }): Promise<number> {
+    const { db, clock } = this.deps;
     this.holds.delete(sessionId);
-    return bus.transaction(() => {
-      const failed = failQueuedOfSession(db, workspaceId, sessionId, [...this.inflight], error, clock.now().getTime());
-      for (const m of failed) publishFailed(this.deps, m, error);
+    return db.tx(async () => {
+      const failed = await failQueuedOfSession(db, workspaceId, sessionId, [...this.inflight], error, clock.now().getTime());
+      for (const m of failed) await publishFailed(this.deps, m, error);
       return failed.length;
     });
   }
@@ -157,7 +160,7 @@ export class OutboundSender {
       if (claimed) continue;
       const { gap } = sent;
       if (gap > 0) {
-        if (nextQueued(this.deps.db, p.workspaceId, p.sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
+        if (await nextQueued(this.deps.db, p.workspaceId, p.sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
         return this.recheckSoon(p.workspaceId, p.sessionId);
       }
       if (this.stopped || n >= RUN_MAX_MESSAGES || performance.now() - started >= RUN_MAX_MS) {
@@ -174,27 +177,27 @@ export class OutboundSender {
   private async sendNext(p: SenderPayload, goesOn: () => boolean): Promise<Sent | null> {
     const { workspaceId, sessionId } = p;
     const { db, clock, log } = this.deps;
-    const head = nextQueued(db, workspaceId, sessionId);
+    const head = await nextQueued(db, workspaceId, sessionId);
     if (!head) {
       this.recheckSoon(workspaceId, sessionId);
       return null;
     }
-    const gate = sessionGate(findSession(db, workspaceId, sessionId));
+    const gate = sessionGate(await findSession(db, workspaceId, sessionId));
     if (gate.kind === "end") {
-      this.failSession(workspaceId, sessionId, gate.error);
+      await this.failSession(workspaceId, sessionId, gate.error);
       // a message in flight may still come back to the queue: look again then
-      if (nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(1000, "send in flight");
+      if (await nextQueued(db, workspaceId, sessionId)) throw new RetryLaterError(1000, "send in flight");
       return null;
     }
     if (gate.kind === "hold") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected; queue held");
-    honourSendPause(this.deps, workspaceId, sessionId);
+    await honourSendPause(this.deps, workspaceId, sessionId);
     const wait = this.dueAt(head) - clock.now().getTime();
     if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
     if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");
     const token = Bun.randomUUIDv7();
     // a token without a network id is an attempt cut short by a crash: policy in the README (exactly once)
     if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
-    if (!claimSend(db, workspaceId, head.id, token, head.sendingToken, clock.now().getTime())) return this.paced(sessionId, this.nextGap());
+    if (!(await claimSend(db, workspaceId, head.id, token, head.sendingToken, clock.now().getTime()))) return this.paced(sessionId, this.nextGap());
     this.inflight.add(head.id);
     return this.sendHead(p, { head, token }, goesOn);
   }
@@ -205,7 +208,7 @@ export class OutboundSender {
    */
   private async sendHead({ workspaceId, sessionId }: SenderPayload, c: Claim, goesOn: () => boolean): Promise<Sent> {
     const gap = this.nextGap();
-    const r = await this.attempt(c, () => (gap === 0 && goesOn() ? this.claimIfDue(workspaceId, sessionId) : undefined));
+    const r = await this.attempt(c, async () => (gap === 0 && goesOn() ? this.claimIfDue(workspaceId, sessionId) : undefined));
     if (r === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
     return this.paced(sessionId, gap, r.next);
   }
@@ -233,32 +236,32 @@ export class OutboundSender {
    * sendNext lets it go now. Anything else (no head, session away or ended, a send pause, a
    * retry not due, an interrupted attempt) is left to sendNext, which says why.
    */
-  private claimIfDue(workspaceId: string, sessionId: string): Claim | undefined {
+  private async claimIfDue(workspaceId: string, sessionId: string): Promise<Claim | undefined> {
     const { db, clock } = this.deps;
-    const head = nextQueued(db, workspaceId, sessionId);
+    const head = await nextQueued(db, workspaceId, sessionId);
     if (!head || head.sendingToken !== null || this.inflight.has(head.id)) return undefined;
-    if (sessionGate(findSession(db, workspaceId, sessionId)).kind !== "send") return undefined;
+    if (sessionGate(await findSession(db, workspaceId, sessionId)).kind !== "send") return undefined;
     const now = clock.now().getTime();
-    if ((sendPause(this.deps, workspaceId, sessionId)?.until ?? 0) > now) return undefined;
+    if (((await sendPause(this.deps, workspaceId, sessionId))?.until ?? 0) > now) return undefined;
     if (this.dueAt(head) > now) return undefined;
     const token = Bun.randomUUIDv7();
-    return claimSend(db, workspaceId, head.id, token, null, now) ? { head, token } : undefined;
+    return (await claimSend(db, workspaceId, head.id, token, null, now)) ? { head, token } : undefined;
   }
 
   /**
    * A message committed while this job was finishing found the job still pending (dedupe) and
    * enqueued nothing. Once the job is marked done (its promise settles before the next
-   * macrotask; setImmediate, not a ~1 ms setTimeout), look again.
+   * macrotask; setImmediate, not a ~1 ms setTimeout), look again: the look and the enqueue in
+   * one transaction, so a sender job committed meanwhile is found and not doubled.
    */
   private recheckSoon(workspaceId: string, sessionId: string): void {
+    const { db } = this.deps;
     const t = setImmediate(() => {
       this.timers.delete(t);
       if (this.stopped) return;
-      try {
-        if (nextQueued(this.deps.db, workspaceId, sessionId)) enqueueSender(this.deps, workspaceId, sessionId);
-      } catch (err) {
-        this.deps.log.warn("sender recheck failed; the periodic sweep will pick it up", { sessionId, err });
-      }
+      db.tx(async () => {
+        if (await nextQueued(db, workspaceId, sessionId)) await enqueueSender(this.deps, workspaceId, sessionId);
+      }).catch((err) => this.deps.log.warn("sender recheck failed; the periodic sweep will pick it up", { sessionId, err }));
     });
     this.timers.add(t);
   }
@@ -274,8 +277,8 @@ export class OutboundSender {
    * One send attempt of a claimed head (in `inflight`); `held` when the network says the session
    * is not connected (not counted). `claimNext` runs in the transaction of a successful outcome.
    */
-  private async attempt({ head, token }: Claim, claimNext: () => Claim | undefined): Promise<"held" | { next?: Claim }> {
-    const { db, clock, log, network, bus, config } = this.deps;
+  private async attempt({ head, token }: Claim, claimNext: () => Promise<Claim | undefined>): Promise<"held" | { next?: Claim }> {
+    const { db, clock, log, network, config } = this.deps;
     const ws = head.workspaceId;
     let networkMessageId: string;
     try {
@@ -285,23 +288,23 @@ export class OutboundSender {
       } catch (err) {
         if (err instanceof NetworkError && err.code === "not_connected") {
           // a drop the session row has not caught up with: wait for the session, keep the attempt budget
-          releaseClaim(db, ws, head.id, token, clock.now().getTime());
+          await releaseClaim(db, ws, head.id, token, clock.now().getTime());
           return "held";
         }
         const e = describe(err);
         const attempt = head.attempts + 1;
-        bus.transaction(() => {
+        await db.tx(async () => {
           const now = clock.now().getTime();
-          if (e.transient && attempt < config.sendMaxAttempts) markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
-          else if (markFailed(db, ws, head.id, token, e, now)) publishFailed(this.deps, head, { code: e.code, message: e.message });
+          if (e.transient && attempt < config.sendMaxAttempts) await markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
+          else if (await markFailed(db, ws, head.id, token, e, now)) await publishFailed(this.deps, head, { code: e.code, message: e.message });
         });
         if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
         return {};
       }
       // outside the catch: a database error here must not fail a message the network accepted;
       // the job retries and the resend is recognised by its client id
-      const next = await this.outcomes.run(() => {
-        if (markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) publishSent(this.deps, head);
+      const next = await this.outcomes.run(async () => {
+        if (await markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) await publishSent(this.deps, head);
         return claimNext();
       });
       // only once committed: a rolled-back claim must not stay in flight
@@ -317,7 +320,7 @@ export class OutboundSender {
     const out: OutboundMessage = { to: head.phone, type: head.type, clientMessageId: clientMessageId(head.id) };
     if (head.body) out.text = head.body;
     if (head.mediaId) {
-      const row = findMedia(this.deps.db, head.workspaceId, head.mediaId);
+      const row = await findMedia(this.deps.db, head.workspaceId, head.mediaId);
       const data = row ? await readMediaFile(this.deps.config.dataDir, head.workspaceId, row.id).catch(() => null) : null;
       if (!row || !data) throw new PermanentSendError("media_missing", "the message's media file is no longer stored");
       out.media = { data, mimeType: row.mimeType, filename: row.filename ?? undefined };

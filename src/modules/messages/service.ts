@@ -29,9 +29,10 @@ export function monthOf(t: number): string {
   return new Date(t).toISOString().slice(0, 7);
 }
 
+/** A unique index refused the insert: SQLite's SQLITE_CONSTRAINT_*, PostgreSQL's 23505. */
 function isUniqueViolation(err: unknown): boolean {
   for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.code === "string" && e.code.startsWith("SQLITE_CONSTRAINT")) return true;
+    if (typeof e.code === "string" && (e.code.startsWith("SQLITE_CONSTRAINT") || e.code === "23505")) return true;
   }
   return false;
 }
@@ -50,12 +51,12 @@ type LastMessage = { messageId: string; maxAt: number; at: number };
  * The conversation of a send. The group's first send to it upserts it; the later ones only move
  * its last message, which is written once at the end of the group with the last one's values.
  */
-function groupConversation(deps: Pick<AppDeps, "sqlite">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string {
+async function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): Promise<string> {
   const key = `conversation:${ws}:${c.sessionId}:${c.phone}`;
-  if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.sqlite, ws, c));
+  if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.db, ws, c));
   const id = group.get<string>(key);
   const maxAt = Math.max(group.pending<LastMessage>(key)?.maxAt ?? c.at, c.at);
-  group.defer<LastMessage>(key, { messageId: c.messageId, maxAt, at: c.at }, (last) => moveLastMessage(deps.sqlite, ws, id, last));
+  group.defer<LastMessage>(key, { messageId: c.messageId, maxAt, at: c.at }, (last) => moveLastMessage(deps.db, ws, id, last));
   return id;
 }
 
@@ -74,28 +75,28 @@ export async function acceptSend(
   const ws = caller.workspaceId;
   const hash = idempotencyKey ? requestHash("POST /messages/send", input) : "";
   if (idempotencyKey) {
-    const prior = replay(deps, ws, idempotencyKey, hash);
+    const prior = await replay(deps, ws, idempotencyKey, hash);
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
   // media is fetched or stored only for a session that can send; a text send checks it in its group
-  const early = input.type === "text" ? null : usableSession(sessionForSend(deps.sqlite, ws, input.session_id));
+  const early = input.type === "text" ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
   const media = await resolveSendMedia(deps, ws, input);
   try {
-    const data = await sendBatcher(deps).run((group): SendAnswer => {
+    const data = await sendBatcher(deps).run(async (group): Promise<SendAnswer> => {
       // the session, the plan and the month's usage are read once per group transaction (send-batch.ts)
-      const session = early ?? usableSession(group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.sqlite, ws, input.session_id)));
+      const session = early ?? usableSession(await group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.db, ws, input.session_id)));
       const at = deps.clock.now().getTime();
       const period = monthOf(at);
-      const plan = group.once(`plan:${ws}`, () => planInForce(deps, ws));
+      const plan = await group.once(`plan:${ws}`, async () => planInForce(deps, ws));
       assertStatusCanSend(plan.status);
       const usageKey = `usage:${ws}:${period}`;
-      const used = group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n));
+      const used = await group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n));
       assertWithin(plan.limits, "messagesPerMonth", used);
       group.writing(); // nothing below refuses a send but a repeated Idempotency-Key (which has a savepoint)
-      if (media?.prepared) commitMedia(deps, media.prepared);
+      if (media?.prepared) await commitMedia(deps, media.prepared);
       const id = Bun.randomUUIDv7();
-      const conversationId = groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
-      insertQueuedMessage(deps.sqlite, ws, {
+      const conversationId = await groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
+      await insertQueuedMessage(deps.db, ws, {
         id,
         sessionId: session.id,
         conversationId,
@@ -107,9 +108,9 @@ export async function acceptSend(
         createdBy: caller.actorId,
         at,
       });
-      group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
+      await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString() };
-      if (idempotencyKey) remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
+      if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
       return answer;
     }, { savepoint: idempotencyKey !== undefined || media !== null });
@@ -118,7 +119,7 @@ export async function acceptSend(
     if (media?.prepared) await discardMedia(deps, media.prepared);
     // a concurrent request with the same key committed first: answer as it did
     if (idempotencyKey && isUniqueViolation(err)) {
-      const prior = replay(deps, ws, idempotencyKey, hash);
+      const prior = await replay(deps, ws, idempotencyKey, hash);
       if (prior) return { data: prior.data as SendAnswer, replayed: true };
     }
     throw err;
@@ -126,14 +127,14 @@ export async function acceptSend(
 }
 
 /** One message of the workspace, or 404. */
-export function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, id: string, audience: "external" | "dashboard" = "dashboard") {
-  const m = findMessage(deps.db, workspaceId, id);
+export async function getMessage(deps: Pick<AppDeps, "db" | "config">, workspaceId: string, id: string, audience: "external" | "dashboard" = "dashboard") {
+  const m = await findMessage(deps.db, workspaceId, id);
   if (!m) throw errors.notFound("Message");
   return messageView(deps.config, m, audience);
 }
 
 /** A keyset page of messages, newest first, with filters. */
-export function listMessages(
+export async function listMessages(
   deps: Pick<AppDeps, "db" | "config">,
   workspaceId: string,
   q: MessageListQuery & { conversationId?: string },
@@ -141,12 +142,12 @@ export function listMessages(
 ) {
   const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
   if (q.contactId) {
-    const contact = findContact(deps.db, workspaceId, q.contactId);
+    const contact = await findContact(deps.db, workspaceId, q.contactId);
     // an unknown contact (or another workspace's) simply matches nothing
     if (!contact || (q.phone && q.phone !== contact.phone)) return { data: [], pagination: cursorPagination([], false, q) };
     filter.phone = contact.phone;
   }
-  const { rows, hasMore } = pageMessages(deps.db, workspaceId, filter, q);
+  const { rows, hasMore } = await pageMessages(deps.db, workspaceId, filter, q);
   return {
     data: rows.map((m) => messageView(deps.config, m, audience)),
     pagination: cursorPagination(rows.map((m) => m.id), hasMore, q),

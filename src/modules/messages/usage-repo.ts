@@ -14,8 +14,8 @@ const usageStmt = preparedOnce((db) =>
 );
 
 /** Outbound messages accepted in a UTC month (`YYYY-MM`). */
-export function usageOf(db: DB, workspaceId: string, period: string): number {
-  return usageStmt(db).get({ ws: workspaceId, period })?.n ?? 0;
+export async function usageOf(db: DB, workspaceId: string, period: string): Promise<number> {
+  return (await usageStmt(db).get({ ws: workspaceId, period }))?.n ?? 0;
 }
 
 const addUsageStmt = preparedOnce((db) =>
@@ -27,6 +27,6 @@ const addUsageStmt = preparedOnce((db) =>
 );
 
 /** Counts accepted outbound messages against the month's quota. */
-export function addUsage(db: DB, workspaceId: string, period: string, n: number): void {
-  addUsageStmt(db).run({ ws: workspaceId, period, n });
+export async function addUsage(db: DB, workspaceId: string, period: string, n: number): Promise<void> {
+  await addUsageStmt(db).run({ ws: workspaceId, period, n });
 }

@@ -37,27 +37,26 @@ export function messagingServices(deps: AppDeps): MessagingServices {
     else if (e.type === "outbound_echo") inbound(e.sessionId, e.message, () => recordEcho(deps, e.sessionId, e.message));
     else if (e.type === "rejected") onRejected(deps, e);
     else if (e.type === "receipt") {
-      try {
-        applyReceipt(deps, e);
-      } catch (err) {
-        deps.log.error("receipt not applied", { sessionId: e.sessionId, networkMessageId: e.networkMessageId, err });
-      }
+      applyReceipt(deps, e).catch((err) => deps.log.error("receipt not applied", { sessionId: e.sessionId, networkMessageId: e.networkMessageId, err }));
     }
   });
   // a session that ended for good fails its whole queue at once (the sender job would find it too, later)
   const unlisten = deps.bus.subscribe((e) => {
     if (e.event !== "session_disconnected" || typeof e.data.sessionId !== "string") return;
-    const gate = sessionGate(findSession(deps.db, e.workspaceId, e.data.sessionId));
-    if (gate.kind === "end") sender.failSession(e.workspaceId, e.data.sessionId, gate.error);
+    const sessionId = e.data.sessionId;
+    void (async () => {
+      const gate = sessionGate(await findSession(deps.db, e.workspaceId, sessionId));
+      if (gate.kind === "end") await sender.failSession(e.workspaceId, sessionId, gate.error);
+    })().catch((err) => deps.log.error("queue of an ended session not failed; the sender job will", { sessionId, err }));
   });
   return {
     periodic: [
       // safety net: every session with queued messages has a sender job
-      { name: "messages.sweep", schedule: "*/30 * * * * *", run: () => void sweepQueued(deps) },
-      { name: "messages.idempotency-prune", schedule: "41 * * * *", run: () => void pruneIdempotencyKeys(deps) },
+      { name: "messages.sweep", schedule: "*/30 * * * * *", run: async () => { await sweepQueued(deps); } },
+      { name: "messages.idempotency-prune", schedule: "41 * * * *", run: async () => { await pruneIdempotencyKeys(deps); } },
     ],
     async start() {
-      const n = sweepQueued(deps);
+      const n = await sweepQueued(deps);
       if (n) deps.log.info("outbound queue resumed", { sessions: n });
     },
     async stop() {

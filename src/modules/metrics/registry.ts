@@ -4,7 +4,7 @@ import type { Metric, Registry } from "prom-client";
 import type { AppDeps } from "../../deps.ts";
 import { instruments } from "./counters.ts";
 
-type Deps = Pick<AppDeps, "sqlite" | "config" | "clock" | "bus" | "version">;
+type Deps = Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version">;
 
 /** Message events and the direction and status each one means. */
 const MESSAGE_EVENTS: Record<string, [direction: string, status: string]> = {
@@ -19,7 +19,8 @@ const MESSAGE_EVENTS: Record<string, [direction: string, status: string]> = {
  * What a scrape reads. Queued messages name their partial index: left to itself the planner
  * counts them by scanning the (workspace, status, id) index of every message ever sent, 47 ms
  * a scrape per million messages with the event loop held, against 0.1 ms through the index
- * that holds only the queue (a test checks every plan).
+ * that holds only the queue (a test checks every plan). These are SQLite's; PostgreSQL's
+ * planner takes the partial index by itself (POSTGRES_SCRAPE_SQL).
  */
 export const SCRAPE_SQL = {
   sessions: "SELECT status, count(*) AS n FROM chat_sessions GROUP BY status",
@@ -29,6 +30,12 @@ export const SCRAPE_SQL = {
   oldestDueJob: "SELECT min(run_at) AS at FROM jobs WHERE status = 'pending' AND run_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)",
   pages: "SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS bytes",
 } as const;
+
+/** SCRAPE_SQL on PostgreSQL: no index hints, and no file sizes (the server's own monitoring has them). */
+const POSTGRES_SCRAPE_SQL: Omit<Record<keyof typeof SCRAPE_SQL, string>, "pages"> = {
+  ...SCRAPE_SQL,
+  queuedMessages: "SELECT count(*) AS n FROM messages WHERE status = 'queued'",
+};
 
 /**
  * The registry behind GET /metrics: the process-wide counters, plus gauges read from the
@@ -45,8 +52,9 @@ export function createMetricsRegistry(deps: Deps): { registry: Registry; close()
     const labels = MESSAGE_EVENTS[e.event];
     if (labels) messageTransitions.inc({ direction: labels[0], status: labels[1] });
   });
-  const q = Object.fromEntries(Object.entries(SCRAPE_SQL).map(([k, sql]) => [k, deps.sqlite.prepare(sql)])) as Record<keyof typeof SCRAPE_SQL, ReturnType<typeof deps.sqlite.prepare>>;
-  const count = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { n: number }).n;
+  const sqlite = deps.db.engine === "sqlite";
+  const text = (k: keyof typeof POSTGRES_SCRAPE_SQL) => (sqlite ? SCRAPE_SQL[k] : POSTGRES_SCRAPE_SQL[k]);
+  const count = async (k: "queuedMessages" | "dueDeliveries" | "pendingJobs") => (await deps.db.prepare<{ n: number }>(text(k)).get())!.n;
 
   new Gauge({
     name: "parley_build_info",
@@ -62,10 +70,11 @@ export function createMetricsRegistry(deps: Deps): { registry: Registry; close()
     help: "Sessions by status",
     labelNames: ["status"] as const,
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await deps.db.prepare<{ status: string; n: number }>(text("sessions")).all();
       this.reset();
       for (const s of ["disconnected", "qr_pending", "connected"]) this.set({ status: s }, 0);
-      for (const r of q.sessions.all() as { status: string; n: number }[]) this.set({ status: r.status }, r.n);
+      for (const r of rows) this.set({ status: r.status }, r.n);
     },
   });
   new Gauge({
@@ -73,32 +82,35 @@ export function createMetricsRegistry(deps: Deps): { registry: Registry; close()
     help: "Work waiting: outbound messages queued, webhook deliveries pending or retrying, jobs pending",
     labelNames: ["queue"] as const,
     registers: [registry],
-    collect() {
-      this.set({ queue: "messages" }, count(q.queuedMessages));
-      this.set({ queue: "webhook_deliveries" }, count(q.dueDeliveries));
-      this.set({ queue: "jobs" }, count(q.pendingJobs));
+    async collect() {
+      const [messages, deliveries, jobs] = await Promise.all([count("queuedMessages"), count("dueDeliveries"), count("pendingJobs")]);
+      this.set({ queue: "messages" }, messages);
+      this.set({ queue: "webhook_deliveries" }, deliveries);
+      this.set({ queue: "jobs" }, jobs);
     },
   });
   new Gauge({
     name: "parley_job_queue_lag_seconds",
     help: "How long the oldest due, unclaimed job has been waiting (0 when none is)",
     registers: [registry],
-    collect() {
+    async collect() {
       const now = deps.clock.now().getTime();
-      const at = (q.oldestDueJob.get(now) as { at: number | null }).at;
+      const at = (await deps.db.prepare<{ at: number | null }>(text("oldestDueJob")).get(now))?.at ?? null;
       this.set(at === null ? 0 : Math.max(0, now - at) / 1000);
     },
   });
-  new Gauge({
-    name: "parley_sqlite_bytes",
-    help: "SQLite database file and write-ahead log sizes",
-    labelNames: ["file"] as const,
-    registers: [registry],
-    collect() {
-      this.set({ file: "database" }, (q.pages.get() as { bytes: number }).bytes);
-      this.set({ file: "wal" }, fileSize(join(deps.config.dataDir, "parley.db-wal")));
-    },
-  });
+  if (sqlite) {
+    new Gauge({
+      name: "parley_sqlite_bytes",
+      help: "SQLite database file and write-ahead log sizes",
+      labelNames: ["file"] as const,
+      registers: [registry],
+      async collect() {
+        this.set({ file: "database" }, (await deps.db.prepare<{ bytes: number }>(SCRAPE_SQL.pages).get())!.bytes);
+        this.set({ file: "wal" }, fileSize(join(deps.config.dataDir, "parley.db-wal")));
+      },
+    });
+  }
   new Gauge({
     name: "parley_process_memory_bytes",
     help: "Process memory: resident set, JavaScript heap used and total, external",

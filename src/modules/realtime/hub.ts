@@ -56,12 +56,19 @@ export interface HubOptions {
  * QR is serialised once and handed to Bun's native `publish` (one call, written to every socket
  * in native code) after the stale membership checks ran. QRs are sent socket by socket, each
  * after its member's role was read.
+ *
+ * Order: an event that needs no membership read (the usual case) goes out at once; one that
+ * does waits for its reads, and every event after it waits behind it, so sockets see events
+ * in the order they committed.
  */
 export class RealtimeHub {
   private byWorkspace = new Map<string, WorkspaceSockets>();
   private checkedAt = new WeakMap<RealtimeClient, number>();
   private pinger: ReturnType<typeof setInterval> | null = null;
   private publisher: TopicPublisher | null = null;
+  /** deliveries waiting for membership reads, in commit order (null when none waits) */
+  private waiting: Promise<void> | null = null;
+  private pinging = false;
 
   constructor(
     bus: EventBus,
@@ -123,11 +130,30 @@ export class RealtimeHub {
 
   private deliver(e: AppEvent): void {
     const ws = this.byWorkspace.get(e.workspaceId);
+    if (!this.waiting && (!ws || (e.event !== "session_qr" && !this.stale(ws)))) return this.deliverChecked(e);
+    const run = (this.waiting ?? Promise.resolve())
+      .then(() => this.deliverAfterChecks(e))
+      .catch((err) => this.opts.log.warn("websocket delivery failed", { err }));
+    this.waiting = run;
+    void run.then(() => {
+      if (this.waiting === run) this.waiting = null;
+    });
+  }
+
+  /** Reads the memberships the event needs, then delivers it. */
+  private async deliverAfterChecks(e: AppEvent): Promise<void> {
+    const ws = this.byWorkspace.get(e.workspaceId);
     if (!ws) return;
+    if (e.event === "session_qr") return this.sendEach(ws, JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data }));
+    await this.recheckStale(ws);
+    this.deliverChecked(e);
+  }
+
+  /** Delivers an event whose sockets' memberships are fresh. */
+  private deliverChecked(e: AppEvent): void {
+    const ws = this.byWorkspace.get(e.workspaceId);
+    if (!ws || !ws.clients.size) return;
     const text = JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
-    if (e.event === "session_qr") return this.sendEach(ws, text);
-    this.recheckStale(ws);
-    if (!ws.clients.size) return;
     if (ws.allSubscribed && this.publisher) {
       try {
         this.publisher(workspaceTopic(e.workspaceId), text);
@@ -140,21 +166,27 @@ export class RealtimeHub {
   }
 
   /** A QR links a phone to the workspace: each member's role is read fresh, and only managers get it. */
-  private sendEach(ws: WorkspaceSockets, text: string): void {
+  private async sendEach(ws: WorkspaceSockets, text: string): Promise<void> {
     for (const c of [...ws.clients]) {
-      if (!this.stillMember(c, 0)) continue;
+      if (!(await this.stillMember(c, 0))) continue;
       if (!can(c.role, "manage")) continue;
       this.trySend(c, text);
     }
   }
 
-  /** Re-checks the sockets whose last membership check is older than MEMBERSHIP_RECHECK_MS (usually none). */
-  private recheckStale(ws: WorkspaceSockets): void {
+  /** Whether some socket's last membership check may be older than MEMBERSHIP_RECHECK_MS. */
+  private stale(ws: WorkspaceSockets): boolean {
     const now = this.now();
-    if (now - ws.oldestCheck < MEMBERSHIP_RECHECK_MS && now >= ws.oldestCheck) return;
+    return !(now - ws.oldestCheck < MEMBERSHIP_RECHECK_MS && now >= ws.oldestCheck);
+  }
+
+  /** Re-checks the sockets whose last membership check is older than MEMBERSHIP_RECHECK_MS (usually none). */
+  private async recheckStale(ws: WorkspaceSockets): Promise<void> {
+    if (!this.stale(ws)) return;
+    const now = this.now();
     let oldest = now;
     for (const c of [...ws.clients]) {
-      if (!this.stillMember(c, MEMBERSHIP_RECHECK_MS)) continue;
+      if (!(await this.stillMember(c, MEMBERSHIP_RECHECK_MS))) continue;
       oldest = Math.min(oldest, this.checkedAt.get(c) ?? now);
     }
     ws.oldestCheck = oldest;
@@ -172,10 +204,10 @@ export class RealtimeHub {
    * Reads the member's role again when the last check is older than `maxAgeMs`; a socket
    * whose user is gone is closed and forgotten.
    */
-  private stillMember(c: RealtimeClient, maxAgeMs: number): boolean {
+  private async stillMember(c: RealtimeClient, maxAgeMs: number): Promise<boolean> {
     const now = this.now();
     if (maxAgeMs > 0 && now - (this.checkedAt.get(c) ?? 0) < maxAgeMs) return true;
-    const role = this.opts.memberRole(c.workspaceId, c.userId);
+    const role = await this.opts.memberRole(c.workspaceId, c.userId);
     if (!role) {
       this.remove(c);
       try {
@@ -191,9 +223,18 @@ export class RealtimeHub {
   }
 
   private pingAll(): void {
+    // a round whose membership reads are still running is not doubled
+    if (this.pinging) return;
+    this.pinging = true;
+    this.pingRound()
+      .catch((err) => this.opts.log.warn("websocket keepalive failed", { err }))
+      .finally(() => (this.pinging = false));
+  }
+
+  private async pingRound(): Promise<void> {
     for (const ws of [...this.byWorkspace.values()]) {
       for (const c of [...ws.clients]) {
-        if (!this.stillMember(c, MEMBERSHIP_RECHECK_MS)) continue;
+        if (!(await this.stillMember(c, MEMBERSHIP_RECHECK_MS))) continue;
         try {
           c.ping();
         } catch {

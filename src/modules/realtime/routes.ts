@@ -33,7 +33,7 @@ function realtimeHub(deps: AppDeps): RealtimeHub {
       pingIntervalMs: deps.config.wsPingIntervalMs,
       clock: deps.clock,
       log: deps.log.child({ component: "realtime" }),
-      memberRole: memberRoleLookup(deps.sqlite),
+      memberRole: memberRoleLookup(deps.db),
     });
     hubs.set(deps, hub);
   }

@@ -1,7 +1,8 @@
 // The segment filter of D11 and its compiler to SQL. The campaigns module materialises
 // recipients with `readSegmentBatches`; segments count and preview with the rest.
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import type { DB, SqlParam } from "../../db/store.ts";
 import { attributesField, MAX_TAGS, tagField } from "../contacts/fields.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
@@ -40,7 +41,7 @@ export type SegmentFilter = z.infer<typeof segmentFilter>;
 /** A WHERE clause over `contacts c` and its parameters, in order. */
 export interface CompiledFilter {
   where: string;
-  params: SQLQueryBindings[];
+  params: SqlParam[];
 }
 
 /** A matching contact as the readers return it (JSON columns parsed). */
@@ -56,16 +57,16 @@ export interface SegmentContact {
 }
 
 /**
- * Runs a statement prepared for this call and finalized after it. Not `sqlite.query`, whose
- * cache never forgets: the SQL text varies with the filter's shape, which callers choose.
+ * SQL of `?` placeholders with its parameters, for `db.all`/`db.get`/`db.run`: these go through
+ * the store's bounded statement cache, not `db.prepare`, whose statements are kept for ever (the
+ * SQL text of a filter varies with its shape, which callers choose).
  */
-function once<T>(sqlite: Database, sql: string, use: (stmt: Statement) => T): T {
-  const stmt = sqlite.prepare(sql);
-  try {
-    return use(stmt);
-  } finally {
-    stmt.finalize();
-  }
+export function bound(text: string, params: SqlParam[]): SQL {
+  const parts = text.split("?");
+  if (parts.length !== params.length + 1) throw new Error(`segment query: ${parts.length - 1} placeholders, ${params.length} parameters`);
+  const chunks: SQL[] = [sql.raw(parts[0]!)];
+  for (let i = 1; i < parts.length; i++) chunks.push(sql`${params[i - 1]}`, sql.raw(parts[i]!));
+  return sql.join(chunks);
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
@@ -86,7 +87,7 @@ export function compileSegmentFilter(
 ): CompiledFilter {
   const at = typeof now === "number" ? now : now.getTime();
   const parts = ["c.workspace_id = ?", "c.opted_out = 0"];
-  const params: SQLQueryBindings[] = [workspaceId];
+  const params: SqlParam[] = [workspaceId];
   // whole-set form: the subquery's ids are listed once per execution (best for one count);
   // correlated form: one primary-key probe per contact walked (a keyset batch costs its size)
   const member = (table: string, cond: string) =>
@@ -128,18 +129,19 @@ export function compileSegmentFilter(
  * matching contacts, for use as a subquery or an INSERT ... SELECT (e.g. materialising
  * campaign recipients in one statement).
  */
-export function segmentIdsQuery(workspaceId: string, filter: SegmentFilter, now: Date | number): { sql: string; params: SQLQueryBindings[] } {
+export function segmentIdsQuery(workspaceId: string, filter: SegmentFilter, now: Date | number): { sql: string; params: SqlParam[] } {
   const { where, params } = compileSegmentFilter(workspaceId, filter, now);
   return { sql: `SELECT c.id FROM contacts c WHERE ${where} ORDER BY c.id`, params };
 }
 
 /** How many opted-in contacts of the workspace match `filter` at `now`. */
-export function countSegment(sqlite: Database, workspaceId: string, filter: SegmentFilter, now: Date | number): number {
+export async function countSegment(db: DB, workspaceId: string, filter: SegmentFilter, now: Date | number): Promise<number> {
   const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  return once(sqlite, `SELECT count(*) AS n FROM contacts c WHERE ${where}`, (stmt) => (stmt.get(...params) as { n: number }).n);
+  const row = await db.get<{ n: number }>(bound(`SELECT count(*) AS n FROM contacts c WHERE ${where}`, params));
+  return Number(row?.n ?? 0);
 }
 
-const COLUMNS = "c.id, c.phone, c.name, c.push_name AS pushName, c.tags, c.attributes, c.last_inbound_at AS lastInboundAt, c.created_at AS createdAt";
+const COLUMNS = 'c.id, c.phone, c.name, c.push_name AS "pushName", c.tags, c.attributes, c.last_inbound_at AS "lastInboundAt", c.created_at AS "createdAt"';
 type RawRow = Omit<SegmentContact, "tags" | "attributes"> & { tags: string; attributes: string };
 const parse = (r: RawRow): SegmentContact => ({ ...r, tags: JSON.parse(r.tags), attributes: JSON.parse(r.attributes) });
 
@@ -149,7 +151,7 @@ const parse = (r: RawRow): SegmentContact => ({ ...r, tags: JSON.parse(r.tags), 
  * contacts_ws_optin_idx from the cursor and probes the tag and attribute keys per contact:
  * a batch costs the contacts it walks, never the whole tag set again (that was quadratic).
  */
-export function segmentBatchQuery(workspaceId: string, filter: SegmentFilter, now: Date | number): { sql: string; params: SQLQueryBindings[] } {
+export function segmentBatchQuery(workspaceId: string, filter: SegmentFilter, now: Date | number): { sql: string; params: SqlParam[] } {
   const { where, params } = compileSegmentFilter(workspaceId, filter, now, { correlated: true });
   return { sql: `SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`, params };
 }
@@ -160,19 +162,18 @@ export function segmentBatchQuery(workspaceId: string, filter: SegmentFilter, no
  * is read when the consumer asks for it: write it (e.g. recipients) before pulling the next.
  * `afterId` resumes after a contact id (exclusive), e.g. the last one a crashed run stored.
  */
-export function* readSegmentBatches(
-  sqlite: Database,
+export async function* readSegmentBatches(
+  db: DB,
   workspaceId: string,
   filter: SegmentFilter,
   now: Date | number,
   opts: { batchSize?: number; afterId?: string } = {},
-): Generator<SegmentContact[], void, undefined> {
+): AsyncGenerator<SegmentContact[], void, undefined> {
   const size = opts.batchSize ?? 1000;
-  const { sql, params } = segmentBatchQuery(workspaceId, filter, now);
+  const { sql: text, params } = segmentBatchQuery(workspaceId, filter, now);
   let after = opts.afterId ?? "";
   for (;;) {
-    // prepared per batch: a generator abandoned mid-way must not leave a statement behind
-    const rows = once(sqlite, sql, (stmt) => (stmt.all(...params, after, size) as RawRow[]).map(parse));
+    const rows = (await db.all<RawRow>(bound(text, [...params, after, size]))).map(parse);
     if (!rows.length) return;
     yield rows;
     if (rows.length < size) return;
@@ -181,7 +182,7 @@ export function* readSegmentBatches(
 }
 
 /** Up to `n` matching opted-in contacts, newest first (a segment preview). */
-export function sampleSegment(sqlite: Database, workspaceId: string, filter: SegmentFilter, now: Date | number, n = 10): SegmentContact[] {
+export async function sampleSegment(db: DB, workspaceId: string, filter: SegmentFilter, now: Date | number, n = 10): Promise<SegmentContact[]> {
   const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  return once(sqlite, `SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`, (stmt) => (stmt.all(...params, n) as RawRow[]).map(parse));
+  return (await db.all<RawRow>(bound(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`, [...params, n]))).map(parse);
 }

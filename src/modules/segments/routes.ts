@@ -15,32 +15,32 @@ export function segmentRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .get(
       "",
-      ({ auth, query }) => {
-        const { data, total } = pageSegments(deps, auth.workspaceId, query);
+      async ({ auth, query }) => {
+        const { data, total } = await pageSegments(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
       { jwt: "read", query: segmentListQuery, detail: { summary: "List segments, newest first, each with its live count", responses: responses(200, segmentSchema, { paged: true }) } },
     )
     .post(
       "",
-      ({ auth, body, set }) => {
-        const s = createSegment(deps, auth.workspaceId, body);
+      async ({ auth, body, set }) => {
+        const s = await createSegment(deps, auth.workspaceId, body);
         set.status = 201;
         return ok(s);
       },
       { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentSchema, { description: "Created" }) } },
     )
-    .post("/preview", ({ auth, body }) => ok(previewSegment(deps, auth.workspaceId, body.filter)), {
+    .post("/preview", async ({ auth, body }) => ok(await previewSegment(deps, auth.workspaceId, body.filter)), {
       jwt: "read",
       body: previewBody,
       detail: { summary: "What a filter selects now: count of opted-in matching contacts and a sample of up to 10", responses: responses(200, previewSchema) },
     })
-    .get("/:id", ({ auth, params }) => ok(getSegment(deps, auth.workspaceId, params.id)), {
+    .get("/:id", async ({ auth, params }) => ok(await getSegment(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: segmentIdParams,
       detail: { summary: "Get a segment with its live count", responses: responses(200, segmentSchema) },
     })
-    .patch("/:id", ({ auth, params, body }) => ok(updateSegment(deps, auth.workspaceId, params.id, body)), {
+    .patch("/:id", async ({ auth, params, body }) => ok(await updateSegment(deps, auth.workspaceId, params.id, body)), {
       jwt: "messaging",
       params: segmentIdParams,
       body: updateSegmentBody,
@@ -48,8 +48,8 @@ export function segmentRoutes(deps: AppDeps) {
     })
     .delete(
       "/:id",
-      ({ auth, params }) => {
-        deleteSegment(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await deleteSegment(deps, auth.workspaceId, params.id);
         return ok(undefined, "Segment deleted");
       },
       { jwt: "messaging", params: segmentIdParams, detail: { summary: "Delete a segment", responses: responses(200, null) } },

@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { seal, unseal } from "../../crypto/seal.ts";
+import type { DB } from "../../db/store.ts";
 import type { CredentialStore } from "../../network/driver.ts";
 import { readKeys, wipeKeys, writeCredentialsDoc, writeKeys } from "./keys-repo.ts";
 
@@ -18,46 +18,63 @@ const keyAad = (sessionId: string, type: string, id: string) => `${sessionId}\u0
 
 /**
  * The driver's store of one session's link: the main document sealed on the session row,
- * every signal key a sealed row of `session_keys`. Writes are synchronous (one transaction
- * per call). `live()` false (the session was unlinked, deleted or handed to another connect)
- * turns writes into no-ops, so a socket's late words cannot bring a wiped link back.
+ * every signal key a sealed row of `session_keys`. Each write is durable when its promise
+ * resolves (one transaction per call). The calls of one store run one after another, in the
+ * order they were made: a later creds document is never overwritten by an earlier one, and a
+ * read sees every write asked for before it. `live()` false (the session was unlinked, deleted
+ * or handed to another connect) turns writes into no-ops, so a socket's late words cannot
+ * bring a wiped link back.
  */
 export function sessionCredentialStore(
-  deps: { sqlite: Database; secrets: { credentialKey: string } },
+  deps: { db: DB; secrets: { credentialKey: string } },
   sessionId: string,
   live: () => boolean,
 ): CredentialStore {
   const key = deps.secrets.credentialKey;
+  let last: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = last.then(fn, fn);
+    last = run.catch(() => {});
+    return run;
+  };
   return {
     save(doc) {
-      if (live()) writeCredentialsDoc(deps.sqlite, sessionId, encryptCredentials(key, sessionId, doc));
+      return inOrder(async () => {
+        if (live()) await writeCredentialsDoc(deps.db, sessionId, encryptCredentials(key, sessionId, doc));
+      });
     },
     getKeys(type, ids) {
-      const out: Record<string, string> = {};
-      for (const [id, sealed] of readKeys(deps.sqlite, sessionId, type, ids)) {
-        try {
-          out[id] = unseal(key, sealed, keyAad(sessionId, type, id));
-        } catch {
-          // a value that does not open is a missing key: the network renegotiates that session
+      return inOrder(async () => {
+        const out: Record<string, string> = {};
+        for (const [id, sealed] of await readKeys(deps.db, sessionId, type, ids)) {
+          try {
+            out[id] = unseal(key, sealed, keyAad(sessionId, type, id));
+          } catch {
+            // a value that does not open is a missing key: the network renegotiates that session
+          }
         }
-      }
-      return out;
+        return out;
+      });
     },
     setKeys(changes) {
-      if (!live() || changes.length === 0) return;
-      writeKeys(
-        deps.sqlite,
-        sessionId,
-        changes.map((c) => ({ type: c.type, id: c.id, sealed: c.value === null ? null : seal(key, c.value, keyAad(sessionId, c.type, c.id)) })),
-      );
+      return inOrder(async () => {
+        if (!live() || changes.length === 0) return;
+        await writeKeys(
+          deps.db,
+          sessionId,
+          changes.map((c) => ({ type: c.type, id: c.id, sealed: c.value === null ? null : seal(key, c.value, keyAad(sessionId, c.type, c.id)) })),
+        );
+      });
     },
     clearKeys() {
-      if (live()) wipeKeys(deps.sqlite, sessionId);
+      return inOrder(async () => {
+        if (live()) await wipeKeys(deps.db, sessionId);
+      });
     },
   };
 }
 
 /** Forgets every signal key of a session (its credentials were wiped). */
-export function wipeSessionKeys(deps: { sqlite: Database }, sessionId: string): void {
-  wipeKeys(deps.sqlite, sessionId);
+export async function wipeSessionKeys(deps: { db: DB }, sessionId: string): Promise<void> {
+  await wipeKeys(deps.db, sessionId);
 }

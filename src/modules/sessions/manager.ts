@@ -25,8 +25,9 @@ export function sessionManager(deps: AppDeps): SessionManager {
 /**
  * Owns the live connections: starts and stops them on the driver, turns the driver's events
  * into status changes (rows) and events (bus), keeps the current QR of each pending session,
- * and brings back connected (and dropped) sessions after a restart. Events are handled
- * synchronously and in order, so a status written to SQLite follows the network's own order.
+ * and brings back connected (and dropped) sessions after a restart. The events of a session
+ * are handled one after another, in order, so a status written to the database follows the
+ * network's own order; each reads the session's row in the transaction that changes it.
  */
 export class SessionManager {
   /** Sessions the driver is working on (linking, connected or reconnecting). */
@@ -37,54 +38,67 @@ export class SessionManager {
   private deleting = new Set<string>();
   private stopping = false;
   private pauses = new Pauses();
+  /** the driver events of each session still being handled, in order */
+  private chains = new Map<string, Promise<void>>();
 
   constructor(private deps: AppDeps) {
     deps.network.onEvent((e) => {
-      try {
-        this.onDriverEvent(e);
-      } catch (err) {
-        deps.log.error("session event failed", { sessionId: e.sessionId, event: e.type, err });
-      }
+      if (e.type === "inbound" || e.type === "receipt") return; // messaging handles these
+      const next = (this.chains.get(e.sessionId) ?? Promise.resolve())
+        .then(() => this.onDriverEvent(e))
+        .catch((err) => deps.log.error("session event failed", { sessionId: e.sessionId, event: e.type, err }))
+        .finally(() => {
+          if (this.chains.get(e.sessionId) === next) this.chains.delete(e.sessionId);
+        });
+      this.chains.set(e.sessionId, next);
     });
   }
 
   /** D7 connect: disconnected -> qr_pending (then connected); qr_pending answers again; connected is 409. */
   async connect(workspaceId: string, id: string): Promise<SessionRow> {
-    const row = this.deps.bus.transaction(() => {
-      const row = this.require(workspaceId, id);
-      if (row.status === "connected") throw errors.conflict("The session is already connected");
-      if (row.status === "qr_pending" && this.active.has(id)) return null;
-      this.change(row, { status: "qr_pending", lastDisconnectReason: null });
-      return row;
-    });
+    let added = false;
+    const row = await this.deps.db
+      .tx(async () => {
+        const row = await this.require(workspaceId, id);
+        if (row.status === "connected") throw errors.conflict("The session is already connected");
+        if (row.status === "qr_pending" && this.active.has(id)) return null;
+        await this.change(row, { status: "qr_pending", lastDisconnectReason: null });
+        // in the transaction: a second connect's transaction sees the session live and starts nothing
+        added = !this.active.has(id);
+        this.active.add(id);
+        return row;
+      })
+      .catch((err) => {
+        if (added) this.active.delete(id);
+        throw err;
+      });
     if (!row) return this.require(workspaceId, id);
-    this.active.add(id);
     const outcome = this.waiters.waitFor(id, this.deps.config.sessionConnectWaitMs);
     try {
-      await this.deps.network.connect(id, this.connectOptions(row));
+      await this.deps.network.connect(id, await this.connectOptions(row));
     } catch (err) {
       outcome.cancel();
       const detail = err instanceof Error ? err.message : String(err);
       // a stored link the driver cannot read is useless: forget it so the next connect pairs anew
       if (err instanceof NetworkError && err.code === "bad_credentials") {
-        this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
+        await this.deps.db.tx(() => this.change(row, { credentials: null }, false));
       }
-      this.endSession(id, "error", detail);
+      await this.endSession(id, "error", detail);
       throw errors.chatappUnavailable(`The network could not be reached: ${detail}`);
     }
     const o = await outcome.promise;
-    if (o.kind === "failed" && (this.deleting.has(id) || !getSession(this.deps.db, workspaceId, id))) throw errors.notFound("Session");
+    if (o.kind === "failed" && (this.deleting.has(id) || !(await getSession(this.deps.db, workspaceId, id)))) throw errors.notFound("Session");
     if (o.kind === "failed") throw errors.chatappUnavailable(`The session could not connect (${o.reason}${o.detail ? `: ${o.detail}` : ""})`);
     return this.require(workspaceId, id);
   }
 
   /** D7 disconnect: unlinks the device (credentials wiped, logout on the network); on disconnected 409. */
   async disconnect(workspaceId: string, id: string): Promise<void> {
-    this.deps.bus.transaction(() => {
-      const row = this.require(workspaceId, id);
+    await this.deps.db.tx(async () => {
+      const row = await this.require(workspaceId, id);
       // a session still reconnecting by itself counts as live: the user must be able to stop it
       if (row.status === "disconnected" && !this.active.has(id)) throw errors.conflict("The session is already disconnected");
-      this.unlink(row);
+      await this.unlink(row);
     });
     await this.logout(id);
   }
@@ -95,14 +109,18 @@ export class SessionManager {
    * row that is about to vanish.
    */
   async remove(workspaceId: string, id: string): Promise<void> {
-    const row = this.require(workspaceId, id);
-    this.deleting.add(id); // before any await: a request in the gap sees the session as gone
+    // read and marked in one transaction: a request after it sees the session as gone
+    const row = await this.deps.db.tx(async () => {
+      const row = await this.require(workspaceId, id);
+      this.deleting.add(id);
+      return row;
+    });
     try {
       if (row.status !== "disconnected" || this.active.has(id)) {
-        this.deps.bus.transaction(() => this.unlink(row));
+        await this.deps.db.tx(() => this.unlink(row));
         await this.logout(id);
       }
-      this.deps.bus.transaction(() => deleteSession(this.deps.db, workspaceId, id));
+      await this.deps.db.tx(() => deleteSession(this.deps.db, workspaceId, id));
       // nothing of the session may outlive its row on the network side
       if (this.active.has(id) || this.qrs.has(id)) {
         this.active.delete(id);
@@ -121,7 +139,7 @@ export class SessionManager {
 
   /** D7: the current QR while qr_pending (waits briefly for the first one), else 409. */
   async qr(workspaceId: string, id: string): Promise<LiveQr> {
-    const row = this.require(workspaceId, id);
+    const row = await this.require(workspaceId, id);
     if (row.status !== "qr_pending") throw errors.conflict(`No QR code: the session is ${row.status}`);
     if (!this.qrs.has(id) && this.active.has(id)) {
       const w = this.waiters.waitFor(id, Math.min(5_000, this.deps.config.sessionConnectWaitMs));
@@ -135,7 +153,7 @@ export class SessionManager {
 
   /** D7: linking by phone number while qr_pending. */
   async pairingCode(workspaceId: string, id: string, phoneNumber: string): Promise<string> {
-    const row = this.require(workspaceId, id);
+    const row = await this.require(workspaceId, id);
     if (row.status !== "qr_pending" || !this.active.has(id)) throw errors.conflict(`No pairing in progress: the session is ${row.status}`);
     try {
       return await this.deps.network.requestPairingCode(id, phoneNumber);
@@ -152,26 +170,30 @@ export class SessionManager {
    * pending QRs died with the process. Resolves when every session was started or on stop().
    */
   async restore(): Promise<void> {
-    for (const row of sessionsInStatus(this.deps.db, ["qr_pending"])) {
-      this.deps.bus.transaction(() => this.change(row, { status: "disconnected" }, false));
+    for (const row of await sessionsInStatus(this.deps.db, ["qr_pending"])) {
+      await this.deps.db.tx(async () => {
+        // read again in the transaction: a connect may have taken it meanwhile
+        const fresh = await sessionForNetworkEvent(this.deps.db, row.id);
+        if (fresh?.status === "qr_pending" && !this.active.has(row.id)) await this.change(fresh, { status: "disconnected" }, false);
+      });
     }
-    const ids = sessionsToRestore(this.deps.db).map((r) => r.id);
+    const ids = (await sessionsToRestore(this.deps.db)).map((r) => r.id);
     for (const [i, id] of ids.entries()) {
       if (i > 0) await this.pauses.pause(restoreGap(this.deps.config.sessionRestoreGapMs));
       if (this.stopping) return;
       // read again: a user may have connected, disconnected or deleted it meanwhile
-      const row = sessionForNetworkEvent(this.deps.db, id);
+      const row = await sessionForNetworkEvent(this.deps.db, id);
       if (!row || this.active.has(id) || this.deleting.has(id) || !restorable(row)) continue;
-      const opts = this.connectOptions(row);
+      this.active.add(id); // before any await: a connect meanwhile sees the session live
+      const opts = await this.connectOptions(row);
       if (!opts.credentials) {
-        this.endSession(id, "error", "no stored credentials");
+        await this.endSession(id, "error", "no stored credentials");
         continue;
       }
-      this.active.add(id);
       try {
         await this.deps.network.connect(id, opts);
       } catch (err) {
-        if (!this.stopping) this.endSession(id, "error", err instanceof Error ? err.message : String(err));
+        if (!this.stopping) await this.endSession(id, "error", err instanceof Error ? err.message : String(err));
       }
     }
   }
@@ -183,74 +205,93 @@ export class SessionManager {
     this.waiters.settleAll({ kind: "timeout" });
   }
 
+  /** Resolves once the driver events under way are handled (before the database closes). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.chains.values()]);
+  }
+
   // ---- driver events ----
 
-  private onDriverEvent(e: DriverEvent): void {
-    if (e.type === "inbound" || e.type === "receipt") return; // messaging handles these
-    const row = sessionForNetworkEvent(this.deps.db, e.sessionId);
-    if (!row) return;
+  /** One driver event of a session (after the previous one of that session was handled). */
+  private async onDriverEvent(e: DriverEvent): Promise<void> {
     switch (e.type) {
       case "credentials":
-        if (e.credentials === null) this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
-        else if (this.active.has(row.id)) {
-          const sealed = encryptCredentials(this.deps.secrets.credentialKey, row.id, e.credentials);
-          this.deps.bus.transaction(() => this.change(row, { credentials: sealed }, false));
-        }
-        return;
+        return this.onCredentials(e.sessionId, e.credentials);
       case "qr":
-        return this.onQr(row, e.qr, e.expiresAt);
+        return this.onQr(e.sessionId, e.qr, e.expiresAt);
       case "connected":
-        return this.onConnected(row, e.phoneNumber);
+        return this.onConnected(e.sessionId, e.phoneNumber);
       case "disconnected":
-        return this.onDisconnected(row, e.reason, e.willReconnect, e.detail);
+        return this.onDisconnected(e.sessionId, e.reason, e.willReconnect, e.detail);
     }
   }
 
-  private onQr(row: SessionRow, qr: string, expiresAt: Date): void {
-    if (this.stopping || !this.active.has(row.id)) return;
-    const live: LiveQr = { qr, qrDataUrl: qrDataUrl(qr), expiresAt: expiresAt.toISOString() };
-    this.qrs.set(row.id, live);
-    this.deps.bus.transaction(() => {
-      if (row.status !== "qr_pending") this.change(row, { status: "qr_pending" });
-      this.deps.bus.publish(row.workspaceId, "session_qr", { sessionId: row.id, ...live });
+  private async onCredentials(id: string, credentials: string | null): Promise<void> {
+    const sealed = credentials === null ? null : encryptCredentials(this.deps.secrets.credentialKey, id, credentials);
+    await this.deps.db.tx(async () => {
+      // checked in the transaction: an unlink (which wipes the link) commits before or after it, never between
+      if (sealed !== null && !this.active.has(id)) return;
+      const row = await sessionForNetworkEvent(this.deps.db, id);
+      if (row) await this.change(row, { credentials: sealed }, false);
     });
-    this.waiters.settle(row.id, { kind: "qr" });
   }
 
-  private onConnected(row: SessionRow, phoneNumber: string): void {
-    if (this.stopping || !this.active.has(row.id)) return;
-    this.qrs.delete(row.id);
-    if (row.status !== "connected" || row.phoneNumber !== phoneNumber) {
-      this.deps.bus.transaction(() => {
-        this.deps.bus.publish(row.workspaceId, "session_connected", { sessionId: row.id, phone: `+${phoneNumber}`, status: "connected" });
-        this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), firstConnectedAt: row.firstConnectedAt ?? row.connectedAt ?? this.now(), lastDisconnectReason: null });
-      });
-    }
-    this.waiters.settle(row.id, { kind: "connected" });
+  private async onQr(id: string, qr: string, expiresAt: Date): Promise<void> {
+    if (this.stopping || !this.active.has(id)) return;
+    const live: LiveQr = { qr, qrDataUrl: qrDataUrl(qr), expiresAt: expiresAt.toISOString() };
+    const shown = await this.deps.db.tx(async () => {
+      if (this.stopping || !this.active.has(id)) return false;
+      const row = await sessionForNetworkEvent(this.deps.db, id);
+      if (!row) return false;
+      this.qrs.set(id, live);
+      if (row.status !== "qr_pending") await this.change(row, { status: "qr_pending" });
+      await this.deps.bus.publish(row.workspaceId, "session_qr", { sessionId: id, ...live });
+      return true;
+    });
+    if (shown) this.waiters.settle(id, { kind: "qr" });
   }
 
-  private onDisconnected(row: SessionRow, reason: string, willReconnect: boolean, detail?: string): void {
-    if (this.stopping || !this.active.has(row.id)) return;
-    if (willReconnect) {
-      // a drop of a live link is news (D7: connection_lost); retries while linking are not
-      if (row.status === "connected") {
-        this.deps.bus.transaction(() => this.change(row, { status: "disconnected", lastDisconnectReason: reason }));
+  private async onConnected(id: string, phoneNumber: string): Promise<void> {
+    const connected = await this.deps.db.tx(async () => {
+      if (this.stopping || !this.active.has(id)) return false;
+      const row = await sessionForNetworkEvent(this.deps.db, id);
+      if (!row) return false;
+      this.qrs.delete(id);
+      if (row.status !== "connected" || row.phoneNumber !== phoneNumber) {
+        await this.deps.bus.publish(row.workspaceId, "session_connected", { sessionId: id, phone: `+${phoneNumber}`, status: "connected" });
+        await this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), firstConnectedAt: row.firstConnectedAt ?? row.connectedAt ?? this.now(), lastDisconnectReason: null });
       }
+      return true;
+    });
+    if (connected) this.waiters.settle(id, { kind: "connected" });
+  }
+
+  private async onDisconnected(id: string, reason: string, willReconnect: boolean, detail?: string): Promise<void> {
+    if (willReconnect) {
+      await this.deps.db.tx(async () => {
+        if (this.stopping || !this.active.has(id)) return;
+        const row = await sessionForNetworkEvent(this.deps.db, id);
+        // a drop of a live link is news (D7: connection_lost); retries while linking are not
+        if (row?.status === "connected") await this.change(row, { status: "disconnected", lastDisconnectReason: reason });
+      });
       return;
     }
-    this.endSession(row.id, reason, detail);
+    if (this.stopping || !this.active.has(id)) return;
+    if (!(await sessionForNetworkEvent(this.deps.db, id))) return;
+    await this.endSession(id, reason, detail);
   }
 
   /** The driver gave up (or never started): the session is disconnected with a reason. */
-  private endSession(id: string, reason: string, detail?: string): void {
+  private async endSession(id: string, reason: string, detail?: string): Promise<void> {
     this.active.delete(id);
     this.qrs.delete(id);
-    const row = sessionForNetworkEvent(this.deps.db, id);
-    if (row) {
+    await this.deps.db.tx(async () => {
+      const row = await sessionForNetworkEvent(this.deps.db, id);
+      if (!row) return;
       const patch: SessionPatch = { status: "disconnected", lastDisconnectReason: reason };
       if (UNLINKING.has(reason)) Object.assign(patch, { credentials: null, phoneNumber: null });
-      this.deps.bus.transaction(() => this.change(row, patch));
-    }
+      await this.change(row, patch);
+    });
     this.waiters.settle(id, { kind: "failed", reason, detail });
   }
 
@@ -259,32 +300,33 @@ export class SessionManager {
   /**
    * Writes a change and, when the status (or the reason of a disconnect) changed, publishes
    * session_status; entering `disconnected` also publishes session_disconnected. A retry that
-   * gives up on an already disconnected session says nothing new. Runs inside bus.transaction.
+   * gives up on an already disconnected session says nothing new. Runs inside `db.tx`, on a row
+   * read in that transaction.
    */
-  private change(row: SessionRow, patch: SessionPatch, announce = true): void {
-    updateSession(this.deps.db, row.workspaceId, row.id, { ...patch, updatedAt: this.now() });
+  private async change(row: SessionRow, patch: SessionPatch, announce = true): Promise<void> {
+    await updateSession(this.deps.db, row.workspaceId, row.id, { ...patch, updatedAt: this.now() });
     // the link's keys go with its credentials
-    if (patch.credentials === null) wipeSessionKeys(this.deps, row.id);
+    if (patch.credentials === null) await wipeSessionKeys(this.deps, row.id);
     const next = { ...row, ...patch };
     const news = next.status !== row.status || (next.status === "disconnected" && next.lastDisconnectReason !== row.lastDisconnectReason);
     Object.assign(row, next);
     if (!announce || patch.status === undefined || !news) return;
     const reason = next.status === "disconnected" ? next.lastDisconnectReason : null;
-    if (next.status === "disconnected") this.deps.bus.publish(row.workspaceId, "session_disconnected", { sessionId: row.id, reason });
-    this.deps.bus.publish(row.workspaceId, "session_status", { sessionId: row.id, status: next.status, phoneNumber: next.phoneNumber, reason });
+    if (next.status === "disconnected") await this.deps.bus.publish(row.workspaceId, "session_disconnected", { sessionId: row.id, reason });
+    await this.deps.bus.publish(row.workspaceId, "session_status", { sessionId: row.id, status: next.status, phoneNumber: next.phoneNumber, reason });
   }
 
-  private require(workspaceId: string, id: string): SessionRow {
-    const row = this.deleting.has(id) ? undefined : getSession(this.deps.db, workspaceId, id);
-    if (!row) throw errors.notFound("Session");
+  private async require(workspaceId: string, id: string): Promise<SessionRow> {
+    const row = this.deleting.has(id) ? undefined : await getSession(this.deps.db, workspaceId, id);
+    if (!row || this.deleting.has(id)) throw errors.notFound("Session");
     return row;
   }
 
-  /** The local side of an unlink (inside bus.transaction): disconnected by the user, link wiped. */
-  private unlink(row: SessionRow): void {
+  /** The local side of an unlink (inside `db.tx`): disconnected by the user, link wiped. */
+  private async unlink(row: SessionRow): Promise<void> {
     this.active.delete(row.id);
     this.qrs.delete(row.id);
-    this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
+    await this.change(row, { status: "disconnected", credentials: null, phoneNumber: null, lastDisconnectReason: "user_request" });
     this.waiters.settle(row.id, { kind: "failed", reason: "user_request" });
   }
 
@@ -302,23 +344,23 @@ export class SessionManager {
    * The stored link and where the driver keeps it: keys are written while the session is
    * live (not unlinked or being deleted), so a socket's late writes cannot revive a wiped link.
    */
-  private connectOptions(row: SessionRow): ConnectOptions {
+  private async connectOptions(row: SessionRow): Promise<ConnectOptions> {
     const id = row.id;
     return {
-      credentials: this.credentialsOf(row),
+      credentials: await this.credentialsOf(row),
       store: sessionCredentialStore(this.deps, id, () => this.active.has(id) && !this.deleting.has(id)),
       lookupSent: (networkMessageId) => recentOutbound(this.deps, row.workspaceId, id, networkMessageId),
     };
   }
 
-  private credentialsOf(row: SessionRow): string | null {
+  private async credentialsOf(row: SessionRow): Promise<string | null> {
     if (!row.credentials) return null;
     try {
       return decryptCredentials(this.deps.secrets.credentialKey, row.id, row.credentials);
     } catch (err) {
       // a changed key or a damaged value: the link cannot be used, linking starts over
       this.deps.log.warn("stored credentials do not decrypt; linking anew", { sessionId: row.id, err });
-      this.deps.bus.transaction(() => this.change(row, { credentials: null }, false));
+      await this.deps.db.tx(() => this.change(row, { credentials: null }, false));
       return null;
     }
   }

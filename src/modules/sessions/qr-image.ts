@@ -3,8 +3,8 @@ const SCALE = 6;
 const MARGIN = 4;
 
 /**
- * Renders a QR string as a PNG data URI (D7: `qrDataUrl`). Synchronous on purpose: the session
- * manager handles driver events in order, without awaiting between them.
+ * Renders a QR string as a PNG data URI (D7: `qrDataUrl`). Synchronous: the session manager
+ * renders it before the QR event's transaction, which waits on nothing but the store.
  */
 export function qrDataUrl(text: string): string {
   // required on the first QR, not imported: a server that pairs nothing never loads them (issue 13)

@@ -1,19 +1,18 @@
 import { and, asc, count, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
-import { statementOnce } from "../../db/statement.ts";
 import { chatSessions, type SessionStatus } from "./table.ts";
 
 export type SessionRow = typeof chatSessions.$inferSelect;
 export type SessionPatch = Partial<Omit<SessionRow, "id" | "workspaceId" | "createdAt">>;
 
 /** Number of sessions of a workspace (the plan limit counts them). */
-export function countSessions(db: DB, workspaceId: string): number {
-  return db.select({ n: count() }).from(chatSessions).where(eq(chatSessions.workspaceId, workspaceId)).get()?.n ?? 0;
+export async function countSessions(db: DB, workspaceId: string): Promise<number> {
+  return (await db.select({ n: count() }).from(chatSessions).where(eq(chatSessions.workspaceId, workspaceId)).get())?.n ?? 0;
 }
 
 /** A session of the workspace by name. */
-export function findSessionByName(db: DB, workspaceId: string, name: string): SessionRow | undefined {
-  return db
+export async function findSessionByName(db: DB, workspaceId: string, name: string): Promise<SessionRow | undefined> {
+  return await db
     .select()
     .from(chatSessions)
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.name, name)))
@@ -21,8 +20,8 @@ export function findSessionByName(db: DB, workspaceId: string, name: string): Se
 }
 
 /** A session of the workspace by id; another workspace's id finds nothing (D1: 404). */
-export function getSession(db: DB, workspaceId: string, id: string): SessionRow | undefined {
-  return db
+export async function getSession(db: DB, workspaceId: string, id: string): Promise<SessionRow | undefined> {
+  return await db
     .select()
     .from(chatSessions)
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
@@ -30,8 +29,8 @@ export function getSession(db: DB, workspaceId: string, id: string): SessionRow 
 }
 
 /** One page of the workspace's sessions, oldest first, with the total. */
-export function listSessions(db: DB, workspaceId: string, page: number, limit: number): { rows: SessionRow[]; total: number } {
-  const rows = db
+export async function listSessions(db: DB, workspaceId: string, page: number, limit: number): Promise<{ rows: SessionRow[]; total: number }> {
+  const rows = await db
     .select()
     .from(chatSessions)
     .where(eq(chatSessions.workspaceId, workspaceId))
@@ -39,7 +38,7 @@ export function listSessions(db: DB, workspaceId: string, page: number, limit: n
     .limit(limit)
     .offset((page - 1) * limit)
     .all();
-  return { rows, total: countSessions(db, workspaceId) };
+  return { rows, total: await countSessions(db, workspaceId) };
 }
 
 type SessionStatusRow = { id: string; name: string; status: SessionStatus; phoneNumber: string | null; createdAt: number };
@@ -47,35 +46,35 @@ type SessionStatusRow = { id: string; name: string; status: SessionStatus; phone
 /**
  * The API-key listing is hot: plain rows from a statement prepared once, ordered here rather
  * than by `ORDER BY`, which no index serves and whose temporary B-tree cost ten times the
- * lookup itself. Same order: created_at, then id (ASCII ids: JS and SQLite compare alike).
+ * lookup itself. Same order: created_at, then id (ASCII ids: JS and the database compare alike).
  */
-const statusesStmt = statementOnce<SessionStatusRow, [string]>(
-  "SELECT id, name, status, phone_number AS phoneNumber, created_at AS createdAt FROM chat_sessions WHERE workspace_id = ?",
-);
+const STATUSES = `SELECT id, name, status, phone_number AS "phoneNumber", created_at AS "createdAt" FROM chat_sessions WHERE workspace_id = ?`;
 
 /** Every session of the workspace: id, name, status and number, oldest first. */
-export function listSessionStatuses(db: DB, workspaceId: string): { id: string; name: string; status: SessionStatus; phoneNumber: string | null }[] {
-  const rows = statusesStmt(db).all(workspaceId);
+export async function listSessionStatuses(db: DB, workspaceId: string): Promise<{ id: string; name: string; status: SessionStatus; phoneNumber: string | null }[]> {
+  const rows = await db.prepare<SessionStatusRow>(STATUSES).all(workspaceId);
   if (rows.length > 1) rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return rows.map((r) => ({ id: r.id, name: r.name, status: r.status, phoneNumber: r.phoneNumber }));
 }
 
 /** Inserts a new session row. */
-export function insertSession(db: DB, workspaceId: string, row: Omit<typeof chatSessions.$inferInsert, "workspaceId">): void {
-  db.insert(chatSessions).values({ ...row, workspaceId }).run();
+export async function insertSession(db: DB, workspaceId: string, row: Omit<typeof chatSessions.$inferInsert, "workspaceId">): Promise<void> {
+  await db.insert(chatSessions).values({ ...row, workspaceId }).run();
 }
 
 /** Updates a session of the workspace. */
-export function updateSession(db: DB, workspaceId: string, id: string, patch: SessionPatch): void {
-  db.update(chatSessions)
+export async function updateSession(db: DB, workspaceId: string, id: string, patch: SessionPatch): Promise<void> {
+  await db
+    .update(chatSessions)
     .set(patch)
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
     .run();
 }
 
 /** Deletes a session of the workspace. */
-export function deleteSession(db: DB, workspaceId: string, id: string): void {
-  db.delete(chatSessions)
+export async function deleteSession(db: DB, workspaceId: string, id: string): Promise<void> {
+  await db
+    .delete(chatSessions)
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
     .run();
 }
@@ -86,21 +85,21 @@ export function deleteSession(db: DB, workspaceId: string, id: string): void {
  * A session by id alone. Only the session manager uses it, for network events, which carry
  * the session id and nothing else; callers acting for a workspace use `getSession`.
  */
-export function sessionForNetworkEvent(db: DB, id: string): SessionRow | undefined {
-  return db.select().from(chatSessions).where(eq(chatSessions.id, id)).get();
+export async function sessionForNetworkEvent(db: DB, id: string): Promise<SessionRow | undefined> {
+  return await db.select().from(chatSessions).where(eq(chatSessions.id, id)).get();
 }
 
 /** Sessions of every workspace in the given states (restoring at start-up). */
-export function sessionsInStatus(db: DB, statuses: SessionStatus[]): SessionRow[] {
-  return db.select().from(chatSessions).where(inArray(chatSessions.status, statuses)).all();
+export async function sessionsInStatus(db: DB, statuses: SessionStatus[]): Promise<SessionRow[]> {
+  return await db.select().from(chatSessions).where(inArray(chatSessions.status, statuses)).all();
 }
 
 /**
  * Sessions of every workspace to bring back at start-up: connected ones, and linked ones that
  * had dropped (disconnected by `connection_lost` with their link and number kept).
  */
-export function sessionsToRestore(db: DB): SessionRow[] {
-  return db
+export async function sessionsToRestore(db: DB): Promise<SessionRow[]> {
+  return await db
     .select()
     .from(chatSessions)
     .where(

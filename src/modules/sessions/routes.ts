@@ -10,7 +10,7 @@ import { externalSessionsDoc } from "../docs/schemas.ts";
 
 const tags = ["sessions"];
 
-type SessionStatuses = ReturnType<typeof sessionStatuses>;
+type SessionStatuses = Awaited<ReturnType<typeof sessionStatuses>>;
 
 /** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps) {
@@ -19,21 +19,22 @@ export function sessionRoutes(deps: AppDeps) {
     .use(authGuard(deps))
     .get(
       "/api/v1/chatapp",
-      ({ auth, query }) => {
-        const { data, total } = pageOfSessions(deps, auth.workspaceId, query.page, query.limit);
+      async ({ auth, query }) => {
+        const { data, total } = await pageOfSessions(deps, auth.workspaceId, query.page, query.limit);
         return paged(data, query.page, query.limit, total);
       },
       { jwt: "read", query: pageQuery, detail: { summary: "List the workspace's sessions", tags } },
     )
     .post(
       "/api/v1/chatapp",
-      ({ auth, body, set }) => {
+      async ({ auth, body, set }) => {
+        const session = await createSession(deps, auth.workspaceId, body.name);
         set.status = 201;
-        return ok(createSession(deps, auth.workspaceId, body.name), "Session created");
+        return ok(session, "Session created");
       },
       { jwt: "manage", body: createSessionBody, detail: { summary: "Create a session (disconnected)", tags, responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
-    .get("/api/v1/chatapp/:id", ({ auth, params }) => ok(sessionOf(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/chatapp/:id", async ({ auth, params }) => ok(await sessionOf(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: sessionIdParams,
       detail: { summary: "One session", tags },
@@ -58,7 +59,7 @@ export function sessionRoutes(deps: AppDeps) {
       },
       { jwt: "manage", params: sessionIdParams, detail: { summary: "Start linking (QR) or reconnect a session", tags } },
     )
-    .get("/api/v1/chatapp/:id/status", ({ auth, params }) => ok(sessionOf(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/chatapp/:id/status", async ({ auth, params }) => ok(await sessionOf(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: sessionIdParams,
       detail: { summary: "Status of a session", tags },
@@ -83,13 +84,13 @@ export function sessionRoutes(deps: AppDeps) {
       "/api/v1/chatapp/:id/disconnect",
       async ({ auth, params }) => {
         await manager.disconnect(auth.workspaceId, params.id);
-        return ok(sessionOf(deps, auth.workspaceId, params.id), "Session disconnected");
+        return ok(await sessionOf(deps, auth.workspaceId, params.id), "Session disconnected");
       },
       { jwt: "manage", params: sessionIdParams, detail: { summary: "Disconnect and unlink a session", tags } },
     )
     // ok()'s envelope written out: a handler returning a call (`return f(`) is awaited by Elysia's compiled route (see authGuard)
-    .get("/api/external/sessions", ({ auth, request }) => {
-      return { success: true as const, data: guardLoaded<SessionStatuses>(request) ?? sessionStatuses(deps, auth.workspaceId) };
+    .get("/api/external/sessions", async ({ auth, request }) => {
+      return { success: true as const, data: guardLoaded<SessionStatuses>(request) ?? (await sessionStatuses(deps, auth.workspaceId)) };
     }, {
       // read with the key, in one read transaction: the listing is hot
       apiKey: { permission: "read", load: (auth: AuthContext) => sessionStatuses(deps, auth.workspaceId) },

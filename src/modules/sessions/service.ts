@@ -6,32 +6,32 @@ import { sessionView, type SessionView } from "./model.ts";
 import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions } from "./repo.ts";
 
 /** Creates a disconnected session (D7); the plan limit is checked in the same transaction as the insert. */
-export function createSession(deps: AppDeps, workspaceId: string, name: string): SessionView {
+export async function createSession(deps: AppDeps, workspaceId: string, name: string): Promise<SessionView> {
   const id = Bun.randomUUIDv7();
   const now = deps.clock.now().getTime();
-  deps.bus.transaction(() => {
-    assertQuota(deps, workspaceId, "sessions", countSessions(deps.db, workspaceId));
-    if (findSessionByName(deps.db, workspaceId, name)) throw errors.conflict(`A session named "${name}" already exists`);
-    insertSession(deps.db, workspaceId, { id, name, status: "disconnected", createdAt: now, updatedAt: now });
+  await deps.db.tx(async () => {
+    await assertQuota(deps, workspaceId, "sessions", await countSessions(deps.db, workspaceId));
+    if (await findSessionByName(deps.db, workspaceId, name)) throw errors.conflict(`A session named "${name}" already exists`);
+    await insertSession(deps.db, workspaceId, { id, name, status: "disconnected", createdAt: now, updatedAt: now });
   });
-  return sessionView(getSession(deps.db, workspaceId, id)!);
+  return sessionView((await getSession(deps.db, workspaceId, id))!);
 }
 
 /** One page of the workspace's sessions. */
-export function pageOfSessions(deps: AppDeps, workspaceId: string, page: number, limit: number): { data: SessionView[]; total: number } {
-  const { rows, total } = listSessions(deps.db, workspaceId, page, limit);
+export async function pageOfSessions(deps: AppDeps, workspaceId: string, page: number, limit: number): Promise<{ data: SessionView[]; total: number }> {
+  const { rows, total } = await listSessions(deps.db, workspaceId, page, limit);
   return { data: rows.map(sessionView), total };
 }
 
 /** A session of the workspace, or 404. */
-export function sessionOf(deps: AppDeps, workspaceId: string, id: string): SessionView {
-  const row = getSession(deps.db, workspaceId, id);
+export async function sessionOf(deps: AppDeps, workspaceId: string, id: string): Promise<SessionView> {
+  const row = await getSession(deps.db, workspaceId, id);
   if (!row) throw errors.notFound("Session");
   return sessionView(row);
 }
 
 /** The API-key listing: id and status of every session. */
-export function sessionStatuses(deps: AppDeps, workspaceId: string): { id: string; name: string; status: string; phoneNumber: string | null }[] {
+export async function sessionStatuses(deps: AppDeps, workspaceId: string): Promise<{ id: string; name: string; status: string; phoneNumber: string | null }[]> {
   return listSessionStatuses(deps.db, workspaceId);
 }
 

@@ -18,8 +18,8 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
     .use(authGuard(deps))
     .post(
       "/api/sim/sessions/:id/scan",
-      ({ auth, params, body }) => {
-        service.scan(auth.workspaceId, params.id, body.phoneNumber);
+      async ({ auth, params, body }) => {
+        await service.scan(auth.workspaceId, params.id, body.phoneNumber);
         return ok({ sessionId: params.id, phoneNumber: body.phoneNumber }, "QR code scanned; the session is connecting");
       },
       { jwt: "manage", params: sessionIdParams, body: scanBody, detail: { summary: "Sim: a phone scans the QR code", tags } },
@@ -36,23 +36,23 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
     )
     .post(
       "/api/sim/sessions/:id/receipt",
-      ({ auth, params, body }) =>
-        ok({ networkMessageId: service.receipt(auth.workspaceId, params.id, body.messageId, body.status), status: body.status }, "Receipt sent"),
+      async ({ auth, params, body }) =>
+        ok({ networkMessageId: await service.receipt(auth.workspaceId, params.id, body.messageId, body.status), status: body.status }, "Receipt sent"),
       { jwt: "manage", params: sessionIdParams, body: receiptBody, detail: { summary: "Sim: a delivery or read receipt", tags } },
     )
     .post(
       "/api/sim/sessions/:id/logout",
-      ({ auth, params, body }) => {
+      async ({ auth, params, body }) => {
         const reason = body?.reason ?? "logged_out";
-        service.logout(auth.workspaceId, params.id, reason);
+        await service.logout(auth.workspaceId, params.id, reason);
         return ok({ sessionId: params.id, reason }, "The network ended the link");
       },
       { jwt: "manage", params: sessionIdParams, body: logoutBody, detail: { summary: "Sim: network-side logout", tags } },
     )
     .post(
       "/api/sim/sessions/:id/fail",
-      ({ auth, params, body }) => {
-        service.fail(auth.workspaceId, params.id, body.count, body.code);
+      async ({ auth, params, body }) => {
+        await service.fail(auth.workspaceId, params.id, body.count, body.code);
         return ok({ sessionId: params.id, count: body.count, code: body.code ?? "send_failed" }, "The next sends will fail");
       },
       { jwt: "manage", params: sessionIdParams, body: failBody, detail: { summary: "Sim: make the next sends fail", tags } },

@@ -13,8 +13,8 @@ export class SimService {
   ) {}
 
   /** A phone scans the current QR: pairing completes and the session connects. */
-  scan(workspaceId: string, sessionId: string, phoneNumber: string): void {
-    sessionOf(this.deps, workspaceId, sessionId);
+  async scan(workspaceId: string, sessionId: string, phoneNumber: string): Promise<void> {
+    await sessionOf(this.deps, workspaceId, sessionId);
     if (this.sim.stateOf(sessionId) !== "qr") throw errors.conflict("No QR code is pending for this session on the sim network");
     this.sim.scan(sessionId, phoneNumber);
   }
@@ -28,7 +28,7 @@ export class SimService {
     sessionId: string,
     m: { from: string; type: MessageType; text?: string; mediaUrl?: string },
   ): Promise<{ networkMessageId: string; messageId: string }> {
-    this.requireConnected(workspaceId, sessionId);
+    await this.requireConnected(workspaceId, sessionId);
     const stored = watchStored(this.deps, workspaceId, sessionId);
     let networkMessageId: string;
     try {
@@ -41,38 +41,38 @@ export class SimService {
   }
 
   /** The recipient's phone reports delivery or reading of a sent message. */
-  receipt(workspaceId: string, sessionId: string, messageId: string, status: "delivered" | "read"): string {
-    sessionOf(this.deps, workspaceId, sessionId);
-    const networkMessageId = this.networkIdOf(workspaceId, sessionId, messageId);
+  async receipt(workspaceId: string, sessionId: string, messageId: string, status: "delivered" | "read"): Promise<string> {
+    await sessionOf(this.deps, workspaceId, sessionId);
+    const networkMessageId = await this.networkIdOf(workspaceId, sessionId, messageId);
     if (!networkMessageId) throw errors.notFound("Message");
     this.sim.receipt(sessionId, networkMessageId, status);
     return networkMessageId;
   }
 
   /** The network ends the link (logged_out, banned) or hands it to another client (replaced). */
-  logout(workspaceId: string, sessionId: string, reason: "logged_out" | "replaced" | "banned"): void {
-    this.requireConnected(workspaceId, sessionId);
+  async logout(workspaceId: string, sessionId: string, reason: "logged_out" | "replaced" | "banned"): Promise<void> {
+    await this.requireConnected(workspaceId, sessionId);
     this.sim.logout(sessionId, reason);
   }
 
   /** The next `count` sends of the session fail with `code`. */
-  fail(workspaceId: string, sessionId: string, count: number, code?: string): void {
-    sessionOf(this.deps, workspaceId, sessionId);
+  async fail(workspaceId: string, sessionId: string, count: number, code?: string): Promise<void> {
+    await sessionOf(this.deps, workspaceId, sessionId);
     if (!this.sim.stateOf(sessionId)) throw errors.conflict("The session is not active on the sim network");
     this.sim.failNextSends(sessionId, count, code);
   }
 
-  private requireConnected(workspaceId: string, sessionId: string): void {
-    sessionOf(this.deps, workspaceId, sessionId);
+  private async requireConnected(workspaceId: string, sessionId: string): Promise<void> {
+    await sessionOf(this.deps, workspaceId, sessionId);
     if (this.sim.stateOf(sessionId) !== "connected") throw errors.conflict("The session is not connected on the sim network");
   }
 
   /** Receipts name the network's message id; the id Parley gave the message is accepted too. */
-  private networkIdOf(workspaceId: string, sessionId: string, messageId: string): string | null {
+  private async networkIdOf(workspaceId: string, sessionId: string, messageId: string): Promise<string | null> {
     if (this.sim.hasSent(sessionId, messageId)) return messageId;
-    const row = this.deps.sqlite
-      .query("SELECT network_message_id AS id FROM messages WHERE workspace_id = ? AND id = ?")
-      .get(workspaceId, messageId) as { id: string | null } | null;
+    const row = await this.deps.db
+      .prepare<{ id: string | null }>("SELECT network_message_id AS id FROM messages WHERE workspace_id = ? AND id = ?")
+      .get(workspaceId, messageId);
     return row?.id && this.sim.hasSent(sessionId, row.id) ? row.id : null;
   }
 }

@@ -4,12 +4,12 @@ import { AppError } from "../../errors.ts";
 /** How long a sim inbound request waits for the messaging module to store the message. */
 export const STORE_WAIT_MS = 15_000;
 
-type Deps = Pick<AppDeps, "sqlite" | "bus">;
+type Deps = Pick<AppDeps, "db" | "bus">;
 
-function storedId(deps: Deps, workspaceId: string, sessionId: string, networkMessageId: string): string | null {
-  const row = deps.sqlite
-    .query("SELECT id FROM messages WHERE workspace_id = ? AND session_id = ? AND network_message_id = ? AND direction = 'inbound'")
-    .get(workspaceId, sessionId, networkMessageId) as { id: string } | null;
+async function storedId(deps: Deps, workspaceId: string, sessionId: string, networkMessageId: string): Promise<string | null> {
+  const row = await deps.db
+    .prepare<{ id: string }>("SELECT id FROM messages WHERE workspace_id = ? AND session_id = ? AND network_message_id = ? AND direction = 'inbound'")
+    .get(workspaceId, sessionId, networkMessageId);
   return row?.id ?? null;
 }
 
@@ -19,10 +19,10 @@ function storedId(deps: Deps, workspaceId: string, sessionId: string, networkMes
  * message_received) committed; it fails with 500 when the message was not stored in time.
  */
 export function watchStored(deps: Deps, workspaceId: string, sessionId: string): { wait(networkMessageId: string): Promise<string>; cancel(): void } {
-  let check: (() => void) | null = null;
+  let check: (() => Promise<void>) | null = null;
   // committed message_received of this session: look for the row then (the event does not carry the network id)
   const unsubscribe = deps.bus.subscribe((e) => {
-    if (e.event === "message_received" && e.workspaceId === workspaceId && e.data.sessionId === sessionId) check?.();
+    if (e.event === "message_received" && e.workspaceId === workspaceId && e.data.sessionId === sessionId) void check?.();
   });
   return {
     cancel: unsubscribe,
@@ -30,18 +30,19 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {
           unsubscribe();
-          const id = storedId(deps, workspaceId, sessionId, networkMessageId);
-          if (id) resolve(id);
-          else reject(new AppError("INTERNAL_ERROR", "The inbound message was handed to Parley but not stored (see the server log)"));
+          storedId(deps, workspaceId, sessionId, networkMessageId).then((id) => {
+            if (id) resolve(id);
+            else reject(new AppError("INTERNAL_ERROR", "The inbound message was handed to Parley but not stored (see the server log)"));
+          }, reject);
         }, STORE_WAIT_MS);
-        check = () => {
-          const id = storedId(deps, workspaceId, sessionId, networkMessageId);
+        check = async () => {
+          const id = await storedId(deps, workspaceId, sessionId, networkMessageId).catch(() => null);
           if (!id) return;
           clearTimeout(timer);
           unsubscribe();
           resolve(id);
         };
-        check(); // stored before the watcher got its id
+        void check(); // stored before the watcher got its id
       });
     },
   };

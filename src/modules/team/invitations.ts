@@ -21,7 +21,7 @@ import {
   type InvitationRow,
 } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "sqlite" | "clock" | "config" | "notifier" | "log">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config" | "notifier" | "log">;
 
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 
@@ -47,7 +47,7 @@ function view(row: InvitationRow, now: number): InvitationView {
 }
 
 async function mailInvitation(deps: Deps, row: InvitationRow, token: string): Promise<boolean> {
-  const tenant = workspaceName(deps.db, row.workspaceId);
+  const tenant = await workspaceName(deps.db, row.workspaceId);
   const link = `${publicBaseUrl(deps.config)}/accept-invitation?token=${encodeURIComponent(token)}`;
   const expires = new Date(row.expiresAt).toISOString();
   const text =
@@ -68,7 +68,8 @@ async function mailInvitation(deps: Deps, row: InvitationRow, token: string): Pr
 
 /**
  * Invites an email with a role. A pending invitation holds a team seat, so the seat check and
- * the insert share one IMMEDIATE transaction: parallel invites cannot overshoot the plan.
+ * the insert share one transaction: parallel invites cannot overshoot the plan. The mail goes
+ * after the commit, outside it.
  */
 export async function invite(deps: Deps, workspaceId: string, input: InviteInput, invitedBy: string | null): Promise<InvitationView & { emailSent: boolean }> {
   const email = input.email.trim().toLowerCase();
@@ -86,30 +87,28 @@ export async function invite(deps: Deps, workspaceId: string, input: InviteInput
     acceptedAt: null,
     revokedAt: null,
   };
-  const slot = deps.sqlite
-    .transaction(() => {
-      if (emailTaken(deps.db, email)) throw errors.conflict("An account with this email already exists");
-      if (findPendingByEmail(deps.db, workspaceId, email, now.getTime())) throw errors.conflict("This email already has a pending invitation");
-      assertQuota(deps, workspaceId, "teamSeats", countStock(deps.sqlite, workspaceId, "teamSeats", now));
-      const slot = takeInvitationMailSlot(deps.db, workspaceId, email, now.getTime());
-      insertInvitation(deps.db, workspaceId, row);
-      return slot;
-    })
-    .immediate();
+  const slot = await deps.db.tx(async () => {
+    if (await emailTaken(deps.db, email)) throw errors.conflict("An account with this email already exists");
+    if (await findPendingByEmail(deps.db, workspaceId, email, now.getTime())) throw errors.conflict("This email already has a pending invitation");
+    await assertQuota(deps, workspaceId, "teamSeats", await countStock(deps.db, workspaceId, "teamSeats", now));
+    const slot = await takeInvitationMailSlot(deps.db, workspaceId, email, now.getTime());
+    await insertInvitation(deps.db, workspaceId, row);
+    return slot;
+  });
   const emailSent = await mailInvitation(deps, row, token);
-  if (!emailSent) releaseInvitationMailSlot(deps.db, workspaceId, slot);
+  if (!emailSent) await releaseInvitationMailSlot(deps.db, workspaceId, slot);
   return { ...view(row, now.getTime()), emailSent };
 }
 
 /** Open invitations (pending and expired) of the workspace. */
-export function listInvitations(deps: Deps, workspaceId: string, page: number, limit: number): { items: InvitationView[]; total: number } {
+export async function listInvitations(deps: Deps, workspaceId: string, page: number, limit: number): Promise<{ items: InvitationView[]; total: number }> {
   const now = deps.clock.now().getTime();
-  const { rows, total } = listOpenInvitations(deps.db, workspaceId, page, limit);
+  const { rows, total } = await listOpenInvitations(deps.db, workspaceId, page, limit);
   return { items: rows.map((r) => view(r, now)), total };
 }
 
-function openInvitation(deps: Deps, workspaceId: string, id: string): InvitationRow {
-  const row = findInvitation(deps.db, workspaceId, id);
+async function openInvitation(deps: Deps, workspaceId: string, id: string): Promise<InvitationRow> {
+  const row = await findInvitation(deps.db, workspaceId, id);
   if (!row) throw errors.notFound("Invitation");
   if (row.acceptedAt !== null) throw errors.conflict("The invitation was already accepted");
   if (row.revokedAt !== null) throw errors.conflict("The invitation was revoked");
@@ -117,30 +116,28 @@ function openInvitation(deps: Deps, workspaceId: string, id: string): Invitation
 }
 
 /** Revokes an invitation: its link stops working and its seat is freed. */
-export function revokeInvitation(deps: Deps, workspaceId: string, id: string): void {
-  deps.sqlite.transaction(() => {
-    openInvitation(deps, workspaceId, id);
-    updateInvitation(deps.db, workspaceId, id, { revokedAt: deps.clock.now().getTime() });
-  })();
+export async function revokeInvitation(deps: Deps, workspaceId: string, id: string): Promise<void> {
+  await deps.db.tx(async () => {
+    await openInvitation(deps, workspaceId, id);
+    await updateInvitation(deps.db, workspaceId, id, { revokedAt: deps.clock.now().getTime() });
+  });
 }
 
 /** Sends the invitation again with a new token (the old link dies) and a fresh 7-day expiry. */
 export async function resendInvitation(deps: Deps, workspaceId: string, id: string): Promise<InvitationView & { emailSent: boolean }> {
   const token = newToken();
   const now = deps.clock.now();
-  const { row, slot } = deps.sqlite
-    .transaction(() => {
-      const current = openInvitation(deps, workspaceId, id);
-      // an expired invitation no longer holds a seat: renewing it must fit the plan again
-      if (current.expiresAt <= now.getTime()) assertQuota(deps, workspaceId, "teamSeats", countStock(deps.sqlite, workspaceId, "teamSeats", now));
-      const slot = takeInvitationMailSlot(deps.db, workspaceId, current.email, now.getTime());
-      const patch = { tokenHash: sha256(token), expiresAt: now.getTime() + INVITATION_TTL_MS };
-      updateInvitation(deps.db, workspaceId, id, patch);
-      return { row: { ...current, ...patch }, slot };
-    })
-    .immediate();
+  const { row, slot } = await deps.db.tx(async () => {
+    const current = await openInvitation(deps, workspaceId, id);
+    // an expired invitation no longer holds a seat: renewing it must fit the plan again
+    if (current.expiresAt <= now.getTime()) await assertQuota(deps, workspaceId, "teamSeats", await countStock(deps.db, workspaceId, "teamSeats", now));
+    const slot = await takeInvitationMailSlot(deps.db, workspaceId, current.email, now.getTime());
+    const patch = { tokenHash: sha256(token), expiresAt: now.getTime() + INVITATION_TTL_MS };
+    await updateInvitation(deps.db, workspaceId, id, patch);
+    return { row: { ...current, ...patch }, slot };
+  });
   const emailSent = await mailInvitation(deps, row, token);
-  if (!emailSent) releaseInvitationMailSlot(deps.db, workspaceId, slot);
+  if (!emailSent) await releaseInvitationMailSlot(deps.db, workspaceId, slot);
   return { ...view(row, now.getTime()), emailSent };
 }
 
@@ -149,22 +146,20 @@ const badToken = () => errors.validation({ token: "is invalid or has expired" },
 /** Accepts an invitation (public): creates a verified member of the inviting workspace. */
 export async function acceptInvitation(deps: Deps, input: AcceptInput) {
   const hash = sha256(input.token);
-  const before = findInvitationByTokenHash(deps.db, hash);
+  const before = await findInvitationByTokenHash(deps.db, hash);
   if (!before || status(before, deps.clock.now().getTime()) !== "pending") throw badToken();
   // the shared hasher: its concurrency cap keeps a burst of accepts from exhausting the machine
   const passwordHash = await hasherFor(deps.config).hash(input.password);
   const userId = Bun.randomUUIDv7();
   // re-read inside the transaction: two accepts of one token race past the check above
-  return deps.sqlite
-    .transaction(() => {
-      const now = deps.clock.now().getTime();
-      const inv = findInvitationByTokenHash(deps.db, hash);
-      if (!inv || status(inv, now) !== "pending") throw badToken();
-      if (emailTaken(deps.db, inv.email)) throw errors.conflict("An account with this email already exists");
-      assertQuota(deps, inv.workspaceId, "teamSeats", countMembers(deps.db, inv.workspaceId));
-      insertInvitedMember(deps.db, inv.workspaceId, { id: userId, email: inv.email, name: input.name, passwordHash, mobile: input.mobile ?? null, role: inv.role, at: now });
-      updateInvitation(deps.db, inv.workspaceId, inv.id, { acceptedAt: now });
-      return { id: userId, email: inv.email, name: input.name, role: inv.role, tenantId: inv.workspaceId, tenantName: workspaceName(deps.db, inv.workspaceId) };
-    })
-    .immediate();
+  return deps.db.tx(async () => {
+    const now = deps.clock.now().getTime();
+    const inv = await findInvitationByTokenHash(deps.db, hash);
+    if (!inv || status(inv, now) !== "pending") throw badToken();
+    if (await emailTaken(deps.db, inv.email)) throw errors.conflict("An account with this email already exists");
+    await assertQuota(deps, inv.workspaceId, "teamSeats", await countMembers(deps.db, inv.workspaceId));
+    await insertInvitedMember(deps.db, inv.workspaceId, { id: userId, email: inv.email, name: input.name, passwordHash, mobile: input.mobile ?? null, role: inv.role, at: now });
+    await updateInvitation(deps.db, inv.workspaceId, inv.id, { acceptedAt: now });
+    return { id: userId, email: inv.email, name: input.name, role: inv.role, tenantId: inv.workspaceId, tenantName: await workspaceName(deps.db, inv.workspaceId) };
+  });
 }

@@ -12,8 +12,8 @@ const HOUR = 3_600_000;
  * Retry-After when the recipient got an invitation mail within the minute or five within the
  * hour (from any workspace), else records this one. Returns the slot's id.
  */
-export function takeInvitationMailSlot(db: DB, workspaceId: string, email: string, now: number): string {
-  const recent = recentInvitationMailTimes(db, email, now - HOUR);
+export async function takeInvitationMailSlot(db: DB, workspaceId: string, email: string, now: number): Promise<string> {
+  const recent = await recentInvitationMailTimes(db, email, now - HOUR);
   const last = recent[0];
   if (last !== undefined && now - last < INVITATION_MAIL_GAP_MS) {
     throw errors.rateLimited((last + INVITATION_MAIL_GAP_MS - now) / 1000, "This address got an invitation mail less than a minute ago; retry later");
@@ -23,12 +23,12 @@ export function takeInvitationMailSlot(db: DB, workspaceId: string, email: strin
     throw errors.rateLimited((oldest + HOUR - now) / 1000, `At most ${INVITATION_MAILS_PER_HOUR} invitation mails an hour to one address; retry later`);
   }
   const id = Bun.randomUUIDv7();
-  insertInvitationMail(db, workspaceId, { id, email, createdAt: now });
-  dropOldInvitationMails(db, email, now - HOUR);
+  await insertInvitationMail(db, workspaceId, { id, email, createdAt: now });
+  await dropOldInvitationMails(db, email, now - HOUR);
   return id;
 }
 
 /** Gives a slot back: a mail that could not be sent reached no one and must not hold the limit. */
-export function releaseInvitationMailSlot(db: DB, workspaceId: string, id: string): void {
-  deleteInvitationMail(db, workspaceId, id);
+export async function releaseInvitationMailSlot(db: DB, workspaceId: string, id: string): Promise<void> {
+  await deleteInvitationMail(db, workspaceId, id);
 }

@@ -23,34 +23,34 @@ export function teamRoutes(deps: AppDeps) {
     )
     .get(
       "/members",
-      ({ auth, query }) => {
-        const { items, total } = listTeam(deps, auth.workspaceId, query.page, query.limit);
+      async ({ auth, query }) => {
+        const { items, total } = await listTeam(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
       { jwt: "read", query: pageQuery, detail: { summary: "List the members of the workspace" } },
     )
     .patch(
       "/members/:id",
-      ({ auth, params, body }) => ok(changeRole(deps, auth.workspaceId, params.id, body.role), "Role changed"),
+      async ({ auth, params, body }) => ok(await changeRole(deps, auth.workspaceId, params.id, body.role), "Role changed"),
       { jwt: "team", params: idParams, body: changeRoleBody, detail: { summary: "Change a member's role (not the owner's)" } },
     )
     .delete(
       "/members/:id",
-      ({ auth, params }) => {
-        removeMember(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await removeMember(deps, auth.workspaceId, params.id);
         return ok(undefined, "Member removed");
       },
       { jwt: "team", params: idParams, detail: { summary: "Remove a member (not the owner)" } },
     )
     .post(
       "/transfer-ownership",
-      ({ auth, body }) => ok(transferOwnership(deps, auth, body.userId), "Ownership transferred"),
+      async ({ auth, body }) => ok(await transferOwnership(deps, auth, body.userId), "Ownership transferred"),
       { jwt: "billing", body: transferBody, detail: { summary: "Make another member the owner (owner only); the old owner becomes admin" } },
     )
     .get(
       "/invitations",
-      ({ auth, query }) => {
-        const { items, total } = listInvitations(deps, auth.workspaceId, query.page, query.limit);
+      async ({ auth, query }) => {
+        const { items, total } = await listInvitations(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
       { jwt: "team", query: pageQuery, detail: { summary: "List open invitations (pending and expired)" } },
@@ -74,8 +74,8 @@ export function teamRoutes(deps: AppDeps) {
     )
     .delete(
       "/invitations/:id",
-      ({ auth, params }) => {
-        revokeInvitation(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await revokeInvitation(deps, auth.workspaceId, params.id);
         return ok(undefined, "Invitation revoked");
       },
       { jwt: "team", params: idParams, detail: { summary: "Revoke an invitation" } },

@@ -38,14 +38,15 @@ export class WebhookDispatcher {
   private finished: Finished[] = [];
   private flushQueued = false;
 
-  /** one group commit: the outcomes, then the claims that refill their slots (a wrapper made once, not per round) */
-  private recordAndRefill: (attempts: FinishedAttempt[], webhookIds: string[]) => ClaimedDelivery[];
-
   constructor(private deps: AppDeps) {
-    this.store = deliveryStore(deps.sqlite);
+    this.store = deliveryStore(deps.db);
     this.window = dueWindow(deps.config.webhookConcurrency);
-    this.recordAndRefill = deps.sqlite.transaction((attempts: FinishedAttempt[], webhookIds: string[]) => {
-      recordAttempts(this.deps, attempts);
+  }
+
+  /** one group commit: the outcomes, then the claims that refill their slots */
+  private recordAndRefill(attempts: FinishedAttempt[], webhookIds: string[]): Promise<ClaimedDelivery[]> {
+    return this.deps.db.tx(async () => {
+      await recordAttempts(this.deps, attempts);
       return this.refill(webhookIds);
     });
   }
@@ -67,8 +68,10 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await Promise.race([Promise.allSettled([...this.running.values()]), Bun.sleep(timeoutMs)]);
-    this.flush(); // outcomes already in hand are recorded, not handed back
-    for (const d of this.running.keys()) this.store.release(d.id, d.attempts, this.deps.clock.now().getTime());
+    await this.flush(); // outcomes already in hand are recorded, not handed back
+    for (const d of this.running.keys()) {
+      await this.store.release(d.id, d.attempts, this.deps.clock.now().getTime()).catch((err) => this.deps.log.error("webhook delivery not handed back", { deliveryId: d.id, err }));
+    }
     this.running.clear();
     this.perWebhook.clear();
   }
@@ -81,7 +84,7 @@ export class WebhookDispatcher {
     // one turn of the event loop share this one wake-up
     setImmediate(() => {
       this.wakeQueued = false;
-      this.pump();
+      void this.pump();
     });
   }
 
@@ -89,7 +92,7 @@ export class WebhookDispatcher {
   async runDue(): Promise<number> {
     let n = 0;
     for (;;) {
-      const launched = this.fill();
+      const launched = await this.fill();
       n += launched;
       if (!this.running.size) return n;
       await Promise.race(this.running.values());
@@ -98,24 +101,26 @@ export class WebhookDispatcher {
 
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pump(), ms);
+    this.timer = setTimeout(() => void this.pump(), ms);
   }
 
-  private pump(): void {
+  private async pump(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.started || this.pumping) return;
     this.pumping = true;
+    let delay = this.deps.config.jobPollMs;
     try {
-      this.fill();
+      await this.fill();
+      // at the total cap, finishing attempts wake the loop; polling then only guards against a lost wake-up
+      const full = this.running.size >= this.deps.config.webhookConcurrency;
+      if (!full) delay = await this.nextDelay();
     } catch (err) {
       this.deps.log.error("webhook claim failed", { err });
     } finally {
       this.pumping = false;
     }
-    // at the total cap, finishing attempts wake the loop; polling then only guards against a lost wake-up
-    const full = this.running.size >= this.deps.config.webhookConcurrency;
-    if (this.started) this.schedule(full ? this.deps.config.jobPollMs : this.nextDelay());
+    if (this.started && !this.timer) this.schedule(delay);
   }
 
   /** Webhooks already at their in-flight cap. */
@@ -125,24 +130,24 @@ export class WebhookDispatcher {
   }
 
   /** Claims deliveries until the limits or the due work run out, in one transaction (one commit), then launches them. */
-  private fill(): number {
+  private async fill(): Promise<number> {
     const claimed: ClaimedDelivery[] = [];
     const room = this.deps.config.webhookConcurrency - this.running.size;
     if (room <= 0) return 0;
     const cap = this.deps.config.webhookConcurrencyPerWebhook;
     const counts = new Map(this.perWebhook);
-    this.deps.sqlite.transaction(() => {
+    await this.deps.db.tx(async () => {
       // the claims of one transaction are made at one moment: they share the bound of the due order
       const now = this.deps.clock.now().getTime();
-      const bound = this.store.dueBound(now, this.window);
+      const bound = await this.store.dueBound(now, this.window);
       while (claimed.length < room) {
         const busy = [...counts].filter(([, n]) => n >= cap).map(([id]) => id);
-        const d = this.store.claimDue(now, leaseMs(this.deps), busy, bound);
+        const d = await this.store.claimDue(now, leaseMs(this.deps), busy, bound);
         if (!d) break;
         claimed.push(d);
         counts.set(d.webhookId, (counts.get(d.webhookId) ?? 0) + 1);
       }
-    })();
+    });
     for (const d of claimed) this.launch(d);
     return claimed.length;
   }
@@ -167,12 +172,12 @@ export class WebhookDispatcher {
       if (this.flushQueued) return;
       this.flushQueued = true;
       // attempts finishing in this turn of the event loop share the transaction
-      setImmediate(() => this.flush());
+      setImmediate(() => void this.flush());
     });
   }
 
   /** Records the queued outcomes in one transaction, frees their slots and refills them in it. */
-  private flush(): void {
+  private async flush(): Promise<void> {
     this.flushQueued = false;
     const batch = this.finished.splice(0);
     if (!batch.length) return;
@@ -180,13 +185,13 @@ export class WebhookDispatcher {
     const attempts = batch.flatMap((f) => (f.attempt ? [f.attempt] : []));
     let claimed: ClaimedDelivery[] = [];
     try {
-      claimed = this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId));
+      claimed = await this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId));
     } catch (err) {
       claimed = [];
       // one outcome that cannot be stored must not cost the others theirs: each on its own
       for (const a of attempts) {
         try {
-          recordAttempt(this.deps, a.d, a.o, a.opts);
+          await recordAttempt(this.deps, a.d, a.o, a.opts);
         } catch (e) {
           this.deps.log.error("webhook attempt failed to record", { deliveryId: a.d.id, err: e, batchErr: err });
         }
@@ -209,7 +214,7 @@ export class WebhookDispatcher {
    * ended: one index probe per webhook, no scan, and one statement per round (a webhook whose
    * k attempts ended is in the first k rounds), not one per webhook.
    */
-  private refill(webhookIds: string[]): ClaimedDelivery[] {
+  private async refill(webhookIds: string[]): Promise<ClaimedDelivery[]> {
     const claimed: ClaimedDelivery[] = [];
     if (!this.started) return claimed;
     const freed = new Map<string, number>();
@@ -219,7 +224,7 @@ export class WebhookDispatcher {
       const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
       if (room <= 0) break;
       const ids = [...freed.keys()].slice(0, room);
-      const got = this.store.claimNextOfEach(ids, now, leaseMs(this.deps));
+      const got = await this.store.claimNextOfEach(ids, now, leaseMs(this.deps));
       claimed.push(...got);
       const more = new Set(got.map((d) => d.webhookId));
       // a webhook with nothing more due (or switched off) drops out; the others go once per freed slot
@@ -232,10 +237,10 @@ export class WebhookDispatcher {
     return claimed;
   }
 
-  private nextDelay(): number {
+  private async nextDelay(): Promise<number> {
     const poll = this.deps.config.jobPollMs;
     const now = this.deps.clock.now().getTime();
-    const t = this.store.nextDue(this.busy(), now, this.window);
+    const t = await this.store.nextDue(this.busy(), now, this.window);
     if (t === null) return poll;
     return Math.max(0, Math.min(poll, t - now));
   }

@@ -15,16 +15,18 @@ export function eventPayload(e: Pick<AppEvent, "event" | "timestamp" | "data">):
  * exactly when the change that caused the event is committed. `onCommitted` wakes the sender.
  */
 export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
-  const subscribers = deps.sqlite.prepare(
-    `SELECT id FROM webhooks WHERE workspace_id = ? AND is_active = 1 AND EXISTS (SELECT 1 FROM json_each(events) WHERE value = ?)`,
+  const subscribers = deps.db.prepare<{ id: string }>(
+    deps.db.engine === "postgres"
+      ? `SELECT id FROM webhooks WHERE workspace_id = ? AND is_active = 1 AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(events::jsonb) AS e(value) WHERE e.value = ?)`
+      : `SELECT id FROM webhooks WHERE workspace_id = ? AND is_active = 1 AND EXISTS (SELECT 1 FROM json_each(events) WHERE value = ?)`,
   );
-  const insert = deps.sqlite.prepare(
+  const insert = deps.db.prepare(
     `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, is_test, status, attempts, next_attempt_at, error, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?, ?)`,
   );
-  deps.bus.onPublish((e) => {
+  deps.bus.onPublish(async (e) => {
     if (!SUBSCRIBABLE.has(e.event)) return; // session_qr, session_status: dashboard only
-    const hooks = subscribers.all(e.workspaceId, e.event) as { id: string }[];
+    const hooks = await subscribers.all(e.workspaceId, e.event);
     if (!hooks.length) return;
     const payload = eventPayload(e);
     const size = Buffer.byteLength(payload);
@@ -33,9 +35,9 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
     for (const h of hooks) {
       if (size > MAX_PAYLOAD_BYTES) {
         // never silently dropped: the history shows it, failed, with the reason
-        insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, "", "failed", null, `payload of ${size} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte cap`, now, now);
+        await insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, "", "failed", null, `payload of ${size} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte cap`, now, now);
       } else {
-        insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, payload, "pending", firstAt, null, now, now);
+        await insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, payload, "pending", firstAt, null, now, now);
       }
     }
   });

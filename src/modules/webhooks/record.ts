@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { oncePer } from "../../db/prepared.ts";
+import type { DB } from "../../db/store.ts";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
 import type { AppDeps } from "../../deps.ts";
 import { deliveryStore, type ClaimedDelivery } from "./store.ts";
@@ -69,13 +69,13 @@ export interface FinishedAttempt {
  * taken over cannot overwrite the newer attempt), and updates the webhook's health in the
  * same transaction: success resets it; 410 or 5 failing days deactivate it and queue a mail.
  */
-export function recordAttempt(
+export async function recordAttempt(
   deps: AppDeps,
   d: ClaimedDelivery,
   o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
   opts: { manual: boolean; at: number },
-): AttemptOutcome {
-  return recordAttempts(deps, [{ d, o, opts }])[0]!;
+): Promise<AttemptOutcome> {
+  return (await recordAttempts(deps, [{ d, o, opts }]))[0]!;
 }
 
 /**
@@ -84,20 +84,21 @@ export function recordAttempt(
  * All or none: when it throws, nothing was recorded (the leases run out, the deliveries are sent
  * again); called inside a transaction, it is the caller's, which the throw must roll back.
  */
-export function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): AttemptOutcome[] {
-  const apply = () => {
+export async function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): Promise<AttemptOutcome[]> {
+  const apply = async () => {
     // a webhook's successes in one batch reset its health once, with the latest time; a failure
     // after them sees that reset first: the same end state as one write per success
     const healthy = new Map<string, HealthyMark>();
     // one prepared UPDATE per outcome: cheaper than one UPDATE … FROM json_each for the batch
     // (measured: no JSON to build and take apart, no join to plan), and no special case
-    const outcomes = batch.map((a) => applyAttempt(deps, a.d, a.o, a.opts, healthy));
-    markAllHealthy(deps, healthy);
+    const outcomes: AttemptOutcome[] = [];
+    for (const a of batch) outcomes.push(await applyAttempt(deps, a.d, a.o, a.opts, healthy));
+    await markAllHealthy(deps, healthy);
     return outcomes;
   };
   // inside the caller's transaction (the dispatcher's group commit) a throw rolls all of it back:
   // no savepoint (two more statements per batch) is needed for all-or-none
-  const out = deps.sqlite.inTransaction ? apply() : deps.sqlite.transaction(apply)();
+  const out = deps.db.inTx ? await apply() : await deps.db.tx(apply);
   for (let i = 0; i < out.length; i++) {
     const { d } = batch[i]!;
     observeWebhookAttempt(out[i]!.status, out[i]!.durationMs);
@@ -113,83 +114,83 @@ interface HealthyMark {
 
 type Statements = ReturnType<typeof prepare>;
 
-function prepare(sqlite: Database) {
+function prepare(db: DB) {
+  const pg = db.engine === "postgres";
   return {
-    markHealthy: sqlite.prepare(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`),
-    outcome: sqlite.prepare(
+    markHealthy: db.prepare(`UPDATE webhooks SET failing_since = NULL, last_failure_at = NULL, last_success_at = ? WHERE id = ? AND workspace_id = ?`),
+    // SQLite finds the row by its rowid (see ClaimedDelivery.rowid); PostgreSQL by its id (the 0 is ignored)
+    outcome: db.prepare(
       `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, response_status = ?, response_body = ?,
-         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END, updated_at = ?
-       WHERE rowid = ? AND id = ? AND workspace_id = ? AND attempts = ?`,
+         error = ?, duration_ms = ?, last_attempt_at = ?, delivered_at = CASE WHEN ? = 1 THEN ? ELSE delivered_at END, updated_at = ?
+       WHERE ${pg ? "? = 0" : "rowid = ?"} AND id = ? AND workspace_id = ? AND attempts = ?`,
     ),
+    failing: db.prepare<{ failingSince: number; isActive: number }>(
+      `UPDATE webhooks SET
+         failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?2 THEN ?1 ELSE failing_since END,
+         last_failure_at = ${pg ? "greatest" : "max"}(coalesce(last_failure_at, 0), ?1)
+       WHERE id = ?3 AND workspace_id = ?4 RETURNING failing_since AS "failingSince", is_active AS "isActive"`,
+    ),
+    deactivate: db.prepare(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`),
   };
 }
 
-/** The per-outcome statements, prepared once per database (`query` would hash the SQL text on every call). */
-const statements: (sqlite: Database) => Statements = oncePer(prepare);
+/** The per-outcome statements, prepared once per database. */
+const statements: (db: DB) => Statements = oncePer(prepare);
 
-function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): void {
-  statements(deps.sqlite).markHealthy.run(m.at, webhookId, m.workspaceId);
+async function markHealthy(deps: AppDeps, webhookId: string, m: HealthyMark): Promise<void> {
+  await statements(deps.db).markHealthy.run(m.at, webhookId, m.workspaceId);
 }
 
 /**
  * The batch's health marks, one per webhook, each by its prepared statement: cheaper than one
  * UPDATE … FROM json_each for several (measured), as for the outcomes.
  */
-function markAllHealthy(deps: AppDeps, healthy: Map<string, HealthyMark>): void {
-  for (const [webhookId, m] of healthy) markHealthy(deps, webhookId, m);
+async function markAllHealthy(deps: AppDeps, healthy: Map<string, HealthyMark>): Promise<void> {
+  for (const [webhookId, m] of healthy) await markHealthy(deps, webhookId, m);
 }
 
 /** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
-function applyAttempt(
+async function applyAttempt(
   deps: AppDeps,
   d: ClaimedDelivery,
   o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
   opts: { manual: boolean; at: number },
   healthy: Map<string, HealthyMark>,
-): AttemptOutcome {
+): Promise<AttemptOutcome> {
   const now = deps.clock.now().getTime();
   const { status, next } = nextStatus(deps, d, o, opts.manual, now);
-  const updated = statements(deps.sqlite).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.rowid, d.id, d.workspaceId, d.attempts);
+  const updated = await statements(deps.db).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.rowid, d.id, d.workspaceId, d.attempts);
   // stale claim, or a test: the webhook's health is untouched
-  const deactivated = updated.changes === 0 || d.isTest ? null : applyHealth(deps, d, o, opts.at, now, healthy);
+  const deactivated = updated.changes === 0 || d.isTest ? null : await applyHealth(deps, d, o, opts.at, now, healthy);
   return { ...o, status, nextAttemptAt: next, deactivated };
 }
 
 /** Counts the outcome in its webhook's health; returns why the webhook was switched off, if it was. */
-function applyHealth(
+async function applyHealth(
   deps: AppDeps,
   d: ClaimedDelivery,
   o: Pick<AttemptOutcome, "ok" | "gone">,
   at: number,
   now: number,
   healthy: Map<string, HealthyMark>,
-): DisabledReason | null {
+): Promise<DisabledReason | null> {
   if (o.ok) {
     healthy.set(d.webhookId, { workspaceId: d.workspaceId, at: now });
     return null;
   }
   const mark = healthy.get(d.webhookId);
   if (mark) {
-    markHealthy(deps, d.webhookId, mark);
+    await markHealthy(deps, d.webhookId, mark);
     healthy.delete(d.webhookId);
   }
   // "failing for 5 days" means without a break: a streak older than the longest retry gap is over
   const streakFrom = at - failingStreakGapMs(deps.config);
-  const hook = deps.sqlite
-    .query(
-      `UPDATE webhooks SET
-         failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?2 THEN ?1 ELSE failing_since END,
-         last_failure_at = max(coalesce(last_failure_at, 0), ?1)
-       WHERE id = ?3 AND workspace_id = ?4 RETURNING failing_since AS failingSince, is_active AS isActive`,
-    )
-    .get(at, streakFrom, d.webhookId, d.workspaceId) as { failingSince: number; isActive: number } | null;
+  const hook = await statements(deps.db).failing.get(at, streakFrom, d.webhookId, d.workspaceId);
   if (!hook?.isActive) return null;
   const reason: DisabledReason | null = o.gone ? "gone" : now - hook.failingSince >= FAILING_DEACTIVATE_MS ? "failing" : null;
   if (!reason) return null;
-  deps.sqlite
-    .query(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`)
-    .run(reason, now, d.webhookId, d.workspaceId);
-  deliveryStore(deps.sqlite).park(d.workspaceId, d.webhookId);
-  deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
+  await statements(deps.db).deactivate.run(reason, now, d.webhookId, d.workspaceId);
+  await deliveryStore(deps.db).park(d.workspaceId, d.webhookId);
+  await deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
   return reason;
 }

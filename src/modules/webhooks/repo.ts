@@ -8,8 +8,8 @@ export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** Whether the workspace has at least one connected session (creation requires one). */
-export function hasConnectedSession(db: DB, workspaceId: string): boolean {
-  const row = db
+export async function hasConnectedSession(db: DB, workspaceId: string): Promise<boolean> {
+  const row = await db
     .select({ id: chatSessions.id })
     .from(chatSessions)
     .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.status, "connected")))
@@ -19,26 +19,26 @@ export function hasConnectedSession(db: DB, workspaceId: string): boolean {
 }
 
 /** All webhooks of a workspace, oldest first. */
-export function listWebhooks(db: DB, workspaceId: string): WebhookRow[] {
+export async function listWebhooks(db: DB, workspaceId: string): Promise<WebhookRow[]> {
   return db.select().from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).orderBy(asc(webhooks.id)).all();
 }
 
-export function countWebhooks(db: DB, workspaceId: string): number {
-  return db.select({ n: count() }).from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).get()?.n ?? 0;
+export async function countWebhooks(db: DB, workspaceId: string): Promise<number> {
+  return (await db.select({ n: count() }).from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).get())?.n ?? 0;
 }
 
 /** One webhook of the workspace, or null (also for another workspace's id). */
-export function getWebhook(db: DB, workspaceId: string, id: string): WebhookRow | null {
-  return db.select().from(webhooks).where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id))).get() ?? null;
+export async function getWebhook(db: DB, workspaceId: string, id: string): Promise<WebhookRow | null> {
+  return (await db.select().from(webhooks).where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id))).get()) ?? null;
 }
 
-export function insertWebhook(db: DB, workspaceId: string, row: Omit<typeof webhooks.$inferInsert, "workspaceId">): void {
-  db.insert(webhooks).values({ ...row, workspaceId }).run();
+export async function insertWebhook(db: DB, workspaceId: string, row: Omit<typeof webhooks.$inferInsert, "workspaceId">): Promise<void> {
+  await db.insert(webhooks).values({ ...row, workspaceId }).run();
 }
 
 /** Applies a change; returns false when the webhook is not in the workspace. */
-export function updateWebhook(db: DB, workspaceId: string, id: string, change: Partial<typeof webhooks.$inferInsert>): boolean {
-  const r = db
+export async function updateWebhook(db: DB, workspaceId: string, id: string, change: Partial<typeof webhooks.$inferInsert>): Promise<boolean> {
+  const r = await db
     .update(webhooks)
     .set(change)
     .where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id)))
@@ -47,18 +47,18 @@ export function updateWebhook(db: DB, workspaceId: string, id: string, change: P
   return r.length > 0;
 }
 
-export function deleteWebhook(db: DB, workspaceId: string, id: string): boolean {
-  return db.delete(webhooks).where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id))).returning({ id: webhooks.id }).all().length > 0;
+export async function deleteWebhook(db: DB, workspaceId: string, id: string): Promise<boolean> {
+  return (await db.delete(webhooks).where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id))).returning({ id: webhooks.id }).all()).length > 0;
 }
 
 /** Mail addresses of the workspace owners (for deactivation notices). */
-export function ownerEmails(db: DB, workspaceId: string): string[] {
-  return db
+export async function ownerEmails(db: DB, workspaceId: string): Promise<string[]> {
+  const rows = await db
     .select({ email: users.email })
     .from(users)
     .where(and(eq(users.workspaceId, workspaceId), eq(users.role, "owner")))
-    .all()
-    .map((r) => r.email);
+    .all();
+  return rows.map((r) => r.email);
 }
 
 export interface HistoryFilter {
@@ -76,10 +76,10 @@ function historyWhere(workspaceId: string, webhookId: string, f: { status?: Deli
 }
 
 /** A numbered page of a webhook's deliveries, newest first, with the total. */
-export function listDeliveries(db: DB, workspaceId: string, webhookId: string, f: HistoryFilter): { rows: DeliveryRow[]; total: number } {
+export async function listDeliveries(db: DB, workspaceId: string, webhookId: string, f: HistoryFilter): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = historyWhere(workspaceId, webhookId, f);
-  const total = db.select({ n: count() }).from(webhookDeliveries).where(and(...where)).get()?.n ?? 0;
-  const rows = db
+  const total = (await db.select({ n: count() }).from(webhookDeliveries).where(and(...where)).get())?.n ?? 0;
+  const rows = await db
     .select()
     .from(webhookDeliveries)
     .where(and(...where))
@@ -94,16 +94,16 @@ export function listDeliveries(db: DB, workspaceId: string, webhookId: string, f
  * A keyset page (one cursor): newest first below `before`, or the oldest `limit` above `after`
  * (returned newest first). Reads `limit + 1` rows to know whether more exist; no total.
  */
-export function pageDeliveries(
+export async function pageDeliveries(
   db: DB,
   workspaceId: string,
   webhookId: string,
   f: Omit<HistoryFilter, "page"> & { before?: string; after?: string },
-): { rows: DeliveryRow[]; hasMore: boolean } {
+): Promise<{ rows: DeliveryRow[]; hasMore: boolean }> {
   const where = historyWhere(workspaceId, webhookId, f);
   if (f.before) where.push(lt(webhookDeliveries.id, f.before));
   if (f.after) where.push(gt(webhookDeliveries.id, f.after));
-  const rows = db
+  const rows = await db
     .select()
     .from(webhookDeliveries)
     .where(and(...where))
@@ -116,17 +116,18 @@ export function pageDeliveries(
   return { rows, hasMore };
 }
 
-export function getDelivery(db: DB, workspaceId: string, webhookId: string, id: string): DeliveryRow | null {
+export async function getDelivery(db: DB, workspaceId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
   return (
-    db
+    (await db
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.id, id)))
-      .get() ?? null
+      .get()) ?? null
   );
 }
 
-/** Inserts a delivery; returns its rowid (an outcome finds its row by it). */
-export function insertDelivery(db: DB, workspaceId: string, row: Omit<typeof webhookDeliveries.$inferInsert, "workspaceId">): number {
-  return db.insert(webhookDeliveries).values({ ...row, workspaceId }).returning({ rowid: sql<number>`rowid` }).get()!.rowid;
+/** Inserts a delivery; returns its rowid on SQLite (an outcome finds its row by it), 0 on PostgreSQL (by its id). */
+export async function insertDelivery(db: DB, workspaceId: string, row: Omit<typeof webhookDeliveries.$inferInsert, "workspaceId">): Promise<number> {
+  const rowid = db.engine === "postgres" ? sql<number>`0` : sql<number>`rowid`;
+  return (await db.insert(webhookDeliveries).values({ ...row, workspaceId }).returning({ rowid }).get())!.rowid;
 }

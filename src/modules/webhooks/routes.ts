@@ -15,7 +15,7 @@ export function webhookRoutes(deps: AppDeps) {
     .get("/events", () => ok([...WEBHOOK_EVENTS]), {
       detail: { summary: "Subscribable event names (dotted aliases such as message.received are accepted too)" },
     })
-    .get("", ({ auth }) => ok(service.listWebhooks(deps, auth.workspaceId)), {
+    .get("", async ({ auth }) => ok(await service.listWebhooks(deps, auth.workspaceId)), {
       jwt: "read",
       detail: { summary: "List the workspace's webhooks" },
     })
@@ -28,7 +28,7 @@ export function webhookRoutes(deps: AppDeps) {
       },
       { jwt: "manage", body: createWebhookBody, detail: { summary: "Create a webhook (needs a connected session; returns the secret once)", responses: envelopeResponses({ status: 201, errors: [409] }) } },
     )
-    .get("/:id", ({ auth, params }) => ok(service.getWebhook(deps, auth.workspaceId, params.id)), {
+    .get("/:id", async ({ auth, params }) => ok(await service.getWebhook(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: webhookParams,
       detail: { summary: "Get one webhook" },
@@ -41,21 +41,21 @@ export function webhookRoutes(deps: AppDeps) {
     })
     .delete(
       "/:id",
-      ({ auth, params }) => {
-        service.deleteWebhook(deps, auth.workspaceId, params.id);
+      async ({ auth, params }) => {
+        await service.deleteWebhook(deps, auth.workspaceId, params.id);
         return ok(undefined, "Webhook deleted");
       },
       { jwt: "manage", params: webhookParams, detail: { summary: "Delete a webhook and its delivery history" } },
     )
-    .post("/:id/rotate-secret", ({ auth, params }) => ok(service.rotateSecret(deps, auth.workspaceId, params.id), "New secret; the old one no longer signs"), {
+    .post("/:id/rotate-secret", async ({ auth, params }) => ok(await service.rotateSecret(deps, auth.workspaceId, params.id), "New secret; the old one no longer signs"), {
       jwt: "manage",
       params: webhookParams,
       detail: { summary: "Replace the signing secret (returned once)" },
     })
     .get(
       "/:id/history",
-      ({ auth, params, query }) => {
-        const h = service.history(deps, auth.workspaceId, params.id, query);
+      async ({ auth, params, query }) => {
+        const h = await service.history(deps, auth.workspaceId, params.id, query);
         return h.cursor ? cursorPaged(h.entries, h.cursor) : paged(h.entries, query.page, query.limit, h.total);
       },
       {

@@ -57,18 +57,18 @@ async function checkedUrl(deps: AppDeps, url: string): Promise<string> {
   }
 }
 
-function mustGet(deps: AppDeps, workspaceId: string, id: string): repo.WebhookRow {
-  const w = repo.getWebhook(deps.db, workspaceId, id);
+async function mustGet(deps: AppDeps, workspaceId: string, id: string): Promise<repo.WebhookRow> {
+  const w = await repo.getWebhook(deps.db, workspaceId, id);
   if (!w) throw errors.notFound("Webhook");
   return w;
 }
 
-export function listWebhooks(deps: AppDeps, workspaceId: string): WebhookOut[] {
-  return repo.listWebhooks(deps.db, workspaceId).map(toWebhookOut);
+export async function listWebhooks(deps: AppDeps, workspaceId: string): Promise<WebhookOut[]> {
+  return (await repo.listWebhooks(deps.db, workspaceId)).map(toWebhookOut);
 }
 
-export function getWebhook(deps: AppDeps, workspaceId: string, id: string): WebhookOut {
-  return toWebhookOut(mustGet(deps, workspaceId, id));
+export async function getWebhook(deps: AppDeps, workspaceId: string, id: string): Promise<WebhookOut> {
+  return toWebhookOut(await mustGet(deps, workspaceId, id));
 }
 
 /** Creates a webhook; needs a connected session (409) and room in the plan (403). The secret is returned only here. */
@@ -77,73 +77,73 @@ export async function createWebhook(deps: AppDeps, workspaceId: string, userId: 
   const secret = newSecret();
   const now = deps.clock.now().getTime();
   const id = Bun.randomUUIDv7();
-  deps.sqlite.transaction(() => {
-    if (!repo.hasConnectedSession(deps.db, workspaceId)) throw errors.conflict("Creating a webhook requires a connected session");
-    assertQuota(deps, workspaceId, "webhooks", repo.countWebhooks(deps.db, workspaceId));
-    repo.insertWebhook(deps.db, workspaceId, {
+  await deps.db.tx(async () => {
+    if (!(await repo.hasConnectedSession(deps.db, workspaceId))) throw errors.conflict("Creating a webhook requires a connected session");
+    await assertQuota(deps, workspaceId, "webhooks", await repo.countWebhooks(deps.db, workspaceId));
+    await repo.insertWebhook(deps.db, workspaceId, {
       id, name: input.name, url, events: input.events, secretEnc: sealSecret(secret, deps.secrets.credentialKey),
       isActive: true, createdBy: userId, createdAt: now, updatedAt: now,
     });
-  })();
-  return { ...getWebhook(deps, workspaceId, id), secret };
+  });
+  return { ...(await getWebhook(deps, workspaceId, id)), secret };
 }
 
 /** Changes name, url, events or isActive; turning a webhook back on forgets why it was off. */
 export async function updateWebhook(deps: AppDeps, workspaceId: string, id: string, input: UpdateWebhookInput): Promise<WebhookOut> {
-  mustGet(deps, workspaceId, id);
+  await mustGet(deps, workspaceId, id);
   const url = input.url === undefined ? undefined : await checkedUrl(deps, input.url);
   const change: Parameters<typeof repo.updateWebhook>[3] = { updatedAt: deps.clock.now().getTime() };
   if (input.name !== undefined) change.name = input.name;
   if (url !== undefined) change.url = url;
   if (input.events !== undefined) change.events = input.events;
   if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null, lastFailureAt: null });
-  deps.sqlite.transaction(() => {
-    if (!repo.updateWebhook(deps.db, workspaceId, id, change)) throw errors.notFound("Webhook");
-    if (input.isActive === false) deliveryStore(deps.sqlite).park(workspaceId, id);
-    if (input.isActive === true) deliveryStore(deps.sqlite).unpark(workspaceId, id, change.updatedAt!);
-  })();
+  await deps.db.tx(async () => {
+    if (!(await repo.updateWebhook(deps.db, workspaceId, id, change))) throw errors.notFound("Webhook");
+    if (input.isActive === false) await deliveryStore(deps.db).park(workspaceId, id);
+    if (input.isActive === true) await deliveryStore(deps.db).unpark(workspaceId, id, change.updatedAt!);
+  });
   return getWebhook(deps, workspaceId, id);
 }
 
 /** Deletes a webhook and its delivery history. */
-export function deleteWebhook(deps: AppDeps, workspaceId: string, id: string): void {
-  if (!repo.deleteWebhook(deps.db, workspaceId, id)) throw errors.notFound("Webhook");
+export async function deleteWebhook(deps: AppDeps, workspaceId: string, id: string): Promise<void> {
+  if (!(await repo.deleteWebhook(deps.db, workspaceId, id))) throw errors.notFound("Webhook");
 }
 
 /** A new secret, effective at once (attempts sign when they are sent). */
-export function rotateSecret(deps: AppDeps, workspaceId: string, id: string): { id: string; secret: string } {
-  mustGet(deps, workspaceId, id);
+export async function rotateSecret(deps: AppDeps, workspaceId: string, id: string): Promise<{ id: string; secret: string }> {
   const secret = newSecret();
-  repo.updateWebhook(deps.db, workspaceId, id, { secretEnc: sealSecret(secret, deps.secrets.credentialKey), updatedAt: deps.clock.now().getTime() });
+  const done = await repo.updateWebhook(deps.db, workspaceId, id, { secretEnc: sealSecret(secret, deps.secrets.credentialKey), updatedAt: deps.clock.now().getTime() });
+  if (!done) throw errors.notFound("Webhook");
   return { id, secret };
 }
 
 /** Delivery history: numbered pages with a total, or (with `before`/`after`) a keyset page with cursors like the message lists. */
-export function history(
+export async function history(
   deps: AppDeps,
   workspaceId: string,
   id: string,
   q: HistoryQuery,
-): { entries: HistoryEntryOut[]; total: number; cursor?: undefined } | { entries: HistoryEntryOut[]; cursor: CursorPagination; total?: undefined } {
-  mustGet(deps, workspaceId, id);
+): Promise<{ entries: HistoryEntryOut[]; total: number; cursor?: undefined } | { entries: HistoryEntryOut[]; cursor: CursorPagination; total?: undefined }> {
+  await mustGet(deps, workspaceId, id);
   if (q.before || q.after) {
-    const { rows, hasMore } = repo.pageDeliveries(deps.db, workspaceId, id, q);
+    const { rows, hasMore } = await repo.pageDeliveries(deps.db, workspaceId, id, q);
     return { entries: rows.map(toHistoryEntry), cursor: cursorPagination(rows.map((r) => r.id), hasMore, q) };
   }
-  const { rows, total } = repo.listDeliveries(deps.db, workspaceId, id, q);
+  const { rows, total } = await repo.listDeliveries(deps.db, workspaceId, id, q);
   return { entries: rows.map(toHistoryEntry), total };
 }
 
 /** Sends a sample of the first subscribed event now (X-Webhook-Test: true); it is kept in the history. */
 export async function sendTest(deps: AppDeps, workspaceId: string, id: string): Promise<{ delivered: boolean; responseStatus: number; deliveryId: string }> {
-  const w = mustGet(deps, workspaceId, id);
+  const w = await mustGet(deps, workspaceId, id);
   const event = w.events[0] as WebhookEvent;
   const at = deps.clock.now();
   const payload = eventPayload({ event, timestamp: at.toISOString(), data: sampleData(event, at) });
   const deliveryId = Bun.randomUUIDv7();
   const now = at.getTime();
   // inserted already claimed (attempt 1, leased): the dispatcher never picks a test up
-  const rowid = repo.insertDelivery(deps.db, workspaceId, {
+  const rowid = await repo.insertDelivery(deps.db, workspaceId, {
     id: deliveryId, webhookId: id, eventId: Bun.randomUUIDv7(), eventType: event, payload, isTest: true,
     status: "pending", attempts: 1, nextAttemptAt: null, leaseUntil: now + leaseMs(deps), createdAt: now, updatedAt: now,
   });
@@ -155,11 +155,11 @@ export async function sendTest(deps: AppDeps, workspaceId: string, id: string): 
 
 /** Re-sends one delivery now: same delivery id, next attempt number. 409 while an attempt is in flight. */
 export async function retryDelivery(deps: AppDeps, workspaceId: string, webhookId: string, deliveryId: string) {
-  mustGet(deps, workspaceId, webhookId);
-  const existing = repo.getDelivery(deps.db, workspaceId, webhookId, deliveryId);
+  await mustGet(deps, workspaceId, webhookId);
+  const existing = await repo.getDelivery(deps.db, workspaceId, webhookId, deliveryId);
   if (!existing) throw errors.notFound("Delivery");
   if (!existing.payload) throw errors.conflict("This delivery has no payload to send (it exceeded the payload cap)");
-  const d = deliveryStore(deps.sqlite).claimOne(workspaceId, webhookId, deliveryId, deps.clock.now().getTime(), leaseMs(deps));
+  const d = await deliveryStore(deps.db).claimOne(workspaceId, webhookId, deliveryId, deps.clock.now().getTime(), leaseMs(deps));
   if (!d) throw errors.conflict("An attempt of this delivery is in progress");
   const o = await attemptDelivery(deps, d, { manual: true });
   return { id: d.id, status: o.status, attempts: d.attempts, responseStatus: o.responseStatus ?? 0, delivered: o.ok, error: o.error };

@@ -25,12 +25,12 @@ export function webhookServices(deps: AppDeps) {
   deps.jobs.register<{ workspaceId: string; webhookId: string; reason: DisabledReason }>({
     kind: DISABLED_NOTICE_JOB,
     async run({ workspaceId, webhookId, reason }) {
-      const hook = repo.getWebhook(deps.db, workspaceId, webhookId);
+      const hook = await repo.getWebhook(deps.db, workspaceId, webhookId);
       if (!hook || hook.isActive) return; // deleted or switched back on meanwhile
       const text = `Your webhook "${hook.name}" (${hook.url}) was deactivated because ${REASONS[reason]}.\n\n` +
         `Events are no longer sent to it. Fix the receiver, then switch the webhook back on (PATCH /api/webhooks/${hook.id} {"isActive": true}); ` +
         `deliveries that were still waiting will then be sent.`;
-      for (const to of repo.ownerEmails(deps.db, workspaceId)) {
+      for (const to of await repo.ownerEmails(deps.db, workspaceId)) {
         await deps.notifier.sendEmail({ to, subject: `Webhook "${hook.name}" deactivated`, text, html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`, kind: "alert" });
       }
     },
@@ -40,9 +40,9 @@ export function webhookServices(deps: AppDeps) {
     {
       name: "webhooks.prune",
       schedule: "23 * * * *",
-      run: () => {
-        failInterruptedTests(deps);
-        const n = pruneDeliveries(deps);
+      run: async () => {
+        await failInterruptedTests(deps);
+        const n = await pruneDeliveries(deps);
         if (n) deps.log.info("webhook deliveries pruned", { deleted: n });
       },
     },
@@ -51,8 +51,8 @@ export function webhookServices(deps: AppDeps) {
   return {
     dispatcher,
     periodic,
-    start: () => {
-      failInterruptedTests(deps);
+    start: async () => {
+      await failInterruptedTests(deps);
       dispatcher.start();
     },
     stop: () => dispatcher.stop(deps.config.shutdownTimeoutMs),
@@ -60,19 +60,19 @@ export function webhookServices(deps: AppDeps) {
 }
 
 /** Marks test deliveries cut short by a crash `failed` (at start-up and hourly). Returns how many. */
-export function failInterruptedTests(deps: AppDeps): number {
-  const n = deliveryStore(deps.sqlite).failInterruptedTests(deps.clock.now().getTime());
+export async function failInterruptedTests(deps: AppDeps): Promise<number> {
+  const n = await deliveryStore(deps.db).failInterruptedTests(deps.clock.now().getTime());
   if (n) deps.log.warn("interrupted test deliveries marked failed", { count: n });
   return n;
 }
 
 /** Deletes finished delivery history (success, failed) older than the retention setting, in batches. Returns how many went. */
-export function pruneDeliveries(deps: AppDeps): number {
+export async function pruneDeliveries(deps: AppDeps): Promise<number> {
   const now = deps.clock.now().getTime();
   const cutoff = now - deps.config.webhookRetentionDays * DAY;
   let total = 0;
   for (;;) {
-    const n = deliveryStore(deps.sqlite).prune(cutoff, now);
+    const n = await deliveryStore(deps.db).prune(cutoff, now);
     total += n;
     if (n === 0) return total;
   }

@@ -1,11 +1,12 @@
-import type { Database } from "bun:sqlite";
+import type { DB, Statement } from "../../db/store.ts";
 
 /** A delivery claimed for one attempt, with what is needed to send it. */
 export interface ClaimedDelivery {
   /**
-   * the row's rowid: an outcome finds its row by it (one B-tree probe, not the id index and then
-   * the row), still fenced by id and attempt number. Only a VACUUM renumbers rowids and Parley runs
-   * none on its live database (backups use VACUUM INTO): a missed row would only be a stale claim.
+   * SQLite: the row's rowid: an outcome finds its row by it (one B-tree probe, not the id index and
+   * then the row), still fenced by id and attempt number. Only a VACUUM renumbers rowids and Parley
+   * runs none on its live database (backups use VACUUM INTO): a missed row would only be a stale
+   * claim. PostgreSQL has no rowid: 0, and outcomes find the row by id.
    */
   rowid: number;
   id: string;
@@ -70,20 +71,37 @@ export interface DueBound {
 }
 
 /**
+ * The same statements for PostgreSQL: no INDEXED BY (its planner picks the partial indexes), ids
+ * in place of rowids, JSON arrays of ids through jsonb. A claim's row is also locked and skipped
+ * by a concurrent claim (another node's): `FOR UPDATE SKIP LOCKED` in the claims' inner selects.
+ */
+function forPostgres(sql: string): string {
+  return sql
+    .replace(/\s+INDEXED BY \w+/g, "")
+    .replace(/rowid AS rowid/g, '0 AS "rowid"')
+    .replace(/\b(\w+\.)?rowid\b(?!")/g, "$1id")
+    .replace(/json_each\((\?\d)\) (\w+)/g, "jsonb_array_elements_text($1::jsonb) AS $2(value)")
+    .replace(/json_each\((\?\d)\)/g, "jsonb_array_elements_text($1::jsonb) AS j(value)")
+    .replace(/ORDER BY d\.next_attempt_at LIMIT 1\)(\s+RETURNING)/g, "ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)$1");
+}
+
+/**
  * The dispatcher's prepared statements. These run for the whole server, across workspaces
  * (like the job queue); every change to one delivery names its workspace too.
  */
 export class DeliveryStore {
-  private s;
+  private s: Record<"claimDue" | "nthDue" | "claimDueByWebhook" | "claimNextOfEach" | "claimOne" | "nextDue" | "nextDueByWebhook" | "release" | "park" | "unpark" | "prune" | "failInterruptedTests", Statement<any>>;
 
-  constructor(sqlite: Database) {
+  constructor(db: DB) {
+    const pg = db.engine === "postgres";
+    const prepare = (sql: string) => db.prepare(pg ? forPostgres(sql) : sql);
     this.s = {
       // The first due delivery of an active webhook not at its in-flight cap, due before ?4 (an
       // index range: see claimDue). A claim sets only the lease (not status or
       // next_attempt_at): the due-order index entries stay as they are, so a claim rewrites the row
       // alone; claims skip leased rows, and a worker that dies leaves its row due again when the
       // lease runs out.
-      claimDue: sqlite.prepare(
+      claimDue: prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = (SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
                      WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at < ?4
@@ -91,14 +109,15 @@ export class DeliveryStore {
                        AND (d.lease_until IS NULL OR d.lease_until <= ?2)
                        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
                      ORDER BY d.next_attempt_at LIMIT 1)
+           AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
-      nthDue: sqlite.prepare(NTH_DUE),
+      nthDue: prepare(NTH_DUE),
       // The same claim webhook by webhook: each webhook with open deliveries (walked through the
       // per-webhook index, one probe a webhook, however long its backlog), its first unleased due
       // delivery, the earliest of those. For when the window of the due order is all leased rows
       // and webhooks at their cap: a backlog of one slow receiver is not read on every claim.
-      claimDueByWebhook: sqlite.prepare(
+      claimDueByWebhook: prepare(
         `WITH RECURSIVE ${OPEN_WEBHOOKS},
          firsts(rid, t) AS (
            SELECT d.rowid, d.next_attempt_at FROM hooks h JOIN webhook_deliveries d ON d.rowid = (
@@ -109,13 +128,13 @@ export class DeliveryStore {
            WHERE h.id IS NOT NULL AND h.id NOT IN (SELECT value FROM json_each(?3))
              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = h.id AND w.is_active = 1))
          UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
-         WHERE rowid = (SELECT rid FROM firsts ORDER BY t LIMIT 1)
+         WHERE rowid = (SELECT rid FROM firsts ORDER BY t LIMIT 1) AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
       // the next due delivery of EACH listed webhook (ids as a JSON array, each once) in one statement:
       // one index probe per webhook, not one statement per webhook. A webhook listed again in the
       // next statement of the same transaction gets its next delivery (the first is leased now).
-      claimNextOfEach: sqlite.prepare(
+      claimNextOfEach: prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE rowid IN (
            SELECT (SELECT d.rowid FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due_idx
@@ -124,16 +143,17 @@ export class DeliveryStore {
                    ORDER BY d.next_attempt_at LIMIT 1)
            FROM json_each(?3) j
            WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = j.value AND w.is_active = 1))
+           AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
-      claimOne: sqlite.prepare(
+      claimOne: prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
       // the next time anything unleased of an active webhook not at its cap is due, if before ?3;
       // then webhook by webhook, as for claims
-      nextDue: sqlite.prepare(
+      nextDue: prepare(
         `SELECT d.next_attempt_at AS t FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx
          WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at < ?3
            AND d.webhook_id NOT IN (SELECT value FROM json_each(?1))
@@ -141,7 +161,7 @@ export class DeliveryStore {
            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = 1)
          ORDER BY d.next_attempt_at LIMIT 1`,
       ),
-      nextDueByWebhook: sqlite.prepare(
+      nextDueByWebhook: prepare(
         `WITH RECURSIVE ${OPEN_WEBHOOKS}
          SELECT min((SELECT x.next_attempt_at FROM webhook_deliveries x INDEXED BY webhook_deliveries_webhook_due_idx
                      WHERE x.webhook_id = h.id AND x.status IN ('pending', 'retrying') AND x.next_attempt_at IS NOT NULL
@@ -151,26 +171,26 @@ export class DeliveryStore {
          WHERE h.id IS NOT NULL AND h.id NOT IN (SELECT value FROM json_each(?1))
            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = h.id AND w.is_active = 1)`,
       ),
-      release: sqlite.prepare(
+      release: prepare(
         `UPDATE webhook_deliveries SET lease_until = NULL,
            next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?3 ELSE next_attempt_at END
          WHERE id = ?1 AND attempts = ?2`,
       ),
       // a switched-off webhook's open deliveries wait without a due time; switched on, they are due at once
-      park: sqlite.prepare(
+      park: prepare(
         `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND lease_until IS NULL`,
       ),
-      unpark: sqlite.prepare(
+      unpark: prepare(
         `UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at IS NULL`,
       ),
       // finished deliveries only: open ones (e.g. parked on a switched-off webhook) wait to be sent
-      prune: sqlite.prepare(
+      prune: prepare(
         `DELETE FROM webhook_deliveries WHERE id IN (
            SELECT id FROM webhook_deliveries WHERE created_at < ?1 AND status IN ('success', 'failed') AND (lease_until IS NULL OR lease_until <= ?2) LIMIT ?3)`,
       ),
       // a test attempt is made by the request that asked for it, never by the dispatcher: one whose
       // lease ran out without an outcome was cut short (the process died) and will never finish
-      failInterruptedTests: sqlite.prepare(
+      failInterruptedTests: prepare(
         `UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL, next_attempt_at = NULL,
            error = 'interrupted: the server stopped during the attempt', updated_at = ?1
          WHERE is_test = 1 AND status = 'pending' AND next_attempt_at IS NULL AND (lease_until IS NULL OR lease_until <= ?1)`,
@@ -185,8 +205,8 @@ export class DeliveryStore {
   }
 
   /** The bound of the claims made at `now` (see DueBound). */
-  dueBound(now: number, window = dueWindow(0)): DueBound {
-    const nth = this.s.nthDue.get(now, window) as { t: number } | null;
+  async dueBound(now: number, window = dueWindow(0)): Promise<DueBound> {
+    const nth = (await this.s.nthDue.get(now, window)) as { t: number } | undefined;
     // fewer due than the window: all of them (due means at most now)
     return nth ? { before: nth.t, full: true } : { before: now + 1, full: false };
   }
@@ -198,16 +218,17 @@ export class DeliveryStore {
    * webhook by webhook: a backlog of a webhook at its cap (one slow receiver's) is not read on
    * every claim.
    */
-  claimDue(now: number, leaseMs: number, busy: string[], bound = this.dueBound(now)): ClaimedDelivery | null {
+  async claimDue(now: number, leaseMs: number, busy: string[], bound?: DueBound): Promise<ClaimedDelivery | null> {
+    bound ??= await this.dueBound(now);
     const ids = JSON.stringify(busy);
-    const row = this.s.claimDue.get(now + leaseMs, now, ids, bound.before) as ClaimRow | null;
+    const row = ((await this.s.claimDue.get(now + leaseMs, now, ids, bound.before)) as ClaimRow | undefined) ?? null;
     if (row || !bound.full) return this.withTarget(row);
-    return this.withTarget(this.s.claimDueByWebhook.get(now + leaseMs, now, ids) as ClaimRow | null);
+    return this.withTarget(((await this.s.claimDueByWebhook.get(now + leaseMs, now, ids)) as ClaimRow | undefined) ?? null);
   }
 
   /** Claims the most overdue delivery of each of `webhookIds` (distinct) in one statement; counts their attempts. */
-  claimNextOfEach(webhookIds: string[], now: number, leaseMs: number): ClaimedDelivery[] {
-    const rows = this.s.claimNextOfEach.all(now + leaseMs, now, JSON.stringify(webhookIds)) as ClaimRow[];
+  async claimNextOfEach(webhookIds: string[], now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = (await this.s.claimNextOfEach.all(now + leaseMs, now, JSON.stringify(webhookIds))) as ClaimRow[];
     const out: ClaimedDelivery[] = [];
     for (const r of rows) {
       const d = this.withTarget(r);
@@ -217,49 +238,49 @@ export class DeliveryStore {
   }
 
   /** Claims one given delivery for a manual attempt; null when missing or in flight. */
-  claimOne(workspaceId: string, webhookId: string, id: string, now: number, leaseMs: number): ClaimedDelivery | null {
-    return this.withTarget(this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId) as ClaimRow | null);
+  async claimOne(workspaceId: string, webhookId: string, id: string, now: number, leaseMs: number): Promise<ClaimedDelivery | null> {
+    return this.withTarget(((await this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId)) as ClaimRow | undefined) ?? null);
   }
 
   /** When the dispatcher should look again (unix ms), or null when nothing unleased is waiting (leases: see claimDue; the window as there). */
-  nextDue(busy: string[], now: number, window = dueWindow(0)): number | null {
+  async nextDue(busy: string[], now: number, window = dueWindow(0)): Promise<number | null> {
     const ids = JSON.stringify(busy);
-    const nth = this.s.nthDue.get(null, window) as { t: number } | null;
-    const row = this.s.nextDue.get(ids, now, nth?.t ?? NEVER) as { t: number } | null;
+    const nth = (await this.s.nthDue.get(null, window)) as { t: number } | undefined;
+    const row = (await this.s.nextDue.get(ids, now, nth?.t ?? NEVER)) as { t: number } | undefined;
     if (row || !nth) return row?.t ?? null;
-    return (this.s.nextDueByWebhook.get(ids, now) as { t: number | null } | null)?.t ?? null;
+    return ((await this.s.nextDueByWebhook.get(ids, now)) as { t: number | null } | undefined)?.t ?? null;
   }
 
   /** Hands a claimed delivery back (shutdown), due at once; the attempt stays counted: it may have reached the receiver. */
-  release(id: string, attempts: number, now: number): void {
-    this.s.release.run(id, attempts, now);
+  async release(id: string, attempts: number, now: number): Promise<void> {
+    await this.s.release.run(id, attempts, now);
   }
 
   /** Takes a switched-off webhook's open deliveries out of the due order (they are kept). */
-  park(workspaceId: string, webhookId: string): void {
-    this.s.park.run(webhookId, workspaceId);
+  async park(workspaceId: string, webhookId: string): Promise<void> {
+    await this.s.park.run(webhookId, workspaceId);
   }
 
   /** Makes a switched-on webhook's waiting deliveries due now. */
-  unpark(workspaceId: string, webhookId: string, now: number): void {
-    this.s.unpark.run(now, webhookId, workspaceId);
+  async unpark(workspaceId: string, webhookId: string, now: number): Promise<void> {
+    await this.s.unpark.run(now, webhookId, workspaceId);
   }
 
   /** Deletes up to `batch` finished (success, failed) deliveries created before `cutoff` (never one in flight); returns how many. */
-  prune(cutoff: number, now: number, batch = 5000): number {
-    return this.s.prune.run(cutoff, now, batch).changes;
+  async prune(cutoff: number, now: number, batch = 5000): Promise<number> {
+    return (await this.s.prune.run(cutoff, now, batch)).changes;
   }
 
   /** Fails test deliveries whose attempt was cut short (lease over, no outcome); returns how many. */
-  failInterruptedTests(now: number): number {
-    return this.s.failInterruptedTests.run(now).changes;
+  async failInterruptedTests(now: number): Promise<number> {
+    return (await this.s.failInterruptedTests.run(now)).changes;
   }
 }
 
-const stores = new WeakMap<Database, DeliveryStore>();
+const stores = new WeakMap<DB, DeliveryStore>();
 /** The store of a database, prepared once. */
-export function deliveryStore(sqlite: Database): DeliveryStore {
-  let s = stores.get(sqlite);
-  if (!s) stores.set(sqlite, (s = new DeliveryStore(sqlite)));
+export function deliveryStore(db: DB): DeliveryStore {
+  let s = stores.get(db);
+  if (!s) stores.set(db, (s = new DeliveryStore(db)));
   return s;
 }

@@ -6,29 +6,35 @@ import { workspaces } from "./table.ts";
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 
 /** The workspace row, or undefined. */
-export function findWorkspace(db: DB, workspaceId: string): WorkspaceRow | undefined {
+export async function findWorkspace(db: DB, workspaceId: string): Promise<WorkspaceRow | undefined> {
   return db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
 }
 
 /** Changes the workspace's own settings. */
-export function updateWorkspace(db: DB, workspaceId: string, patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords">>, at: number): void {
-  db.update(workspaces).set({ ...patch, updatedAt: at }).where(eq(workspaces.id, workspaceId)).run();
+export async function updateWorkspace(
+  db: DB,
+  workspaceId: string,
+  patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords">>,
+  at: number,
+): Promise<void> {
+  await db.update(workspaces).set({ ...patch, updatedAt: at }).where(eq(workspaces.id, workspaceId)).run();
 }
 
 /** Members without a verified mobile number: they cannot receive a login code. */
-export function countMembersWithoutVerifiedMobile(db: DB, workspaceId: string): number {
-  return db
+export async function countMembersWithoutVerifiedMobile(db: DB, workspaceId: string): Promise<number> {
+  const row = await db
     .select({ n: count() })
     .from(users)
     .where(and(eq(users.workspaceId, workspaceId), or(isNull(users.mobile), isNull(users.mobileVerifiedAt))))
-    .get()!.n;
+    .get();
+  return row!.n;
 }
 
 /**
  * Every workspace with its member count and owner: for the operator's CLI only (operator
  * power is access to the data dir, D13), never reachable over HTTP.
  */
-export function listAllWorkspaces(db: DB) {
+export async function listAllWorkspaces(db: DB) {
   return db
     .select({
       id: workspaces.id,
@@ -48,12 +54,12 @@ export function listAllWorkspaces(db: DB) {
 }
 
 /** Workspaces whose id or exact name is `ref` (the CLI accepts either). */
-export function findWorkspacesByRef(db: DB, ref: string): WorkspaceRow[] {
+export async function findWorkspacesByRef(db: DB, ref: string): Promise<WorkspaceRow[]> {
   return db.select().from(workspaces).where(sql`${workspaces.id} = ${ref} OR ${workspaces.name} = ${ref}`).all();
 }
 
 /** Members of a workspace (operator CLI). */
-export function listUsersOf(db: DB, workspaceId: string) {
+export async function listUsersOf(db: DB, workspaceId: string) {
   return db
     .select({ id: users.id, email: users.email, name: users.name, role: users.role, mobile: users.mobile, emailVerifiedAt: users.emailVerifiedAt, mobileVerifiedAt: users.mobileVerifiedAt, createdAt: users.createdAt })
     .from(users)
@@ -62,6 +68,6 @@ export function listUsersOf(db: DB, workspaceId: string) {
     .all();
 }
 
-export function countWorkspaces(db: DB): number {
-  return db.select({ n: count() }).from(workspaces).get()!.n;
+export async function countWorkspaces(db: DB): Promise<number> {
+  return (await db.select({ n: count() }).from(workspaces).get())!.n;
 }

@@ -9,8 +9,8 @@ import { changeWorkspace, getWorkspace } from "./service.ts";
 export function workspaceRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/workspace", tags: ["workspace"] })
     .use(authGuard(deps))
-    .get("", ({ auth }) => ok(getWorkspace(deps, auth.workspaceId)), { jwt: "read", detail: { summary: "The caller's workspace" } })
-    .patch("", ({ auth, body }) => ok(changeWorkspace(deps, auth.workspaceId, body), "Workspace updated"), {
+    .get("", async ({ auth }) => ok(await getWorkspace(deps, auth.workspaceId)), { jwt: "read", detail: { summary: "The caller's workspace" } })
+    .patch("", async ({ auth, body }) => ok(await changeWorkspace(deps, auth.workspaceId, body), "Workspace updated"), {
       jwt: "team",
       body: updateWorkspaceBody,
       detail: { summary: "Rename the workspace, require a second factor of every member, or set the opt-out/opt-in keywords (owner, admin)" },

@@ -6,13 +6,13 @@ type KeyType = keyof SignalDataTypeMap;
 /** The stored document: v2 holds only `creds` (keys are rows); v1 was one blob with every key. */
 type StoredDoc = { v: 2; creds: AuthenticationCreds } | { v: 1; creds: AuthenticationCreds; keys: Record<string, Record<string, unknown>> };
 
-/** The link's state for one socket; the session manager's store keeps it (sealed) in SQLite, never in files. */
+/** The link's state for one socket; the session manager's store keeps it (sealed) in the database, never in files. */
 export interface StoredAuthState {
   state: AuthenticationState;
   /** true once the phone accepted this device (QR or pairing code) */
   linked(): boolean;
   /** writes `creds` (on baileys' `creds.update`) */
-  saveCreds(): void;
+  saveCreds(): Promise<void>;
 }
 
 const encode = (value: unknown) => JSON.stringify(value, BufferJSON.replacer);
@@ -29,7 +29,7 @@ export function serializeCreds(creds: AuthenticationCreds): string {
  * then the document is rewritten without them. A crash in between repeats the split, which is
  * idempotent.
  */
-export function loadAuthState(doc: string | null, store: CredentialStore): StoredAuthState {
+export async function loadAuthState(doc: string | null, store: CredentialStore): Promise<StoredAuthState> {
   const stored = doc ? (decode(doc) as StoredDoc) : null;
   if (stored && stored.v !== 1 && stored.v !== 2) throw new Error(`unknown credential format version ${String((stored as { v: unknown }).v)}`);
   const creds: AuthenticationCreds = stored?.creds ?? initAuthCreds();
@@ -38,15 +38,15 @@ export function loadAuthState(doc: string | null, store: CredentialStore): Store
     for (const [type, table] of Object.entries(stored.keys ?? {})) {
       for (const [id, value] of Object.entries(table ?? {})) if (value !== null && value !== undefined) changes.push({ type, id, value: encode(value) });
     }
-    store.setKeys(changes);
-    store.save(serializeCreds(creds));
+    await store.setKeys(changes);
+    await store.save(serializeCreds(creds));
   }
   const state: AuthenticationState = {
     creds,
     keys: {
-      get(type, ids) {
+      async get(type, ids) {
         const out: Record<string, unknown> = {};
-        for (const [id, text] of Object.entries(store.getKeys(type, ids))) {
+        for (const [id, text] of Object.entries(await store.getKeys(type, ids))) {
           let value = decode(text);
           // baileys expects this one as a proto object, as its own file store does
           if (value && type === "app-state-sync-key") value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
@@ -54,15 +54,15 @@ export function loadAuthState(doc: string | null, store: CredentialStore): Store
         }
         return out as never;
       },
-      set(data) {
+      async set(data) {
         const changes: { type: string; id: string; value: string | null }[] = [];
         for (const type of Object.keys(data) as KeyType[]) {
           for (const [id, value] of Object.entries(data[type] ?? {})) changes.push({ type, id, value: value === null || value === undefined ? null : encode(value) });
         }
-        store.setKeys(changes);
+        await store.setKeys(changes);
       },
-      clear() {
-        store.clearKeys();
+      async clear() {
+        await store.clearKeys();
       },
     },
   };
@@ -79,10 +79,10 @@ export class MemoryCredentialStore implements CredentialStore {
   keys = new Map<string, string>();
   writes = 0;
 
-  save(doc: string): void {
+  async save(doc: string): Promise<void> {
     this.doc = doc;
   }
-  getKeys(type: string, ids: string[]): Record<string, string> {
+  async getKeys(type: string, ids: string[]): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const id of ids) {
       const v = this.keys.get(`${type}/${id}`);
@@ -90,14 +90,14 @@ export class MemoryCredentialStore implements CredentialStore {
     }
     return out;
   }
-  setKeys(changes: { type: string; id: string; value: string | null }[]): void {
+  async setKeys(changes: { type: string; id: string; value: string | null }[]): Promise<void> {
     this.writes++;
     for (const c of changes) {
       if (c.value === null) this.keys.delete(`${c.type}/${c.id}`);
       else this.keys.set(`${c.type}/${c.id}`, c.value);
     }
   }
-  clearKeys(): void {
+  async clearKeys(): Promise<void> {
     this.keys.clear();
   }
 }

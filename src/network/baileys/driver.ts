@@ -94,13 +94,14 @@ export class BaileysDriver implements NetworkDriver {
     }
     const store: CredentialStore = opts.store ?? new MemoryCredentialStore();
     // a new link starts from nothing: keys left by an abandoned pairing belong to another identity
-    if (!opts.credentials) store.clearKeys();
+    if (!opts.credentials) await store.clearKeys();
     let auth: StoredAuthState;
     try {
-      auth = loadAuthState(opts.credentials, store);
+      auth = await loadAuthState(opts.credentials, store);
     } catch (err) {
       throw new NetworkError(`stored credentials are unreadable: ${(err as Error).message}`, false, "bad_credentials");
     }
+    if (this.conns.has(sessionId)) return; // another connect got there while the link was read
     const guard = this.opts.replacedGuard ?? { max: 3, windowMs: 10 * 60_000 };
     const conn: Conn = {
       sessionId,
@@ -114,7 +115,7 @@ export class BaileysDriver implements NetworkDriver {
       everOpened: false,
       sent: new SentLog(opts.lookupSent),
       retryCounts: new TtlCache(),
-      // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
+      // baileys' recommended cache in front of the rows (reads per message would hit the database)
       keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
     };
     this.conns.set(sessionId, conn);
@@ -231,9 +232,11 @@ export class BaileysDriver implements NetworkDriver {
         this.onClose(conn, action);
       }
     });
-    // creds change rarely (pairing, pre-key uploads): each change is written at once
+    // creds change rarely (pairing, pre-key uploads): each change is written at once (the store keeps their order)
     sock.ev.on("creds.update", () => {
-      if (this.conns.get(conn.sessionId) === conn) conn.auth.saveCreds();
+      if (this.conns.get(conn.sessionId) === conn) {
+        conn.auth.saveCreds().catch((err) => this.log.error("link credentials not saved", { sessionId: conn.sessionId, err }));
+      }
     });
     sock.ev.on("messages.upsert", ({ messages, type }) => {
       if (type !== "notify" && type !== "append") return;

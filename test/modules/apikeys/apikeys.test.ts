@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = async (ws: TestWorkspace, body: unknown = { name: "server" }) => t.request("POST", "/api/api-keys", { token: ws.owner.token, body });
-const row = (id: string) => t.deps.sqlite.query("SELECT * FROM api_keys WHERE id = ?").get(id) as any;
+const row = async (id: string) => (await t.deps.db.prepare("SELECT * FROM api_keys WHERE id = ?").get(id)) as any;
 
 describe("API keys (D6)", () => {
   test("create answers 201 with the key once; only its SHA-256 is stored", async () => {
@@ -29,7 +29,7 @@ describe("API keys (D6)", () => {
     expect(prefix).toBe(key.slice(0, 11));
     expect({ name, lastUsedAt, expiresAt }).toEqual({ name: "billing server", lastUsedAt: null, expiresAt: null });
     expect(new Date(createdAt).toISOString()).toBe(createdAt);
-    const stored = row(id);
+    const stored = await row(id);
     expect(stored.key_hash).toBe(createHash("sha256").update(key).digest("hex"));
     expect(JSON.stringify(stored)).not.toContain(key);
     const list = await t.request("GET", "/api/api-keys", { token: a.owner.token });
@@ -102,14 +102,14 @@ describe("API keys (D6)", () => {
     t.clock.advance(5_000);
     const usedAt = t.clock.now().toISOString();
     for (let i = 0; i < 3; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
-    expect(row(id).last_used_at).toBeNull();
+    expect((await row(id)).last_used_at).toBeNull();
     const listed = (await t.request("GET", "/api/api-keys?limit=100", { token: a.owner.token })).body.data.find((k: any) => k.id === id);
     expect(listed.lastUsedAt).toBe(usedAt);
     const flush = t.services.periodic.find((j) => j.name === "apikeys.flush-last-used")!;
     await flush.run();
-    expect(row(id).last_used_at).toBe(Date.parse(usedAt));
+    expect((await row(id)).last_used_at).toBe(Date.parse(usedAt));
     await flush.run(); // nothing pending: safe to run again
-    expect(row(id).last_used_at).toBe(Date.parse(usedAt));
+    expect((await row(id)).last_used_at).toBe(Date.parse(usedAt));
   });
 
   test("pending lastUsedAt is written when the runtime stops", async () => {
@@ -117,22 +117,22 @@ describe("API keys (D6)", () => {
     const ws = await createWorkspace(t2);
     const { id, key } = (await t2.request("POST", "/api/api-keys", { token: ws.owner.token, body: { name: "k" } })).body.data;
     expect((await guardApp(t2)("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
-    const sqlite = t2.deps.sqlite;
-    expect((sqlite.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(id) as any).last_used_at).toBeNull();
+    const lastUsed = async () => ((await t2.deps.db.prepare("SELECT last_used_at FROM api_keys WHERE id = ?").get(id)) as any).last_used_at;
+    expect(await lastUsed()).toBeNull();
     await t2.services.stop();
-    expect((sqlite.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(id) as any).last_used_at).toBe(t2.clock.now().getTime());
+    expect(await lastUsed()).toBe(t2.clock.now().getTime());
     await t2.close();
   });
 
   test("agents and viewers cannot manage keys (403 FORBIDDEN); admins can", async () => {
     for (const role of ["agent", "viewer"] as const) {
       const m = await a.member(role);
-      const before = (t.deps.sqlite.query("SELECT count(*) AS n FROM api_keys").get() as any).n;
+      const before = ((await t.deps.db.prepare("SELECT count(*) AS n FROM api_keys").get()) as any).n;
       const r = await t.request("POST", "/api/api-keys", { token: m.token, body: { name: "nope" } });
       expect(r.status).toBe(403);
       expect(r.body.code).toBe("FORBIDDEN");
       expect((await t.request("GET", "/api/api-keys", { token: m.token })).status).toBe(403);
-      expect((t.deps.sqlite.query("SELECT count(*) AS n FROM api_keys").get() as any).n).toBe(before);
+      expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM api_keys").get()) as any).n).toBe(before);
     }
     const admin = await a.member("admin");
     expect((await t.request("POST", "/api/api-keys", { token: admin.token, body: { name: "ok" } })).status).toBe(201);
@@ -143,7 +143,7 @@ describe("API keys (D6)", () => {
     const del = await t.request("DELETE", `/api/api-keys/${id}`, { token: a.owner.token });
     expect(del.status).toBe(404);
     expect(del.body.code).toBe("NOT_FOUND");
-    expect(row(id).revoked_at).toBeNull();
+    expect((await row(id)).revoked_at).toBeNull();
     const list = await t.request("GET", "/api/api-keys?limit=100", { token: a.owner.token });
     expect(list.body.data.map((k: any) => k.id)).not.toContain(id);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).body.data.workspaceId).toBe(b.id);

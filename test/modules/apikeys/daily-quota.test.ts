@@ -10,7 +10,7 @@ import { guardApp } from "./guard-app.ts";
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ config: { rateLimitPerMinute: 100_000 } });
-  upsertPlan(t.deps.sqlite, "api10", { name: "API 10", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 10 } }, 0);
+  await upsertPlan(t.deps.db, "api10", { name: "API 10", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 10 } }, 0);
 });
 afterAll(() => t.close());
 
@@ -19,27 +19,27 @@ const used = async (token: string) => (await t.request("GET", "/api/billing/subs
 describe("the daily API-request quota, counted in memory and written in batches", () => {
   test("50 parallel requests at the limit minus one: exactly one passes, and the count is exact before and after it is written", async () => {
     const w = await createWorkspace(t, { status: "active", planId: "api10" });
-    const key = createApiKey(t, w);
+    const key = await createApiKey(t, w);
     const call = guardApp(t);
     for (let i = 0; i < 9; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     const results = await Promise.all(Array.from({ length: 50 }, () => call("GET", "/api/external/probe", { apiKey: key })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 403 && r.body.code === "LIMIT_EXCEEDED")).toHaveLength(49);
     expect(await used(w.owner.token)).toBe(10); // unwritten counts are included
-    flushApiKeyUsage(t.deps);
-    expect(readCounter(t.deps.sqlite, w.id, "apiRequestsPerDay", t.clock.now())).toBe(10);
+    await flushApiKeyUsage(t.deps);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(10);
     expect(await used(w.owner.token)).toBe(10);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(403);
   });
 
   test("a limit raised while counts wait in memory applies at once; a new UTC day starts from zero", async () => {
     const w = await createWorkspace(t, { status: "active", planId: "api10" });
-    const key = createApiKey(t, w);
+    const key = await createApiKey(t, w);
     const call = guardApp(t);
     for (let i = 0; i < 10; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(403);
-    upsertPlan(t.deps.sqlite, "api12", { name: "API 12", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 12 } }, 0);
-    t.deps.sqlite.query("UPDATE workspaces SET plan_id = 'api12' WHERE id = ?").run(w.id);
+    await upsertPlan(t.deps.db, "api12", { name: "API 12", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 12 } }, 0);
+    await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api12' WHERE id = ?").run(w.id);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(403);
@@ -47,11 +47,11 @@ describe("the daily API-request quota, counted in memory and written in batches"
     try {
       t.clock.advance(86_400_000);
       expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
-      flushApiKeyUsage(t.deps);
-      expect(readCounter(t.deps.sqlite, w.id, "apiRequestsPerDay", t.clock.now())).toBe(1);
+      await flushApiKeyUsage(t.deps);
+      expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(1);
     } finally {
       t.clock.set(saved);
     }
-    expect(readCounter(t.deps.sqlite, w.id, "apiRequestsPerDay", t.clock.now())).toBe(12);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(12);
   });
 });

@@ -37,7 +37,7 @@ describe("GET /api/auth/captcha", () => {
 
   test("the answer is stored only as a keyed hash", async () => {
     const r = await t.request("GET", "/api/auth/captcha");
-    const row = t.deps.sqlite.query("SELECT * FROM captchas WHERE id = ?").get(r.body.data.captchaId) as any;
+    const row = (await t.deps.db.prepare("SELECT * FROM captchas WHERE id = ?").get(r.body.data.captchaId)) as any;
     expect(row.answer_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(t.captcha.last);
     expect(row.answer_hash).not.toBe(new Bun.CryptoHasher("sha256").update(t.captcha.last).digest("hex"));

@@ -69,8 +69,8 @@ export async function solveCaptcha(t: AuthTestApp): Promise<{ captchaId: string;
 }
 
 /** The newest 6-digit code sent to an email or phone over the log channel. */
-export function lastCode(t: TestApp, to: string): string {
-  const entry = listOutbox(t.deps.db, { to, limit: 1 })[0];
+export async function lastCode(t: TestApp, to: string): Promise<string> {
+  const entry = (await listOutbox(t.deps.db, { to, limit: 1 }))[0];
   const code = entry?.text?.match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error(`no code in the outbox for ${to}`);
   return code;
@@ -90,9 +90,9 @@ export async function verifiedAccount(t: AuthTestApp, over: Record<string, unkno
   const a = await registered(t, over);
   const token = a.registrationToken;
   await expectOk(t.request("POST", "/api/auth/mobile/send-otp", { token }));
-  await expectOk(t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: lastCode(t, a.mobile) } }));
+  await expectOk(t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: await lastCode(t, a.mobile) } }));
   await expectOk(t.request("POST", "/api/auth/email/send-verification-code", { token }));
-  await expectOk(t.request("POST", "/api/auth/email/verify", { token, body: { code: lastCode(t, a.email) } }));
+  await expectOk(t.request("POST", "/api/auth/email/verify", { token, body: { code: await lastCode(t, a.email) } }));
   return a;
 }
 

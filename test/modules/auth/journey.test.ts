@@ -27,7 +27,9 @@ async function call(method: string, path: string, body?: unknown, token?: string
 
 /** `parley outbox --json --data-dir <dir> --to <recipient>`: the newest code. */
 async function outboxCode(to: string): Promise<string> {
-  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "outbox", "--json", "--data-dir", t.deps.config.dataDir, "--to", to], { stdout: "pipe", stderr: "pipe" });
+  // on PostgreSQL the operator names the database as the server does
+  const env = t.deps.config.databaseUrl ? { ...process.env, PARLEY_DATABASE_URL: t.deps.config.databaseUrl } : process.env;
+  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "outbox", "--json", "--data-dir", t.deps.config.dataDir, "--to", to], { stdout: "pipe", stderr: "pipe", env });
   const [out, code] = [await new Response(p.stdout).text(), await p.exited];
   expect(code).toBe(0);
   const entries = JSON.parse(out) as { text: string }[];

@@ -71,7 +71,7 @@ describe("password login", () => {
     expect(r.body.data.accessToken).toBeUndefined();
     // the resume token works on the verification routes
     expect((await t.request("POST", "/api/auth/mobile/send-otp", { token: r.body.data.registrationToken })).status).toBe(200);
-    await t.request("POST", "/api/auth/mobile/verify-otp", { token: r.body.data.registrationToken, body: { otpCode: lastCode(t, a.mobile) } });
+    await t.request("POST", "/api/auth/mobile/verify-otp", { token: r.body.data.registrationToken, body: { otpCode: await lastCode(t, a.mobile) } });
     const again = await loginRequest(t, a.email, a.password);
     expect(again.body.data.nextStep).toBe("email");
     const wrong = await loginRequest(t, a.email, "Wrong-password-1");
@@ -115,11 +115,11 @@ describe("second factor", () => {
     const plain = await createAuthApp(); // no OIDC issuer configured here
     try {
       const invitedLike = await createWorkspace(plain);
-      plain.deps.sqlite.query("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(invitedLike.owner.userId);
+      await plain.deps.db.prepare("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(invitedLike.owner.userId);
       const r = await plain.request("PUT", "/api/auth/2fa", { token: invitedLike.owner.token, body: { enabled: true, password: "correct horse battery" } });
       expect(r.status).toBe(409);
       expect(r.body.code).toBe("CONFLICT");
-      expect((plain.deps.sqlite.query("SELECT two_factor_enabled AS on2 FROM users WHERE id = ?").get(invitedLike.owner.userId) as { on2: number }).on2).toBe(0);
+      expect(((await plain.deps.db.prepare("SELECT two_factor_enabled AS on2 FROM users WHERE id = ?").get(invitedLike.owner.userId)) as { on2: number }).on2).toBe(0);
     } finally {
       await plain.close();
     }
@@ -133,7 +133,7 @@ describe("second factor", () => {
     const challenge = r.body.data.loginChallengeToken;
     // the challenge token is no access token
     expect((await t.request("GET", "/api/auth/profile", { token: challenge })).status).toBe(401);
-    const code = lastCode(t, a.mobile);
+    const code = await lastCode(t, a.mobile);
     const done = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: code } });
     expect(done.status).toBe(200);
     expect(done.body.data).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: "15m" });
@@ -144,14 +144,14 @@ describe("second factor", () => {
   test("login/send-otp resends (after the gap), the old code stops working", async () => {
     const a = await withTwoFactor();
     const challenge = (await loginRequest(t, a.email, a.password)).body.data.loginChallengeToken;
-    const first = lastCode(t, a.mobile);
+    const first = await lastCode(t, a.mobile);
     const early = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } });
     expect(early.status).toBe(429);
     t.clock.advance(60_000);
     const resent = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } });
     expect(resent.status).toBe(200);
     expect(resent.body.data).toEqual({ phoneMasked: expect.any(String), expiresIn: 600 });
-    const second = lastCode(t, a.mobile);
+    const second = await lastCode(t, a.mobile);
     if (first !== second) {
       const old = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: first } });
       expect(old.status).toBe(400);
@@ -165,8 +165,8 @@ describe("second factor", () => {
     const first = await loginRequest(t, a.email, a.password);
     expect(first.status).toBe(200);
     expect(first.body.data.codeSent).toBeUndefined();
-    const sends = () => (t.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(a.mobile) as { n: number }).n;
-    const before = sends();
+    const sends = async () => ((await t.deps.db.prepare("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(a.mobile)) as { n: number }).n;
+    const before = await sends();
     t.clock.advance(20_000);
     const second = await loginRequest(t, a.email, a.password);
     expect(second.status).toBe(200);
@@ -178,7 +178,7 @@ describe("second factor", () => {
       codeSent: false,
       retryAfter: 40,
     });
-    expect(sends()).toBe(before); // nothing was sent
+    expect(await sends()).toBe(before); // nothing was sent
     const challenge = second.body.data.loginChallengeToken;
     // send-otp keeps the D3 cooldown: 429 with Retry-After until the gap is over
     const early = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } });
@@ -186,7 +186,7 @@ describe("second factor", () => {
     expect(early.headers.get("retry-after")).toBe("40");
     t.clock.advance(40_000);
     expect((await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } })).status).toBe(200);
-    const done = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: lastCode(t, a.mobile) } });
+    const done = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: await lastCode(t, a.mobile) } });
     expect(done.status).toBe(200);
     expect(done.body.data.accessToken).toBeString();
   });
@@ -208,7 +208,7 @@ describe("second factor", () => {
   test("a wrong code is 400 errors.otpCode; an expired challenge is 401", async () => {
     const a = await withTwoFactor();
     const challenge = (await loginRequest(t, a.email, a.password)).body.data.loginChallengeToken;
-    const code = lastCode(t, a.mobile);
+    const code = await lastCode(t, a.mobile);
     const wrong = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: code === "123456" ? "654321" : "123456" } });
     expect(wrong.status).toBe(400);
     expect(Object.keys(wrong.body.errors)).toEqual(["otpCode"]);
@@ -219,7 +219,7 @@ describe("second factor", () => {
 
   test("a workspace that requires 2FA challenges every member", async () => {
     const a = await verifiedAccount(t);
-    t.deps.sqlite.query("UPDATE workspaces SET require_2fa = 1 WHERE id = (SELECT workspace_id FROM users WHERE email = ?)").run(a.email);
+    await t.deps.db.prepare("UPDATE workspaces SET require_2fa = 1 WHERE id = (SELECT workspace_id FROM users WHERE email = ?)").run(a.email);
     t.clock.advance(61_000);
     const r = await loginRequest(t, a.email, a.password);
     expect(r.body.data.requiresOtp).toBe(true);
@@ -259,7 +259,7 @@ describe("second factor", () => {
       expect(Object.keys(r.body.errors)).toEqual(["idToken"]);
     }
     // the challenge is still open
-    const ok = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: lastCode(t, a.mobile) } });
+    const ok = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: challenge, otpCode: await lastCode(t, a.mobile) } });
     expect(ok.status).toBe(200);
   });
 

@@ -15,8 +15,8 @@ describe("OTP codes", () => {
   test("stored hashed, never in clear text outside the log outbox", async () => {
     const a = await registered(t);
     await send(a.registrationToken);
-    const code = lastCode(t, a.mobile);
-    const row = t.deps.sqlite.query("SELECT * FROM otp_codes WHERE destination = ?").get(a.mobile) as any;
+    const code = await lastCode(t, a.mobile);
+    const row = (await t.deps.db.prepare("SELECT * FROM otp_codes WHERE destination = ?").get(a.mobile)) as any;
     expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(code);
   });
@@ -24,7 +24,7 @@ describe("OTP codes", () => {
   test("expire after 10 minutes", async () => {
     const a = await registered(t);
     await send(a.registrationToken);
-    const code = lastCode(t, a.mobile);
+    const code = await lastCode(t, a.mobile);
     t.clock.advance(10 * 60_000 + 1);
     const r = await verify(a.registrationToken, code);
     expect(r.status).toBe(400);
@@ -34,33 +34,33 @@ describe("OTP codes", () => {
   test("dead after 5 wrong tries: the right code then fails too", async () => {
     const a = await registered(t);
     await send(a.registrationToken);
-    const code = lastCode(t, a.mobile);
+    const code = await lastCode(t, a.mobile);
     for (let i = 0; i < 4; i++) expect((await verify(a.registrationToken, other(code))).body.errors.otpCode).toBe("is incorrect");
     const fifth = await verify(a.registrationToken, other(code));
     expect(fifth.body.errors.otpCode).toContain("too many");
     const right = await verify(a.registrationToken, code);
     expect(right.status).toBe(400);
     expect(right.body.code).toBe("VALIDATION_ERROR");
-    const user = t.deps.sqlite.query("SELECT mobile_verified_at AS m FROM users WHERE email = ?").get(a.email) as any;
+    const user = (await t.deps.db.prepare("SELECT mobile_verified_at AS m FROM users WHERE email = ?").get(a.email)) as any;
     expect(user.m).toBeNull();
   });
 
   test("parallel wrong tries never exceed 5 attempts", async () => {
     const a = await registered(t);
     await send(a.registrationToken);
-    const code = lastCode(t, a.mobile);
+    const code = await lastCode(t, a.mobile);
     await Promise.all(Array.from({ length: 12 }, () => verify(a.registrationToken, other(code))));
-    const row = t.deps.sqlite.query("SELECT attempts, status FROM otp_codes WHERE destination = ?").get(a.mobile) as any;
+    const row = (await t.deps.db.prepare("SELECT attempts, status FROM otp_codes WHERE destination = ?").get(a.mobile)) as any;
     expect(row).toEqual({ attempts: 5, status: "dead" });
   });
 
   test("a new code replaces the previous one", async () => {
     const a = await registered(t);
     await send(a.registrationToken);
-    const first = lastCode(t, a.mobile);
+    const first = await lastCode(t, a.mobile);
     t.clock.advance(61_000);
     await send(a.registrationToken);
-    const second = lastCode(t, a.mobile);
+    const second = await lastCode(t, a.mobile);
     if (first !== second) expect((await verify(a.registrationToken, first)).status).toBe(400);
     expect((await verify(a.registrationToken, second)).status).toBe(200);
   });
@@ -104,11 +104,11 @@ describe("OTP codes", () => {
   test("single use: a code that verified cannot verify again", async () => {
     const a = await registered(t);
     await send(a.registrationToken);
-    const code = lastCode(t, a.mobile);
+    const code = await lastCode(t, a.mobile);
     // two parallel uses of one code: one wins
     const results = await Promise.all([verify(a.registrationToken, code), verify(a.registrationToken, code)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-    const row = t.deps.sqlite.query("SELECT status, used_at FROM otp_codes WHERE destination = ?").get(a.mobile) as any;
+    const row = (await t.deps.db.prepare("SELECT status, used_at FROM otp_codes WHERE destination = ?").get(a.mobile)) as any;
     expect(row.status).toBe("used");
   });
 
@@ -116,7 +116,7 @@ describe("OTP codes", () => {
     const a = await registered(t);
     const b = await registered(t);
     await send(a.registrationToken);
-    const r = await verify(b.registrationToken, lastCode(t, a.mobile));
+    const r = await verify(b.registrationToken, await lastCode(t, a.mobile));
     expect(r.status).toBe(400);
     expect(r.body.errors.otpCode).toBeDefined();
   });
@@ -131,8 +131,8 @@ describe("delivery failures", () => {
       const r = await s.request("POST", "/api/auth/mobile/send-otp", { token: a.registrationToken });
       expect(r.status).toBe(502);
       expect(r.body.code).toBe("CHATAPP_UNAVAILABLE");
-      expect(s.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes").get()).toEqual({ n: 0 });
-      expect(s.deps.sqlite.query("SELECT channel, status, error FROM notifications").all()).toEqual([
+      expect((await s.deps.db.prepare("SELECT count(*) AS n FROM otp_codes").get())).toEqual({ n: 0 });
+      expect((await s.deps.db.prepare("SELECT channel, status, error FROM notifications").all())).toEqual([
         { channel: "session", status: "failed", error: `no session with id "${sender}"` },
       ]);
     } finally {

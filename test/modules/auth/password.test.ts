@@ -11,7 +11,7 @@ afterAll(() => t.close());
 /** The reset link of the newest reset mail to `email` (the mail leaves after the response). */
 async function resetToken(email: string): Promise<string> {
   for (let i = 0; i < 50; i++) {
-    const mail = listOutbox(t.deps.db, { to: email }).find((m) => m.kind === "reset");
+    const mail = (await listOutbox(t.deps.db, { to: email })).find((m) => m.kind === "reset");
     const url = mail?.text?.match(/https:\/\/app\.parley\.example\/reset-password\?token=([\w-]+)/);
     if (url) return url[1]!;
     await Bun.sleep(2);
@@ -30,21 +30,21 @@ describe("forgot-password", () => {
     expect(known.body).toEqual({ success: true, message: "If an account exists for this email, a reset link has been sent" });
     expect(await resetToken(a.email)).toHaveLength(43);
     await Bun.sleep(5);
-    expect(listOutbox(t.deps.db, { to: "ghost-" + a.email })).toEqual([]);
+    expect(await listOutbox(t.deps.db, { to: "ghost-" + a.email })).toEqual([]);
   });
 
   test("the mail has a link under the public URL; the token is stored only hashed", async () => {
     const a = await verifiedAccount(t);
     await t.request("POST", "/api/auth/forgot-password", { body: { email: a.email } });
     const token = await resetToken(a.email);
-    const rows = t.deps.sqlite.query("SELECT token_hash FROM password_resets").all();
+    const rows = (await t.deps.db.prepare("SELECT token_hash FROM password_resets").all());
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
   test("reset mails per account are limited (the answer stays the same)", async () => {
     const a = await verifiedAccount(t);
     for (let i = 0; i < 3; i++) expect((await t.request("POST", "/api/auth/forgot-password", { body: { email: a.email } })).status).toBe(200);
-    const rows = t.deps.sqlite.query("SELECT count(*) AS n FROM password_resets WHERE user_id = (SELECT id FROM users WHERE email = ?)").get(a.email) as any;
+    const rows = (await t.deps.db.prepare("SELECT count(*) AS n FROM password_resets WHERE user_id = (SELECT id FROM users WHERE email = ?)").get(a.email)) as any;
     expect(rows.n).toBe(1);
   });
 });

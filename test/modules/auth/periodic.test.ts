@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const count = (table: string) => (t.deps.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: string) => ((await t.deps.db.prepare(`SELECT count(*) AS n FROM ${table}`).get()) as { n: number }).n;
 
 test("auth.prune deletes spent rows only once they no longer matter", async () => {
   expect(t.services.periodic.map((p) => p.name)).toContain("auth.prune");
@@ -18,26 +18,26 @@ test("auth.prune deletes spent rows only once they no longer matter", async () =
   await t.request("POST", "/api/auth/logout", { body: { refreshToken: s.refreshToken } });
   const pending = await registered(t);
   await t.request("POST", "/api/auth/mobile/send-otp", { token: pending.registrationToken });
-  expect(lastCode(t, pending.mobile)).toMatch(/^\d{6}$/);
+  expect(await lastCode(t, pending.mobile)).toMatch(/^\d{6}$/);
 
-  pruneAuthRows(t.deps);
-  expect(count("captchas")).toBe(1);
-  expect(count("otp_codes")).toBe(3);
-  expect(count("refresh_tokens")).toBe(1);
+  await pruneAuthRows(t.deps);
+  expect(await count("captchas")).toBe(1);
+  expect(await count("otp_codes")).toBe(3);
+  expect(await count("refresh_tokens")).toBe(1);
 
   t.clock.advance(30 * 60_000); // codes expired, but still inside the hourly send window
-  pruneAuthRows(t.deps);
-  expect(count("captchas")).toBe(0);
-  expect(count("otp_codes")).toBe(3);
+  await pruneAuthRows(t.deps);
+  expect(await count("captchas")).toBe(0);
+  expect(await count("otp_codes")).toBe(3);
 
   t.clock.advance(8 * 86_400_000);
-  pruneAuthRows(t.deps);
-  expect(count("otp_codes")).toBe(0);
-  expect(count("refresh_tokens")).toBe(0); // revoked a week ago
-  expect(count("notifications")).toBe(3);
+  await pruneAuthRows(t.deps);
+  expect(await count("otp_codes")).toBe(0);
+  expect(await count("refresh_tokens")).toBe(0); // revoked a week ago
+  expect(await count("notifications")).toBe(3);
   t.clock.advance(30 * 86_400_000);
-  pruneAuthRows(t.deps);
-  expect(count("notifications")).toBe(0);
+  await pruneAuthRows(t.deps);
+  expect(await count("notifications")).toBe(0);
 });
 
 test("auth.purge-unverified deletes accounts still unverified 24 hours after registering, with their lone workspace", async () => {
@@ -45,40 +45,40 @@ test("auth.purge-unverified deletes accounts still unverified 24 hours after reg
   try {
     const job = s.services.periodic.find((p) => p.name === "auth.purge-unverified");
     expect(job).toBeDefined();
-    const n = (sql: string, ...args: string[]) => (s.deps.sqlite.query(sql).get(...args) as { n: number }).n;
-    const workspaceOf = (email: string) => (s.deps.sqlite.query("SELECT workspace_id AS w FROM users WHERE email = ?").get(email) as { w: string }).w;
+    const n = async (sql: string, ...args: string[]) => ((await s.deps.db.prepare(sql).get(...args)) as { n: number }).n;
+    const workspaceOf = async (email: string) => ((await s.deps.db.prepare("SELECT workspace_id AS w FROM users WHERE email = ?").get(email)) as { w: string }).w;
 
     const squatter = await registered(s); // never verifies
     await s.request("POST", "/api/auth/mobile/send-otp", { token: squatter.registrationToken });
     const halfway = await registered(s); // verifies the mobile only
     await s.request("POST", "/api/auth/mobile/send-otp", { token: halfway.registrationToken });
-    await s.request("POST", "/api/auth/mobile/verify-otp", { token: halfway.registrationToken, body: { otpCode: lastCode(s, halfway.mobile) } });
+    await s.request("POST", "/api/auth/mobile/verify-otp", { token: halfway.registrationToken, body: { otpCode: await lastCode(s, halfway.mobile) } });
     const done = await verifiedAccount(s);
-    const squatterWs = workspaceOf(squatter.email);
-    const halfwayWs = workspaceOf(halfway.email);
+    const squatterWs = await workspaceOf(squatter.email);
+    const halfwayWs = await workspaceOf(halfway.email);
     // an unverified user in a workspace that has other members: only the user goes
-    const shared = workspaceOf(done.email);
+    const shared = await workspaceOf(done.email);
     const strayId = Bun.randomUUIDv7();
     const at = s.clock.now().getTime();
-    s.deps.sqlite
-      .query("INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_at, updated_at) VALUES (?, ?, 'stray@example.com', 'Stray', 'x', 'viewer', ?, ?)")
+    await s.deps.db
+      .prepare("INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_at, updated_at) VALUES (?, ?, 'stray@example.com', 'Stray', 'x', 'viewer', ?, ?)")
       .run(strayId, shared, at, at);
 
     s.clock.advance(23 * 3_600_000);
     const late = await registered(s); // registered 23 hours after the others
     await job!.run();
-    expect(n("SELECT count(*) AS n FROM users")).toBe(5); // nothing is 24 hours old yet
+    expect(await n("SELECT count(*) AS n FROM users")).toBe(5); // nothing is 24 hours old yet
 
     s.clock.advance(3_600_000);
     await job!.run();
-    const emails = (s.deps.sqlite.query("SELECT email FROM users ORDER BY email").all() as { email: string }[]).map((r) => r.email);
+    const emails = ((await s.deps.db.prepare("SELECT email FROM users ORDER BY email").all()) as { email: string }[]).map((r) => r.email);
     expect(emails.sort()).toEqual([done.email, late.email].sort());
-    expect(n("SELECT count(*) AS n FROM workspaces WHERE id IN (?, ?)", squatterWs, halfwayWs)).toBe(0);
-    expect(n("SELECT count(*) AS n FROM workspaces WHERE id = ?", shared)).toBe(1);
+    expect(await n("SELECT count(*) AS n FROM workspaces WHERE id IN (?, ?)", squatterWs, halfwayWs)).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM workspaces WHERE id = ?", shared)).toBe(1);
     // the cascade took their codes too
-    expect(n("SELECT count(*) AS n FROM otp_codes WHERE user_id NOT IN (SELECT id FROM users)")).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM otp_codes WHERE user_id NOT IN (SELECT id FROM users)")).toBe(0);
     await job!.run(); // safe to run twice
-    expect(n("SELECT count(*) AS n FROM users")).toBe(2);
+    expect(await n("SELECT count(*) AS n FROM users")).toBe(2);
 
     // the real owner of the email can now register it
     const again = await registered(s, { email: squatter.email });

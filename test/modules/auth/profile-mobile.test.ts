@@ -18,13 +18,13 @@ const other = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(
 const send = (token: string, mobile: string, password?: string) =>
   t.request("POST", "/api/auth/profile/mobile/send-otp", { token, body: password === undefined ? { mobile } : { mobile, password } });
 const verify = (token: string, mobile: string, otpCode: string) => t.request("POST", "/api/auth/profile/mobile/verify", { token, body: { mobile, otpCode } });
-const userRow = (id: string) => t.deps.sqlite.query("SELECT mobile, mobile_verified_at AS verifiedAt FROM users WHERE id = ?").get(id) as { mobile: string | null; verifiedAt: number | null };
+const userRow = async (id: string) => (await t.deps.db.prepare("SELECT mobile, mobile_verified_at AS \"verifiedAt\" FROM users WHERE id = ?").get(id)) as { mobile: string | null; verifiedAt: number | null };
 
 /** A member as an invitation leaves it: the email verified, no mobile at all. */
 async function invitedMember(ws?: TestWorkspace): Promise<TestMember & { ws: TestWorkspace }> {
   const w = ws ?? (await createWorkspace(t));
   const m = await w.member("agent");
-  t.deps.sqlite.query("UPDATE users SET mobile = NULL, mobile_verified_at = NULL WHERE id = ?").run(m.userId);
+  await t.deps.db.prepare("UPDATE users SET mobile = NULL, mobile_verified_at = NULL WHERE id = ?").run(m.userId);
   return { ...m, ws: w };
 }
 
@@ -42,9 +42,9 @@ describe("adding a mobile number to a signed-in account", () => {
     expect(sent.status).toBe(200);
     expect(sent.body.data).toEqual({ phoneMasked: masked(number), expiresIn: 600 });
     // nothing on the account until the code comes back
-    expect(userRow(m.userId)).toEqual({ mobile: null, verifiedAt: null });
-    const row = t.deps.sqlite.query("SELECT purpose, destination, code_hash FROM otp_codes WHERE user_id = ?").get(m.userId) as any;
-    const code = lastCode(t, number);
+    expect(await userRow(m.userId)).toEqual({ mobile: null, verifiedAt: null });
+    const row = (await t.deps.db.prepare("SELECT purpose, destination, code_hash FROM otp_codes WHERE user_id = ?").get(m.userId)) as any;
+    const code = await lastCode(t, number);
     expect(row).toMatchObject({ purpose: "change_mobile", destination: number });
     expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(code);
@@ -52,7 +52,7 @@ describe("adding a mobile number to a signed-in account", () => {
     const done = await verify(m.token, number, code);
     expect(done.status).toBe(200);
     expect(done.body.data).toEqual({ phoneMasked: masked(number), mobileVerified: true });
-    expect(userRow(m.userId)).toEqual({ mobile: number, verifiedAt: t.clock.now().getTime() });
+    expect(await userRow(m.userId)).toEqual({ mobile: number, verifiedAt: t.clock.now().getTime() });
     const after = await t.request("GET", "/api/auth/profile", { token: m.token });
     expect(after.body.data).toMatchObject({ mobileMasked: masked(number), mobileVerified: true });
 
@@ -62,7 +62,7 @@ describe("adding a mobile number to a signed-in account", () => {
     t.clock.advance(61_000);
     const login = await loginRequest(t, m.email, PASSWORD);
     expect(login.body.data).toMatchObject({ requiresOtp: true, phoneMasked: masked(number) });
-    const tokens = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: login.body.data.loginChallengeToken, otpCode: lastCode(t, number) } });
+    const tokens = await t.request("POST", "/api/auth/login/verify-otp", { body: { loginChallengeToken: login.body.data.loginChallengeToken, otpCode: await lastCode(t, number) } });
     expect(tokens.status).toBe(200);
   });
 
@@ -71,20 +71,20 @@ describe("adding a mobile number to a signed-in account", () => {
     const m = await ws.member("viewer");
     const oldNumber = freshNumber();
     const newNumber = freshNumber();
-    t.deps.sqlite.query("UPDATE users SET mobile = ?, two_factor_enabled = 1 WHERE id = ?").run(oldNumber, m.userId);
+    await t.deps.db.prepare("UPDATE users SET mobile = ?, two_factor_enabled = 1 WHERE id = ?").run(oldNumber, m.userId);
     // replacing a verified number (the second factor) needs the password, not just a token
     const bare = await send(m.token, newNumber);
     expect(bare.status).toBe(400);
     expect(Object.keys(bare.body.errors)).toEqual(["password"]);
     expect((await send(m.token, newNumber, "not the password")).status).toBe(400);
     expect((await send(m.token, newNumber, PASSWORD)).status).toBe(200);
-    expect((await verify(m.token, newNumber, other(lastCode(t, newNumber)))).status).toBe(400);
+    expect((await verify(m.token, newNumber, other(await lastCode(t, newNumber)))).status).toBe(400);
     expect((await t.request("GET", "/api/auth/profile", { token: m.token })).body.data).toMatchObject({ mobileMasked: masked(oldNumber), mobileVerified: true });
     const login = await loginRequest(t, m.email, PASSWORD);
     expect(login.body.data).toMatchObject({ requiresOtp: true, phoneMasked: masked(oldNumber) });
-    expect(lastCode(t, oldNumber)).toMatch(/^\d{6}$/);
-    expect((await verify(m.token, newNumber, lastCode(t, newNumber))).status).toBe(200);
-    expect(userRow(m.userId).mobile).toBe(newNumber);
+    expect(await lastCode(t, oldNumber)).toMatch(/^\d{6}$/);
+    expect((await verify(m.token, newNumber, await lastCode(t, newNumber))).status).toBe(200);
+    expect((await userRow(m.userId)).mobile).toBe(newNumber);
   });
 
   test("a code sent for number A cannot verify number B", async () => {
@@ -92,20 +92,20 @@ describe("adding a mobile number to a signed-in account", () => {
     const a = freshNumber();
     const b = freshNumber();
     await send(m.token, a);
-    const codeA = lastCode(t, a);
+    const codeA = await lastCode(t, a);
     const r = await verify(m.token, b, codeA);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("VALIDATION_ERROR");
     expect(Object.keys(r.body.errors)).toEqual(["otpCode"]);
-    expect(userRow(m.userId)).toEqual({ mobile: null, verifiedAt: null });
+    expect(await userRow(m.userId)).toEqual({ mobile: null, verifiedAt: null });
     // a code for B replaces A's: A's code neither verifies B nor, any longer, A
     t.clock.advance(61_000);
     await send(m.token, b);
-    const codeB = lastCode(t, b);
+    const codeB = await lastCode(t, b);
     if (codeA !== codeB) expect((await verify(m.token, b, codeA)).body.errors.otpCode).toBe("is incorrect");
     expect((await verify(m.token, a, codeA)).status).toBe(400);
     expect((await verify(m.token, b, codeB)).status).toBe(200);
-    expect(userRow(m.userId).mobile).toBe(b);
+    expect((await userRow(m.userId)).mobile).toBe(b);
   });
 
   test("codes expire after 10 minutes", async () => {
@@ -113,25 +113,25 @@ describe("adding a mobile number to a signed-in account", () => {
     const n = freshNumber();
     await send(m.token, n);
     t.clock.advance(10 * 60_000 + 1);
-    const r = await verify(m.token, n, lastCode(t, n));
+    const r = await verify(m.token, n, await lastCode(t, n));
     expect(r.status).toBe(400);
     expect(r.body.errors.otpCode).toContain("expired");
-    expect(userRow(m.userId).mobile).toBeNull();
+    expect((await userRow(m.userId)).mobile).toBeNull();
   });
 
   test("5 wrong tries kill the code; single use", async () => {
     const m = await invitedMember();
     const n = freshNumber();
     await send(m.token, n);
-    const code = lastCode(t, n);
+    const code = await lastCode(t, n);
     for (let i = 0; i < 4; i++) expect((await verify(m.token, n, other(code))).body.errors.otpCode).toBe("is incorrect");
     expect((await verify(m.token, n, other(code))).body.errors.otpCode).toContain("too many");
     expect((await verify(m.token, n, code)).status).toBe(400);
-    expect(userRow(m.userId).mobile).toBeNull();
+    expect((await userRow(m.userId)).mobile).toBeNull();
     // a new code works once
     t.clock.advance(61_000);
     await send(m.token, n);
-    const fresh = lastCode(t, n);
+    const fresh = await lastCode(t, n);
     expect((await verify(m.token, n, fresh)).status).toBe(200);
     expect((await verify(m.token, n, fresh)).status).toBe(400);
   });
@@ -158,15 +158,15 @@ describe("adding a mobile number to a signed-in account", () => {
   test("the number already verified on the account: 409; one verified by another user: allowed", async () => {
     const ws = await createWorkspace(t);
     const mine = freshNumber();
-    t.deps.sqlite.query("UPDATE users SET mobile = ? WHERE id = ?").run(mine, ws.owner.userId);
+    await t.deps.db.prepare("UPDATE users SET mobile = ? WHERE id = ?").run(mine, ws.owner.userId);
     const same = await send(ws.owner.token, mine);
     expect(same.status).toBe(409);
     expect(same.body.code).toBe("CONFLICT");
     const m = await invitedMember(ws);
     expect((await send(m.token, mine)).status).toBe(200);
-    expect((await verify(m.token, mine, lastCode(t, mine))).status).toBe(200);
-    expect(userRow(m.userId)).toMatchObject({ mobile: mine });
-    expect(userRow(ws.owner.userId)).toMatchObject({ mobile: mine });
+    expect((await verify(m.token, mine, await lastCode(t, mine))).status).toBe(200);
+    expect(await userRow(m.userId)).toMatchObject({ mobile: mine });
+    expect(await userRow(ws.owner.userId)).toMatchObject({ mobile: mine });
   });
 
   test("another workspace's member is unaffected: its own code, its own row", async () => {
@@ -174,13 +174,13 @@ describe("adding a mobile number to a signed-in account", () => {
     const y = await invitedMember();
     const n = freshNumber();
     await send(x.token, n);
-    const code = lastCode(t, n);
+    const code = await lastCode(t, n);
     const r = await verify(y.token, n, code);
     expect(r.status).toBe(400);
     expect(Object.keys(r.body.errors)).toEqual(["otpCode"]);
-    expect(userRow(y.userId)).toEqual({ mobile: null, verifiedAt: null });
+    expect(await userRow(y.userId)).toEqual({ mobile: null, verifiedAt: null });
     expect((await verify(x.token, n, code)).status).toBe(200);
-    expect(userRow(y.userId)).toEqual({ mobile: null, verifiedAt: null });
+    expect(await userRow(y.userId)).toEqual({ mobile: null, verifiedAt: null });
     const py = (await t.request("GET", "/api/auth/profile", { token: y.token })).body.data;
     expect(py).toMatchObject({ id: y.userId, tenantId: y.ws.id, mobileMasked: null, mobileVerified: false });
     expect((await t.request("GET", "/api/auth/profile", { token: y.ws.owner.token })).body.data).toMatchObject({ mobileMasked: masked("919800000000"), mobileVerified: true });
@@ -194,6 +194,6 @@ describe("adding a mobile number to a signed-in account", () => {
       expect((await t.request("POST", "/api/auth/profile/mobile/send-otp", opts)).status).toBe(401);
       expect((await t.request("POST", "/api/auth/profile/mobile/verify", { token, body: { mobile: n, otpCode: "123456" } })).status).toBe(401);
     }
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(n)).toEqual({ n: 0 });
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(n))).toEqual({ n: 0 });
   });
 });

@@ -15,7 +15,7 @@ describe("refresh tokens", () => {
     const s = await signedIn(t, a.email, a.password);
     expect(s.refreshToken.split(".")).toHaveLength(1);
     expect(Buffer.from(s.refreshToken, "base64url")).toHaveLength(32);
-    const rows = t.deps.sqlite.query("SELECT token_hash FROM refresh_tokens").all() as any[];
+    const rows = (await t.deps.db.prepare("SELECT token_hash FROM refresh_tokens").all()) as any[];
     expect(JSON.stringify(rows)).not.toContain(s.refreshToken);
     expect(rows.some((r) => r.token_hash === new Bun.CryptoHasher("sha256").update(s.refreshToken).digest("hex"))).toBe(true);
   });
@@ -53,9 +53,9 @@ describe("refresh tokens", () => {
     expect(winners).toHaveLength(1);
     expect(results.filter((r) => r.status === 401)).toHaveLength(9);
     expect((await refresh(winners[0]!.body.data.refreshToken)).status).toBe(401);
-    const family = t.deps.sqlite
-      .query("SELECT count(*) AS n, count(revoked_at) AS revoked FROM refresh_tokens WHERE user_id = (SELECT id FROM users WHERE email = ?)")
-      .get(a.email) as any;
+    const family = (await t.deps.db
+      .prepare("SELECT count(*) AS n, count(revoked_at) AS revoked FROM refresh_tokens WHERE user_id = (SELECT id FROM users WHERE email = ?)")
+      .get(a.email)) as any;
     expect(family).toEqual({ n: 2, revoked: 2 });
   });
 
@@ -80,7 +80,7 @@ describe("refresh tokens", () => {
   test("the new access token carries the current role", async () => {
     const a = await verifiedAccount(t);
     const s = await signedIn(t, a.email, a.password);
-    t.deps.sqlite.query("UPDATE users SET role = 'viewer' WHERE email = ?").run(a.email);
+    await t.deps.db.prepare("UPDATE users SET role = 'viewer' WHERE email = ?").run(a.email);
     const r = await refresh(s.refreshToken);
     const payload = JSON.parse(Buffer.from(r.body.data.accessToken.split(".")[1], "base64url").toString());
     expect(payload.role).toBe("viewer");
@@ -96,7 +96,7 @@ describe("logout", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true, message: "Signed out" });
     expect((await refresh(next)).status).toBe(401);
-    const row = t.deps.sqlite.query("SELECT revoked_reason AS why FROM refresh_tokens WHERE token_hash = ?").get(new Bun.CryptoHasher("sha256").update(next).digest("hex")) as any;
+    const row = (await t.deps.db.prepare("SELECT revoked_reason AS why FROM refresh_tokens WHERE token_hash = ?").get(new Bun.CryptoHasher("sha256").update(next).digest("hex"))) as any;
     expect(row.why).toBe("logout");
   });
 

@@ -20,11 +20,11 @@ describe("register", () => {
       phoneMasked: "91******3210",
       emailMasked: "m***e@example.com",
     });
-    const user = t.deps.sqlite.query("SELECT * FROM users WHERE email = ?").get("mixed.case@example.com") as any;
+    const user = (await t.deps.db.prepare("SELECT * FROM users WHERE email = ?").get("mixed.case@example.com")) as any;
     expect(user.role).toBe("owner");
     expect(user.mobile_verified_at).toBeNull();
     expect(user.password_hash).toStartWith("$argon2id$");
-    const ws = t.deps.sqlite.query("SELECT * FROM workspaces WHERE id = ?").get(user.workspace_id) as any;
+    const ws = (await t.deps.db.prepare("SELECT * FROM workspaces WHERE id = ?").get(user.workspace_id)) as any;
     expect(ws).toMatchObject({ name: account.tenantName, plan_id: "growth", subscription_status: "trialing" });
     expect(ws.trial_ends_at).toBe(t.clock.now().getTime() + 14 * 86_400_000);
   });
@@ -37,11 +37,11 @@ describe("register", () => {
 
   test("duplicate email (any case) is 409 CONFLICT and creates nothing", async () => {
     const a = await registered(t);
-    const before = (t.deps.sqlite.query("SELECT count(*) AS n FROM workspaces").get() as any).n;
+    const before = ((await t.deps.db.prepare("SELECT count(*) AS n FROM workspaces").get()) as any).n;
     const r = await t.request("POST", "/api/auth/register", { body: newAccount({ email: a.email.toUpperCase() }) });
     expect(r.status).toBe(409);
     expect(r.body.code).toBe("CONFLICT");
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM workspaces").get() as any).n).toBe(before);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM workspaces").get()) as any).n).toBe(before);
   });
 
   test("parallel registrations of one email: exactly one succeeds", async () => {
@@ -72,16 +72,16 @@ describe("verification", () => {
     const sent = await t.request("POST", "/api/auth/mobile/send-otp", { token });
     expect(sent.status).toBe(200);
     expect(sent.body.data).toEqual({ phoneMasked: expect.stringMatching(/^\d\d\*+\d{4}$/), expiresIn: 600 });
-    const verified = await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: lastCode(t, a.mobile) } });
+    const verified = await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: await lastCode(t, a.mobile) } });
     expect(verified.status).toBe(200);
     expect(verified.body.data).toEqual({ nextStep: "email", emailMasked: expect.stringMatching(/^a\*\*\*.@example\.com$/) });
     const mailSent = await t.request("POST", "/api/auth/email/send-verification-code", { token });
     expect(mailSent.status).toBe(200);
     expect(mailSent.body.data).toEqual({ emailMasked: expect.any(String), expiresIn: 600 });
-    const done = await t.request("POST", "/api/auth/email/verify", { token, body: { code: lastCode(t, a.email) } });
+    const done = await t.request("POST", "/api/auth/email/verify", { token, body: { code: await lastCode(t, a.email) } });
     expect(done.status).toBe(200);
     expect(done.body.data).toEqual({ nextStep: "done", verified: true });
-    const user = t.deps.sqlite.query("SELECT mobile_verified_at AS m, email_verified_at AS e FROM users WHERE email = ?").get(a.email) as any;
+    const user = (await t.deps.db.prepare("SELECT mobile_verified_at AS m, email_verified_at AS e FROM users WHERE email = ?").get(a.email)) as any;
     expect(user.m).toBeNumber();
     expect(user.e).toBeNumber();
   });
@@ -90,10 +90,10 @@ describe("verification", () => {
     const a = await registered(t);
     const registrationToken = a.registrationToken;
     expect((await t.request("POST", "/api/auth/mobile/send-otp", { body: { registrationToken } })).status).toBe(200);
-    const v = await t.request("POST", "/api/auth/mobile/verify-otp", { body: { registrationToken, otpCode: lastCode(t, a.mobile) } });
+    const v = await t.request("POST", "/api/auth/mobile/verify-otp", { body: { registrationToken, otpCode: await lastCode(t, a.mobile) } });
     expect(v.status).toBe(200);
     expect((await t.request("POST", "/api/auth/email/send-verification-code", { body: { registrationToken } })).status).toBe(200);
-    const done = await t.request("POST", "/api/auth/email/verify", { body: { registrationToken, otpCode: lastCode(t, a.email) } });
+    const done = await t.request("POST", "/api/auth/email/verify", { body: { registrationToken, otpCode: await lastCode(t, a.email) } });
     expect(done.body.data).toEqual({ nextStep: "done", verified: true });
   });
 
@@ -103,7 +103,7 @@ describe("verification", () => {
     expect((await t.request("POST", "/api/auth/email/send-verification-code", { token })).status).toBe(409);
     expect((await t.request("POST", "/api/auth/email/verify", { token, body: { code: "123456" } })).status).toBe(409);
     await t.request("POST", "/api/auth/mobile/send-otp", { token });
-    await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: lastCode(t, a.mobile) } });
+    await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: await lastCode(t, a.mobile) } });
     const again = await t.request("POST", "/api/auth/mobile/send-otp", { token });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("CONFLICT");
@@ -113,13 +113,13 @@ describe("verification", () => {
     const a = await registered(t);
     const token = a.registrationToken;
     await t.request("POST", "/api/auth/mobile/send-otp", { token });
-    const wrong = lastCode(t, a.mobile) === "000000" ? "111111" : "000000";
+    const wrong = await lastCode(t, a.mobile) === "000000" ? "111111" : "000000";
     const r = await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: wrong } });
     expect(r.status).toBe(400);
     expect(r.body.errors).toEqual({ otpCode: "is incorrect" });
-    await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: lastCode(t, a.mobile) } });
+    await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: await lastCode(t, a.mobile) } });
     await t.request("POST", "/api/auth/email/send-verification-code", { token });
-    const e = await t.request("POST", "/api/auth/email/verify", { token, body: { code: lastCode(t, a.email) === "000000" ? "111111" : "000000" } });
+    const e = await t.request("POST", "/api/auth/email/verify", { token, body: { code: await lastCode(t, a.email) === "000000" ? "111111" : "000000" } });
     expect(e.status).toBe(400);
     expect(Object.keys(e.body.errors)).toEqual(["code"]);
   });

@@ -17,7 +17,7 @@ test("the email verification code arrives at a real SMTP server and verifies the
   const a = await registered(t);
   const token = a.registrationToken;
   await t.request("POST", "/api/auth/mobile/send-otp", { token });
-  await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: lastCode(t, a.mobile) } });
+  await t.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: await lastCode(t, a.mobile) } });
   const sent = await t.request("POST", "/api/auth/email/send-verification-code", { token });
   expect(sent.status).toBe(200);
 
@@ -30,7 +30,7 @@ test("the email verification code arrives at a real SMTP server and verifies the
   expect(parts["text/html"]).toContain(code!);
   expect(parts["text/plain"]).toContain("Enter it in the app where you signed up");
   // over SMTP the code is not kept anywhere in clear text
-  expect(JSON.stringify(t.deps.sqlite.query("SELECT * FROM notifications").all())).not.toContain(code!);
+  expect(JSON.stringify((await t.deps.db.prepare("SELECT * FROM notifications").all()))).not.toContain(code!);
 
   const verified = await t.request("POST", "/api/auth/email/verify", { token, body: { code } });
   expect(verified.status).toBe(200);
@@ -50,15 +50,15 @@ test("when the mail server is down: 500 INTERNAL_ERROR, the code is dropped, a r
     const a = await registered(down);
     const token = a.registrationToken;
     await down.request("POST", "/api/auth/mobile/send-otp", { token });
-    await down.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: lastCode(down, a.mobile) } });
+    await down.request("POST", "/api/auth/mobile/verify-otp", { token, body: { otpCode: await lastCode(down, a.mobile) } });
     for (let i = 0; i < 2; i++) {
       const r = await down.request("POST", "/api/auth/email/send-verification-code", { token });
       expect(r.status).toBe(500);
       expect(r.body.code).toBe("INTERNAL_ERROR");
       expect(r.body.message).toContain("email");
     }
-    expect(down.deps.sqlite.query("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(a.email)).toEqual({ n: 0 });
-    const failed = down.deps.sqlite.query("SELECT status FROM notifications WHERE recipient = ?").all(a.email);
+    expect((await down.deps.db.prepare("SELECT count(*) AS n FROM otp_codes WHERE destination = ?").get(a.email))).toEqual({ n: 0 });
+    const failed = (await down.deps.db.prepare("SELECT status FROM notifications WHERE recipient = ?").all(a.email));
     expect(failed).toEqual([{ status: "failed" }, { status: "failed" }]);
   } finally {
     await down.close();

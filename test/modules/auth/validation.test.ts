@@ -80,8 +80,8 @@ const cases: Case[] = [
 ];
 
 test("every validation failure of every auth route is 400 VALIDATION_ERROR naming exactly the failing fields, and changes nothing", async () => {
-  const count = () => t.deps.sqlite.query("SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM otp_codes) + (SELECT count(*) FROM refresh_tokens) AS n").get();
-  const before = count();
+  const count = async () => (await t.deps.db.prepare("SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM otp_codes) + (SELECT count(*) FROM refresh_tokens) AS n").get());
+  const before = await count();
   const failures: string[] = [];
   for (const [method, path, body, fields, auth] of cases) {
     const r = await t.request(method, path, { body, token: auth ? token : undefined });
@@ -91,7 +91,7 @@ test("every validation failure of every auth route is 400 VALIDATION_ERROR namin
     }
   }
   expect(failures).toEqual([]);
-  expect(count()).toEqual(before);
+  expect(await count()).toEqual(before);
 });
 
 test("every auth route appears in the cases above", () => {

@@ -9,11 +9,11 @@ let t: TestApp;
 afterEach(() => t?.close());
 
 const lifecycle = (app: TestApp) => app.services.periodic.find((j) => j.name === "billing.lifecycle")!;
-const ws = (app: TestApp, id: string) =>
-  app.deps.sqlite.query("SELECT plan_id AS planId, subscription_status AS status, billing_interval AS interval FROM workspaces WHERE id = ?").get(id) as any;
-const codeOf = (fn: () => void) => {
+const ws = async (app: TestApp, id: string) =>
+  (await app.deps.db.prepare('SELECT plan_id AS "planId", subscription_status AS status, billing_interval AS "interval" FROM workspaces WHERE id = ?').get(id)) as any;
+const codeOf = async (fn: () => unknown) => {
   try {
-    fn();
+    await fn();
     return null;
   } catch (err) {
     return (err as { code?: string }).code;
@@ -25,19 +25,19 @@ describe("end of the trial", () => {
     t = await createTestApp({ config: { trialEndPolicy: "free" } });
     const w = await createWorkspace(t); // trial ends in 14 days
     const agent = await w.member("agent");
-    expect(effectiveLimits(t.deps, w.id).sessions).toBe(3); // Growth quotas during the trial
+    expect((await effectiveLimits(t.deps, w.id)).sessions).toBe(3); // Growth quotas during the trial
     t.clock.advance(14 * DAY - 1000);
     await lifecycle(t).run();
-    expect(ws(t, w.id).status).toBe("trialing");
+    expect((await ws(t, w.id)).status).toBe("trialing");
     t.clock.advance(1000);
     await lifecycle(t).run();
-    expect(ws(t, w.id)).toEqual({ planId: "free", status: "free", interval: null });
-    expect(effectiveLimits(t.deps, w.id)).toMatchObject({ sessions: 1, messagesPerMonth: 1000, teamSeats: 1, campaigns: false });
-    expect(codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
-    expect(codeOf(() => assertFeature(t.deps, w.id, "campaigns"))).toBe("SUBSCRIPTION_INACTIVE");
-    expect(t.deps.sqlite.query("SELECT id FROM users WHERE id = ?").get(agent.userId)).not.toBeNull();
+    expect(await ws(t, w.id)).toEqual({ planId: "free", status: "free", interval: null });
+    expect(await effectiveLimits(t.deps, w.id)).toMatchObject({ sessions: 1, messagesPerMonth: 1000, teamSeats: 1, campaigns: false });
+    expect(await codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
+    expect(await codeOf(() => assertFeature(t.deps, w.id, "campaigns"))).toBe("SUBSCRIPTION_INACTIVE");
+    expect(await t.deps.db.prepare("SELECT id FROM users WHERE id = ?").get(agent.userId)).toBeDefined();
     await lifecycle(t).run(); // safe to run twice
-    expect(ws(t, w.id).status).toBe("free");
+    expect((await ws(t, w.id)).status).toBe("free");
     const token = await accessToken(t, w.owner.userId, w.id, "owner");
     const sub = await t.request("GET", "/api/billing/subscription", { token });
     expect(sub.body.data).toMatchObject({ planId: "free", status: "free", effectivePlanId: "free" });
@@ -47,18 +47,18 @@ describe("end of the trial", () => {
     t = await createTestApp({ config: { trialEndPolicy: "pause" } });
     const w = await createWorkspace(t);
     const agent = await w.member("agent");
-    expect(codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
+    expect(await codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
     t.clock.advance(14 * DAY);
     await lifecycle(t).run();
-    expect(ws(t, w.id).status).toBe("paused");
-    expect(codeOf(() => assertCanSend(t.deps, w.id))).toBe("SUBSCRIPTION_INACTIVE");
-    expect(t.deps.sqlite.query("SELECT id FROM users WHERE id = ?").get(agent.userId)).not.toBeNull();
+    expect((await ws(t, w.id)).status).toBe("paused");
+    expect(await codeOf(() => assertCanSend(t.deps, w.id))).toBe("SUBSCRIPTION_INACTIVE");
+    expect(await t.deps.db.prepare("SELECT id FROM users WHERE id = ?").get(agent.userId)).toBeDefined();
     // reading still works; a payment (here: the operator's manual billing) lifts the pause
     const token = await accessToken(t, w.owner.userId, w.id, "owner");
     expect((await t.request("GET", "/api/team/members", { token })).status).toBe(200);
-    setPlanManually(t.deps, w.id, "starter", "monthly");
-    expect(ws(t, w.id)).toEqual({ planId: "starter", status: "active", interval: "monthly" });
-    expect(codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
+    await setPlanManually(t.deps, w.id, "starter", "monthly");
+    expect(await ws(t, w.id)).toEqual({ planId: "starter", status: "active", interval: "monthly" });
+    expect(await codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
   });
 
   test("workspaces still in their trial and paid ones are left alone", async () => {
@@ -69,9 +69,9 @@ describe("end of the trial", () => {
     const paid = await createWorkspace(t, { planId: "pro", status: "active" });
     t.clock.advance(5 * DAY);
     await lifecycle(t).run();
-    expect(ws(t, trialing.id).status).toBe("free");
-    expect(ws(t, later.id).status).toBe("trialing");
-    expect(ws(t, paid.id).status).toBe("active");
+    expect((await ws(t, trialing.id)).status).toBe("free");
+    expect((await ws(t, later.id)).status).toBe("trialing");
+    expect((await ws(t, paid.id)).status).toBe("active");
   });
 });
 
@@ -81,18 +81,18 @@ describe("a paid period that ends", () => {
       t = await createTestApp({ config: { trialEndPolicy: policy } });
       const w = await createWorkspace(t, { planId: "pro", status: "active" });
       const end = addMonths(t.clock.now().getTime(), 1);
-      t.deps.sqlite.query("UPDATE workspaces SET current_period_end = ?, billing_interval = 'monthly' WHERE id = ?").run(end, w.id);
+      await t.deps.db.prepare("UPDATE workspaces SET current_period_end = ?, billing_interval = 'monthly' WHERE id = ?").run(end, w.id);
       t.clock.set(end);
       await lifecycle(t).run();
-      expect(ws(t, w.id)).toMatchObject({ planId: "pro", status: "past_due" });
-      expect(effectiveLimits(t.deps, w.id).sessions).toBe(10);
-      expect(codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
+      expect(await ws(t, w.id)).toMatchObject({ planId: "pro", status: "past_due" });
+      expect((await effectiveLimits(t.deps, w.id)).sessions).toBe(10);
+      expect(await codeOf(() => assertCanSend(t.deps, w.id))).toBeNull();
       t.clock.set(end + PAST_DUE_GRACE_MS - 1);
       await lifecycle(t).run();
-      expect(ws(t, w.id).status).toBe("past_due");
+      expect((await ws(t, w.id)).status).toBe("past_due");
       t.clock.set(end + PAST_DUE_GRACE_MS);
       await lifecycle(t).run();
-      expect(ws(t, w.id)).toMatchObject({ planId: "free", status: policy === "free" ? "free" : "paused" });
+      expect(await ws(t, w.id)).toMatchObject({ planId: "free", status: policy === "free" ? "free" : "paused" });
     });
   }
 });

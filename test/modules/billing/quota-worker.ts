@@ -2,7 +2,7 @@
 // across connections (not only because one process runs one statement at a time).
 import { ManualClock } from "../../../src/clock.ts";
 import { loadConfig } from "../../../src/config.ts";
-import { openDb } from "../../../src/db/open.ts";
+import { openSqliteStore } from "../../../src/db/sqlite.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { consumeQuota } from "../../../src/modules/billing/quota.ts";
 import { invite } from "../../../src/modules/team/invitations.ts";
@@ -11,10 +11,9 @@ declare const self: Worker;
 
 self.onmessage = async (e: MessageEvent) => {
   const { dbPath, op, workspaceId, now, items } = e.data as { dbPath: string; op: "consume" | "invite"; workspaceId: string; now: number; items: string[] };
-  const opened = openDb(dbPath);
+  const { db } = openSqliteStore(dbPath);
   const deps = {
-    db: opened.db,
-    sqlite: opened.sqlite,
+    db,
     clock: new ManualClock(now),
     config: loadConfig({ logLevel: "silent" }),
     log: silentLogger,
@@ -23,7 +22,7 @@ self.onmessage = async (e: MessageEvent) => {
   const results = await Promise.all(
     items.map(async (item) => {
       try {
-        if (op === "consume") consumeQuota(deps, workspaceId, "messagesPerMonth");
+        if (op === "consume") await consumeQuota(deps, workspaceId, "messagesPerMonth");
         else await invite(deps, workspaceId, { email: item, role: "agent" }, null);
         return "ok";
       } catch (err) {
@@ -31,6 +30,6 @@ self.onmessage = async (e: MessageEvent) => {
       }
     }),
   );
-  opened.close();
+  await db.close();
   self.postMessage(results);
 };

@@ -20,9 +20,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const codeOf = (fn: () => unknown) => {
+const codeOf = async (fn: () => unknown) => {
   try {
-    fn();
+    await fn();
     return null;
   } catch (err) {
     return (err as { code?: string }).code;
@@ -42,20 +42,20 @@ describe("limits in force", () => {
     ];
     for (const [status, planId, sessions] of cases) {
       const w = await createWorkspace(t, { status, planId });
-      expect(effectiveLimits(t.deps, w.id).sessions).toBe(sessions);
+      expect((await effectiveLimits(t.deps, w.id)).sessions).toBe(sessions);
     }
   });
 
   test("the operator's catalogue changes apply at once", async () => {
-    upsertPlan(t.deps.sqlite, "custom", { name: "Custom", monthlyPaise: 1, annualPaise: 10, limits: { sessions: 42 } }, 0);
+    await upsertPlan(t.deps.db, "custom", { name: "Custom", monthlyPaise: 1, annualPaise: 10, limits: { sessions: 42 } }, 0);
     const w = await createWorkspace(t, { status: "active", planId: "custom" });
-    expect(effectiveLimits(t.deps, w.id)).toMatchObject({ sessions: 42, teamSeats: 1 }); // unset limits: Free's
-    upsertPlan(t.deps.sqlite, "custom", { limits: { sessions: 7 } }, 0);
-    expect(effectiveLimits(t.deps, w.id).sessions).toBe(7);
+    expect(await effectiveLimits(t.deps, w.id)).toMatchObject({ sessions: 42, teamSeats: 1 }); // unset limits: Free's
+    await upsertPlan(t.deps.db, "custom", { limits: { sessions: 7 } }, 0);
+    expect((await effectiveLimits(t.deps, w.id)).sessions).toBe(7);
   });
 
-  test("an unknown workspace is 404", () => {
-    expect(codeOf(() => effectiveLimits(t.deps, Bun.randomUUIDv7()))).toBe("NOT_FOUND");
+  test("an unknown workspace is 404", async () => {
+    expect(await codeOf(() => effectiveLimits(t.deps, Bun.randomUUIDv7()))).toBe("NOT_FOUND");
   });
 });
 
@@ -63,27 +63,29 @@ describe("each limit answers 403 LIMIT_EXCEEDED", () => {
   test("assertQuota for every resource of every default plan, at and past the limit", async () => {
     for (const planId of ["free", "starter", "growth", "pro"]) {
       const w = await createWorkspace(t, { status: planId === "free" ? "free" : "active", planId });
-      const limits = effectiveLimits(t.deps, w.id);
+      const limits = await effectiveLimits(t.deps, w.id);
       for (const r of QUOTA_RESOURCES) {
-        expect(codeOf(() => assertQuota(t.deps, w.id, r, limits[r] - 1))).toBeNull();
-        expect(codeOf(() => assertQuota(t.deps, w.id, r, limits[r]))).toBe("LIMIT_EXCEEDED");
-        expect(codeOf(() => assertQuota(t.deps, w.id, r, limits[r] - 1, 2))).toBe("LIMIT_EXCEEDED");
+        expect(await codeOf(() => assertQuota(t.deps, w.id, r, limits[r] - 1))).toBeNull();
+        expect(await codeOf(() => assertQuota(t.deps, w.id, r, limits[r]))).toBe("LIMIT_EXCEEDED");
+        expect(await codeOf(() => assertQuota(t.deps, w.id, r, limits[r] - 1, 2))).toBe("LIMIT_EXCEEDED");
       }
     }
   });
 
   test("messages a month: consumeQuota counts to the limit, then refuses; a new UTC month starts at zero", async () => {
-    upsertPlan(t.deps.sqlite, "tiny", { name: "Tiny", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 3 } }, 0);
+    await upsertPlan(t.deps.db, "tiny", { name: "Tiny", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 3 } }, 0);
     const w = await createWorkspace(t, { status: "active", planId: "tiny" });
     const saved = t.clock.now().getTime();
     t.clock.set(Date.UTC(2026, 2, 31, 23, 59));
     try {
-      expect([1, 2, 3].map(() => consumeQuota(t.deps, w.id, "messagesPerMonth"))).toEqual([1, 2, 3]);
-      expect(codeOf(() => consumeQuota(t.deps, w.id, "messagesPerMonth"))).toBe("LIMIT_EXCEEDED");
-      expect(readCounter(t.deps.sqlite, w.id, "messagesPerMonth", t.clock.now())).toBe(3); // refused: not counted
+      const counted: number[] = [];
+      for (let i = 0; i < 3; i++) counted.push(await consumeQuota(t.deps, w.id, "messagesPerMonth"));
+      expect(counted).toEqual([1, 2, 3]);
+      expect(await codeOf(() => consumeQuota(t.deps, w.id, "messagesPerMonth"))).toBe("LIMIT_EXCEEDED");
+      expect(await readCounter(t.deps.db, w.id, "messagesPerMonth", t.clock.now())).toBe(3); // refused: not counted
       t.clock.advance(60_000); // 1 April, UTC
-      expect(consumeQuota(t.deps, w.id, "messagesPerMonth", 3)).toBe(3);
-      expect(codeOf(() => consumeQuota(t.deps, w.id, "messagesPerMonth"))).toBe("LIMIT_EXCEEDED");
+      expect(await consumeQuota(t.deps, w.id, "messagesPerMonth", 3)).toBe(3);
+      expect(await codeOf(() => consumeQuota(t.deps, w.id, "messagesPerMonth"))).toBe("LIMIT_EXCEEDED");
     } finally {
       t.clock.set(saved);
     }
@@ -91,17 +93,17 @@ describe("each limit answers 403 LIMIT_EXCEEDED", () => {
 
   test("a consumed unit rolls back with the transaction that paid for it", async () => {
     const w = await createWorkspace(t);
-    expect(() =>
-      t.deps.sqlite.transaction(() => {
-        consumeQuota(t.deps, w.id, "messagesPerMonth");
+    await expect(
+      t.deps.db.tx(async () => {
+        await consumeQuota(t.deps, w.id, "messagesPerMonth");
         throw new Error("send failed");
-      })(),
-    ).toThrow("send failed");
-    expect(readCounter(t.deps.sqlite, w.id, "messagesPerMonth", t.clock.now())).toBe(0);
+      }),
+    ).rejects.toThrow("send failed");
+    expect(await readCounter(t.deps.db, w.id, "messagesPerMonth", t.clock.now())).toBe(0);
   });
 
   test("API requests a day: API-key requests count per workspace and UTC day, then 403 LIMIT_EXCEEDED", async () => {
-    upsertPlan(t.deps.sqlite, "api3", { name: "API 3", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 3 } }, 0);
+    await upsertPlan(t.deps.db, "api3", { name: "API 3", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 3 } }, 0);
     const w = await createWorkspace(t, { status: "active", planId: "api3" });
     const call = guardApp(t);
     const k1 = (await t.request("POST", "/api/api-keys", { token: w.owner.token, body: { name: "a" } })).body.data.key;
@@ -128,11 +130,11 @@ describe("the daily API counter survives a restart", () => {
     const first = await createRuntime(config, silentLogger, { clock, network: new SimDriver(), secrets });
     const fakeApp = { ...first, clock, sim: new SimDriver(), request: async () => ({}) as any } as unknown as TestApp;
     const w = await createWorkspace(fakeApp, { status: "active", planId: "starter" });
-    for (let i = 0; i < 4; i++) consumeQuota(first.deps, w.id, "apiRequestsPerDay");
+    for (let i = 0; i < 4; i++) await consumeQuota(first.deps, w.id, "apiRequestsPerDay");
     await first.close();
     const second = await createRuntime(config, silentLogger, { clock, network: new SimDriver(), secrets });
-    expect(readCounter(second.deps.sqlite, w.id, "apiRequestsPerDay", clock.now())).toBe(4);
-    expect(consumeQuota(second.deps, w.id, "apiRequestsPerDay")).toBe(5);
+    expect(await readCounter(second.deps.db, w.id, "apiRequestsPerDay", clock.now())).toBe(4);
+    expect(await consumeQuota(second.deps, w.id, "apiRequestsPerDay")).toBe(5);
     await second.close();
   });
 });
@@ -173,18 +175,18 @@ describe("races across connections", () => {
     const results = await race("invite", dbPath, w.id, clock.now().getTime(), 5, 10);
     expect(results.filter((r) => r === "ok")).toHaveLength(1);
     expect(results.filter((r) => r === "LIMIT_EXCEEDED")).toHaveLength(49);
-    expect((rt.deps.sqlite.query("SELECT count(*) AS n FROM invitations WHERE workspace_id = ?").get(w.id) as any).n).toBe(1);
+    expect((await rt.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM invitations WHERE workspace_id = ?").get(w.id))!.n).toBe(1);
     await rt.close();
   });
 
   test("messages counted from 4 connections never pass the limit", async () => {
     const { rt, clock, dbPath, app } = await fileRuntime();
-    upsertPlan(rt.deps.sqlite, "m100", { name: "M100", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 100 } }, 0);
+    await upsertPlan(rt.deps.db, "m100", { name: "M100", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 100 } }, 0);
     const w = await createWorkspace(app, { status: "active", planId: "m100" });
     const results = await race("consume", dbPath, w.id, clock.now().getTime(), 4, 40);
     expect(results.filter((r) => r === "ok")).toHaveLength(100);
     expect(results.filter((r) => r === "LIMIT_EXCEEDED")).toHaveLength(60);
-    expect(readCounter(rt.deps.sqlite, w.id, "messagesPerMonth", clock.now())).toBe(100);
+    expect(await readCounter(rt.deps.db, w.id, "messagesPerMonth", clock.now())).toBe(100);
     await rt.close();
   });
 });

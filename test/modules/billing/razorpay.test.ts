@@ -38,10 +38,10 @@ const webhook = async (payload: unknown, opts: { eventId?: string; signature?: s
   if (opts.eventId) headers["x-razorpay-event-id"] = opts.eventId;
   return t.request("POST", "/api/billing/webhooks/razorpay", { body: raw, headers });
 };
-const state = (wsId: string) => ({
-  ws: t.deps.sqlite.query("SELECT plan_id, subscription_status, billing_interval, current_period_end, billing_provider FROM workspaces WHERE id = ?").get(wsId),
-  invoices: t.deps.sqlite.query("SELECT * FROM invoices WHERE workspace_id = ? ORDER BY id").all(wsId),
-  orders: t.deps.sqlite.query("SELECT * FROM billing_orders WHERE workspace_id = ? ORDER BY id").all(wsId),
+const state = async (wsId: string) => ({
+  ws: await t.deps.db.prepare("SELECT plan_id, subscription_status, billing_interval, current_period_end, billing_provider FROM workspaces WHERE id = ?").get(wsId),
+  invoices: await t.deps.db.prepare("SELECT * FROM invoices WHERE workspace_id = ? ORDER BY id").all(wsId),
+  orders: await t.deps.db.prepare("SELECT * FROM billing_orders WHERE workspace_id = ? ORDER BY id").all(wsId),
 });
 const paymentCaptured = (orderId: string, paymentId: string, amount: number) => ({
   entity: "event",
@@ -62,7 +62,7 @@ describe("checkout (Orders API)", () => {
     const sent = rzp.requests[0]!;
     expect(sent.body).toEqual({ amount: 5_999_000, currency: "INR", receipt: r.body.data.receipt, notes: { workspaceId: a.id, planId: "pro", interval: "annual" } });
     expect(sent.body.receipt.length).toBeLessThanOrEqual(40);
-    expect(state(a.id).orders).toHaveLength(1);
+    expect((await state(a.id)).orders).toHaveLength(1);
     expect(JSON.stringify(r.body)).not.toContain(rzp.keySecret);
   });
 
@@ -88,7 +88,7 @@ describe("checkout (Orders API)", () => {
   });
 
   test("a provider failure is 502 and records no order", async () => {
-    const before = state(a.id).orders.length;
+    const before = (await state(a.id)).orders.length;
     rzp.failWith = 500;
     try {
       const r = await checkout(a);
@@ -97,7 +97,7 @@ describe("checkout (Orders API)", () => {
     } finally {
       rzp.failWith = null;
     }
-    expect(state(a.id).orders).toHaveLength(before);
+    expect((await state(a.id)).orders).toHaveLength(before);
   });
 });
 
@@ -125,7 +125,7 @@ describe("payment verification", () => {
   test("a bad signature is 400 and changes nothing", async () => {
     const ws = await createWorkspace(t);
     const order = (await checkout(ws)).body.data;
-    const before = state(ws.id);
+    const before = await state(ws.id);
     const good = await signedVerify(order.orderId, "pay_bad00001");
     for (const signature of [good.razorpay_signature.replace(/^./, (c) => (c === "0" ? "1" : "0")), "zz", good.razorpay_signature.slice(2)]) {
       const r = await verify(ws, { ...good, razorpay_signature: signature });
@@ -136,7 +136,7 @@ describe("payment verification", () => {
     // a signature for another payment does not carry over
     const other = await signedVerify(order.orderId, "pay_other001");
     expect((await verify(ws, { ...good, razorpay_signature: other.razorpay_signature })).status).toBe(400);
-    expect(state(ws.id)).toEqual(before);
+    expect(await state(ws.id)).toEqual(before);
   });
 
   test("replaying a verified payment answers 200 and extends nothing", async () => {
@@ -144,11 +144,11 @@ describe("payment verification", () => {
     const order = (await checkout(ws)).body.data;
     const body = await signedVerify(order.orderId, "pay_replay01");
     const first = await verify(ws, body);
-    const after = state(ws.id);
+    const after = await state(ws.id);
     const again = await verify(ws, body);
     expect(again.status).toBe(200);
     expect(again.body.data.currentPeriodEnd).toBe(first.body.data.currentPeriodEnd);
-    expect(state(ws.id)).toEqual(after);
+    expect(await state(ws.id)).toEqual(after);
     // another payment on an order that is paid already is refused
     expect((await verify(ws, await signedVerify(order.orderId, "pay_second01"))).status).toBe(409);
   });
@@ -164,11 +164,11 @@ describe("payment verification", () => {
 
   test("another workspace's order is 404 and nothing changes", async () => {
     const order = (await checkout(b)).body.data;
-    const before = [state(a.id), state(b.id)];
+    const before = [await state(a.id), await state(b.id)];
     const r = await verify(a, await signedVerify(order.orderId, "pay_cross001"));
     expect(r.status).toBe(404);
     expect(r.body.code).toBe("NOT_FOUND");
-    expect([state(a.id), state(b.id)]).toEqual(before);
+    expect([await state(a.id), await state(b.id)]).toEqual(before);
   });
 
   test("a missing field is 400 naming it", async () => {
@@ -185,8 +185,8 @@ describe("webhook", () => {
     const r = await webhook(paymentCaptured(order.orderId, "pay_hook0001", order.amount), { eventId: "evt_0001" });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ event: "payment.captured", duplicate: false, action: "activated" });
-    expect(state(ws.id).ws).toMatchObject({ plan_id: "growth", subscription_status: "active", billing_interval: "monthly", billing_provider: "razorpay" });
-    expect(state(ws.id).invoices).toHaveLength(1);
+    expect((await state(ws.id)).ws).toMatchObject({ plan_id: "growth", subscription_status: "active", billing_interval: "monthly", billing_provider: "razorpay" });
+    expect((await state(ws.id)).invoices).toHaveLength(1);
   });
 
   test("a replayed event (same event id) is acknowledged and changes nothing", async () => {
@@ -194,18 +194,18 @@ describe("webhook", () => {
     const order = (await checkout(ws)).body.data;
     const payload = paymentCaptured(order.orderId, "pay_hook0002", order.amount);
     expect((await webhook(payload, { eventId: "evt_0002" })).body.data.duplicate).toBe(false);
-    const after = state(ws.id);
+    const after = await state(ws.id);
     const again = await webhook(payload, { eventId: "evt_0002" });
     expect(again.status).toBe(200);
     expect(again.body.data.duplicate).toBe(true);
-    expect(state(ws.id)).toEqual(after);
+    expect(await state(ws.id)).toEqual(after);
   });
 
   test("webhook after verify (or order.paid after payment.captured) does not pay twice", async () => {
     const ws = await createWorkspace(t);
     const order = (await checkout(ws)).body.data;
     await verify(ws, await signedVerify(order.orderId, "pay_hook0003"));
-    const after = state(ws.id);
+    const after = await state(ws.id);
     const r = await webhook(paymentCaptured(order.orderId, "pay_hook0003", order.amount), { eventId: "evt_0003" });
     expect(r.body.data).toMatchObject({ duplicate: false, action: "ignored" });
     const orderPaid = {
@@ -216,7 +216,7 @@ describe("webhook", () => {
       },
     };
     expect((await webhook(orderPaid, { eventId: "evt_0003b" })).body.data.action).toBe("ignored");
-    expect(state(ws.id)).toEqual(after);
+    expect(await state(ws.id)).toEqual(after);
   });
 
   test("a bad or missing signature is 400 and changes nothing", async () => {
@@ -224,16 +224,16 @@ describe("webhook", () => {
     const order = (await checkout(ws)).body.data;
     const payload = paymentCaptured(order.orderId, "pay_hook0004", order.amount);
     const raw = JSON.stringify(payload, null, 2);
-    const before = state(ws.id);
-    const events = t.deps.sqlite.query("SELECT count(*) AS n FROM billing_events").get();
+    const before = await state(ws.id);
+    const events = (await t.deps.db.prepare("SELECT count(*) AS n FROM billing_events").get());
     const wrongKey = await webhook(raw, { signature: await hmacHexWebCrypto("another secret", raw), eventId: "evt_0004" });
     expect(wrongKey.status).toBe(400);
     expect(wrongKey.body.errors["x-razorpay-signature"]).toBeDefined();
     // the signature of the re-serialised (compact) body does not match the bytes sent
     expect((await webhook(raw, { signature: await hmacHexWebCrypto(WEBHOOK_SECRET, JSON.stringify(payload)), eventId: "evt_0004" })).status).toBe(400);
     expect((await webhook(raw, { signature: null, eventId: "evt_0004" })).status).toBe(400);
-    expect(state(ws.id)).toEqual(before);
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM billing_events").get()).toEqual(events);
+    expect(await state(ws.id)).toEqual(before);
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM billing_events").get())).toEqual(events);
     // the same event, signed right, still works afterwards: refusals did not burn its id
     expect((await webhook(raw, { eventId: "evt_0004" })).body.data.action).toBe("activated");
   });
@@ -265,11 +265,11 @@ describe("webhook", () => {
       { eventId: "evt_sub_1" },
     );
     expect(charged.body.data.action).toBe("extended");
-    expect(state(ws.id).ws).toMatchObject({ plan_id: "pro", subscription_status: "active", current_period_end: end * 1000 });
+    expect((await state(ws.id)).ws).toMatchObject({ plan_id: "pro", subscription_status: "active", current_period_end: end * 1000 });
     await webhook({ event: "subscription.halted", payload: { subscription: { entity: sub("halted") } } }, { eventId: "evt_sub_2" });
-    expect((state(ws.id).ws as any).subscription_status).toBe("past_due");
+    expect(((await state(ws.id)).ws as any).subscription_status).toBe("past_due");
     await webhook({ event: "subscription.cancelled", payload: { subscription: { entity: sub("cancelled") } } }, { eventId: "evt_sub_3" });
-    expect((state(ws.id).ws as any).subscription_status).toBe("cancelled");
+    expect(((await state(ws.id)).ws as any).subscription_status).toBe("cancelled");
     // notes naming an unknown workspace are ignored
     const stray = await webhook({ event: "subscription.cancelled", payload: { subscription: { entity: { ...sub("cancelled"), notes: { workspaceId: Bun.randomUUIDv7() } } } } }, { eventId: "evt_sub_4" });
     expect(stray.body.data.action).toBe("ignored");

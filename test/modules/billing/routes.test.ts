@@ -34,12 +34,12 @@ describe("GET /api/billing/plans", () => {
   });
 
   test("operator changes show; a retired plan is not offered", async () => {
-    upsertPlan(t.deps.sqlite, "starter", { monthlyPaise: 1_099_00 }, 0);
-    upsertPlan(t.deps.sqlite, "legacy", { name: "Legacy", monthlyPaise: 500_00, annualPaise: 5_000_00, active: false }, 0);
+    await upsertPlan(t.deps.db, "starter", { monthlyPaise: 1_099_00 }, 0);
+    await upsertPlan(t.deps.db, "legacy", { name: "Legacy", monthlyPaise: 500_00, annualPaise: 5_000_00, active: false }, 0);
     const r = await t.request("GET", "/api/billing/plans", { token: a.owner.token });
     expect(r.body.data.find((p: any) => p.id === "starter").monthlyPrice).toBe(1099);
     expect(r.body.data.map((p: any) => p.id)).not.toContain("legacy");
-    upsertPlan(t.deps.sqlite, "starter", { monthlyPaise: 999_00 }, 0);
+    await upsertPlan(t.deps.db, "starter", { monthlyPaise: 999_00 }, 0);
   });
 
   test("no credential: 401", async () => {
@@ -53,7 +53,7 @@ describe("GET /api/billing/subscription", () => {
     await ws.member("agent");
     await t.request("POST", "/api/team/invitations", { token: ws.owner.token, body: { email: `sub-${Bun.randomUUIDv7()}@example.com`, role: "viewer" } });
     const now = t.clock.now().getTime();
-    t.deps.sqlite.query("INSERT INTO chat_sessions (id, workspace_id, name, created_at, updated_at) VALUES (?, ?, 'main', ?, ?)").run(Bun.randomUUIDv7(), ws.id, now, now);
+    await t.deps.db.prepare("INSERT INTO chat_sessions (id, workspace_id, name, created_at, updated_at) VALUES (?, ?, 'main', ?, ?)").run(Bun.randomUUIDv7(), ws.id, now, now);
     const r = await t.request("GET", "/api/billing/subscription", { token: ws.owner.token });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({
@@ -80,7 +80,7 @@ describe("GET /api/billing/subscription", () => {
 
   test("after manual billing: active with period, interval and provider manual", async () => {
     const ws = await createWorkspace(t);
-    setPlanManually(t.deps, ws.id, "pro", "annual");
+    await setPlanManually(t.deps, ws.id, "pro", "annual");
     const r = await t.request("GET", "/api/billing/subscription", { token: ws.owner.token });
     expect(r.body.data).toMatchObject({ planId: "pro", status: "active", interval: "annual", provider: "manual" });
     expect(r.body.data.usage.sessions.limit).toBe(10);
@@ -93,7 +93,7 @@ describe("GET /api/billing/subscription", () => {
 
 describe("GET /api/billing/invoices", () => {
   test("tenancy: only the caller's invoices", async () => {
-    setPlanManually(t.deps, b.id, "starter", "monthly");
+    await setPlanManually(t.deps, b.id, "starter", "monthly");
     const r = await t.request("GET", "/api/billing/invoices", { token: a.owner.token });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([]);

@@ -14,7 +14,7 @@ test("messagesPerMonth usage counts the workspace's sends (JWT and API key), not
   const other = await createWorkspace(t);
   const session = await connectedSession(t, ws);
   const otherSession = await connectedSession(t, other);
-  const key = createApiKey(t, ws);
+  const key = await createApiKey(t, ws);
   for (let i = 0; i < 3; i++) {
     const r = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: session.id, to: "919876543210", type: "text", body: `m${i}` } });
     expect(r.status).toBe(202);

@@ -12,21 +12,19 @@ export interface ContactSeed {
 }
 
 /** Inserts contacts straight into the table (one transaction); returns their ids and phones in order. */
-export function seedContacts(t: TestApp, ws: TestWorkspace, n: number, each: (i: number) => ContactSeed = () => ({})): { id: string; phone: string }[] {
-  const insert = t.deps.sqlite.prepare(
-    "INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-  );
+export async function seedContacts(t: TestApp, ws: TestWorkspace, n: number, each: (i: number) => ContactSeed = () => ({})): Promise<{ id: string; phone: string }[]> {
+  const insert = t.deps.db.prepare("INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const now = t.clock.now().getTime();
   const out: { id: string; phone: string }[] = [];
-  t.deps.sqlite.transaction(() => {
+  await t.deps.db.tx(async () => {
     for (let i = 0; i < n; i++) {
       const s = each(i);
       const id = Bun.randomUUIDv7();
       const phone = s.phone ?? `9177${String(++seq).padStart(8, "0")}`;
-      insert.run(id, ws.id, phone, s.name === undefined ? `Person ${i}` : s.name, s.optedOut ? 1 : 0, now, now);
+      await insert.run(id, ws.id, phone, s.name === undefined ? `Person ${i}` : s.name, s.optedOut ? 1 : 0, now, now);
       out.push({ id, phone });
     }
-  })();
+  });
   return out;
 }
 

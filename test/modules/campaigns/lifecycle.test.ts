@@ -20,7 +20,7 @@ const go = (ws: TestWorkspace, id: string, action: string) => t.request("POST", 
 async function setup(n: number, perMinute = 60) {
   const ws = await createWorkspace(t);
   const s = await connectedSession(t, ws);
-  const people = seedContacts(t, ws, n);
+  const people = await seedContacts(t, ws, n);
   const phones = new Set(people.map((p) => p.phone));
   const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id), { pacing: { perMinute, jitterPercent: 0, warmup: false } }));
   return { ws, s, people, phones, id };
@@ -64,7 +64,7 @@ test("a session logged out on the network pauses the campaign (session_disconnec
   const ws = await createWorkspace(t);
   const sid = await newSession(t, ws);
   await linkSession(t, ws, sid, "919812300001");
-  const people = seedContacts(t, ws, 20);
+  const people = await seedContacts(t, ws, 20);
   const phones = new Set(people.map((p) => p.phone));
   const events = progressEvents(t);
   const id = await newCampaign(t, ws, campaignBody([sid], people.map((p) => p.id), { pacing: { perMinute: 60, jitterPercent: 0, warmup: false } }));
@@ -102,24 +102,24 @@ test("failures: 20 % of the last 50 sends failing pauses (failure_rate); retry-f
 });
 
 test("the monthly message quota pauses the campaign (quota_exceeded); campaign messages count in it", async () => {
-  upsertPlan(t.deps.sqlite, "tiny", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 5, messagesPerMonth: 5, contacts: 100, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: true } }, 0);
+  await upsertPlan(t.deps.db, "tiny", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 5, messagesPerMonth: 5, contacts: 100, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: true } }, 0);
   const ws = await createWorkspace(t, { planId: "tiny", status: "active" });
-  t.deps.sqlite.query("UPDATE workspaces SET current_period_end = ? WHERE id = ?").run(t.clock.now().getTime() + 30 * 86_400_000, ws.id);
+  await t.deps.db.prepare("UPDATE workspaces SET current_period_end = ? WHERE id = ?").run(t.clock.now().getTime() + 30 * 86_400_000, ws.id);
   const s = await connectedSession(t, ws);
-  const people = seedContacts(t, ws, 8);
+  const people = await seedContacts(t, ws, 8);
   const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id)));
   await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "paused");
   const c = await campaign(t, ws, id);
   expect(c.pausedReason).toBe("quota_exceeded");
   expect(c.stats.sent + c.stats.pending).toBe(8);
-  const usage = t.deps.sqlite.query("SELECT sum(outbound) AS n FROM message_usage WHERE workspace_id = ?").get(ws.id) as { n: number };
+  const usage = await t.deps.db.prepare("SELECT sum(outbound) AS n FROM message_usage WHERE workspace_id = ?").get(ws.id) as { n: number };
   expect(usage.n).toBe(5);
 });
 
 test("a plan that stops allowing campaigns pauses it (plan_inactive)", async () => {
   const { ws, phones, id } = await setup(20);
   await advanceUntil(t, 1000, () => sentTo(phones).length >= 2);
-  t.deps.sqlite.query("UPDATE workspaces SET plan_id = 'free', subscription_status = 'free' WHERE id = ?").run(ws.id);
+  await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'free', subscription_status = 'free' WHERE id = ?").run(ws.id);
   await advanceUntil(t, 1000, async () => (await campaign(t, ws, id)).status === "paused", 20);
   expect((await campaign(t, ws, id)).pausedReason).toBe("plan_inactive");
   const resume = await go(ws, id, "resume");
@@ -129,7 +129,7 @@ test("a plan that stops allowing campaigns pauses it (plan_inactive)", async () 
 test("receipts move recipients to delivered and read; a contact who opts out meanwhile is skipped", async () => {
   const { ws, s, people, phones, id } = await setup(6);
   const events = progressEvents(t, id);
-  t.deps.sqlite.query("UPDATE contacts SET opted_out = 1 WHERE id = ?").run(people[5]!.id);
+  await t.deps.db.prepare("UPDATE contacts SET opted_out = 1 WHERE id = ?").run(people[5]!.id);
   await advanceUntil(t, 1000, async () => (await campaign(t, ws, id)).status === "completed");
   const sent = sentTo(phones);
   expect(sent.length).toBe(5);
@@ -163,11 +163,11 @@ test("a contact deleted while the campaign runs (an erasure request) is skipped 
 
 test("campaign messages enter the session's queue a few at a time: a one-off send waits behind at most two", async () => {
   const { ws, s, phones, id } = await setup(200, 600);
-  const queuedOfCampaign = () =>
-    (t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL").get(s.id) as { n: number }).n;
+  const queuedOfCampaign = async () =>
+    (await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE session_id = ? AND status = 'queued' AND campaign_id IS NOT NULL").get(s.id) as { n: number }).n;
   let maxQueued = 0;
-  await advanceUntil(t, 100, () => {
-    maxQueued = Math.max(maxQueued, queuedOfCampaign());
+  await advanceUntil(t, 100, async () => {
+    maxQueued = Math.max(maxQueued, await queuedOfCampaign());
     return sentTo(phones).length >= 20;
   });
   expect(maxQueued).toBeLessThanOrEqual(2);
@@ -184,10 +184,10 @@ test("recipients whose bookkeeping was lost (a failed savepoint) are caught up f
   const { ws, id } = await setup(3, 600);
   await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed");
   // as if the hook of one message_sent had failed: the recipient still pending, the campaign still running
-  t.deps.sqlite.query("UPDATE campaign_recipients SET status = 'pending', sent_at = NULL WHERE id = (SELECT id FROM campaign_recipients WHERE campaign_id = ? LIMIT 1)").run(id);
-  t.deps.sqlite.query("UPDATE campaigns SET status = 'running', completed_at = NULL, pending = 1, sent = 2 WHERE id = ?").run(id);
+  await t.deps.db.prepare("UPDATE campaign_recipients SET status = 'pending', sent_at = NULL WHERE id = (SELECT id FROM campaign_recipients WHERE campaign_id = ? LIMIT 1)").run(id);
+  await t.deps.db.prepare("UPDATE campaigns SET status = 'running', completed_at = NULL, pending = 1, sent = 2 WHERE id = ?").run(id);
   const { wakeRun } = await import("../../../src/modules/campaigns/engine.ts");
-  t.deps.bus.transaction(() => wakeRun(t.deps, ws.id, id));
+  await t.deps.db.tx(() => wakeRun(t.deps, ws.id, id));
   await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 50);
   expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 3, pending: 0, sent: 3 });
 });
@@ -196,7 +196,7 @@ test("a contact who writes STOP while the campaign runs is skipped (opted_out) w
   const { ws, s, people, phones, id } = await setup(10, 60);
   const last = people[9]!;
   expect((await t.request("POST", `/api/sim/sessions/${s.id}/inbound`, { token: ws.owner.token, body: { from: last.phone, text: " stop " } })).status).toBe(200);
-  await eventually(() => expect((t.deps.sqlite.query("SELECT opted_out AS o FROM contacts WHERE id = ?").get(last.id) as { o: number }).o).toBe(1));
+  await eventually(async () => expect((await t.deps.db.prepare("SELECT opted_out AS o FROM contacts WHERE id = ?").get(last.id) as { o: number }).o).toBe(1));
   await advanceUntil(t, 1000, async () => (await campaign(t, ws, id)).status === "completed");
   expect(sentTo(phones).some((x) => x.to === last.phone)).toBe(false);
   expect((await campaign(t, ws, id)).stats).toMatchObject({ total: 10, sent: 9, skipped: 1 });

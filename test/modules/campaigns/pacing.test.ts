@@ -48,7 +48,7 @@ afterAll(() => t.close());
 async function setup(n: number, pacing: Record<string, unknown>, extra: Record<string, unknown> = {}, start = true) {
   const ws = await createWorkspace(t);
   const s = await connectedSession(t, ws);
-  const people = seedContacts(t, ws, n);
+  const people = await seedContacts(t, ws, n);
   const phones = new Set(people.map((p) => p.phone));
   const sent = () => simSent(dataDir).filter((x) => phones.has(x.to)).length;
   const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id), { pacing: { perMinute: 600, jitterPercent: 0, warmup: false, ...pacing }, ...extra }), start);
@@ -98,7 +98,7 @@ test("warm-up: a number first connected today sends 50 campaign messages; on its
   expect(sent()).toBe(50);
   // the same number two days later: day 3 of its life
   clock.set(Date.UTC(2026, 2, 22, 6, 0));
-  t.deps.sqlite.query("UPDATE chat_sessions SET first_connected_at = ? WHERE id = ?").run(Date.UTC(2026, 2, 20, 5, 0), s.id);
+  await t.deps.db.prepare("UPDATE chat_sessions SET first_connected_at = ? WHERE id = ?").run(Date.UTC(2026, 2, 20, 5, 0), s.id);
   await advanceUntil(t, 200, async () => sent() >= 250 && (await campaign(t, ws, id)).waitingUntil !== null, 3000);
   expect(sent()).toBe(250);
 });
@@ -108,12 +108,12 @@ test("first_connected_at is set once, when a session first connects, and kept ac
   const { linkSession, newSession } = await import("../sessions/helpers.ts");
   const sid = await newSession(t, ws);
   await linkSession(t, ws, sid, "919812300077");
-  const first = (t.deps.sqlite.query("SELECT first_connected_at AS f FROM chat_sessions WHERE id = ?").get(sid) as { f: number }).f;
+  const first = (await t.deps.db.prepare("SELECT first_connected_at AS f FROM chat_sessions WHERE id = ?").get(sid) as { f: number }).f;
   expect(first).toBe(clock.now().getTime());
   clock.advance(DAY);
   expect((await t.request("POST", `/api/v1/chatapp/${sid}/disconnect`, { token: await freshOwner(t, ws) })).status).toBe(200);
   await linkSession(t, ws, sid, "919812300077");
-  expect((t.deps.sqlite.query("SELECT first_connected_at AS f FROM chat_sessions WHERE id = ?").get(sid) as { f: number }).f).toBe(first);
+  expect((await t.deps.db.prepare("SELECT first_connected_at AS f FROM chat_sessions WHERE id = ?").get(sid) as { f: number }).f).toBe(first);
 });
 
 test("scheduled start: nothing before schedule.at, then it runs", async () => {

@@ -18,8 +18,8 @@ test("contactIds: another workspace's contacts are neither messaged nor shown; a
   const ws = await createWorkspace(t);
   const other = await createWorkspace(t);
   const s = await connectedSession(t, ws);
-  const mine = seedContacts(t, ws, 2, (i) => (i === 1 ? { phone: "123456789012345@lid", name: "Hidden" } : { name: "Asha" }));
-  const theirs = seedContacts(t, other, 1, () => ({ name: "Secret" }));
+  const mine = await seedContacts(t, ws, 2, (i) => (i === 1 ? { phone: "123456789012345@lid", name: "Hidden" } : { name: "Asha" }));
+  const theirs = await seedContacts(t, other, 1, () => ({ name: "Secret" }));
   const id = await newCampaign(t, ws, campaignBody([s.id], [mine[0]!.id, mine[0]!.id, mine[1]!.id, theirs[0]!.id], { message: { type: "text", body: "Hi {{name|friend}}, {{attributes.city|your city}} ({{phone|number hidden}})" } }));
   await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed");
   const c = await campaign(t, ws, id);
@@ -49,18 +49,18 @@ test("variables: an unknown one, an unclosed one and a bad attribute key are 400
 test("two starts at once: one wins, the other is 409; recipients exist once", async () => {
   const ws = await createWorkspace(t);
   const s = await connectedSession(t, ws);
-  const people = seedContacts(t, ws, 50);
+  const people = await seedContacts(t, ws, 50);
   const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id)), false);
   const [a, b] = await Promise.all([1, 2].map(() => t.request("POST", `/api/v1/campaigns/${id}/start`, { token: ws.owner.token })));
   expect([a!.status, b!.status].sort()).toEqual([200, 409]);
-  expect(t.deps.sqlite.query("SELECT count(*) AS n FROM campaign_recipients WHERE campaign_id = ?").get(id)).toEqual({ n: 50 });
+  expect(await t.deps.db.prepare("SELECT count(*) AS n FROM campaign_recipients WHERE campaign_id = ?").get(id)).toEqual({ n: 50 });
   expect((await campaign(t, ws, id)).stats.total).toBe(50);
 });
 
 test("start with only a session that never connected: the campaign pauses (session_disconnected) instead of running for ever", async () => {
   const ws = await createWorkspace(t);
   const sid = await newSession(t, ws);
-  const people = seedContacts(t, ws, 3);
+  const people = await seedContacts(t, ws, 3);
   const id = await newCampaign(t, ws, campaignBody([sid], people.map((p) => p.id)));
   await settle(t);
   for (let i = 0; i < 5; i++) {
@@ -74,11 +74,11 @@ test("a session that drops and reconnects by itself (connection_lost) keeps the 
   const ws = await createWorkspace(t);
   const s = { id: await newSession(t, ws) };
   await linkSession(t, ws, s.id, "919812300077"); // through the session manager, which sees the drop
-  const people = seedContacts(t, ws, 5);
+  const people = await seedContacts(t, ws, 5);
   const phones = new Set(people.map((p) => p.phone));
   const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id)), false);
   t.sim.drop(s.id, 60_000); // reconnects in a minute of real time: the drop outlives the checks below
-  await eventually(() => expect((t.deps.sqlite.query("SELECT last_disconnect_reason AS r FROM chat_sessions WHERE id = ?").get(s.id) as { r: string }).r).toBe("connection_lost"));
+  await eventually(async () => expect((await t.deps.db.prepare("SELECT last_disconnect_reason AS r FROM chat_sessions WHERE id = ?").get(s.id) as { r: string }).r).toBe("connection_lost"));
   expect((await t.request("POST", `/api/v1/campaigns/${id}/start`, { token: await freshOwner(t, ws) })).status).toBe(200);
   for (let i = 0; i < 5; i++) {
     t.clock.advance(5000);
@@ -92,7 +92,7 @@ test("pause, resume and retry-failed: agents and viewers 403, another workspace 
   const ws = await createWorkspace(t);
   const other = await createWorkspace(t);
   const s = await connectedSession(t, ws);
-  const people = seedContacts(t, ws, 3);
+  const people = await seedContacts(t, ws, 3);
   const id = await newCampaign(t, ws, campaignBody([s.id], people.map((p) => p.id), { pacing: { perMinute: 1, jitterPercent: 0, warmup: false } }));
   for (const action of ["pause", "resume", "retry-failed"]) {
     for (const role of ["agent", "viewer"] as const) {

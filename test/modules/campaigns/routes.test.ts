@@ -10,10 +10,10 @@ const ws = await createWorkspace(t);
 const other = await createWorkspace(t);
 const now = t.clock.now().getTime();
 const sessionId = Bun.randomUUIDv7();
-t.deps.sqlite
-  .query("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, 'main', 'connected', '919800000001', ?, ?, ?)")
+await t.deps.db
+  .prepare("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, 'main', 'connected', '919800000001', ?, ?, ?)")
   .run(sessionId, ws.id, now, now, now);
-const people = seedContacts(t, ws, 5, (i) => ({ optedOut: i === 4 }));
+const people = await seedContacts(t, ws, 5, (i) => ({ optedOut: i === 4 }));
 const body = (over: Record<string, unknown> = {}) => campaignBody([sessionId], people.map((p) => p.id), over);
 
 describe("validation: 400 VALIDATION_ERROR with the fields named, nothing created", () => {
@@ -39,12 +39,12 @@ describe("validation: 400 VALIDATION_ERROR with the fields named, nothing create
   ];
   for (const [what, over, field] of cases) {
     test(what, async () => {
-      const before = (t.deps.sqlite.query("SELECT count(*) AS n FROM campaigns").get() as { n: number }).n;
+      const before = (await t.deps.db.prepare("SELECT count(*) AS n FROM campaigns").get() as { n: number }).n;
       const r = await t.request("POST", "/api/v1/campaigns", { token: ws.owner.token, body: body(over) });
       expect(r.status).toBe(400);
       expect(r.body.code).toBe("VALIDATION_ERROR");
       expect(Object.keys(r.body.errors)).toContain(field);
-      expect((t.deps.sqlite.query("SELECT count(*) AS n FROM campaigns").get() as { n: number }).n).toBe(before);
+      expect((await t.deps.db.prepare("SELECT count(*) AS n FROM campaigns").get() as { n: number }).n).toBe(before);
     });
   }
   test("known variables with defaults pass", async () => {
@@ -177,7 +177,7 @@ describe("roles (D5), other workspaces, plan", () => {
   });
   test("Free plan: create and start answer 403 SUBSCRIPTION_INACTIVE", async () => {
     const id = await newCampaign(t, ws, body(), false);
-    t.deps.sqlite.query("UPDATE workspaces SET plan_id = 'free', subscription_status = 'free' WHERE id = ?").run(ws.id);
+    await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'free', subscription_status = 'free' WHERE id = ?").run(ws.id);
     try {
       const create = await t.request("POST", "/api/v1/campaigns", { token: ws.owner.token, body: body() });
       expect([create.status, create.body.code]).toEqual([403, "SUBSCRIPTION_INACTIVE"]);
@@ -187,7 +187,7 @@ describe("roles (D5), other workspaces, plan", () => {
       // reading stays open
       expect((await t.request("GET", "/api/v1/campaigns", { token: ws.owner.token })).status).toBe(200);
     } finally {
-      t.deps.sqlite.query("UPDATE workspaces SET plan_id = 'growth', subscription_status = 'trialing' WHERE id = ?").run(ws.id);
+      await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'growth', subscription_status = 'trialing' WHERE id = ?").run(ws.id);
     }
   });
 });

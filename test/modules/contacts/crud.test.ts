@@ -15,13 +15,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (body: unknown, token = ws.owner.token) => t.request("POST", "/api/v1/contacts", { token, body });
-const digest = (wsId: string) => JSON.stringify(t.deps.sqlite.query("SELECT * FROM contacts WHERE workspace_id = ? ORDER BY id").all(wsId)) + JSON.stringify(t.deps.sqlite.query("SELECT * FROM contact_tags WHERE workspace_id = ? ORDER BY contact_id, tag").all(wsId));
+const digest = async (wsId: string) => JSON.stringify(await t.deps.db.prepare("SELECT * FROM contacts WHERE workspace_id = ? ORDER BY id").all(wsId)) + JSON.stringify(await t.deps.db.prepare("SELECT * FROM contact_tags WHERE workspace_id = ? ORDER BY contact_id, tag").all(wsId));
 
 test("create normalises the phone, tags and answers the D11 view; duplicate is 409", async () => {
   const r = await create({ phone: "+91 98450-11111", name: "  Asha ", tags: ["VIP", " vip", "Lead"], attributes: { city: "Pune", tier_2: "x" } });
   expect(r.status).toBe(201);
   expect(r.body.data).toMatchObject({ phone: "919845011111", name: "Asha", pushName: null, tags: ["vip", "lead"], attributes: { city: "Pune", tier_2: "x" }, optedOut: false, optedOutAt: null, lastInboundAt: null });
-  expect(t.deps.sqlite.query("SELECT tag FROM contact_tags WHERE contact_id = ? ORDER BY tag").all(r.body.data.id)).toEqual([{ tag: "lead" }, { tag: "vip" }]);
+  expect(await t.deps.db.prepare("SELECT tag FROM contact_tags WHERE contact_id = ? ORDER BY tag").all(r.body.data.id)).toEqual([{ tag: "lead" }, { tag: "vip" }]);
   const dup = await create({ phone: "919845011111" });
   expect(dup.status).toBe(409);
   expect(dup.body.code).toBe("CONFLICT");
@@ -37,13 +37,13 @@ test("get, patch (tags and attributes replaced, opt-out stamps optedOutAt) and d
   const p = await t.request("PATCH", `/api/v1/contacts/${c.id}`, { token: ws.owner.token, body: { name: "Ravi", tags: ["B"], attributes: { plan: "gold" }, optedOut: true } });
   expect(p.status).toBe(200);
   expect(p.body.data).toMatchObject({ name: "Ravi", tags: ["b"], attributes: { plan: "gold" }, optedOut: true, optedOutAt: t.clock.now().toISOString() });
-  expect(t.deps.sqlite.query("SELECT key, value FROM contact_attributes WHERE contact_id = ?").all(c.id)).toEqual([{ key: "plan", value: "gold" }]);
+  expect(await t.deps.db.prepare("SELECT key, value FROM contact_attributes WHERE contact_id = ?").all(c.id)).toEqual([{ key: "plan", value: "gold" }]);
   const back = await t.request("PATCH", `/api/v1/contacts/${c.id}`, { token: ws.owner.token, body: { optedOut: false, name: null } });
   expect(back.body.data).toMatchObject({ name: null, optedOut: false, optedOutAt: null, tags: ["b"] });
   const del = await t.request("DELETE", `/api/v1/contacts/${c.id}`, { token: ws.owner.token });
   expect(del.status).toBe(200);
   expect((await t.request("GET", `/api/v1/contacts/${c.id}`, { token: ws.owner.token })).status).toBe(404);
-  expect(t.deps.sqlite.query("SELECT count(*) AS n FROM contact_tags WHERE contact_id = ?").get(c.id)).toEqual({ n: 0 });
+  expect(await t.deps.db.prepare("SELECT count(*) AS n FROM contact_tags WHERE contact_id = ?").get(c.id)).toEqual({ n: 0 });
   expect((await t.request("DELETE", `/api/v1/contacts/${c.id}`, { token: ws.owner.token })).status).toBe(404);
 });
 
@@ -82,23 +82,23 @@ describe("validation: 400 with dotted errors, nothing changes", () => {
     ["long name", { phone: "919845040001", name: "x".repeat(101) }, ["name"]],
   ];
   test.each(cases)("POST %s", async (_, body, fields) => {
-    const before = digest(ws.id);
+    const before = await digest(ws.id);
     const r = await create(body);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("VALIDATION_ERROR");
     for (const f of fields) expect(r.body.errors).toHaveProperty([f]);
-    expect(digest(ws.id)).toBe(before);
+    expect(await digest(ws.id)).toBe(before);
   });
 
   test("PATCH with nothing, or bad fields; list with bad query", async () => {
     const c = (await create({ phone: "919845040002" })).body.data;
-    const before = digest(ws.id);
+    const before = await digest(ws.id);
     for (const [body, field] of [[{}, "body"], [{ optedOut: "yes" }, "optedOut"], [{ tags: [""] }, "tags.0"], [{ attributes: { a: ["x"] } }, "attributes.a"]] as const) {
       const r = await t.request("PATCH", `/api/v1/contacts/${c.id}`, { token: ws.owner.token, body });
       expect(r.status).toBe(400);
       expect(r.body.errors).toHaveProperty([field]);
     }
-    expect(digest(ws.id)).toBe(before);
+    expect(await digest(ws.id)).toBe(before);
     for (const [q, field] of [["optedOut=maybe", "optedOut"], ["limit=101", "limit"], ["tag=", "tag"]] as const) {
       const r = await t.request("GET", `/api/v1/contacts?${q}`, { token: ws.owner.token });
       expect(r.status).toBe(400);
@@ -119,7 +119,7 @@ test("roles (D5): owner, admin and agent write; a viewer reads but cannot write"
   const viewer = await ws.member("viewer");
   expect((await t.request("GET", `/api/v1/contacts/${c.id}`, { token: viewer.token })).status).toBe(200);
   expect((await t.request("GET", "/api/v1/contacts/export", { token: viewer.token })).status).toBe(200);
-  const before = digest(ws.id);
+  const before = await digest(ws.id);
   for (const [method, path, body] of [
     ["POST", "/api/v1/contacts", { phone: "919845050009" }],
     ["PATCH", `/api/v1/contacts/${c.id}`, { name: "x" }],
@@ -132,7 +132,7 @@ test("roles (D5): owner, admin and agent write; a viewer reads but cannot write"
   const form = new FormData();
   form.append("file", new File(["phone\n919845050010\n"], "c.csv"));
   expect((await t.request("POST", "/api/v1/contacts/import", { token: viewer.token, body: form })).body.code).toBe("FORBIDDEN");
-  expect(digest(ws.id)).toBe(before);
+  expect(await digest(ws.id)).toBe(before);
 });
 
 test("another workspace gets 404 on every route by id, and sees none of the contacts", async () => {
@@ -140,7 +140,7 @@ test("another workspace gets 404 on every route by id, and sees none of the cont
   const form = new FormData();
   form.append("file", new File(["phone\n919845060002\n"], "c.csv"));
   const imp = (await t.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: form })).body.data;
-  const before = digest(ws.id);
+  const before = await digest(ws.id);
   const tok = other.owner.token;
   expect((await t.request("GET", `/api/v1/contacts/${c.id}`, { token: tok })).status).toBe(404);
   expect((await t.request("PATCH", `/api/v1/contacts/${c.id}`, { token: tok, body: { name: "x" } })).status).toBe(404);
@@ -149,18 +149,18 @@ test("another workspace gets 404 on every route by id, and sees none of the cont
   expect((await t.request("GET", "/api/v1/contacts?tag=secret", { token: tok })).body.data).toEqual([]);
   const csv = await (await t.app.handle(new Request("http://localhost/api/v1/contacts/export", { headers: { authorization: `Bearer ${tok}` } }))).text();
   expect(csv).not.toContain("919845060001");
-  expect(digest(ws.id)).toBe(before);
+  expect(await digest(ws.id)).toBe(before);
 });
 
 describe("contacts quota (D2)", () => {
   test("at the limit: 403 LIMIT_EXCEEDED; 50 parallel creates at limit minus one: exactly one succeeds", async () => {
-    upsertPlan(t.deps.sqlite, "tiny", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 10, contacts: 5, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: false } }, 0);
+    await upsertPlan(t.deps.db, "tiny", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 10, contacts: 5, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: false } }, 0);
     const w = await createWorkspace(t, { planId: "tiny", status: "active" });
     for (let i = 0; i < 4; i++) expect((await create({ phone: `91984507000${i}` }, w.owner.token)).status).toBe(201);
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ phone: `9198450710${String(i).padStart(2, "0")}` }, w.owner.token)));
     expect(results.filter((r) => r.status === 201).length).toBe(1);
     expect(results.filter((r) => r.status === 403).every((r) => r.body.code === "LIMIT_EXCEEDED")).toBe(true);
     expect(results.filter((r) => r.status === 403).length).toBe(49);
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(w.id)).toEqual({ n: 5 });
+    expect(await t.deps.db.prepare("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(w.id)).toEqual({ n: 5 });
   });
 });

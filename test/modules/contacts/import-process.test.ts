@@ -2,13 +2,13 @@
 // 200,000 rows with bad rows mixed in (peak RSS of the server reported), the export of the
 // same streamed back, and a SIGKILL in the middle of an import followed by a restart.
 import { afterAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../../src/auth/tokens.ts";
 import { systemClock } from "../../../src/clock.ts";
 import { loadConfig } from "../../../src/config.ts";
+import { openSqliteStore } from "../../../src/db/sqlite.ts";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { spawnServer, type ChildServer } from "../../helpers/process.ts";
 
@@ -19,21 +19,21 @@ const MB = 1024 * 1024;
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-import-"));
 let server: ChildServer = await spawnServer({ dataDir, env: ENV });
-const db = new Database(join(dataDir, "parley.db"));
-db.exec("PRAGMA busy_timeout = 5000");
+// a second connection to the server's database file, as an operator command opens it
+const { db } = openSqliteStore(join(dataDir, "parley.db"));
 afterAll(async () => {
-  db.close();
+  await db.close();
   await server.stop();
 });
 // a plan with room for every row
-upsertPlan(db, "bulk", { name: "Bulk", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 1000, contacts: 1_000_000, apiRequestsPerDay: 1_000_000, webhooks: 1, teamSeats: 5, campaigns: true } }, Date.now());
+await upsertPlan(db, "bulk", { name: "Bulk", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 1000, contacts: 1_000_000, apiRequestsPerDay: 1_000_000, webhooks: 1, teamSeats: 5, campaigns: true } }, Date.now());
 
 async function workspace(name: string): Promise<{ id: string; token: string }> {
   const now = Date.now();
   const id = Bun.randomUUIDv7();
   const userId = Bun.randomUUIDv7();
-  db.query(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, ?, 'bulk', 'active', ?, ?)`).run(id, name, now, now);
-  db.query(
+  await db.prepare(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, ?, 'bulk', 'active', ?, ?)`).run(id, name, now, now);
+  await db.prepare(
     `INSERT INTO users (id, workspace_id, email, name, password_hash, role, mobile_verified_at, email_verified_at, created_at, updated_at)
      VALUES (?, ?, ?, 'Owner', 'x', 'owner', ?, ?, ?, ?)`,
   ).run(userId, id, `${name}@example.com`, now, now, now, now);
@@ -118,7 +118,7 @@ test(
     const after = memory(server.proc.pid);
     expect(rep).toMatchObject({ status: "completed", total: ROWS, processed: ROWS, created: gen.good, updated: 0, rejected: gen.badRows.length });
     expect(rep.errors.map((e: { row: number }) => e.row)).toEqual(gen.badRows.slice(0, 1000));
-    expect((db.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws.id) as { n: number }).n).toBe(gen.good);
+    expect(((await db.prepare("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws.id)) as { n: number }).n).toBe(gen.good);
     console.log(
       `import: ${ROWS} rows in ${seconds.toFixed(1)} s (${Math.round(ROWS / seconds)} rows/s); server peak RSS after ${ROWS / 10} rows ${afterSmall.peakMB} MB, ` +
         `RSS before the big file ${before.rssMB} MB, peak after it ${after.peakMB} MB (file ${(Bun.file(gen.path).size / MB).toFixed(1)} MB)`,
@@ -159,15 +159,15 @@ test(
     expect(mid.status).toBe("running");
     server.proc.kill("SIGKILL");
     await server.proc.exited;
-    const atKill = db.query("SELECT processed, created FROM contact_imports WHERE id = ?").get(id) as { processed: number; created: number };
+    const atKill = (await db.prepare("SELECT processed, created FROM contact_imports WHERE id = ?").get(id)) as { processed: number; created: number };
     server = await spawnServer({ dataDir, env: ENV });
     const rep = await waitDone(ws.token, id);
     console.log(`crash import: killed at ${atKill.processed} of ${gen.good + gen.badRows.length} rows; resumed and completed`);
     expect(atKill.processed).toBeLessThan(40_000);
     // every phone in the file is distinct: a batch applied twice would show as `updated`
     expect(rep).toMatchObject({ status: "completed", total: 40_000, processed: 40_000, created: gen.good, updated: 0, rejected: gen.badRows.length });
-    expect((db.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws.id) as { n: number }).n).toBe(gen.good);
-    expect((db.query("SELECT count(*) AS n FROM contact_import_errors WHERE import_id = ?").get(id) as { n: number }).n).toBe(gen.badRows.length);
+    expect(((await db.prepare("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws.id)) as { n: number }).n).toBe(gen.good);
+    expect(((await db.prepare("SELECT count(*) AS n FROM contact_import_errors WHERE import_id = ?").get(id)) as { n: number }).n).toBe(gen.badRows.length);
   },
   300_000,
 );

@@ -98,7 +98,7 @@ test("errors keep the first 1,000 rows; rejected counts them all", async () => {
 });
 
 test("at the contacts quota the remaining new contacts are rejected with the reason; merges still apply", async () => {
-  upsertPlan(t.deps.sqlite, "tiny-import", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 10, contacts: 3, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: false } }, 0);
+  await upsertPlan(t.deps.db, "tiny-import", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 10, contacts: 3, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: false } }, 0);
   const ws = await createWorkspace(t, { planId: "tiny-import", status: "active" });
   await t.request("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: "919845300001" } });
   const rep = await runImport(ws, "phone,tags\n919845300002,a\n919845300003,a\n919845300004,a\n919845300001,a\n919845300005,a\n");

@@ -21,9 +21,9 @@ test("50 parallel creates from 5 connections at the contacts limit minus one: ex
     network: new SimDriver(),
     secrets: { jwtSecret: "s".repeat(48), credentialKey: "00".repeat(32) },
   });
-  upsertPlan(rt.deps.sqlite, "c10", { name: "C10", monthlyPaise: 1, annualPaise: 10, limits: { contacts: 10 } }, 0);
+  await upsertPlan(rt.deps.db, "c10", { name: "C10", monthlyPaise: 1, annualPaise: 10, limits: { contacts: 10 } }, 0);
   const w = await createWorkspace({ ...rt, clock } as unknown as TestApp, { status: "active", planId: "c10" });
-  for (let i = 0; i < 9; i++) rt.deps.sqlite.query("INSERT INTO contacts (id, workspace_id, phone, created_at, updated_at) VALUES (?, ?, ?, 0, 0)").run(Bun.randomUUIDv7(), w.id, `9198000000${i}0`);
+  for (let i = 0; i < 9; i++) await rt.deps.db.prepare("INSERT INTO contacts (id, workspace_id, phone, created_at, updated_at) VALUES (?, ?, ?, 0, 0)").run(Bun.randomUUIDv7(), w.id, `9198000000${i}0`);
   const url = new URL("./quota-worker.ts", import.meta.url).href;
   const batches = await Promise.all(
     Array.from({ length: 5 }, (_, k) => {
@@ -42,6 +42,6 @@ test("50 parallel creates from 5 connections at the contacts limit minus one: ex
   const results = batches.flat();
   expect(results.filter((r) => r === "ok")).toHaveLength(1);
   expect(results.filter((r) => r === "LIMIT_EXCEEDED")).toHaveLength(49);
-  expect((rt.deps.sqlite.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(w.id) as { n: number }).n).toBe(10);
+  expect((await rt.deps.db.prepare("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(w.id) as { n: number }).n).toBe(10);
   await rt.close();
 });

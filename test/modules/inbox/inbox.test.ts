@@ -88,7 +88,7 @@ describe("conversations", () => {
     expect(r.status).toBe(200);
     expect(r.body.data.unreadCount).toBe(0);
     expect(r.body.data.lastReadAt).not.toBeNull();
-    const unreadLeft = t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE conversation_id = ? AND direction = 'inbound' AND read_at IS NULL").get(one.id) as { n: number };
+    const unreadLeft = await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE conversation_id = ? AND direction = 'inbound' AND read_at IS NULL").get(one.id) as { n: number };
     expect(unreadLeft.n).toBe(0);
     // a new inbound message makes it unread again
     await inbound(s1.id, "919833300001", "are you there?");

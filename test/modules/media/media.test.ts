@@ -45,7 +45,7 @@ describe("upload", () => {
   });
 
   test("an API key may upload under /api/external; a viewer may not", async () => {
-    const key = createApiKey(t, ws);
+    const key = await createApiKey(t, ws);
     expect((await upload(new File([pdf()], "a.pdf"), { apiKey: key })).status).toBe(201);
     // D6 both wrong ways: a key under /api/v1, a JWT under /api/external
     const fd = () => {
@@ -164,7 +164,7 @@ test("by default mediaUrl may not point at loopback or plain HTTP", async () => 
       expect(r.status).toBe(400);
       expect(r.body.errors.mediaUrl).toContain("not allowed");
     }
-    expect((strict.deps.sqlite.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n).toBe(0);
+    expect((await strict.deps.db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n).toBe(0);
   } finally {
     await strict.close();
   }
@@ -183,7 +183,7 @@ describe("inbound media the network gives as a URL (the sim's mediaUrl)", () => 
     expect(e.data).toMatchObject({ type: "audio", mimeType: "audio/mpeg", filename: "voice.mp3" });
     const path = new URL(e.data.mediaUrl as string).pathname;
     expect(path).toBe(`/api/external/media/${e.data.mediaId}`);
-    const file = await t.app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": createApiKey(t, ws) } }));
+    const file = await t.app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": await createApiKey(t, ws) } }));
     expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.from(mp3()))).toBe(true);
   });
 

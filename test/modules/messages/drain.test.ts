@@ -26,7 +26,7 @@ describe("one job run drains a session's queue", () => {
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await send(`m${i}`));
     expect(await t.deps.jobs.runDue()).toBe(1);
-    expect(ids.map((id) => statusOf(t, id))).toEqual(ids.map(() => "sent"));
+    expect((await Promise.all(ids.map((id) => statusOf(t, id))))).toEqual(ids.map(() => "sent"));
     expect(t.sim.sent.filter((s) => s.sessionId === session.id).map((s) => s.message.text)).toEqual(ids.map((_, i) => `m${i}`));
     expect(events.filter((e) => e.event === "message_sent").map((e) => e.data.messageId)).toEqual(ids);
   });
@@ -36,11 +36,11 @@ describe("one job run drains a session's queue", () => {
     const a = await send("first");
     const b = await send("second");
     expect(await t.deps.jobs.runDue()).toBe(1);
-    expect([statusOf(t, a), statusOf(t, b)]).toEqual(["sent", "queued"]);
+    expect([(await statusOf(t, a)), (await statusOf(t, b))]).toEqual(["sent", "queued"]);
     expect(await t.deps.jobs.runDue()).toBe(0); // the gap has not passed
     t.clock.advance(60_000);
     expect(await t.deps.jobs.runDue()).toBe(1);
-    expect(statusOf(t, b)).toBe("sent");
+    expect((await statusOf(t, b))).toBe("sent");
   });
 
   test("a failure in the middle of a drain retries that message and holds the ones behind it (order kept)", async () => {
@@ -49,10 +49,10 @@ describe("one job run drains a session's queue", () => {
     for (let i = 0; i < 3; i++) ids.push(await send(`n${i}`));
     t.sim.failNextSends(session.id, 1, "rate_limited");
     await t.deps.jobs.runDue();
-    expect(ids.map((id) => statusOf(t, id))).toEqual(["queued", "queued", "queued"]);
+    expect((await Promise.all(ids.map((id) => statusOf(t, id))))).toEqual(["queued", "queued", "queued"]);
     t.clock.advance(60_000);
     await t.deps.jobs.runDue();
-    expect(ids.map((id) => statusOf(t, id))).toEqual(["sent", "sent", "sent"]);
+    expect((await Promise.all(ids.map((id) => statusOf(t, id))))).toEqual(["sent", "sent", "sent"]);
     expect(t.sim.sent.filter((s) => s.sessionId === session.id).map((s) => s.message.text)).toEqual(["n0", "n1", "n2"]);
   });
 });

@@ -17,8 +17,8 @@ beforeAll(async () => {
   t = await createTestApp({ config: { sendMinGapMs: 0, sendJitterMs: 0, publicUrl: "https://parley.test" } });
   a = await createWorkspace(t);
   b = await createWorkspace(t);
-  keyA = createApiKey(t, a);
-  keyB = createApiKey(t, b);
+  keyA = await createApiKey(t, a);
+  keyB = await createApiKey(t, b);
   sessionA = await connectedSession(t, a);
   sessionB = await connectedSession(t, b);
   for (const [i, to] of ["919811111111", "919822222222", "919811111111"].entries()) {

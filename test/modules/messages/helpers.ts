@@ -23,8 +23,8 @@ export async function connectedSession(t: TestApp, ws: TestWorkspace, opts: { ph
   const id = Bun.randomUUIDv7();
   const phone = opts.phone ?? `9198${String(10_000_000 + ++phoneSeq).slice(-8)}`;
   const now = t.clock.now().getTime();
-  t.deps.sqlite
-    .query(
+  await t.deps.db
+    .prepare(
       `INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at)
        VALUES (?, ?, ?, 'connected', ?, ?, ?, ?)`,
     )
@@ -57,16 +57,16 @@ export async function drain(t: TestApp): Promise<number> {
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Inserts an API key of the workspace and returns the key. */
-export function createApiKey(t: TestApp, ws: TestWorkspace): string {
+export async function createApiKey(t: TestApp, ws: TestWorkspace): Promise<string> {
   const key = "pk_" + Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64").replace(/[^A-Za-z0-9]/g, "").padEnd(32, "a");
   const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
-  t.deps.sqlite
-    .query("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+  await t.deps.db
+    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)")
     .run(Bun.randomUUIDv7(), ws.id, "test key", key.slice(0, 8), hash, t.clock.now().getTime());
   return key;
 }
 
 /** The status of a message straight from the table. */
-export function statusOf(t: TestApp, id: string): string | undefined {
-  return (t.deps.sqlite.query("SELECT status FROM messages WHERE id = ?").get(id) as { status: string } | null)?.status;
+export async function statusOf(t: TestApp, id: string): Promise<string | undefined> {
+  return ((await t.deps.db.prepare("SELECT status FROM messages WHERE id = ?").get(id)) as { status: string } | undefined)?.status;
 }

@@ -18,7 +18,7 @@ afterAll(() => t.close());
 const send = (key: string, body: Record<string, unknown>, auth: { token?: string; apiKey?: string } = { token: ws.owner.token }) =>
   t.request("POST", "/api/v1/messages/send", { ...auth, headers: { "idempotency-key": key }, body: { session_id: session.id, to: "919876543210", ...body } });
 const onWire = (text: string) => t.sim.sent.filter((s) => s.message.text === text).length;
-const rows = (text: string) => (t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE body = ?").get(text) as { n: number }).n;
+const rows = async (text: string) => ((await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE body = ?").get(text)) as { n: number }).n;
 
 test("a repeated request with the same key returns the first answer and sends once", async () => {
   const first = await send("key-1", { body: "once" });
@@ -30,12 +30,12 @@ test("a repeated request with the same key returns the first answer and sends on
   expect(again.body.data).toEqual(first.body.data);
   expect(again.headers.get("idempotent-replayed")).toBe("true");
   // the same key from another credential of the workspace is the same request too
-  const key = createApiKey(t, ws);
+  const key = await createApiKey(t, ws);
   const byKey = await send("key-1", { body: "once" }, { apiKey: key });
   expect(byKey.body.data).toEqual(first.body.data);
   await drain(t);
   expect(onWire("once")).toBe(1);
-  expect(rows("once")).toBe(1);
+  expect(await rows("once")).toBe(1);
 });
 
 test("concurrent requests with one key create one message", async () => {
@@ -44,9 +44,9 @@ test("concurrent requests with one key create one message", async () => {
   expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
   await drain(t);
   expect(onWire("together")).toBe(1);
-  expect(rows("together")).toBe(1);
+  expect(await rows("together")).toBe(1);
   // files written by the losers were removed
-  expect((t.deps.sqlite.query("SELECT count(*) AS n FROM media WHERE source = 'base64'").get() as { n: number }).n).toBe(1);
+  expect((await t.deps.db.prepare("SELECT count(*) AS n FROM media WHERE source = 'base64'").get() as { n: number }).n).toBe(1);
 });
 
 test("the same key with a different body is 409 CONFLICT and sends nothing", async () => {
@@ -68,14 +68,14 @@ test("keys are per workspace", async () => {
     body: { session_id: s.id, to: "919876543210", body: "ws two" },
   });
   expect(r.status).toBe(202);
-  expect(rows("ws two")).toBe(1);
+  expect(await rows("ws two")).toBe(1);
 });
 
 test("a refused request is not remembered: fixing it and retrying with the key works", async () => {
-  t.deps.sqlite.query("UPDATE chat_sessions SET status = 'disconnected' WHERE id = ?").run(session.id);
+  await t.deps.db.prepare("UPDATE chat_sessions SET status = 'disconnected' WHERE id = ?").run(session.id);
   const refused = await send("key-3", { body: "after reconnect" });
   expect(refused.status).toBe(502);
-  t.deps.sqlite.query("UPDATE chat_sessions SET status = 'connected' WHERE id = ?").run(session.id);
+  await t.deps.db.prepare("UPDATE chat_sessions SET status = 'connected' WHERE id = ?").run(session.id);
   const ok = await send("key-3", { body: "after reconnect" });
   expect(ok.status).toBe(202);
 });
@@ -84,7 +84,7 @@ test("after 24 hours the key is forgotten and pruned", async () => {
   const first = await send("key-4", { body: "day one" });
   t.clock.advance(24 * 3600_000 + 1);
   const token = await accessToken(t, ws.owner.userId, ws.id, "owner");
-  expect(pruneIdempotencyKeys(t.deps)).toBeGreaterThan(0);
+  expect(await pruneIdempotencyKeys(t.deps)).toBeGreaterThan(0);
   const next = await send("key-4", { body: "day one" }, { token });
   expect(next.status).toBe(202);
   expect(next.body.data.id).not.toBe(first.body.data.id);

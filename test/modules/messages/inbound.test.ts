@@ -32,13 +32,13 @@ test("an inbound text is stored, its contact upserted and message_received carri
   expect(e!.data.timestamp).toMatch(ISO_MS);
   const msg = (await t.request("GET", `/api/v1/messages/${e!.data.messageId}`, { token: ws.owner.token })).body.data;
   expect(msg).toMatchObject({ direction: "inbound", from: "919822200001", to: session.phone, body: "hi there", status: "received", networkMessageId: networkId });
-  const contact = t.deps.sqlite.query("SELECT phone, push_name AS pushName, last_inbound_at AS at FROM contacts WHERE workspace_id = ?").all(ws.id);
+  const contact = await t.deps.db.prepare("SELECT phone, push_name AS \"pushName\", last_inbound_at AS at FROM contacts WHERE workspace_id = ?").all(ws.id);
   expect(contact).toEqual([{ phone: "919822200001", pushName: "Asha", at: expect.any(Number) }]);
 
   // a second message updates the push name, keeps one contact
   t.sim.inbound(session.id, { from: "919822200001", pushName: "Asha K", type: "text", text: "again" });
   await waitFor(() => received(events).length === 2, "second message");
-  const after = t.deps.sqlite.query("SELECT push_name AS pushName FROM contacts WHERE workspace_id = ?").all(ws.id);
+  const after = await t.deps.db.prepare("SELECT push_name AS \"pushName\" FROM contacts WHERE workspace_id = ?").all(ws.id);
   expect(after).toEqual([{ pushName: "Asha K" }]);
 });
 
@@ -49,7 +49,7 @@ test("the same network message delivered twice is stored once", async () => {
   await waitFor(() => received(events).length, "message_received");
   await Bun.sleep(20);
   expect(received(events).length).toBe(1);
-  expect((t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE network_message_id = 'SIMINDUPLICATE1'").get() as { n: number }).n).toBe(1);
+  expect((await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE network_message_id = 'SIMINDUPLICATE1'").get() as { n: number }).n).toBe(1);
 });
 
 test("inbound media: stored in the data dir, downloadable only with the workspace's credentials", async () => {
@@ -67,11 +67,11 @@ test("inbound media: stored in the data dir, downloadable only with the workspac
   const get = fetchAt(dashboard);
   const getExternal = fetchAt(external);
 
-  const byKey = await getExternal({ "x-api-key": createApiKey(t, ws) });
+  const byKey = await getExternal({ "x-api-key": await createApiKey(t, ws) });
   expect(byKey.status).toBe(200);
   expect(Buffer.from(await byKey.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
   expect((await getExternal({ authorization: `Bearer ${ws.owner.token}` })).status).toBe(401);
-  expect((await getExternal({ "x-api-key": createApiKey(t, other) })).status).toBe(404);
+  expect((await getExternal({ "x-api-key": await createApiKey(t, other) })).status).toBe(404);
   expect((await getExternal({})).status).toBe(401);
 
   const byOwner = await get({ authorization: `Bearer ${ws.owner.token}` });
@@ -83,7 +83,7 @@ test("inbound media: stored in the data dir, downloadable only with the workspac
 
   const viewer = await ws.member("viewer");
   expect((await get({ authorization: `Bearer ${viewer.token}` })).status).toBe(200);
-  expect((await get({ "x-api-key": createApiKey(t, ws) })).status).toBe(401); // D6: keys only under /api/external
+  expect((await get({ "x-api-key": await createApiKey(t, ws) })).status).toBe(401); // D6: keys only under /api/external
 
   const none = await get({});
   expect(none.status).toBe(401);
@@ -108,20 +108,20 @@ test("inbound messages of one session are stored in arrival order", async () => 
   }
   await waitFor(() => received(events).length === 10, "ten messages");
   expect(received(events).map((e) => e.data.text)).toEqual(Array.from({ length: 10 }, (_, i) => `n${i}`));
-  const stored = t.deps.sqlite.query("SELECT body FROM messages WHERE phone = '919822200005' ORDER BY id").all() as { body: string }[];
+  const stored = await t.deps.db.prepare("SELECT body FROM messages WHERE phone = '919822200005' ORDER BY id").all() as { body: string }[];
   expect(stored.map((r) => r.body)).toEqual(Array.from({ length: 10 }, (_, i) => `n${i}`));
 });
 
 test("over the contacts quota the message is still stored, without a new contact", async () => {
   const free = await createWorkspace(t, { status: "free", planId: "free" });
   const s = await connectedSession(t, free);
-  const ins = t.deps.sqlite.query("INSERT INTO contacts (id, workspace_id, phone, created_at, updated_at) VALUES (?, ?, ?, 0, 0)");
-  t.deps.sqlite.transaction(() => {
-    for (let i = 0; i < 500; i++) ins.run(Bun.randomUUIDv7(), free.id, `91700000${String(i).padStart(4, "0")}`);
-  })();
+  const ins = t.deps.db.prepare("INSERT INTO contacts (id, workspace_id, phone, created_at, updated_at) VALUES (?, ?, ?, 0, 0)");
+  await t.deps.db.tx(async () => {
+    for (let i = 0; i < 500; i++) await ins.run(Bun.randomUUIDv7(), free.id, `91700000${String(i).padStart(4, "0")}`);
+  });
   const events = recordEvents(t);
   t.sim.inbound(s.id, { from: "919822200006", type: "text", text: "over quota" });
   await waitFor(() => received(events).length, "message_received");
-  expect((t.deps.sqlite.query("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(free.id) as { n: number }).n).toBe(500);
-  expect((t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(free.id) as { n: number }).n).toBe(1);
+  expect((await t.deps.db.prepare("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(free.id) as { n: number }).n).toBe(500);
+  expect((await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(free.id) as { n: number }).n).toBe(1);
 });

@@ -30,15 +30,15 @@ describe("transient failures", () => {
     t.sim.failNextSends(session.id, 2, "rate_limited");
     const id = await send("retry me");
     await drain(t);
-    expect(statusOf(t, id)).toBe("queued");
+    expect((await statusOf(t, id))).toBe("queued");
     expect(wireCount("retry me")).toBe(0);
-    for (let i = 0; i < 3 && statusOf(t, id) === "queued"; i++) {
+    for (let i = 0; i < 3 && (await statusOf(t, id)) === "queued"; i++) {
       t.clock.advance(60_000);
       await drain(t);
     }
-    expect(statusOf(t, id)).toBe("sent");
+    expect((await statusOf(t, id))).toBe("sent");
     expect(wireCount("retry me")).toBe(1);
-    const row = t.deps.sqlite.query("SELECT attempts FROM messages WHERE id = ?").get(id) as { attempts: number };
+    const row = await t.deps.db.prepare("SELECT attempts FROM messages WHERE id = ?").get(id) as { attempts: number };
     expect(row.attempts).toBe(3);
     expect(events.filter((e) => e.event === "message_failed")).toEqual([]);
     expect(events.filter((e) => e.event === "message_sent").length).toBe(1);
@@ -48,11 +48,11 @@ describe("transient failures", () => {
     const events = recordEvents(t);
     t.sim.failNextSends(session.id, 100, "send_failed");
     const id = await send("doomed", "919811122233");
-    for (let i = 0; i < 10 && statusOf(t, id) === "queued"; i++) {
+    for (let i = 0; i < 10 && (await statusOf(t, id)) === "queued"; i++) {
       await drain(t);
       t.clock.advance(3600_000);
     }
-    expect(statusOf(t, id)).toBe("failed");
+    expect((await statusOf(t, id))).toBe("failed");
     const failed = events.filter((e) => e.event === "message_failed");
     expect(failed.length).toBe(1);
     expect(failed[0]!.data).toEqual({
@@ -74,12 +74,12 @@ describe("transient failures", () => {
     t.sim.failNextSends(session.id, 4);
     const a = await send("first, fails");
     const b = await send("second, goes");
-    for (let i = 0; i < 10 && statusOf(t, b) !== "sent"; i++) {
+    for (let i = 0; i < 10 && (await statusOf(t, b)) !== "sent"; i++) {
       await drain(t);
       t.clock.advance(3600_000);
     }
-    expect(statusOf(t, a)).toBe("failed");
-    expect(statusOf(t, b)).toBe("sent");
+    expect((await statusOf(t, a))).toBe("failed");
+    expect((await statusOf(t, b))).toBe("sent");
   });
 });
 
@@ -121,20 +121,20 @@ describe("exactly once across an interrupted attempt", () => {
     // what a crash between the network's acceptance and recording it leaves behind:
     // the network has the message, the row is still queued with an attempt token
     const accepted = await t.sim.send(session.id, { to: "919876543210", type: "text", text: "accepted, then crash", clientMessageId: clientMessageId(id) });
-    t.deps.sqlite.query("UPDATE messages SET sending_token = 'crashed-attempt', attempts = 1 WHERE id = ?").run(id);
+    await t.deps.db.prepare("UPDATE messages SET sending_token = 'crashed-attempt', attempts = 1 WHERE id = ?").run(id);
     await drain(t);
     expect(wireCount("accepted, then crash")).toBe(1);
-    const row = t.deps.sqlite.query("SELECT status, network_message_id AS n, sending_token AS tok FROM messages WHERE id = ?").get(id) as { status: string; n: string; tok: string | null };
+    const row = await t.deps.db.prepare("SELECT status, network_message_id AS n, sending_token AS tok FROM messages WHERE id = ?").get(id) as { status: string; n: string; tok: string | null };
     expect(row).toEqual({ status: "sent", n: accepted.networkMessageId, tok: null });
     expect(events.filter((e) => e.event === "message_sent").length).toBe(1);
   });
 
   test("an attempt cut short before the network saw it is sent once", async () => {
     const id = await send("crash before send");
-    t.deps.sqlite.query("UPDATE messages SET sending_token = 'crashed-attempt', attempts = 1 WHERE id = ?").run(id);
+    await t.deps.db.prepare("UPDATE messages SET sending_token = 'crashed-attempt', attempts = 1 WHERE id = ?").run(id);
     await drain(t);
     expect(wireCount("crash before send")).toBe(1);
-    expect(statusOf(t, id)).toBe("sent");
+    expect((await statusOf(t, id))).toBe("sent");
   });
 
   test("the restart sweep gives every session with queued messages a sender", async () => {
@@ -143,11 +143,11 @@ describe("exactly once across an interrupted attempt", () => {
     await linkSession(t, ws, session.id, session.phone);
     const id = await send("left queued");
     // the job is lost (as if enqueued by a process that died mid-commit of another change)
-    t.deps.sqlite.query("DELETE FROM jobs").run();
+    await t.deps.db.prepare("DELETE FROM jobs").run();
     await drain(t);
-    expect(statusOf(t, id)).toBe("queued");
+    expect((await statusOf(t, id))).toBe("queued");
     await t.services.start();
     await drain(t);
-    expect(statusOf(t, id)).toBe("sent");
+    expect((await statusOf(t, id))).toBe("sent");
   });
 });

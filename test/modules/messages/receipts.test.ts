@@ -20,17 +20,21 @@ async function sentMessage(text: string): Promise<{ id: string; networkId: strin
   const wire = t.sim.sent.find((s) => s.message.text === text)!;
   return { id: r.body.data.id, networkId: wire.networkMessageId };
 }
-const times = (id: string) =>
-  t.deps.sqlite.query("SELECT delivered_at AS d, read_at AS r FROM messages WHERE id = ?").get(id) as { d: number | null; r: number | null };
+const times = async (id: string) =>
+  (await t.deps.db.prepare("SELECT delivered_at AS d, read_at AS r FROM messages WHERE id = ?").get(id)) as { d: number | null; r: number | null };
+/** Receipts are applied asynchronously (each in a transaction of its own): lets the ones just emitted land. */
+const applied = () => Bun.sleep(20);
 
 test("read before delivered: status read, deliveredAt also set, delivered emitted once before read", async () => {
   const { id, networkId } = await sentMessage("out of order");
   const events = recordEvents(t);
   t.sim.receipt(session.id, networkId, "read");
-  expect(statusOf(t, id)).toBe("read");
-  expect(times(id).d).not.toBeNull();
+  await applied();
+  expect((await statusOf(t, id))).toBe("read");
+  expect((await times(id)).d).not.toBeNull();
   t.sim.receipt(session.id, networkId, "delivered"); // late: must not move it back
-  expect(statusOf(t, id)).toBe("read");
+  await applied();
+  expect((await statusOf(t, id))).toBe("read");
   expect(events.map((e) => e.event)).toEqual(["message_delivered", "message_read"]);
   expect(events[0]!.data.deliveredAt).toBe(events[1]!.data.readAt);
 });
@@ -39,13 +43,16 @@ test("duplicate receipts change nothing and emit nothing", async () => {
   const { id, networkId } = await sentMessage("duplicates");
   const events = recordEvents(t);
   t.sim.receipt(session.id, networkId, "delivered");
-  const first = times(id);
+  await applied();
+  const first = await times(id);
   t.sim.receipt(session.id, networkId, "delivered");
-  expect(times(id)).toEqual(first);
+  await applied();
+  expect(await times(id)).toEqual(first);
   t.sim.receipt(session.id, networkId, "read");
   t.sim.receipt(session.id, networkId, "read");
   t.sim.receipt(session.id, networkId, "delivered");
-  expect(statusOf(t, id)).toBe("read");
+  await applied();
+  expect((await statusOf(t, id))).toBe("read");
   expect(events.map((e) => e.event)).toEqual(["message_delivered", "message_read"]);
 });
 
@@ -56,7 +63,8 @@ test("a receipt for an unknown message or another session is ignored", async () 
   const events = recordEvents(t);
   t.sim.receipt(otherSession.id, networkId, "read");
   t.sim.receipt(session.id, "SIMNOSUCHMESSAGE", "read");
-  expect(statusOf(t, id)).toBe("sent");
+  await applied();
+  expect((await statusOf(t, id))).toBe("sent");
   expect(events).toEqual([]);
 });
 
@@ -68,8 +76,8 @@ test("the sim's automatic receipts take a message to read", async () => {
     const r = await auto.request("POST", "/api/v1/messages/send", { token: w.owner.token, body: { session_id: s.id, to: "919876543210", body: "auto" } });
     await drain(auto);
     const deadline = Date.now() + 2000;
-    while (statusOf(auto, r.body.data.id) !== "read" && Date.now() < deadline) await Bun.sleep(2);
-    expect(statusOf(auto, r.body.data.id)).toBe("read");
+    while ((await statusOf(auto, r.body.data.id)) !== "read" && Date.now() < deadline) await Bun.sleep(2);
+    expect((await statusOf(auto, r.body.data.id))).toBe("read");
   } finally {
     await auto.close();
   }

@@ -10,7 +10,7 @@ let ws: TestWorkspace;
 let session: { id: string; phone: string };
 beforeEach(async () => {
   t = await createTestApp();
-  upsertPlan(t.deps.sqlite, "m5", { name: "M5", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 5 } }, 0);
+  await upsertPlan(t.deps.db, "m5", { name: "M5", monthlyPaise: 1, annualPaise: 10, limits: { messagesPerMonth: 5 } }, 0);
   ws = await createWorkspace(t, { status: "active", planId: "m5" });
   session = await connectedSession(t, ws);
 });
@@ -22,16 +22,16 @@ const send = (body: string, key?: string) =>
     body: { session_id: session.id, to: "919876543210", body },
     headers: key ? { "idempotency-key": key } : undefined,
   });
-const stored = () => (t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(ws.id) as { n: number }).n;
+const stored = async () => ((await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(ws.id)) as { n: number }).n;
 
 describe("sends committed together (group commit)", () => {
   test("8 parallel sends at a quota of 5: exactly 5 are accepted and stored, the refused ones roll back alone", async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(`p${i}`)));
     expect(answers.filter((a) => a.status === 202)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 403 && a.body.code === "LIMIT_EXCEEDED")).toHaveLength(3);
-    expect(stored()).toBe(5);
+    expect(await stored()).toBe(5);
     const ids = answers.filter((a) => a.status === 202).map((a) => a.body.data.id);
-    const rows = t.deps.sqlite.query(`SELECT id FROM messages WHERE workspace_id = ? AND status = 'queued'`).all(ws.id) as { id: string }[];
+    const rows = await t.deps.db.prepare(`SELECT id FROM messages WHERE workspace_id = ? AND status = 'queued'`).all(ws.id) as { id: string }[];
     expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 
@@ -39,28 +39,28 @@ describe("sends committed together (group commit)", () => {
     const answers = await Promise.all(Array.from({ length: 4 }, () => send("same", "k-batch-1")));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
     expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
-    expect(stored()).toBe(1);
+    expect(await stored()).toBe(1);
   });
 });
 
 describe("what a group writes once", () => {
-  const usage = () => (t.deps.sqlite.query("SELECT outbound FROM message_usage WHERE workspace_id = ?").get(ws.id) as { outbound: number } | null)?.outbound ?? 0;
+  const usage = async () => ((await t.deps.db.prepare("SELECT outbound FROM message_usage WHERE workspace_id = ?").get(ws.id)) as { outbound: number } | undefined)?.outbound ?? 0;
 
   test("the month's usage counts exactly the accepted sends of a group, refused ones not", async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(`u${i}`)));
     expect(answers.filter((a) => a.status === 202)).toHaveLength(5);
-    expect(usage()).toBe(5);
+    expect(await usage()).toBe(5);
   });
 
-  const conversations = () => t.deps.sqlite.query("SELECT id, last_message_id AS last FROM conversations WHERE workspace_id = ?").all(ws.id) as { id: string; last: string }[];
-  const messageIds = () => (t.deps.sqlite.query("SELECT id, conversation_id AS c FROM messages WHERE workspace_id = ? ORDER BY id").all(ws.id) as { id: string; c: string }[]);
+  const conversations = async () => (await t.deps.db.prepare("SELECT id, last_message_id AS last FROM conversations WHERE workspace_id = ?").all(ws.id)) as { id: string; last: string }[];
+  const messageIds = async () => (await t.deps.db.prepare("SELECT id, conversation_id AS c FROM messages WHERE workspace_id = ? ORDER BY id").all(ws.id)) as { id: string; c: string }[];
 
   test("sends of a group to one number share a conversation whose last message is the newest of them", async () => {
     const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => send(`c${i}`)));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
-    const convs = conversations();
+    const convs = await conversations();
     expect(convs).toHaveLength(1);
-    const stored = messageIds();
+    const stored = await messageIds();
     expect(stored).toHaveLength(4);
     expect(stored.every((m) => m.c === convs[0]!.id)).toBe(true);
     expect(convs[0]!.last).toBe(stored[3]!.id);
@@ -69,29 +69,29 @@ describe("what a group writes once", () => {
   test("sends rolled back in the middle of a group (a repeated Idempotency-Key) leave the conversation's last message on a stored one", async () => {
     const answers = await Promise.all([send("x", "k-same"), send("x", "k-same"), send("y"), send("x", "k-same"), send("z")]);
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
-    const stored = messageIds();
+    const stored = await messageIds();
     expect(stored).toHaveLength(3);
-    expect(conversations()[0]!.last).toBe(stored[2]!.id);
-    expect(usage()).toBe(3);
+    expect((await conversations())[0]!.last).toBe(stored[2]!.id);
+    expect(await usage()).toBe(3);
   });
 });
 
 describe("sends without a savepoint", () => {
-  const note = (v: string) => t.deps.sqlite.query("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response, created_at, expires_at) VALUES (?, ?, 'h', 202, '{}', 0, 1)").run(ws.id, v);
-  const notes = () => (t.deps.sqlite.query("SELECT key FROM idempotency_keys WHERE workspace_id = ? ORDER BY key").all(ws.id) as { key: string }[]).map((r) => r.key);
+  const note = async (v: string) => void (await t.deps.db.prepare("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response, created_at, expires_at) VALUES (?, ?, 'h', 202, '{}', 0, 1)").run(ws.id, v));
+  const notes = async () => ((await t.deps.db.prepare("SELECT key FROM idempotency_keys WHERE workspace_id = ? ORDER BY key").all(ws.id)) as { key: string }[]).map((r) => r.key);
   const plain = { savepoint: false };
 
   test("one refused before it writes fails alone; the others of the group commit", async () => {
     const b = new SendBatcher(t.deps);
     const results = await Promise.allSettled([
       b.run(() => note("a"), plain),
-      b.run(() => {
+      b.run(async () => {
         throw new Error("refused");
       }, plain),
       b.run(() => note("c"), plain),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect(notes()).toEqual(["a", "c"]);
+    expect(await notes()).toEqual(["a", "c"]);
   });
 
   test("one failing after it wrote rolls the group back, then each runs alone: nothing of the failed one is stored", async () => {
@@ -99,9 +99,9 @@ describe("sends without a savepoint", () => {
     let runs = 0;
     const results = await Promise.allSettled([
       b.run(() => note("a"), plain),
-      b.run((group) => {
+      b.run(async (group) => {
         group.writing();
-        note("b");
+        await note("b");
         runs++;
         throw new Error("broke mid-way");
       }, plain),
@@ -109,6 +109,6 @@ describe("sends without a savepoint", () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(runs).toBe(2); // in the group, then alone
-    expect(notes()).toEqual(["a", "c"]);
+    expect(await notes()).toEqual(["a", "c"]);
   });
 });

@@ -37,15 +37,15 @@ test("a send that never answers times out as a transient failure; the retry carr
   const second = await send("behind it");
   sim.stallNext = 1;
   await drain(t);
-  const row = t.deps.sqlite.query("SELECT status, attempts, error_code AS code, sending_token AS token FROM messages WHERE id = ?").get(first);
+  const row = await t.deps.db.prepare("SELECT status, attempts, error_code AS code, sending_token AS token FROM messages WHERE id = ?").get(first);
   expect(row).toEqual({ status: "queued", attempts: 1, code: "send_timeout", token: null });
-  expect(statusOf(t, second)).toBe("queued");
+  expect((await statusOf(t, second))).toBe("queued");
 
-  for (let i = 0; i < 5 && statusOf(t, second) !== "sent"; i++) {
+  for (let i = 0; i < 5 && (await statusOf(t, second)) !== "sent"; i++) {
     t.clock.advance(60_000);
     await drain(t);
   }
-  expect([statusOf(t, first), statusOf(t, second)]).toEqual(["sent", "sent"]);
+  expect([(await statusOf(t, first)), (await statusOf(t, second))]).toEqual(["sent", "sent"]);
   const tries = sim.calls.filter((m) => m.text === "stalls once");
   expect(tries.length).toBe(2);
   expect(tries[1]!.clientMessageId).toBe(tries[0]!.clientMessageId!);

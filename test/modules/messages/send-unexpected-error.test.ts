@@ -39,13 +39,13 @@ test("an unexpected error while sending is retried, not failed at once", async (
   sim.next = [new TypeError("cannot read properties of undefined")];
   const id = await send("hiccup");
   await drain(t);
-  const row = t.deps.sqlite.query("SELECT status, attempts, error_code AS code FROM messages WHERE id = ?").get(id);
+  const row = await t.deps.db.prepare("SELECT status, attempts, error_code AS code FROM messages WHERE id = ?").get(id);
   expect(row).toEqual({ status: "queued", attempts: 1, code: "internal_error" });
-  for (let i = 0; i < 5 && statusOf(t, id) !== "sent"; i++) {
+  for (let i = 0; i < 5 && (await statusOf(t, id)) !== "sent"; i++) {
     t.clock.advance(60_000);
     await drain(t);
   }
-  expect(statusOf(t, id)).toBe("sent");
+  expect((await statusOf(t, id))).toBe("sent");
   expect(sim.calls.filter((m) => m.text === "hiccup")).toHaveLength(2);
   expect(events.filter((e) => e.event === "message_failed")).toEqual([]);
 });
@@ -55,7 +55,7 @@ test("an error the network declares permanent still fails at once", async () => 
   sim.next = [new NetworkError("not on the network", false, "recipient_invalid")];
   const id = await send("nobody");
   await drain(t);
-  const row = t.deps.sqlite.query("SELECT status, attempts, error_code AS code FROM messages WHERE id = ?").get(id);
+  const row = await t.deps.db.prepare("SELECT status, attempts, error_code AS code FROM messages WHERE id = ?").get(id);
   expect(row).toMatchObject({ status: "failed", code: "recipient_invalid" });
   expect(sim.calls).toHaveLength(1);
 });

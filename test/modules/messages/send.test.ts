@@ -42,7 +42,7 @@ describe("each message type over the sim network, through to read", () => {
       expect(r.status).toBe(202);
       expect(r.body.data).toEqual({ id: r.body.data.id, status: "queued", sessionId: session.id, to, type, createdAt: r.body.data.createdAt });
       const id = r.body.data.id as string;
-      expect(statusOf(t, id)).toBe("queued");
+      expect((await statusOf(t, id))).toBe("queued");
       await drain(t);
 
       // what the network received
@@ -59,7 +59,10 @@ describe("each message type over the sim network, through to read", () => {
 
       t.sim.receipt(session.id, wire.networkMessageId, "delivered");
       t.sim.receipt(session.id, wire.networkMessageId, "read");
-      const mine = events.filter((e) => (e.data as { messageId?: string }).messageId === id);
+      // receipts are applied asynchronously, each in its transaction
+      const ofIt = () => events.filter((e) => (e.data as { messageId?: string }).messageId === id);
+      await waitFor(() => ofIt().length >= 3, "the receipts' events");
+      const mine = ofIt();
       expect(mine.map((e) => e.event)).toEqual(["message_sent", "message_delivered", "message_read"]);
       for (const e of mine) {
         expect(e.workspaceId).toBe(ws.id);
@@ -89,7 +92,7 @@ describe("each message type over the sim network, through to read", () => {
 });
 
 describe("validation names the field and changes nothing", () => {
-  const count = () => (t.deps.sqlite.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
+  const count = async () => ((await t.deps.db.prepare("SELECT count(*) AS n FROM messages").get()) as { n: number }).n;
   const cases: [string, Record<string, unknown>, string][] = [
     ["text without body", { type: "text" }, "body"],
     ["blank text", { type: "text", body: "   " }, "body"],
@@ -109,12 +112,12 @@ describe("validation names the field and changes nothing", () => {
   ];
   for (const [name, body, field] of cases) {
     test(name, async () => {
-      const before = count();
+      const before = await count();
       const r = await send(body);
       expect(r.status).toBe(400);
       expect(r.body.code).toBe("VALIDATION_ERROR");
       expect(Object.keys(r.body.errors)).toContain(field);
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
     });
   }
 
@@ -124,7 +127,7 @@ describe("validation names the field and changes nothing", () => {
     const r = await send({ type: "image", media: b64(big) });
     expect(r.status).toBe(400);
     expect(r.body.errors.media).toContain("5 MB");
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM media WHERE source = 'base64' AND size > 5000000").get() as { n: number }).n).toBe(0);
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM media WHERE source = 'base64' AND size > 5000000").get() as { n: number }).n).toBe(0);
   });
 
   test("a malformed Idempotency-Key is refused", async () => {
@@ -150,13 +153,13 @@ describe("sessions, tenancy and auth", () => {
   });
 
   test("a session that is not connected: 502 CHATAPP_UNAVAILABLE", async () => {
-    t.deps.sqlite.query("UPDATE chat_sessions SET status = 'disconnected' WHERE id = ?").run(session.id);
+    await t.deps.db.prepare("UPDATE chat_sessions SET status = 'disconnected' WHERE id = ?").run(session.id);
     try {
       const r = await send({ type: "text", body: "x" });
       expect(r.status).toBe(502);
       expect(r.body.code).toBe("CHATAPP_UNAVAILABLE");
     } finally {
-      t.deps.sqlite.query("UPDATE chat_sessions SET status = 'connected' WHERE id = ?").run(session.id);
+      await t.deps.db.prepare("UPDATE chat_sessions SET status = 'connected' WHERE id = ?").run(session.id);
     }
   });
 
@@ -181,7 +184,7 @@ describe("sessions, tenancy and auth", () => {
   });
 
   test("an API key sends on /api/v1/messages/send and /api/external/messages/send; a JWT does not work under /api/external", async () => {
-    const key = createApiKey(t, ws);
+    const key = await createApiKey(t, ws);
     const a = await send({ type: "text", body: "by key" }, { apiKey: key });
     expect(a.status).toBe(202);
     const b = await send({ type: "text", body: "by key, external" }, { apiKey: key, path: "/api/external/messages/send" });
@@ -189,7 +192,7 @@ describe("sessions, tenancy and auth", () => {
     expect((await send({ type: "text", body: "jwt" }, { path: "/api/external/messages/send" })).status).toBe(401);
     const status = await t.request("GET", `/api/external/messages/${b.body.data.id}`, { apiKey: key });
     expect(status.body.data.status).toBe("queued");
-    const otherKey = createApiKey(t, other);
+    const otherKey = await createApiKey(t, other);
     expect((await t.request("GET", `/api/external/messages/${b.body.data.id}`, { apiKey: otherKey })).status).toBe(404);
   });
 
@@ -213,7 +216,7 @@ describe("plan and quota", () => {
     const free = await createWorkspace(t, { status: "free", planId: "free" });
     const s = await connectedSession(t, free);
     const period = t.clock.now().toISOString().slice(0, 7);
-    t.deps.sqlite.query("INSERT INTO message_usage (workspace_id, period, outbound) VALUES (?, ?, ?)").run(free.id, period, 1000 - 3);
+    await t.deps.db.prepare("INSERT INTO message_usage (workspace_id, period, outbound) VALUES (?, ?, ?)").run(free.id, period, 1000 - 3);
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         t.request("POST", "/api/v1/messages/send", { token: free.owner.token, body: { session_id: s.id, to: "919876543210", body: `n${i}` } }),
@@ -221,7 +224,7 @@ describe("plan and quota", () => {
     );
     expect(results.filter((r) => r.status === 202).length).toBe(3);
     for (const r of results.filter((r) => r.status !== 202)) expect(r.body.code).toBe("LIMIT_EXCEEDED");
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(free.id) as { n: number }).n).toBe(3);
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM messages WHERE workspace_id = ?").get(free.id) as { n: number }).n).toBe(3);
   });
 });
 
@@ -231,5 +234,5 @@ test("a connected session's messages go out in the order they were accepted", as
   await drain(t);
   const texts = t.sim.sent.filter((s) => s.message.to === "919811100000").map((s) => s.message.text);
   expect(texts).toEqual(["order 0", "order 1", "order 2", "order 3", "order 4"]);
-  await waitFor(() => ids.every((id) => statusOf(t, id) === "sent"), "all sent");
+  await waitFor(async () => (await Promise.all(ids.map((id) => statusOf(t, id)))).every((s) => s === "sent"), "all sent");
 });

@@ -22,9 +22,9 @@ const send = async (sessionId: string, body: string) => {
   expect(r.status).toBe(202);
   return r.body.data.id as string;
 };
-const attemptsOf = (id: string) => (t.deps.sqlite.query("SELECT attempts FROM messages WHERE id = ?").get(id) as { attempts: number }).attempts;
+const attemptsOf = async (id: string) => ((await t.deps.db.prepare("SELECT attempts FROM messages WHERE id = ?").get(id)) as { attempts: number }).attempts;
 const failedEvents = (events: AppEvent[]) => events.filter((e) => e.event === "message_failed");
-const sessionRow = (id: string) => t.deps.sqlite.query("SELECT status, last_disconnect_reason AS reason FROM chat_sessions WHERE id = ?").get(id) as { status: string; reason: string | null };
+const sessionRow = async (id: string) => (await t.deps.db.prepare("SELECT status, last_disconnect_reason AS reason FROM chat_sessions WHERE id = ?").get(id)) as { status: string; reason: string | null };
 /** The owner's token after hours of manual clock (access tokens live 15 minutes). */
 const ownerToken = () => accessToken(t, ws.owner.userId, ws.id, "owner");
 /** Many hours of the sender's schedule: every retry or hold delay comes due many times over. */
@@ -43,17 +43,17 @@ describe("a drop the driver reconnects from", () => {
     const events = recordEvents(t);
     const ids = [await send(id, "one"), await send(id, "two"), await send(id, "three")];
     t.sim.drop(id, 400); // the network comes back later than many retries would take
-    await eventually(() => expect(sessionRow(id)).toEqual({ status: "disconnected", reason: "connection_lost" }));
+    await eventually(async () => expect(await sessionRow(id)).toEqual({ status: "disconnected", reason: "connection_lost" }));
     await hoursPass();
-    expect(ids.map((m) => statusOf(t, m))).toEqual(["queued", "queued", "queued"]);
-    expect(ids.map(attemptsOf)).toEqual([0, 0, 0]);
+    expect((await Promise.all(ids.map((m) => statusOf(t, m))))).toEqual(["queued", "queued", "queued"]);
+    expect(await Promise.all(ids.map(attemptsOf))).toEqual([0, 0, 0]);
     expect(failedEvents(events)).toEqual([]);
 
-    await eventually(() => expect(sessionRow(id).status).toBe("connected"));
+    await eventually(async () => expect((await sessionRow(id)).status).toBe("connected"));
     await hoursPass(3);
-    expect(ids.map((m) => statusOf(t, m))).toEqual(["sent", "sent", "sent"]);
+    expect((await Promise.all(ids.map((m) => statusOf(t, m))))).toEqual(["sent", "sent", "sent"]);
     expect(t.sim.sent.filter((s) => s.sessionId === id).map((s) => s.message.text)).toEqual(["one", "two", "three"]);
-    expect(ids.map(attemptsOf)).toEqual([1, 1, 1]);
+    expect(await Promise.all(ids.map(attemptsOf))).toEqual([1, 1, 1]);
   });
 
   test("a drop the session row has not caught up with (the network says not_connected) is held too", async () => {
@@ -64,12 +64,12 @@ describe("a drop the driver reconnects from", () => {
     const ids = [await send(s.id, "a"), await send(s.id, "b")];
     t.sim.drop(s.id, 400);
     await hoursPass();
-    expect(ids.map((m) => statusOf(t, m))).toEqual(["queued", "queued"]);
-    expect(ids.map(attemptsOf)).toEqual([0, 0]);
+    expect((await Promise.all(ids.map((m) => statusOf(t, m))))).toEqual(["queued", "queued"]);
+    expect(await Promise.all(ids.map(attemptsOf))).toEqual([0, 0]);
     expect(failedEvents(events)).toEqual([]);
     await eventually(() => expect(t.sim.stateOf(s.id)).toBe("connected"));
     await hoursPass(3);
-    expect(ids.map((m) => statusOf(t, m))).toEqual(["sent", "sent"]);
+    expect((await Promise.all(ids.map((m) => statusOf(t, m))))).toEqual(["sent", "sent"]);
   });
 });
 
@@ -83,7 +83,7 @@ describe("a session that ended for good", () => {
     t.sim.logout(id);
     // no sender run needed: the session's end fails the queue
     await eventually(() => expect(failedEvents(events).length).toBe(3));
-    expect(ids.map((m) => statusOf(t, m))).toEqual(["failed", "failed", "failed"]);
+    expect((await Promise.all(ids.map((m) => statusOf(t, m))))).toEqual(["failed", "failed", "failed"]);
     expect(failedEvents(events).map((e) => e.data)).toEqual(
       ids.map((messageId) => ({
         sessionId: id,
@@ -104,12 +104,12 @@ describe("a session that ended for good", () => {
     const events = recordEvents(t);
     const m = await send(id, "held");
     t.sim.drop(id, 60_000);
-    await eventually(() => expect(sessionRow(id).reason).toBe("connection_lost"));
+    await eventually(async () => expect((await sessionRow(id)).reason).toBe("connection_lost"));
     await hoursPass(2);
-    expect(statusOf(t, m)).toBe("queued");
+    expect((await statusOf(t, m))).toBe("queued");
     const r = await t.request("POST", `/api/v1/chatapp/${id}/disconnect`, { token: await ownerToken() });
     expect(r.status).toBe(200);
-    await eventually(() => expect(statusOf(t, m)).toBe("failed"));
+    await eventually(async () => expect((await statusOf(t, m))).toBe("failed"));
     expect(failedEvents(events).map((e) => (e.data.error as { code: string }).code)).toEqual(["session_disconnected"]);
   });
 
@@ -119,12 +119,12 @@ describe("a session that ended for good", () => {
     const events = recordEvents(t);
     const m = await send(s.id, "orphan");
     // what a drop whose retries gave up leaves: disconnected, not live, link kept
-    t.deps.sqlite.query("UPDATE chat_sessions SET status = 'disconnected', last_disconnect_reason = 'connection_lost' WHERE id = ?").run(s.id);
+    await t.deps.db.prepare("UPDATE chat_sessions SET status = 'disconnected', last_disconnect_reason = 'connection_lost' WHERE id = ?").run(s.id);
     await hoursPass(2);
-    expect(statusOf(t, m)).toBe("queued");
+    expect((await statusOf(t, m))).toBe("queued");
     expect((await t.request("DELETE", `/api/v1/chatapp/${s.id}`, { token: await ownerToken() })).status).toBe(200);
     await hoursPass(1);
-    expect(statusOf(t, m)).toBe("failed");
+    expect((await statusOf(t, m))).toBe("failed");
     expect(failedEvents(events).map((e) => e.data.error)).toEqual([{ code: "session_deleted", message: "the session was deleted before the message was sent" }]);
   });
 });

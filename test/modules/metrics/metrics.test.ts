@@ -66,7 +66,7 @@ test("HTTP requests by route pattern and status, with durations", async () => {
 test("sessions by status, messages by direction and status, queue depths, webhooks, campaigns, storage and memory", async () => {
   const before = await scrape();
   const session = await connectedSession(t, ws);
-  await waitFor(() => (t.deps.sqlite.query("SELECT status FROM chat_sessions WHERE id = ?").get(session.id) as { status: string } | null)?.status === "connected", "connected");
+  await waitFor(async () => (await t.deps.db.prepare<{ status: string }>("SELECT status FROM chat_sessions WHERE id = ?").get(session.id))?.status === "connected", "connected");
   const hook = await t.request("POST", "/api/webhooks", { token: ws.owner.token, body: { name: "r", url: `http://127.0.0.1:${receiver.port}/hook`, events: ["message_sent"] } });
   expect(hook.status).toBe(201);
   const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: session.id, to: "919800000077", type: "text", body: "hello" } });
@@ -75,7 +75,7 @@ test("sessions by status, messages by direction and status, queue depths, webhoo
   expect(value(queued, 'parley_queue_depth{queue="messages"}')).toBeGreaterThanOrEqual(1);
   expect(value(queued, 'parley_queue_depth{queue="jobs"}')).toBeGreaterThanOrEqual(1);
   await drain(t);
-  await waitFor(() => (t.deps.sqlite.query("SELECT status FROM messages WHERE id = ?").get(sent.body.data.id) as { status: string }).status === "sent", "sent");
+  await waitFor(async () => (await t.deps.db.prepare<{ status: string }>("SELECT status FROM messages WHERE id = ?").get(sent.body.data.id))!.status === "sent", "sent");
   await t.services.webhooks.runDue();
   campaignSends.inc({ outcome: "sent" });
   const after = await scrape();
@@ -95,6 +95,6 @@ test("sessions by status, messages by direction and status, queue depths, webhoo
 
 test("job queue lag: the age of the oldest due job nobody has claimed", async () => {
   const now = t.clock.now().getTime();
-  t.deps.sqlite.query("INSERT INTO jobs (id, kind, payload, status, run_at, created_at, updated_at) VALUES (?, 'metrics.test', '{}', 'pending', ?, ?, ?)").run(Bun.randomUUIDv7(), now - 90_000, now, now);
+  await t.deps.db.prepare("INSERT INTO jobs (id, kind, payload, status, run_at, created_at, updated_at) VALUES (?, 'metrics.test', '{}', 'pending', ?, ?, ?)").run(Bun.randomUUIDv7(), now - 90_000, now, now);
   expect(value(await scrape(), "parley_job_queue_lag_seconds")).toBeGreaterThanOrEqual(90);
 });

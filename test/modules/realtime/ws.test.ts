@@ -125,7 +125,7 @@ describe("membership (a removed member stops hearing at once)", () => {
     const viewer = await a.member("viewer");
     const c = await connect(`ws://${base}/api/ws?token=${viewer.token}`);
     const closed = closeCode(c);
-    t.deps.sqlite.query("DELETE FROM users WHERE id = ?").run(viewer.userId);
+    await t.deps.db.prepare("DELETE FROM users WHERE id = ?").run(viewer.userId);
     t.clock.advance(MEMBERSHIP_RECHECK_MS);
     expect(await closed).toBe(4003); // wsPingIntervalMs is 1 s here
     expect(c.messages).toEqual([]);

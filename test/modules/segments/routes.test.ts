@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const segDigest = () => JSON.stringify(t.deps.sqlite.query("SELECT * FROM segments ORDER BY id").all());
+const segDigest = async () => JSON.stringify(await t.deps.db.prepare("SELECT * FROM segments ORDER BY id").all());
 
 test("create, get, list with live counts; the count follows contacts and opt-outs", async () => {
   const r = await t.request("POST", "/api/v1/segments", { token: ws.owner.token, body: { name: "VIPs", filter: { tagsAny: ["VIP"] } } });
@@ -59,7 +59,7 @@ test("preview: count and a sample of at most 10, opted-in only", async () => {
 });
 
 test("validation: 400 with dotted errors, nothing stored", async () => {
-  const before = segDigest();
+  const before = await segDigest();
   const cases: [unknown, string][] = [
     [{ filter: {} }, "name"],
     [{ name: "", filter: {} }, "name"],
@@ -79,7 +79,7 @@ test("validation: 400 with dotted errors, nothing stored", async () => {
   }
   const p = await t.request("POST", "/api/v1/segments/preview", { token: ws.owner.token, body: { filter: { tagsNone: "vip" } } });
   expect(p.body.errors).toHaveProperty(["filter.tagsNone"]);
-  expect(segDigest()).toBe(before);
+  expect(await segDigest()).toBe(before);
 });
 
 test("roles: agents write segments like contacts; viewers read and preview only", async () => {
@@ -89,22 +89,22 @@ test("roles: agents write segments like contacts; viewers read and preview only"
   const viewer = await ws.member("viewer");
   expect((await t.request("GET", `/api/v1/segments/${made.body.data.id}`, { token: viewer.token })).status).toBe(200);
   expect((await t.request("POST", "/api/v1/segments/preview", { token: viewer.token, body: { filter: {} } })).status).toBe(200);
-  const before = segDigest();
+  const before = await segDigest();
   expect((await t.request("POST", "/api/v1/segments", { token: viewer.token, body: { name: "v", filter: {} } })).status).toBe(403);
   expect((await t.request("PATCH", `/api/v1/segments/${made.body.data.id}`, { token: viewer.token, body: { name: "v" } })).status).toBe(403);
   expect((await t.request("DELETE", `/api/v1/segments/${made.body.data.id}`, { token: viewer.token })).status).toBe(403);
-  expect(segDigest()).toBe(before);
+  expect(await segDigest()).toBe(before);
 });
 
 test("another workspace: 404 on every route by id, counts never include its contacts", async () => {
   const s = (await t.request("POST", "/api/v1/segments", { token: ws.owner.token, body: { name: "mine", filter: { tagsAny: ["vip"] } } })).body.data;
-  const before = segDigest();
+  const before = await segDigest();
   const tok = other.owner.token;
   expect((await t.request("GET", `/api/v1/segments/${s.id}`, { token: tok })).status).toBe(404);
   expect((await t.request("PATCH", `/api/v1/segments/${s.id}`, { token: tok, body: { name: "x" } })).status).toBe(404);
   expect((await t.request("DELETE", `/api/v1/segments/${s.id}`, { token: tok })).status).toBe(404);
   expect((await t.request("GET", "/api/v1/segments", { token: tok })).body.data).toEqual([]);
   expect((await t.request("POST", "/api/v1/segments/preview", { token: tok, body: { filter: { tagsAny: ["vip"] } } })).body.data.count).toBe(1);
-  expect(segDigest()).toBe(before);
+  expect(await segDigest()).toBe(before);
   expect((await t.request("GET", "/api/v1/segments/not-a-uuid", { token: tok })).body.errors).toHaveProperty(["id"]);
 });

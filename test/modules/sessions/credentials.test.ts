@@ -37,12 +37,12 @@ test("a stored link that no longer decrypts (the key changed) is dropped: connec
     const id = await newSession(t, ws);
     await linkSession(t, ws, id);
     await t.request("POST", `/api/sim/sessions/${id}/logout`, { token: ws.owner.token, body: { reason: "replaced" } });
-    await eventually(() => expect(t.deps.sqlite.query("SELECT status FROM chat_sessions WHERE id = ?").get(id)).toEqual({ status: "disconnected" }));
-    t.deps.sqlite.query("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(encryptCredentials(OTHER, id, "simcred_x"), id);
+    await eventually(async () => expect(await t.deps.db.prepare("SELECT status FROM chat_sessions WHERE id = ?").get(id)).toEqual({ status: "disconnected" }));
+    await t.deps.db.prepare("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(encryptCredentials(OTHER, id, "simcred_x"), id);
     const r = await t.request("POST", `/api/v1/chatapp/${id}/connect`, { token: ws.owner.token });
     expect(r.body.data.status).toBe("qr_pending");
     expect((await t.request("GET", `/api/v1/chatapp/${id}/qr`, { token: ws.owner.token })).status).toBe(200);
-    expect(storedCredentials(t, id)).toBeNull();
+    expect((await storedCredentials(t, id))).toBeNull();
   } finally {
     await t.close();
   }

@@ -48,6 +48,6 @@ export async function linkSession(t: TestApp, ws: TestWorkspace, id: string, pho
 }
 
 /** The stored (encrypted) credentials column of a session. */
-export function storedCredentials(t: TestApp, id: string): string | null {
-  return (t.deps.sqlite.query("SELECT credentials FROM chat_sessions WHERE id = ?").get(id) as { credentials: string | null }).credentials;
+export async function storedCredentials(t: TestApp, id: string): Promise<string | null> {
+  return ((await t.deps.db.prepare("SELECT credentials FROM chat_sessions WHERE id = ?").get(id)) as { credentials: string | null }).credentials;
 }

@@ -10,12 +10,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** An API key of the workspace, inserted as the API-key module stores it (SHA-256). */
-function apiKeyFor(ws: TestWorkspace): string {
+async function apiKeyFor(ws: TestWorkspace): Promise<string> {
   const key = "pk_" + Bun.randomUUIDv7().replace(/-/g, "") + "abcdef";
   const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
   const now = t.clock.now().getTime();
-  t.deps.sqlite
-    .query("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, 'k', ?, ?, ?)")
+  await t.deps.db
+    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, 'k', ?, ?, ?)")
     .run(Bun.randomUUIDv7(), ws.id, key.slice(0, 8), hash, now);
   return key;
 }
@@ -188,7 +188,7 @@ describe("GET /api/external/sessions (API key)", () => {
     const s2 = await newSession(t, a, "two");
     await linkSession(t, a, s2, "919812340000");
     await newSession(t, b, "other");
-    const r = await t.request("GET", "/api/external/sessions", { apiKey: apiKeyFor(a) });
+    const r = await t.request("GET", "/api/external/sessions", { apiKey: await apiKeyFor(a) });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([
       { id: s1, name: "one", status: "disconnected", phoneNumber: null },
@@ -199,7 +199,7 @@ describe("GET /api/external/sessions (API key)", () => {
   test("a JWT does not work there, and a key does not work on dashboard routes (D6)", async () => {
     const ws = await createWorkspace(t);
     expect((await t.request("GET", "/api/external/sessions", { token: ws.owner.token })).status).toBe(401);
-    expect((await t.request("GET", "/api/v1/chatapp", { apiKey: apiKeyFor(ws) })).status).toBe(401);
+    expect((await t.request("GET", "/api/v1/chatapp", { apiKey: await apiKeyFor(ws) })).status).toBe(401);
     expect((await t.request("GET", "/api/external/sessions", { apiKey: "pk_wrong" })).status).toBe(401);
   });
 });

@@ -64,7 +64,7 @@ describe("valid transitions", () => {
     expect(eventsOf(id, "session_connected").map((e) => e.data)).toEqual([{ sessionId: id, phone: "+919812345678", status: "connected" }]);
     expect(eventsOf(id, "session_status").at(-1)!.data).toEqual({ sessionId: id, status: "connected", phoneNumber: "919812345678", reason: null });
     // the link is stored, encrypted
-    const sealed = storedCredentials(t, id)!;
+    const sealed = (await storedCredentials(t, id))!;
     expect(sealed).toStartWith("v1:");
     expect(sealed).not.toContain("simcred_");
   });
@@ -76,7 +76,7 @@ describe("valid transitions", () => {
     expect(r.status).toBe(200);
     expect(typeof r.body.message).toBe("string");
     expect(await statusOf(t, ws, id)).toMatchObject({ status: "disconnected", phoneNumber: null, connected: false, lastDisconnectReason: "user_request" });
-    expect(storedCredentials(t, id)).toBeNull();
+    expect((await storedCredentials(t, id))).toBeNull();
     expect(eventsOf(id, "session_disconnected").map((e) => e.data)).toEqual([{ sessionId: id, reason: "user_request" }]);
     // unlinked: connecting again needs a new QR
     const again = await post(`/api/v1/chatapp/${id}/connect`);
@@ -107,7 +107,7 @@ describe("valid transitions", () => {
     expect((await post(`/api/sim/sessions/${id}/logout`)).status).toBe(200);
     await eventually(async () => expect((await statusOf(t, ws, id)).status).toBe("disconnected"));
     expect((await statusOf(t, ws, id)).lastDisconnectReason).toBe("logged_out");
-    await eventually(() => expect(storedCredentials(t, id)).toBeNull());
+    await eventually(async () => expect((await storedCredentials(t, id))).toBeNull());
     expect(eventsOf(id, "session_disconnected").map((e) => e.data)).toEqual([{ sessionId: id, reason: "logged_out" }]);
   });
 
@@ -116,7 +116,7 @@ describe("valid transitions", () => {
     await linkSession(t, ws, id);
     await post(`/api/sim/sessions/${id}/logout`, { reason: "banned" });
     await eventually(async () => expect((await statusOf(t, ws, id)).lastDisconnectReason).toBe("banned"));
-    await eventually(() => expect(storedCredentials(t, id)).toBeNull());
+    await eventually(async () => expect((await storedCredentials(t, id))).toBeNull());
   });
 
   test("connected -> replaced -> disconnected (replaced); the link survives, connect reconnects without a QR", async () => {
@@ -124,7 +124,7 @@ describe("valid transitions", () => {
     await linkSession(t, ws, id, "919800000042");
     await post(`/api/sim/sessions/${id}/logout`, { reason: "replaced" });
     await eventually(async () => expect((await statusOf(t, ws, id)).lastDisconnectReason).toBe("replaced"));
-    expect(storedCredentials(t, id)).not.toBeNull();
+    expect((await storedCredentials(t, id))).not.toBeNull();
     const r = await post(`/api/v1/chatapp/${id}/connect`);
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ status: "connected", phoneNumber: "919800000042" });
@@ -138,7 +138,7 @@ describe("valid transitions", () => {
     await eventually(() => expect(eventsOf(id, "session_disconnected").map((e) => e.data.reason)).toEqual(["connection_lost"]));
     await eventually(() => expect(eventsOf(id, "session_connected")).toHaveLength(2));
     expect(await statusOf(t, ws, id)).toMatchObject({ status: "connected", connected: true, phoneNumber: "919812345678" });
-    expect(storedCredentials(t, id)).not.toBeNull();
+    expect((await storedCredentials(t, id))).not.toBeNull();
   });
 
   test("DELETE a connected session: disconnected (unlinked) first, then gone", async () => {

@@ -31,7 +31,7 @@ test("several at once: each answer names its own stored message", async () => {
   const rs = await Promise.all(texts.map((text) => t.request("POST", `/api/sim/sessions/${id}/inbound`, { token: ws.owner.token, body: { from: "919800000002", text } })));
   for (const [i, r] of rs.entries()) {
     expect(r.status).toBe(200);
-    const row = t.deps.sqlite.query("SELECT body, network_message_id AS nid FROM messages WHERE id = ?").get(r.body.data.messageId);
+    const row = await t.deps.db.prepare("SELECT body, network_message_id AS nid FROM messages WHERE id = ?").get(r.body.data.messageId);
     expect(row).toEqual({ body: texts[i]!, nid: r.body.data.networkMessageId });
   }
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
   t = await createTestApp({ config: { publicUrl: "https://parley.example.com" } });
   t.deps.notifier = mailbox;
   // an operator-added plan with room for the many members these tests create
-  upsertPlan(t.deps.sqlite, "team-test", { name: "Team test", monthlyPaise: 100, annualPaise: 1000, limits: { teamSeats: 1000 } }, 0);
+  await upsertPlan(t.deps.db, "team-test", { name: "Team test", monthlyPaise: 100, annualPaise: 1000, limits: { teamSeats: 1000 } }, 0);
   a = await createWorkspace(t, { planId: "team-test", status: "active" });
   b = await createWorkspace(t, { planId: "pro", status: "active" });
 });
@@ -27,9 +27,9 @@ const invite = (ws: TestWorkspace, to: string, role = "agent", token = ws.owner.
 const accept = (token: string, extra: Record<string, unknown> = {}) =>
   t.request("POST", "/api/team/invitations/accept", { body: { token, name: "New Person", password: "a long passphrase", ...extra } });
 /** Moves a recipient's invitation mails a minute into the past (the per-recipient limit) without moving the clock. */
-const ageInvitationMails = (to: string, ms = 61_000) =>
-  t.deps.sqlite.query("UPDATE invitation_mails SET created_at = created_at - ? WHERE email = ?").run(ms, to);
-const userRow = (id: string) => t.deps.sqlite.query("SELECT * FROM users WHERE id = ?").get(id) as any;
+const ageInvitationMails = async (to: string, ms = 61_000) =>
+  await t.deps.db.prepare("UPDATE invitation_mails SET created_at = created_at - ? WHERE email = ?").run(ms, to);
+const userRow = async (id: string) => (await t.deps.db.prepare("SELECT * FROM users WHERE id = ?").get(id)) as any;
 
 describe("members", () => {
   test("everyone reads the member list, owner first, with pagination", async () => {
@@ -49,10 +49,10 @@ describe("members", () => {
     const r = await t.request("PATCH", `/api/team/members/${agent.userId}`, { token: admin.token, body: { role: "viewer" } });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ id: agent.userId, role: "viewer" });
-    expect(userRow(agent.userId).role).toBe("viewer");
+    expect((await userRow(agent.userId)).role).toBe("viewer");
     const owner = await t.request("PATCH", `/api/team/members/${a.owner.userId}`, { token: admin.token, body: { role: "agent" } });
     expect(owner.status).toBe(409);
-    expect(userRow(a.owner.userId).role).toBe("owner");
+    expect((await userRow(a.owner.userId)).role).toBe("owner");
     const self = await t.request("PATCH", `/api/team/members/${a.owner.userId}`, { token: a.owner.token, body: { role: "admin" } });
     expect(self.status).toBe(409);
   });
@@ -69,7 +69,7 @@ describe("members", () => {
     const r = await t.request("PATCH", `/api/team/members/${agent.userId}`, { token: a.owner.token, body: { role: "owner" } });
     expect(r.status).toBe(400);
     expect(r.body.errors.role).toBeDefined();
-    expect(userRow(agent.userId).role).toBe("agent");
+    expect((await userRow(agent.userId)).role).toBe("agent");
   });
 
   test("agents and viewers cannot manage the team (403 FORBIDDEN, nothing changes)", async () => {
@@ -82,7 +82,7 @@ describe("members", () => {
       expect((await t.request("DELETE", `/api/team/members/${target.userId}`, { token: m.token })).status).toBe(403);
       expect((await invite(a, email(), "agent", m.token)).status).toBe(403);
     }
-    expect(userRow(target.userId).role).toBe("agent");
+    expect((await userRow(target.userId)).role).toBe("agent");
   });
 
   test("removing a member ends their access at once; the owner cannot be removed", async () => {
@@ -90,12 +90,12 @@ describe("members", () => {
     expect((await t.request("GET", "/api/team/members", { token: agent.token })).status).toBe(200);
     const r = await t.request("DELETE", `/api/team/members/${agent.userId}`, { token: a.owner.token });
     expect(r.status).toBe(200);
-    expect(userRow(agent.userId)).toBeNull();
+    expect(await userRow(agent.userId)).toBeUndefined(); // no row: undefined from the store
     expect((await t.request("GET", "/api/team/members", { token: agent.token })).status).toBe(401);
     const admin = await a.member("admin");
     const owner = await t.request("DELETE", `/api/team/members/${a.owner.userId}`, { token: admin.token });
     expect(owner.status).toBe(409);
-    expect(userRow(a.owner.userId)).not.toBeNull();
+    expect(await userRow(a.owner.userId)).toBeDefined();
   });
 
   test("tenancy: another workspace's member ids answer 404 and nothing changes", async () => {
@@ -104,10 +104,10 @@ describe("members", () => {
     expect(patch.status).toBe(404);
     expect(patch.body.code).toBe("NOT_FOUND");
     expect((await t.request("DELETE", `/api/team/members/${victim.userId}`, { token: a.owner.token })).status).toBe(404);
-    expect(userRow(victim.userId).role).toBe("agent");
+    expect((await userRow(victim.userId)).role).toBe("agent");
     const transfer = await t.request("POST", "/api/team/transfer-ownership", { token: a.owner.token, body: { userId: victim.userId } });
     expect(transfer.status).toBe(404);
-    expect(userRow(victim.userId).role).toBe("agent");
+    expect((await userRow(victim.userId)).role).toBe("agent");
   });
 });
 
@@ -118,14 +118,14 @@ describe("ownership transfer", () => {
     const refused = await t.request("POST", "/api/team/transfer-ownership", { token: admin.token, body: { userId: admin.userId } });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe("FORBIDDEN");
-    expect(userRow(admin.userId).role).toBe("admin");
+    expect((await userRow(admin.userId)).role).toBe("admin");
     expect((await t.request("POST", "/api/team/transfer-ownership", { token: ws.owner.token, body: { userId: ws.owner.userId } })).status).toBe(409);
     const r = await t.request("POST", "/api/team/transfer-ownership", { token: ws.owner.token, body: { userId: admin.userId } });
     expect(r.status).toBe(200);
     expect(r.body.data.owner).toMatchObject({ id: admin.userId, role: "owner" });
     expect(r.body.data.previousOwner).toMatchObject({ id: ws.owner.userId, role: "admin" });
-    expect(userRow(admin.userId).role).toBe("owner");
-    expect(userRow(ws.owner.userId).role).toBe("admin");
+    expect((await userRow(admin.userId)).role).toBe("owner");
+    expect((await userRow(ws.owner.userId)).role).toBe("admin");
     // the former owner's token now carries admin rights only
     expect((await t.request("POST", "/api/billing/checkout", { token: ws.owner.token, body: { planId: "pro", interval: "monthly" } })).status).toBe(403);
   });
@@ -150,7 +150,7 @@ describe("invitations", () => {
     expect(mail.text).toContain(`https://parley.example.com/accept-invitation?token=${token}`);
     expect(mail.html).toContain("accept-invitation?token=");
     expect(JSON.stringify(r.body)).not.toContain(token);
-    const row = t.deps.sqlite.query("SELECT * FROM invitations WHERE id = ?").get(r.body.data.id) as any;
+    const row = (await t.deps.db.prepare("SELECT * FROM invitations WHERE id = ?").get(r.body.data.id)) as any;
     expect(row.token_hash).toBe(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
   });
 
@@ -161,7 +161,7 @@ describe("invitations", () => {
     const r = await accept(mailbox.tokenFor(to), { name: "Asha Rao", mobile: "919812345678" });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ email: to, name: "Asha Rao", role: "admin", tenantId: a.id });
-    const u = userRow(r.body.data.id);
+    const u = await userRow(r.body.data.id);
     expect(u.workspace_id).toBe(a.id);
     expect(u.email_verified_at).toBe(t.clock.now().getTime());
     expect(u.mobile).toBe("919812345678");
@@ -186,7 +186,7 @@ describe("invitations", () => {
     const sent: string[] = [];
     const sendMobile = mailbox.sendMobile;
     mailbox.sendMobile = async (m) => void sent.push(m.to);
-    t.deps.sqlite.query("UPDATE users SET two_factor_enabled = 1 WHERE email = ?").run(to);
+    await t.deps.db.prepare("UPDATE users SET two_factor_enabled = 1 WHERE email = ?").run(to);
     try {
       const challenge = await login();
       expect(challenge.status).toBe(200);
@@ -206,7 +206,7 @@ describe("invitations", () => {
     const token = mailbox.tokenFor(to);
     const results = await Promise.all([accept(token), accept(token)]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE email = ?").get(to) as any).n).toBe(1);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM users WHERE email = ?").get(to)) as any).n).toBe(1);
     const again = await accept(token);
     expect(again.status).toBe(400);
     expect(again.body.errors.token).toBeDefined();
@@ -229,7 +229,7 @@ describe("invitations", () => {
     } finally {
       t.clock.set(invitedAt); // the fixtures' access tokens live 15 minutes
     }
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE email = ?").get(to) as any).n).toBe(0);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM users WHERE email = ?").get(to)) as any).n).toBe(0);
   });
 
   test("revoked invitations cannot be accepted; revoking twice is 409; other workspaces get 404", async () => {
@@ -248,7 +248,7 @@ describe("invitations", () => {
     const id = (await invite(a, to)).body.data.id;
     const first = mailbox.tokenFor(to);
     expect((await t.request("POST", `/api/team/invitations/${id}/resend`, { token: b.owner.token })).status).toBe(404);
-    ageInvitationMails(to); // past the one-a-minute limit per recipient
+    await ageInvitationMails(to); // past the one-a-minute limit per recipient
     const r = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
     expect(r.status).toBe(200);
     const second = mailbox.tokenFor(to);
@@ -263,27 +263,27 @@ describe("invitations", () => {
     const inv = await invite(a, to);
     expect(inv.status).toBe(201);
     const id = inv.body.data.id;
-    const stored = () => t.deps.sqlite.query("SELECT token_hash AS h, expires_at AS e FROM invitations WHERE id = ?").get(id);
-    const before = stored();
-    ageInvitationMails(to, 30_000); // the mail went out 30 s ago
+    const stored = async () => (await t.deps.db.prepare("SELECT token_hash AS h, expires_at AS e FROM invitations WHERE id = ?").get(id));
+    const before = await stored();
+    await ageInvitationMails(to, 30_000); // the mail went out 30 s ago
     const early = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
     expect(early.status).toBe(429);
     expect(early.body.code).toBe("RATE_LIMITED");
     expect(early.headers.get("retry-after")).toBe("30");
-    expect(stored()).toEqual(before); // the old link still works, nothing renewed
+    expect(await stored()).toEqual(before); // the old link still works, nothing renewed
     expect(mailsTo()).toBe(1);
     // the limit is the recipient's, whichever workspace invites
     const other = await invite(b, to);
     expect(other.status).toBe(429);
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM invitations WHERE email = ?").get(to) as any).n).toBe(1);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM invitations WHERE email = ?").get(to)) as any).n).toBe(1);
     // four more resends, a minute apart (aged rows: the fixtures' tokens live 15 minutes), then the hourly cap
-    ageInvitationMails(to, 31_000);
+    await ageInvitationMails(to, 31_000);
     for (let i = 0; i < 4; i++) {
-      if (i > 0) ageInvitationMails(to);
+      if (i > 0) await ageInvitationMails(to);
       expect((await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token })).status).toBe(200);
     }
     expect(mailsTo()).toBe(5);
-    ageInvitationMails(to);
+    await ageInvitationMails(to);
     const capped = await t.request("POST", `/api/team/invitations/${id}/resend`, { token: a.owner.token });
     expect(capped.status).toBe(429);
     expect(Number(capped.headers.get("retry-after"))).toBeGreaterThan(60);
@@ -334,7 +334,7 @@ describe("invitations", () => {
     expect(common.status).toBe(400);
     expect(common.body.code).toBe("VALIDATION_ERROR");
     expect(Object.keys(common.body.errors)).toEqual(["password"]);
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM users WHERE email = ?").get(to) as any).n).toBe(0);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM users WHERE email = ?").get(to)) as any).n).toBe(0);
     const mobile = await accept(mailbox.tokenFor(to), { mobile: "+91 98" });
     expect(mobile.body.errors.mobile).toBeDefined();
     const noName = await t.request("POST", "/api/team/invitations/accept", { body: { token: mailbox.tokenFor(to), password: "a long passphrase" } });
@@ -369,7 +369,7 @@ describe("team seats are a plan limit", () => {
     const over = await invite(ws, email());
     expect(over.status).toBe(403);
     expect(over.body.code).toBe("LIMIT_EXCEEDED");
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM invitations WHERE workspace_id = ?").get(ws.id) as any).n).toBe(1);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM invitations WHERE workspace_id = ?").get(ws.id)) as any).n).toBe(1);
     await t.request("DELETE", `/api/team/invitations/${first.body.data.id}`, { token: ws.owner.token });
     expect((await invite(ws, email())).status).toBe(201);
   });
@@ -400,6 +400,6 @@ describe("team seats are a plan limit", () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 403)).toHaveLength(49);
     expect(results.filter((r) => r.status === 403).every((r) => r.body.code === "LIMIT_EXCEEDED")).toBe(true);
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM invitations WHERE workspace_id = ?").get(ws.id) as any).n).toBe(1);
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM invitations WHERE workspace_id = ?").get(ws.id)) as any).n).toBe(1);
   });
 });

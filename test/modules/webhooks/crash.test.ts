@@ -19,7 +19,7 @@ beforeAll(async () => {
   rx.handler = () => (Math.random() < 0.2 ? new Response("flaky", { status: 500 }) : new Response("ok"));
   t = await webhookApp({ webhookRetrySchedule: "0,1,2,5,10,20,30,60,120,300" });
   ws = await createWorkspace(t);
-  connectSession(t, ws.id);
+  await connectSession(t, ws.id);
 });
 afterAll(async () => {
   rx.stop();
@@ -29,7 +29,7 @@ afterAll(async () => {
 test("deliveries claimed by killed workers are sent again after their lease; none is lost", async () => {
   await createHook(t, ws, `${rx.url}/one`, ["message_received"]);
   await createHook(t, ws, `${rx.url}/two`, ["message_received", "message_sent"]);
-  const store = deliveryStore(t.deps.sqlite);
+  const store = deliveryStore(t.deps.db);
   const N = 60;
   let published = 0;
   let expected = 0;
@@ -38,7 +38,7 @@ test("deliveries claimed by killed workers are sent again after their lease; non
   for (let round = 0; round < 6; round++) {
     for (let i = 0; i < N / 6; i++) {
       // message_received goes to both webhooks, message_sent to one
-      emit(t, ws.id, i % 3 ? "message_received" : "message_sent", { sessionId: "s", from: "91", messageId: `m${published++}` });
+      await emit(t, ws.id, i % 3 ? "message_received" : "message_sent", { sessionId: "s", from: "91", messageId: `m${published++}` });
       expected += i % 3 ? 2 : 1;
     }
     // a live worker gets some work done
@@ -47,7 +47,7 @@ test("deliveries claimed by killed workers are sent again after their lease; non
     const now = t.clock.now().getTime();
     const take = 1 + Math.floor(Math.random() * 8);
     for (let k = 0; k < take; k++) {
-      const d = store.claimDue(now, leaseMs(t.deps), []);
+      const d = await store.claimDue(now, leaseMs(t.deps), []);
       if (!d) break;
       killed++;
       if (Math.random() < 0.5) {
@@ -62,11 +62,11 @@ test("deliveries claimed by killed workers are sent again after their lease; non
   for (let i = 0; i < 30; i++) {
     t.clock.advance(leaseMs(t.deps) + 1);
     await t.services.webhooks.runDue();
-    const open = t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'retrying')").get() as { n: number };
+    const open = (await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'retrying')").get()) as { n: number };
     if (open.n === 0) break;
   }
 
-  const rows = t.deps.sqlite.query("SELECT id, status FROM webhook_deliveries WHERE is_test = 0").all() as { id: string; status: string }[];
+  const rows = (await t.deps.db.prepare("SELECT id, status FROM webhook_deliveries WHERE is_test = 0").all()) as { id: string; status: string }[];
   expect(rows.length).toBe(expected);
   expect(rows.filter((r) => r.status !== "success")).toEqual([]);
   const seen = new Map<string, number>();

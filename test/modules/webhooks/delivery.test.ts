@@ -16,7 +16,7 @@ beforeAll(async () => {
   rx = startReceiver({ tls: true });
   t = await webhookApp({ webhookAllowHttp: false, webhookCaFile: testCert().certFile });
   ws = await createWorkspace(t);
-  connectSession(t, ws.id);
+  await connectSession(t, ws.id);
 });
 afterAll(async () => {
   rx.stop();
@@ -27,12 +27,12 @@ describe("delivery over HTTPS", () => {
   test("every header is set and both signatures verify with independent implementations", async () => {
     const hook = await createHook(t, ws, `${rx.url}/in`, ["message_received"]);
     const data = { sessionId: "s1", from: "919811111111", messageId: "m1", text: "héllo ✓", content: "héllo ✓", mediaUrl: null };
-    const e = emit(t, ws.id, "message_received", data);
+    const e = await emit(t, ws.id, "message_received", data);
     expect(await t.services.webhooks.runDue()).toBe(1);
     expect(rx.received.length).toBe(1);
     const got = rx.received[0]!;
     const h = got.headers;
-    const [row] = deliveries(t, hook.id);
+    const [row] = await deliveries(t, hook.id);
 
     expect(got.method).toBe("POST");
     expect(got.path).toBe("/in");
@@ -75,13 +75,13 @@ describe("delivery over HTTPS", () => {
     const b = await createHook(t, ws, `${rx.url}/b`, ["message.sent"]);
     const c = await createHook(t, ws, `${rx.url}/c`, ["campaign_progress"]);
     rx.received.length = 0;
-    emit(t, ws.id, "message_sent", { sessionId: "s", to: "91999", messageId: "m9" });
+    await emit(t, ws.id, "message_sent", { sessionId: "s", to: "91999", messageId: "m9" });
     await t.services.webhooks.runDue();
     expect(rx.received.map((r) => r.path).sort()).toEqual(["/a", "/b"]);
     expect(rx.received[0]!.body).toBe(rx.received[1]!.body);
     expect(rx.received[0]!.headers.get("x-webhook-delivery-id")).not.toBe(rx.received[1]!.headers.get("x-webhook-delivery-id"));
-    expect(deliveries(t, a.id)[0].event_id).toBe(deliveries(t, b.id)[0].event_id);
-    expect(deliveries(t, c.id)).toEqual([]);
+    expect((await deliveries(t, a.id))[0].event_id).toBe((await deliveries(t, b.id))[0].event_id);
+    expect((await deliveries(t, c.id))).toEqual([]);
   });
 
   test("a plain-HTTP URL is refused at save time when only HTTPS is allowed", async () => {
@@ -94,30 +94,30 @@ describe("delivery over HTTPS", () => {
 describe("the outbox is part of the publishing transaction", () => {
   test("a rolled-back change leaves no delivery; a committed one leaves exactly one per webhook", async () => {
     const hook = await createHook(t, ws, `${rx.url}/tx`, ["message_failed"]);
-    expect(() =>
-      t.deps.bus.transaction(() => {
-        t.deps.bus.publish(ws.id, "message_failed", { sessionId: "s", messageId: "m", to: "1", error: { code: "x", message: "y" } });
+    expect(
+      t.deps.db.tx(async () => {
+        await t.deps.bus.publish(ws.id, "message_failed", { sessionId: "s", messageId: "m", to: "1", error: { code: "x", message: "y" } });
         throw new Error("the change failed");
       }),
-    ).toThrow("the change failed");
-    expect(deliveries(t, hook.id)).toEqual([]);
-    emit(t, ws.id, "message_failed", { sessionId: "s", messageId: "m", to: "1", error: { code: "x", message: "y" } });
-    const rows = deliveries(t, hook.id);
+    ).rejects.toThrow("the change failed");
+    expect((await deliveries(t, hook.id))).toEqual([]);
+    await emit(t, ws.id, "message_failed", { sessionId: "s", messageId: "m", to: "1", error: { code: "x", message: "y" } });
+    const rows = await deliveries(t, hook.id);
     expect(rows.length).toBe(1);
     expect(rows[0]).toMatchObject({ status: "pending", attempts: 0, event_type: "message_failed" });
   });
 
   test("dashboard-only events (session_qr, session_status) create no deliveries", async () => {
-    const before = (t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries").get() as { n: number }).n;
-    emit(t, ws.id, "session_qr", { sessionId: "s", qr: "x" });
-    emit(t, ws.id, "session_status", { sessionId: "s", status: "connected" });
-    expect((t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries").get() as { n: number }).n).toBe(before);
+    const before = ((await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries").get()) as { n: number }).n;
+    await emit(t, ws.id, "session_qr", { sessionId: "s", qr: "x" });
+    await emit(t, ws.id, "session_status", { sessionId: "s", status: "connected" });
+    expect(((await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries").get()) as { n: number }).n).toBe(before);
   });
 
   test("a payload over 256 KiB is recorded as failed with the reason, never sent", async () => {
     const hook = await createHook(t, ws, `${rx.url}/big`, ["message_received"]);
     rx.received.length = 0;
-    emit(t, ws.id, "message_received", { sessionId: "s", from: "1", messageId: "big", text: "x".repeat(300 * 1024) });
+    await emit(t, ws.id, "message_received", { sessionId: "s", from: "1", messageId: "big", text: "x".repeat(300 * 1024) });
     await t.services.webhooks.runDue();
     expect(rx.received.filter((r) => r.path === "/big")).toEqual([]);
     const hist = await t.request("GET", `/api/webhooks/${hook.id}/history`, { token: ws.owner.token });

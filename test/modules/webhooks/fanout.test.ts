@@ -14,7 +14,7 @@ beforeAll(async () => {
   fast = startReceiver();
   t = await webhookApp({ webhookConcurrency: 3, webhookConcurrencyPerWebhook: 2, webhookTimeoutMs: 20_000 });
   ws = await createWorkspace(t);
-  connectSession(t, ws.id);
+  await connectSession(t, ws.id);
 });
 afterAll(async () => {
   slow.stop();
@@ -32,20 +32,20 @@ test("a receiver that hangs holds at most its own slots; the others get every ev
   const a = await createHook(t, ws, `${slow.url}/a`, ["message_sent"]);
   const b = await createHook(t, ws, `${fast.url}/b`, ["message_sent"]);
   const c = await createHook(t, ws, `${fast.url}/c`, ["message_sent"]);
-  for (let i = 0; i < 6; i++) emit(t, ws.id, "message_sent", { sessionId: "s", to: "91", messageId: `m${i}` });
+  for (let i = 0; i < 6; i++) (await emit(t, ws.id, "message_sent", { sessionId: "s", to: "91", messageId: `m${i}` }));
 
   const all = t.services.webhooks.runDue();
   // with head-of-line blocking this would never happen while the slow receiver hangs
   await until(() => fast.received.length === 12, "the fast receivers to get all 12 deliveries");
   // an attempt keeps its slot until its outcome is committed (group commit): wait for the records
-  const recorded = (id: string) => deliveries(t, id).every((d) => d.status === "success");
-  await until(() => recorded(b.id) && recorded(c.id), "the fast deliveries to be recorded");
+  const recorded = async (id: string) => (await deliveries(t, id)).every((d) => d.status === "success");
+  await until(async () => (await recorded(b.id)) && (await recorded(c.id)), "the fast deliveries to be recorded");
   expect(slow.received.length).toBe(2); // its per-webhook cap
   expect(t.services.webhooks.inFlight).toBe(2);
   open();
   await all;
   expect(slow.received.length).toBe(6);
-  expect(deliveries(t, a.id).every((d) => d.status === "success")).toBe(true);
+  expect((await deliveries(t, a.id)).every((d) => d.status === "success")).toBe(true);
 });
 
 test("the running dispatcher wakes on commit and sends without being asked", async () => {
@@ -53,8 +53,8 @@ test("the running dispatcher wakes on commit and sends without being asked", asy
   const hook = await createHook(t, ws, `${fast.url}/live`, ["message_read"]);
   t.services.webhooks.start();
   try {
-    emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m", readAt: t.clock.now().toISOString() });
-    await until(() => deliveries(t, hook.id)[0]?.status === "success", "the live delivery");
+    await emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m", readAt: t.clock.now().toISOString() });
+    await until(async () => (await deliveries(t, hook.id))[0]?.status === "success", "the live delivery");
     expect(fast.received.map((r) => r.path)).toEqual(["/live"]);
   } finally {
     await t.services.webhooks.stop(1000);

@@ -13,11 +13,11 @@ export function webhookApp(config: TestAppOptions["config"] = {}): Promise<TestA
 }
 
 /** Marks a session of the workspace connected, as the sessions module would (webhook creation needs one). */
-export function connectSession(t: TestApp, workspaceId: string): string {
+export async function connectSession(t: TestApp, workspaceId: string): Promise<string> {
   const id = Bun.randomUUIDv7();
   const now = t.clock.now().getTime();
-  t.deps.sqlite
-    .query(`INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)`)
+  await t.deps.db
+    .prepare(`INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, ?, 'connected', '919800000000', ?, ?, ?)`)
     .run(id, workspaceId, `s-${id.slice(-8)}`, now, now, now);
   return id;
 }
@@ -31,11 +31,11 @@ export async function createHook(t: TestApp, ws: TestWorkspace, url: string, eve
 
 /** Publishes an event the way every module does: inside a bus transaction. */
 export function emit(t: TestApp, workspaceId: string, event: EventName, data: Record<string, unknown>) {
-  return t.deps.bus.transaction(() => t.deps.bus.publish(workspaceId, event, data));
+  return t.deps.db.tx(() => t.deps.bus.publish(workspaceId, event, data));
 }
 
-export function deliveries(t: TestApp, webhookId: string): any[] {
-  return t.deps.sqlite.query("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id").all(webhookId) as any[];
+export async function deliveries(t: TestApp, webhookId: string): Promise<any[]> {
+  return (await t.deps.db.prepare("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id").all(webhookId)) as any[];
 }
 
 /** Mail the log channel recorded. */
@@ -44,9 +44,9 @@ export function mails(t: TestApp): EmailMessage[] {
 }
 
 /** Waits (bounded) until `cond` holds; for conditions that real I/O makes true. */
-export async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
   const end = performance.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(5);
   }

@@ -14,7 +14,7 @@ beforeAll(async () => {
   rx = startReceiver();
   t = await webhookApp({ webhookTimeoutMs: 1000 });
   ws = await createWorkspace(t, { status: "active", planId: "pro" });
-  connectSession(t, ws.id);
+  await connectSession(t, ws.id);
 });
 afterAll(async () => {
   rx.stop();
@@ -24,7 +24,7 @@ beforeEach(async () => {
   rx.received.length = 0;
   rx.handler = () => new Response("ok");
   // each test watches only its own webhook; the clock moves, so tokens are minted afresh
-  t.deps.sqlite.query("UPDATE webhooks SET is_active = 0").run();
+  await t.deps.db.prepare("UPDATE webhooks SET is_active = 0").run();
   await refreshToken();
 });
 
@@ -40,9 +40,9 @@ describe("automatic retries", () => {
   test("500, 500, then 200: same delivery id, attempt counts up, never before the schedule", async () => {
     const hook = await createHook(t, ws, `${rx.url}/flaky`, ["message_sent"]);
     rx.handler = (_r, n) => (n < 3 ? new Response("boom", { status: 500 }) : new Response("fine"));
-    sent(1);
+    await sent(1);
     expect(await run()).toBe(1);
-    let [row] = deliveries(t, hook.id);
+    let [row] = await deliveries(t, hook.id);
     expect(row).toMatchObject({ status: "retrying", attempts: 1, response_status: 500, response_body: "boom", error: "receiver answered 500" });
     const gap = row.next_attempt_at - t.clock.now().getTime();
     expect(gap).toBeGreaterThanOrEqual(9 * S);
@@ -51,11 +51,11 @@ describe("automatic retries", () => {
     expect(await run()).toBe(0);
     t.clock.advance(2.2 * S);
     expect(await run()).toBe(1);
-    [row] = deliveries(t, hook.id);
+    [row] = await deliveries(t, hook.id);
     expect(row).toMatchObject({ status: "retrying", attempts: 2 });
     t.clock.advance(66 * S);
     expect(await run()).toBe(1);
-    [row] = deliveries(t, hook.id);
+    [row] = await deliveries(t, hook.id);
     expect(row).toMatchObject({ status: "success", attempts: 3, response_status: 200, next_attempt_at: null, error: null });
     await refreshToken();
     expect(rx.received.map((r) => r.headers.get("x-webhook-attempt"))).toEqual(["1", "2", "3"]);
@@ -68,12 +68,12 @@ describe("automatic retries", () => {
   test("the schedule's length bounds the attempts; then the delivery is failed", async () => {
     const hook = await createHook(t, ws, `${rx.url}/down`, ["message_sent"]);
     rx.handler = () => new Response("no", { status: 503 });
-    sent(2);
+    await sent(2);
     for (let i = 0; i < 6; i++) {
       await run();
       t.clock.advance(400 * S);
     }
-    const [row] = deliveries(t, hook.id);
+    const [row] = await deliveries(t, hook.id);
     expect(row).toMatchObject({ status: "failed", attempts: 4, next_attempt_at: null, response_status: 503 });
     expect(rx.received.length).toBe(4);
   });
@@ -82,16 +82,16 @@ describe("automatic retries", () => {
     const hook = await createHook(t, ws, `${rx.url}/gone`, ["message_sent"]);
     rx.handler = () => new Response("gone", { status: 410 });
     const mailsBefore = mails(t).length;
-    sent(3);
+    await sent(3);
     await run();
-    expect(deliveries(t, hook.id)[0]).toMatchObject({ status: "failed", attempts: 1, response_status: 410 });
+    expect((await deliveries(t, hook.id))[0]).toMatchObject({ status: "failed", attempts: 1, response_status: 410 });
     const got = (await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data;
     expect(got).toMatchObject({ isActive: false, disabledReason: "gone" });
     await t.deps.jobs.runDue();
     expect(mails(t).slice(mailsBefore).map((m) => m.to)).toEqual([ws.owner.email]);
     // no more deliveries are written for it
-    sent(4);
-    expect(deliveries(t, hook.id).length).toBe(1);
+    await sent(4);
+    expect((await deliveries(t, hook.id)).length).toBe(1);
   });
 
   test("a receiver that times out is retried; the error says so and no status is recorded", async () => {
@@ -100,9 +100,9 @@ describe("automatic retries", () => {
       await Bun.sleep(4000);
       return new Response("late");
     };
-    sent(5);
+    await sent(5);
     await run();
-    const [row] = deliveries(t, hook.id);
+    const [row] = await deliveries(t, hook.id);
     expect(row).toMatchObject({ status: "retrying", attempts: 1, response_status: null });
     expect(row.error).toContain("timed out");
   });
@@ -110,9 +110,9 @@ describe("automatic retries", () => {
   test("a redirect is not followed: the attempt fails and the location is never requested", async () => {
     const hook = await createHook(t, ws, `${rx.url}/moved`, ["message_sent"]);
     rx.handler = (r) => (r.path === "/moved" ? new Response(null, { status: 301, headers: { location: `${rx.url}/elsewhere` } }) : new Response("should not happen"));
-    sent(6);
+    await sent(6);
     await run();
-    const [row] = deliveries(t, hook.id);
+    const [row] = await deliveries(t, hook.id);
     expect(row).toMatchObject({ status: "retrying", response_status: 301 });
     expect(row.error).toContain("redirect not followed");
     expect(rx.received.map((r) => r.path)).toEqual(["/moved"]);
@@ -121,15 +121,15 @@ describe("automatic retries", () => {
   test("Retry-After is honoured over a shorter schedule step", async () => {
     const hook = await createHook(t, ws, `${rx.url}/busy`, ["message_sent"]);
     rx.handler = (_r, n) => (n === 1 ? new Response("busy", { status: 429, headers: { "retry-after": "120" } }) : new Response("ok"));
-    sent(7);
+    await sent(7);
     await run();
-    const [row] = deliveries(t, hook.id);
+    const [row] = await deliveries(t, hook.id);
     expect(row.next_attempt_at - t.clock.now().getTime()).toBe(120 * S);
     t.clock.advance(60 * S); // the schedule alone would have retried after 10 s
     expect(await run()).toBe(0);
     t.clock.advance(60 * S);
     expect(await run()).toBe(1);
-    expect(deliveries(t, hook.id)[0]).toMatchObject({ status: "success", attempts: 2 });
+    expect((await deliveries(t, hook.id))[0]).toMatchObject({ status: "success", attempts: 2 });
   });
 });
 
@@ -137,12 +137,12 @@ describe("manual retry", () => {
   test("keeps the delivery id and increments the attempt, for a failed delivery too", async () => {
     const hook = await createHook(t, ws, `${rx.url}/manual`, ["message_sent"]);
     rx.handler = () => new Response("no", { status: 500 });
-    sent(8);
+    await sent(8);
     for (let i = 0; i < 5; i++) {
       await run();
       t.clock.advance(400 * S);
     }
-    const [failed] = deliveries(t, hook.id);
+    const [failed] = await deliveries(t, hook.id);
     expect(failed).toMatchObject({ status: "failed", attempts: 4 });
     await refreshToken();
     rx.handler = () => new Response("thanks");
@@ -159,13 +159,13 @@ describe("manual retry", () => {
 
   test("a manual re-send that fails leaves a finished delivery failed, with no automatic retry planned", async () => {
     const hook = await createHook(t, ws, `${rx.url}/again`, ["message_sent"]);
-    sent(9);
+    await sent(9);
     await run();
-    const [ok] = deliveries(t, hook.id);
+    const [ok] = await deliveries(t, hook.id);
     rx.handler = () => new Response("nope", { status: 500 });
     const r = await t.request("POST", `/api/webhooks/${hook.id}/deliveries/${ok.id}/retry`, { token: ws.owner.token });
     expect(r.body.data).toMatchObject({ id: ok.id, status: "failed", attempts: 2, responseStatus: 500 });
-    expect(deliveries(t, hook.id)[0].next_attempt_at).toBeNull();
+    expect((await deliveries(t, hook.id))[0].next_attempt_at).toBeNull();
   });
 
   test("an unknown delivery id is 404", async () => {
@@ -207,7 +207,7 @@ describe("test deliveries", () => {
     t.clock.advance(3600 * S);
     expect(await run()).toBe(0);
     await refreshToken();
-    expect((t.deps.sqlite.query("SELECT failing_since FROM webhooks WHERE id = ?").get(hook.id) as any).failing_since).toBeNull();
+    expect(((await t.deps.db.prepare("SELECT failing_since FROM webhooks WHERE id = ?").get(hook.id)) as any).failing_since).toBeNull();
   });
 });
 
@@ -215,9 +215,9 @@ describe("five days of failures", () => {
   test("a quiet gap ends a failing streak: one failure after five quiet days does not deactivate", async () => {
     const hook = await createHook(t, ws, `${rx.url}/quiet`, ["message_sent"]);
     const DAY = 86_400 * S;
-    const failingSince = () => (t.deps.sqlite.query("SELECT failing_since AS f FROM webhooks WHERE id = ?").get(hook.id) as { f: number | null }).f;
+    const failingSince = async () => ((await t.deps.db.prepare("SELECT failing_since AS f FROM webhooks WHERE id = ?").get(hook.id)) as { f: number | null }).f;
     rx.handler = () => new Response("down", { status: 500 });
-    sent(900);
+    await sent(900);
     const day0 = t.clock.now().getTime();
     await run();
     // the delivery's retries (10 s, 60 s, 300 s) fail too, then it is failed
@@ -225,28 +225,28 @@ describe("five days of failures", () => {
       t.clock.advance(400 * S);
       await run();
     }
-    expect(deliveries(t, hook.id).map((d) => d.status)).toEqual(["failed"]);
-    expect(failingSince()).toBe(day0);
+    expect((await deliveries(t, hook.id)).map((d) => d.status)).toEqual(["failed"]);
+    expect(await failingSince()).toBe(day0);
     // five quiet days: nothing to send
     t.clock.advance(5 * DAY);
-    sent(901);
+    await sent(901);
     const day5 = t.clock.now().getTime();
     await run();
     await refreshToken();
     const got = (await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data;
     expect(got).toMatchObject({ isActive: true, disabledReason: null });
-    expect(failingSince()).toBe(day5);
+    expect(await failingSince()).toBe(day5);
     // failures that follow each other within the longest retry gap (12 h Retry-After cap + margin) still add up
     for (let i = 0; i < 9; i++) {
       t.clock.advance(DAY / 2);
-      sent(902 + i);
+      await sent(902 + i);
       await run();
     }
-    expect(failingSince()).toBe(day5);
+    expect(await failingSince()).toBe(day5);
     await refreshToken();
     expect((await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data.isActive).toBe(true); // 4.5 days
     t.clock.advance(DAY / 2);
-    sent(911);
+    await sent(911);
     await run();
     await refreshToken();
     expect((await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data).toMatchObject({ isActive: false, disabledReason: "failing" });
@@ -260,12 +260,12 @@ describe("five days of failures", () => {
     const mailsBefore = mails(t).length;
     // day 0 to 3 fail; day 3.5 one success resets; then failing again from day 4
     for (let day = 0; day < 3.5; day += 0.5) {
-      sent(100 + day * 2);
+      await sent(100 + day * 2);
       await run();
       t.clock.advance(DAY / 2);
     }
     rx.handler = () => new Response("ok");
-    sent(200);
+    await sent(200);
     await run();
     rx.handler = () => new Response("down", { status: 500 });
     let active = true;
@@ -276,7 +276,7 @@ describe("five days of failures", () => {
       await refreshToken();
       // a failing test delivery on the way must not count or reset anything
       await t.request("POST", `/api/webhooks/${hook.id}/test`, { token: ws.owner.token });
-      sent(300 + days * 2);
+      await sent(300 + days * 2);
       await run();
       active = (await t.request("GET", `/api/webhooks/${hook.id}`, { token: ws.owner.token })).body.data.isActive;
     }
@@ -293,7 +293,7 @@ describe("five days of failures", () => {
     await t.request("PATCH", `/api/webhooks/${hook.id}`, { token: ws.owner.token, body: { isActive: true } });
     t.clock.advance(DAY);
     await run();
-    const left = deliveries(t, hook.id).filter((d) => d.status === "retrying" || d.status === "pending");
+    const left = (await deliveries(t, hook.id)).filter((d) => d.status === "retrying" || d.status === "pending");
     expect(left).toEqual([]);
   });
 });

@@ -14,8 +14,8 @@ beforeAll(async () => {
   rx = startReceiver();
   ws = await createWorkspace(t);
   other = await createWorkspace(t);
-  connectSession(t, ws.id);
-  connectSession(t, other.id);
+  await connectSession(t, ws.id);
+  await connectSession(t, other.id);
 });
 afterAll(async () => {
   rx.stop();
@@ -48,7 +48,7 @@ describe("create", () => {
     expect(JSON.stringify(got.body)).not.toContain(r.body.data.secret);
     expect(got.body.data).toMatchObject({ id: r.body.data.id, name: "CRM", events: ["message_received", "session_connected", "campaign_progress"], isActive: true });
     // the secret is sealed at rest, not stored in clear
-    const stored = t.deps.sqlite.query("SELECT secret_enc FROM webhooks WHERE id = ?").get(r.body.data.id) as { secret_enc: string };
+    const stored = (await t.deps.db.prepare("SELECT secret_enc FROM webhooks WHERE id = ?").get(r.body.data.id)) as { secret_enc: string };
     expect(stored.secret_enc).not.toContain(r.body.data.secret);
   });
 
@@ -78,7 +78,7 @@ describe("create", () => {
 
   test("the webhook count is a plan limit (free plan: 1)", async () => {
     const free = await createWorkspace(t, { status: "free", planId: "free" });
-    connectSession(t, free.id);
+    await connectSession(t, free.id);
     await createHook(t, free, `${rx.url}/one`);
     const r = await t.request("POST", "/api/webhooks", { token: free.owner.token, body: { name: "two", url: `${rx.url}/two`, events: ["message_sent"] } });
     expect(r.status).toBe(403);
@@ -107,7 +107,7 @@ describe("URL guard at save time (operator defaults: HTTPS only, public addresse
     const { createTestApp } = await import("../../helpers/app.ts");
     strict = await createTestApp();
     sws = await createWorkspace(strict);
-    connectSession(strict, sws.id);
+    await connectSession(strict, sws.id);
   });
   afterAll(() => strict.close());
 
@@ -123,8 +123,8 @@ describe("URL guard at save time (operator defaults: HTTPS only, public addresse
   test("an update to a refused URL is refused too", async () => {
     const wid = Bun.randomUUIDv7();
     const now = strict.clock.now().getTime();
-    strict.deps.sqlite
-      .query(`INSERT INTO webhooks (id, workspace_id, name, url, events, secret_enc, created_at, updated_at) VALUES (?, ?, 'h', 'https://8.8.8.8/', '["message_sent"]', 'v1:x', ?, ?)`)
+    await strict.deps.db
+      .prepare(`INSERT INTO webhooks (id, workspace_id, name, url, events, secret_enc, created_at, updated_at) VALUES (?, ?, 'h', 'https://8.8.8.8/', '["message_sent"]', 'v1:x', ?, ?)`)
       .run(wid, sws.id, now, now);
     const r = await strict.request("PATCH", `/api/webhooks/${wid}`, { token: sws.owner.token, body: { url: "https://192.168.1.1/hook" } });
     expect(r.status).toBe(400);
@@ -139,11 +139,11 @@ describe("update, rotate, delete", () => {
     const r = await t.request("PATCH", `/api/webhooks/${h.id}`, { token: ws.owner.token, body: { name: "Renamed", events: ["message.read"], isActive: false } });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ name: "Renamed", events: ["message_read"], isActive: false, disabledReason: null });
-    emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m", readAt: t.clock.now().toISOString() });
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(h.id)).toEqual({ n: 0 });
+    await emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m", readAt: t.clock.now().toISOString() });
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(h.id))).toEqual({ n: 0 });
     await t.request("PATCH", `/api/webhooks/${h.id}`, { token: ws.owner.token, body: { isActive: true } });
-    emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m2", readAt: t.clock.now().toISOString() });
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(h.id)).toEqual({ n: 1 });
+    await emit(t, ws.id, "message_read", { sessionId: "s", messageId: "m2", readAt: t.clock.now().toISOString() });
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(h.id))).toEqual({ n: 1 });
     const bad = await t.request("PATCH", `/api/webhooks/${h.id}`, { token: ws.owner.token, body: { events: ["nope"] } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors["events.0"]).toBeDefined();
@@ -157,19 +157,19 @@ describe("update, rotate, delete", () => {
     expect(r.status).toBe(200);
     expect(r.body.data.secret).toMatch(/^[0-9a-f]{64}$/);
     expect(r.body.data.secret).not.toBe(h.secret);
-    emit(t, ws.id, "message_received", { sessionId: "s", from: "1", messageId: "m", text: "hi" });
+    await emit(t, ws.id, "message_received", { sessionId: "s", from: "1", messageId: "m", text: "hi" });
     const d = await t.request("DELETE", `/api/webhooks/${h.id}`, { token: ws.owner.token });
     expect(d.status).toBe(200);
     expect((await t.request("GET", `/api/webhooks/${h.id}`, { token: ws.owner.token })).status).toBe(404);
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(h.id)).toEqual({ n: 0 });
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(h.id))).toEqual({ n: 0 });
   });
 });
 
 describe("tenancy: another workspace's ids answer 404 and its data never shows", () => {
   test("every route by id", async () => {
     const mine = await createHook(t, ws, `${rx.url}/mine`, ["message_sent"]);
-    emit(t, ws.id, "message_sent", { sessionId: "s", to: "1", messageId: "m" });
-    const deliveryId = (t.deps.sqlite.query("SELECT id FROM webhook_deliveries WHERE webhook_id = ?").get(mine.id) as { id: string }).id;
+    await emit(t, ws.id, "message_sent", { sessionId: "s", to: "1", messageId: "m" });
+    const deliveryId = ((await t.deps.db.prepare("SELECT id FROM webhook_deliveries WHERE webhook_id = ?").get(mine.id)) as { id: string }).id;
     const tok = other.owner.token;
     const calls: [string, string, unknown?][] = [
       ["GET", `/api/webhooks/${mine.id}`],
@@ -196,8 +196,8 @@ describe("tenancy: another workspace's ids answer 404 and its data never shows",
 
   test("events of one workspace never create deliveries for another's webhooks", async () => {
     const theirs = await createHook(t, other, `${rx.url}/iso`, ["message_delivered"]);
-    emit(t, ws.id, "message_delivered", { sessionId: "s", messageId: "m", deliveredAt: t.clock.now().toISOString() });
-    expect(t.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(theirs.id)).toEqual({ n: 0 });
+    await emit(t, ws.id, "message_delivered", { sessionId: "s", messageId: "m", deliveredAt: t.clock.now().toISOString() });
+    expect((await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?").get(theirs.id))).toEqual({ n: 0 });
   });
 
   test("malformed ids are 400 naming the field", async () => {

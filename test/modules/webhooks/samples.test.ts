@@ -36,7 +36,7 @@ beforeAll(async () => {
   expect((await send("fails")).status).toBe(202);
   await drain(t);
   // campaign_progress (announced when the campaign starts)
-  const people = seedContacts(t, ws, 1);
+  const people = await seedContacts(t, ws, 1);
   await newCampaign(t, ws, campaignBody([id], people.map((p) => p.id)));
   await waitFor(() => events.some((e) => e.event === "campaign_progress"), "campaign_progress");
   // disconnected

@@ -27,28 +27,28 @@ describe("/api/workspace", () => {
     const r = await t.request("PATCH", "/api/workspace", { token: admin.token, body: { name: "Acme India", require2fa: true } });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ name: "Acme India", require2fa: true });
-    const row = t.deps.sqlite.query("SELECT name, require_2fa AS r FROM workspaces WHERE id = ?").get(a.id) as any;
+    const row = (await t.deps.db.prepare("SELECT name, require_2fa AS r FROM workspaces WHERE id = ?").get(a.id)) as any;
     expect(row).toEqual({ name: "Acme India", r: 1 });
-    expect((t.deps.sqlite.query("SELECT name FROM workspaces WHERE id = ?").get(b.id) as any).name).toBe("Globex");
+    expect(((await t.deps.db.prepare("SELECT name FROM workspaces WHERE id = ?").get(b.id)) as any).name).toBe("Globex");
   });
 
   test("requiring 2FA while members have no verified mobile (and no identity provider): 409 naming how many, unchanged", async () => {
     const c = await createWorkspace(t, { name: "Initech" });
     const invited = await c.member("agent");
     const noMobile = await c.member("viewer");
-    t.deps.sqlite.query("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(invited.userId);
-    t.deps.sqlite.query("UPDATE users SET mobile = NULL, mobile_verified_at = NULL WHERE id = ?").run(noMobile.userId);
+    await t.deps.db.prepare("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(invited.userId);
+    await t.deps.db.prepare("UPDATE users SET mobile = NULL, mobile_verified_at = NULL WHERE id = ?").run(noMobile.userId);
     const r = await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { name: "Initech 2", require2fa: true } });
     expect(r.status).toBe(409);
     expect(r.body.code).toBe("CONFLICT");
     expect(r.body.message).toContain("2 members");
-    expect(t.deps.sqlite.query("SELECT name, require_2fa AS r FROM workspaces WHERE id = ?").get(c.id)).toEqual({ name: "Initech", r: 0 });
+    expect((await t.deps.db.prepare("SELECT name, require_2fa AS r FROM workspaces WHERE id = ?").get(c.id))).toEqual({ name: "Initech", r: 0 });
     // another workspace's unverified members do not count
     expect((await t.request("PATCH", "/api/workspace", { token: b.owner.token, body: { require2fa: true } })).status).toBe(200);
     // turning it off, or renaming, stays possible
     expect((await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { require2fa: false } })).status).toBe(200);
     expect((await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { name: "Initech 3" } })).status).toBe(200);
-    t.deps.sqlite.query("UPDATE users SET mobile_verified_at = 1 WHERE id = ?").run(invited.userId);
+    await t.deps.db.prepare("UPDATE users SET mobile_verified_at = 1 WHERE id = ?").run(invited.userId);
     const one = await t.request("PATCH", "/api/workspace", { token: c.owner.token, body: { require2fa: true } });
     expect(one.status).toBe(409);
     expect(one.body.message).toContain("1 member ");
@@ -59,7 +59,7 @@ describe("/api/workspace", () => {
     try {
       const c = await createWorkspace(o);
       const m = await c.member("agent");
-      o.deps.sqlite.query("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(m.userId);
+      await o.deps.db.prepare("UPDATE users SET mobile_verified_at = NULL WHERE id = ?").run(m.userId);
       const r = await o.request("PATCH", "/api/workspace", { token: c.owner.token, body: { require2fa: true } });
       expect(r.status).toBe(200);
       expect(r.body.data.require2fa).toBe(true);
@@ -75,7 +75,7 @@ describe("/api/workspace", () => {
       expect(r.status).toBe(403);
       expect(r.body.code).toBe("FORBIDDEN");
     }
-    expect((t.deps.sqlite.query("SELECT name FROM workspaces WHERE id = ?").get(a.id) as any).name).not.toBe("Hijacked");
+    expect(((await t.deps.db.prepare("SELECT name FROM workspaces WHERE id = ?").get(a.id)) as any).name).not.toBe("Hijacked");
   });
 
   test("validation names the field; an empty change is refused", async () => {

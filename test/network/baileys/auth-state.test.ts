@@ -11,15 +11,15 @@ function v1Blob(keys: Record<string, Record<string, unknown>>) {
 
 test("every keys.set is one write to the store, with Buffers kept; creds are written only by saveCreds", async () => {
   const store = new MemoryCredentialStore();
-  const a = loadAuthState(null, store);
+  const a = await loadAuthState(null, store);
   expect(a.linked()).toBe(false);
   expect(store.doc).toBeNull(); // nothing written until baileys says creds changed
   await a.state.keys.set({ "pre-key": { "1": { public: Buffer.from([1, 2, 3]), private: Buffer.from([4, 5, 6]) } }, session: { "919800000001.0": Buffer.from("sess") } });
   expect(store.writes).toBe(1);
   expect(store.keys.size).toBe(2);
   expect(store.doc).toBeNull();
-  a.saveCreds();
-  const b = loadAuthState(store.doc, store);
+  await a.saveCreds();
+  const b = await loadAuthState(store.doc, store);
   expect(Buffer.from(b.state.creds.noiseKey.public).equals(Buffer.from(a.state.creds.noiseKey.public))).toBe(true);
   expect(Buffer.isBuffer(b.state.creds.signedIdentityKey.private)).toBe(true);
   expect(b.state.creds.registrationId).toBe(a.state.creds.registrationId);
@@ -30,7 +30,7 @@ test("every keys.set is one write to the store, with Buffers kept; creds are wri
 
 test("null deletes a key; app-state sync keys come back as proto objects; clear drops them all", async () => {
   const store = new MemoryCredentialStore();
-  const a = loadAuthState(null, store);
+  const a = await loadAuthState(null, store);
   await a.state.keys.set({ "app-state-sync-key": { k1: { keyData: Buffer.from([9]), timestamp: 1 } as never } });
   const k = (await a.state.keys.get("app-state-sync-key", ["k1"]))["k1"];
   expect(k).toBeInstanceOf(proto.Message.AppStateSyncKeyData);
@@ -44,7 +44,7 @@ test("null deletes a key; app-state sync keys come back as proto objects; clear 
 test("a v1 blob is split on first load: its keys become store entries, the document is rewritten without them", async () => {
   const { creds, text } = v1Blob({ "pre-key": { "7": { public: Buffer.from([7]), private: Buffer.from([8]) } }, session: { "919800000001.0": Buffer.from("s") }, "sender-key": {} });
   const store = new MemoryCredentialStore();
-  const a = loadAuthState(text, store);
+  const a = await loadAuthState(text, store);
   expect(a.linked()).toBe(true);
   expect([...store.keys.keys()].sort()).toEqual(["pre-key/7", "session/919800000001.0"]);
   const doc = JSON.parse(store.doc!) as { v: number; keys?: unknown };
@@ -55,11 +55,11 @@ test("a v1 blob is split on first load: its keys become store entries, the docum
   expect(Buffer.from(session).toString()).toBe("s");
   // loading the migrated document changes nothing more
   const writes = store.writes;
-  const b = loadAuthState(store.doc, store);
+  const b = await loadAuthState(store.doc, store);
   expect(store.writes).toBe(writes);
   expect(b.state.creds.registrationId).toBe(creds.registrationId);
 });
 
-test("unknown formats are refused", () => {
-  expect(() => loadAuthState(JSON.stringify({ v: 3 }), new MemoryCredentialStore())).toThrow(/version/);
+test("unknown formats are refused", async () => {
+  await expect(loadAuthState(JSON.stringify({ v: 3 }), new MemoryCredentialStore())).rejects.toThrow(/version/);
 });

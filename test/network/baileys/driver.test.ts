@@ -11,8 +11,8 @@ afterAll(async () => {
   await h.rt.close();
 });
 
-const row = (id: string) =>
-  h.rt.deps.sqlite.query("SELECT status, last_disconnect_reason AS reason, credentials IS NOT NULL AS linked, phone_number AS phone FROM chat_sessions WHERE id = ?").get(id) as any;
+const row = async (id: string) =>
+  (await h.rt.deps.db.prepare("SELECT status, last_disconnect_reason AS reason, credentials IS NOT NULL AS linked, phone_number AS phone FROM chat_sessions WHERE id = ?").get(id)) as any;
 const dropsOf = (id: string) => h.driverEvents.filter((e) => e.type === "disconnected" && e.sessionId === id) as any[];
 
 test("440 (another client took the link) reconnects with the same link, then ends `replaced` when it loops", async () => {
@@ -21,19 +21,19 @@ test("440 (another client took the link) reconnects with the same link, then end
   sock.close(440, "Stream Errored (conflict)");
   // a new socket with the same link, and the session is connected again
   const second = await until(() => (h.sockets.length === before + 1 ? h.last() : undefined), "a reconnect after 440");
-  await until(() => row(id).status === "connected", "connected again");
+  await until(async () => (await row(id)).status === "connected", "connected again");
   expect(dropsOf(id)[0]).toMatchObject({ reason: "connection_lost", willReconnect: true });
   expect(dropsOf(id)[0].detail).toContain("440");
   second.close(440);
   const third = await until(() => (h.sockets.length === before + 2 ? h.last() : undefined), "a second reconnect");
-  await until(() => row(id).status === "connected", "connected again");
+  await until(async () => (await row(id)).status === "connected", "connected again");
   // a third takeover within the window: two clients are fighting over the link, stop
   third.close(440);
-  await until(() => row(id).status === "disconnected" && row(id).reason === "replaced", "ended replaced");
+  await until(async () => (await row(id)).status === "disconnected" && (await row(id)).reason === "replaced", "ended replaced");
   expect(dropsOf(id).at(-1)).toMatchObject({ reason: "replaced", willReconnect: false });
   expect(dropsOf(id).at(-1).detail).toContain("replaced 2 times");
   // the link is kept (the user can connect again without a QR), and nothing more is attempted
-  expect(row(id)).toMatchObject({ linked: 1, phone: expect.any(String) });
+  expect((await row(id))).toMatchObject({ linked: 1, phone: expect.any(String) });
   await Bun.sleep(50);
   expect(h.sockets.length).toBe(before + 2);
 });
@@ -42,8 +42,8 @@ test("405: the network refused the WhatsApp Web version; its own reason, link ke
   const { id, sock } = await h.linkedSession();
   const before = h.sockets.length;
   sock.close(405, "Connection Failure");
-  await until(() => row(id).status === "disconnected", "disconnected");
-  expect(row(id)).toMatchObject({ reason: "version_rejected", linked: 1 });
+  await until(async () => (await row(id)).status === "disconnected", "disconnected");
+  expect((await row(id))).toMatchObject({ reason: "version_rejected", linked: 1 });
   expect(dropsOf(id).at(-1).detail).toContain("waVersion");
   const ev = h.appEvents.filter((e) => e.event === "session_disconnected" && e.data.sessionId === id).map((e) => e.data.reason);
   expect(ev).toEqual(["version_rejected"]);
@@ -72,7 +72,7 @@ test("getMessage (the network asks for a message again) reads recent sends from 
   expect(r.status).toBe(202);
   await h.rt.deps.jobs.runDue();
   const networkId = await until(
-    () => (h.rt.deps.sqlite.query("SELECT network_message_id AS n FROM messages WHERE id = ? AND status = 'sent'").get(r.body.data.id) as any)?.n,
+    async () => ((await h.rt.deps.db.prepare("SELECT network_message_id AS n FROM messages WHERE id = ? AND status = 'sent'").get(r.body.data.id)) as any)?.n,
     "sent",
   );
   const before = h.sockets.length;
@@ -80,7 +80,7 @@ test("getMessage (the network asks for a message again) reads recent sends from 
   const next = await until(() => (h.sockets.length === before + 1 ? h.last() : undefined), "reconnect");
   expect(await next.config.getMessage({ id: networkId, remoteJid: "919800000002@s.whatsapp.net", fromMe: true })).toEqual({ conversation: "resend me" });
   // a driver that never sent it (a restart) still answers from the rows
-  h.rt.deps.sqlite.query("UPDATE messages SET network_message_id = 'OLDID' WHERE id = ?").run(r.body.data.id);
+  await h.rt.deps.db.prepare("UPDATE messages SET network_message_id = 'OLDID' WHERE id = ?").run(r.body.data.id);
   expect(await next.config.getMessage({ id: "OLDID" })).toEqual({ conversation: "resend me" });
   expect(await next.config.getMessage({ id: "UNKNOWN" })).toBeUndefined();
 });

@@ -95,10 +95,10 @@ export interface Harness {
 }
 
 /** Polls until `fn` is truthy. */
-export async function until<T>(fn: () => T, what: string, ms = 3000): Promise<NonNullable<T>> {
+export async function until<T>(fn: () => T | Promise<T>, what: string, ms = 3000): Promise<NonNullable<T>> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(2);
@@ -161,10 +161,10 @@ export async function harness(
       const id = (await call("POST", "/api/v1/chatapp", { name })).body.data.id as string;
       const creds = initAuthCreds();
       Object.assign(creds, { me: { id: `${phone}:7@s.whatsapp.net` }, account: { details: Buffer.from([1]) } });
-      rt.deps.sqlite.query("UPDATE chat_sessions SET credentials = ?, phone_number = ? WHERE id = ?").run(encryptCredentials(KEY, id, serializeCreds(creds)), phone, id);
+      await rt.deps.db.prepare("UPDATE chat_sessions SET credentials = ?, phone_number = ? WHERE id = ?").run(encryptCredentials(KEY, id, serializeCreds(creds)), phone, id);
       const r = await call("POST", `/api/v1/chatapp/${id}/connect`);
       if (r.status !== 200) throw new Error(`connect answered ${r.status}: ${JSON.stringify(r.body)}`);
-      await until(() => rt.deps.sqlite.query("SELECT 1 FROM chat_sessions WHERE id = ? AND status = 'connected'").get(id), "connected");
+      await until(async () => await rt.deps.db.prepare("SELECT 1 FROM chat_sessions WHERE id = ? AND status = 'connected'").get(id), "connected");
       return { id, phone, sock: sockets.at(-1)! };
     },
   };

@@ -23,7 +23,7 @@ test("watchdog: a socket that hears nothing is closed as lost (408) and reconnec
   expect(sock.ended).toEqual([]);
   // the silent session reconnects with its link
   await until(() => h.sockets.length > before, "a new socket");
-  await until(() => h.rt.deps.sqlite.query("SELECT 1 FROM chat_sessions WHERE id = ? AND status = 'connected'").get(quiet.id), "connected again");
+  await until(async () => await h.rt.deps.db.prepare("SELECT 1 FROM chat_sessions WHERE id = ? AND status = 'connected'").get(quiet.id), "connected again");
   expect(h.driverEvents.some((e) => e.type === "disconnected" && e.sessionId === quiet.id && e.willReconnect && e.reason === "connection_lost")).toBe(true);
   expect(h.driverEvents.some((e) => e.type === "disconnected" && e.sessionId === id)).toBe(false);
 });

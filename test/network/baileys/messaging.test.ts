@@ -15,25 +15,25 @@ afterAll(async () => {
   await h.rt.close();
 });
 
-const msg = (networkId: string) => h.rt.deps.sqlite.query("SELECT * FROM messages WHERE network_message_id = ?").get(networkId) as any;
+const msg = async (networkId: string) => (await h.rt.deps.db.prepare("SELECT * FROM messages WHERE network_message_id = ?").get(networkId)) as any;
 const lid = "201575769710000@lid";
 
 test("a LID sender whose number the socket's mapping knows is stored under the phone number", async () => {
   const { sock } = await h.linkedSession();
   sock.lids.set(lid, "919811112222:0@s.whatsapp.net");
   sock.upsert([{ key: { remoteJid: lid, fromMe: false, id: "LID1" }, pushName: "Ravi", message: { conversation: "hi" } }]);
-  const m = await until(() => msg("LID1"), "stored");
+  const m = await until(async () => (await msg("LID1")), "stored");
   expect(m).toMatchObject({ phone: "919811112222", direction: "inbound", body: "hi" });
 });
 
 test("an unknown LID stays the contact's address (never its digits as a phone number) and replies go to it", async () => {
   const { id, sock } = await h.linkedSession();
   sock.upsert([{ key: { remoteJid: lid, fromMe: false, id: "LID2" }, pushName: "Meera", message: { conversation: "who am I" } }]);
-  const m = await until(() => msg("LID2"), "stored");
+  const m = await until(async () => (await msg("LID2")), "stored");
   expect(m.phone).toBe(lid);
-  const contact = h.rt.deps.sqlite.query("SELECT phone, push_name AS pushName FROM contacts WHERE workspace_id = ? AND phone = ?").get(h.ws.id, lid);
+  const contact = await h.rt.deps.db.prepare("SELECT phone, push_name AS \"pushName\" FROM contacts WHERE workspace_id = ? AND phone = ?").get(h.ws.id, lid);
   expect(contact).toEqual({ phone: lid, pushName: "Meera" });
-  expect(h.rt.deps.sqlite.query("SELECT count(*) AS n FROM contacts WHERE phone = '201575769710000'").get()).toEqual({ n: 0 });
+  expect(await h.rt.deps.db.prepare("SELECT count(*) AS n FROM contacts WHERE phone = '201575769710000'").get()).toEqual({ n: 0 });
   // the reply: POST send accepts the address as `to`, and the driver sends to the LID itself
   const r = await h.call("POST", "/api/v1/messages/send", { session_id: id, to: lid, type: "text", body: "hello" });
   expect(r.status).toBe(202);
@@ -64,9 +64,9 @@ test("reactions, locations and contact cards are stored with a text rendering an
       message: { contactMessage: { displayName: "Asha", vcard: "BEGIN:VCARD\nVERSION:3.0\nFN:Asha\nTEL;type=CELL;waid=919800000001:+91 98000 00001\nEND:VCARD" } },
     },
   ]);
-  const r = await until(() => msg("R1"), "reaction");
-  const l = await until(() => msg("L1"), "location");
-  const c = await until(() => msg("C1"), "contact");
+  const r = await until(async () => (await msg("R1")), "reaction");
+  const l = await until(async () => (await msg("L1")), "location");
+  const c = await until(async () => (await msg("C1")), "contact");
   expect([r.type, r.body, JSON.parse(r.payload)]).toEqual(["reaction", "👍", { emoji: "👍", removed: false, messageId: "3EB0TARGET", fromMe: true }]);
   expect([l.type, l.body]).toEqual(["location", "Location: 12.9716, 77.5946 (Office, MG Road)"]);
   expect(JSON.parse(l.payload)).toMatchObject({ latitude: 12.9716, longitude: 77.5946, name: "Office", address: "MG Road" });
@@ -82,7 +82,7 @@ test("reactions, locations and contact cards are stored with a text rendering an
 test("a message the owner sends from the phone is recorded as outbound (sent); Parley's own send is not recorded twice", async () => {
   const { id, sock } = await h.linkedSession();
   sock.upsert([{ key: { remoteJid: "919855556666@s.whatsapp.net", fromMe: true, id: "PHONE1" }, messageTimestamp: 1767225600, message: { conversation: "from my phone" } }]);
-  const m = await until(() => msg("PHONE1"), "echo stored");
+  const m = await until(async () => (await msg("PHONE1")), "echo stored");
   expect(m).toMatchObject({ direction: "outbound", status: "sent", phone: "919855556666", body: "from my phone", created_by: "phone", sent_at: 1767225600_000 });
   expect(h.appEvents.some((e) => e.event === "message_sent" && e.data.messageId === m.id)).toBe(true);
   // the same echo again (the network repeats) is stored once
@@ -90,9 +90,9 @@ test("a message the owner sends from the phone is recorded as outbound (sent); P
 
   const r = await h.call("POST", "/api/v1/messages/send", { session_id: id, to: "919855556666", type: "text", body: "from parley" });
   await h.rt.deps.jobs.runDue();
-  await until(() => (h.rt.deps.sqlite.query("SELECT status FROM messages WHERE id = ?").get(r.body.data.id) as any)?.status === "sent", "sent");
+  await until(async () => (await h.rt.deps.db.prepare("SELECT status FROM messages WHERE id = ?").get(r.body.data.id) as any)?.status === "sent", "sent");
   await Bun.sleep(20);
-  const rows = h.rt.deps.sqlite.query("SELECT body FROM messages WHERE session_id = ? AND direction = 'outbound' ORDER BY id").all(id);
+  const rows = await h.rt.deps.db.prepare("SELECT body FROM messages WHERE session_id = ? AND direction = 'outbound' ORDER BY id").all(id);
   expect(rows).toEqual([{ body: "from my phone" }, { body: "from parley" }]);
 });
 
@@ -105,7 +105,7 @@ test("inbound media declared over the cap is not downloaded; the message is stor
       message: { videoMessage: { mimetype: "video/mp4", caption: "too big", fileLength: 40_000_000, url: "https://mmg.whatsapp.net/never", mediaKey: Buffer.alloc(32) } },
     },
   ]);
-  const m = await until(() => msg("BIG1"), "stored");
+  const m = await until(async () => (await msg("BIG1")), "stored");
   expect(m).toMatchObject({ type: "video", body: "too big", media_id: null });
 });
 
@@ -126,9 +126,9 @@ test("inbound media: baileys' own download (encrypted, from a loopback media hos
         message: { imageMessage: { mimetype: "image/png", caption: "pixel", fileLength: png.length, url: `http://127.0.0.1:${host.port}/img`, mediaKey } },
       },
     ]);
-    const m = await until(() => msg("IMG1"), "stored");
+    const m = await until(async () => (await msg("IMG1")), "stored");
     expect(m.media_id).not.toBeNull();
-    const media = h.rt.deps.sqlite.query("SELECT mime_type AS mime, size, sha256 FROM media WHERE id = ?").get(m.media_id) as any;
+    const media = await h.rt.deps.db.prepare("SELECT mime_type AS mime, size, sha256 FROM media WHERE id = ?").get(m.media_id) as any;
     expect(media).toEqual({ mime: "image/png", size: png.length, sha256: new Bun.CryptoHasher("sha256").update(png).digest("hex") });
     expect(Buffer.from(await Bun.file(join(h.dataDir, "media", h.ws.id, m.media_id)).bytes()).equals(png)).toBe(true);
     // the download's temporary file was moved, not copied

@@ -117,7 +117,7 @@ test("offline restart: a linked session keeps retrying at the capped interval, k
   const creds = initAuthCreds();
   Object.assign(creds, { me: { id: "919812345678:7@s.whatsapp.net" }, account: { details: Buffer.from([1]) } });
   const sealed = encryptCredentials(KEY, id, serializeCreds(creds));
-  rt.deps.sqlite.query("UPDATE chat_sessions SET status = 'connected', phone_number = '919812345678', credentials = ? WHERE id = ?").run(sealed, id);
+  await rt.deps.db.prepare("UPDATE chat_sessions SET status = 'connected', phone_number = '919812345678', credentials = ? WHERE id = ?").run(sealed, id);
 
   const before = attempts;
   await rt.services.start();
@@ -137,7 +137,7 @@ test("offline restart: a linked session keeps retrying at the capped interval, k
   // no storm: one attempt per scheduled retry (plus the first), never more
   expect(attempts - before).toBeGreaterThanOrEqual(drops.length);
   expect(attempts - before).toBeLessThanOrEqual(drops.length + 1);
-  const row = rt.deps.sqlite.query("SELECT status, credentials, last_disconnect_reason AS reason, phone_number AS phone FROM chat_sessions WHERE id = ?").get(id) as any;
+  const row = await rt.deps.db.prepare("SELECT status, credentials, last_disconnect_reason AS reason, phone_number AS phone FROM chat_sessions WHERE id = ?").get(id) as any;
   // a transient failure never unlinks: the link stays for the next attempt
   expect(row).toMatchObject({ status: "disconnected", reason: "connection_lost", phone: "919812345678" });
   expect(row.credentials).toStartWith("v1:");
@@ -160,10 +160,10 @@ test("the driver refuses an unusable address and idle sessions with NetworkError
 
 test("a stored link the driver cannot read: connect answers 502 and the link is dropped, so the next connect pairs anew", async () => {
   const id = (await call("POST", "/api/v1/chatapp", { name: "garbled" })).body.data.id;
-  rt.deps.sqlite.query("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(encryptCredentials(KEY, id, "{not json"), id);
+  await rt.deps.db.prepare("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(encryptCredentials(KEY, id, "{not json"), id);
   const r = await call("POST", `/api/v1/chatapp/${id}/connect`);
   expect(r.status).toBe(502);
   expect(r.body.message).toContain("unreadable");
-  const row = rt.deps.sqlite.query("SELECT status, credentials, last_disconnect_reason AS reason FROM chat_sessions WHERE id = ?").get(id);
+  const row = await rt.deps.db.prepare("SELECT status, credentials, last_disconnect_reason AS reason FROM chat_sessions WHERE id = ?").get(id);
   expect(row).toEqual({ status: "disconnected", credentials: null, reason: "error" });
 });

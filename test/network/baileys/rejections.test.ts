@@ -12,13 +12,13 @@ afterAll(async () => {
   await h.rt.close();
 });
 
-const message = (id: string) => h.rt.deps.sqlite.query("SELECT status, error_code AS code, error_message AS error, network_message_id AS nid FROM messages WHERE id = ?").get(id) as any;
+const message = async (id: string) => (await h.rt.deps.db.prepare("SELECT status, error_code AS code, error_message AS error, network_message_id AS nid FROM messages WHERE id = ?").get(id)) as any;
 
 async function sendAndWait(sessionId: string, body: string) {
   const r = await h.call("POST", "/api/v1/messages/send", { session_id: sessionId, to: "919800001111", type: "text", body });
   expect(r.status).toBe(202);
   await h.rt.deps.jobs.runDue();
-  await until(() => message(r.body.data.id)?.status === "sent", "sent");
+  await until(async () => (await message(r.body.data.id))?.status === "sent", "sent");
   return r.body.data.id as string;
 }
 
@@ -31,34 +31,34 @@ test("a rejection that overtakes the commit of the send is applied a moment late
   const { onRejected } = await import("../../../src/modules/messages/network-events.ts");
   const { id } = await h.linkedSession();
   const mid = await sendAndWait(id, "raced");
-  const nid = message(mid).nid;
+  const nid = (await message(mid)).nid;
   // as if the ack arrived while the send was still being committed
-  h.rt.deps.sqlite.query("UPDATE messages SET network_message_id = NULL WHERE id = ?").run(mid);
+  await h.rt.deps.db.prepare("UPDATE messages SET network_message_id = NULL WHERE id = ?").run(mid);
   onRejected(h.rt.deps, { sessionId: id, networkMessageId: nid, code: "479", restricted: false, detail: "rejected" }, 30);
-  expect(message(mid).status).toBe("sent");
-  h.rt.deps.sqlite.query("UPDATE messages SET network_message_id = ? WHERE id = ?").run(nid, mid);
-  await until(() => message(mid).status === "failed", "failed on the second look");
+  expect((await message(mid)).status).toBe("sent");
+  await h.rt.deps.db.prepare("UPDATE messages SET network_message_id = ? WHERE id = ?").run(nid, mid);
+  await until(async () => (await message(mid)).status === "failed", "failed on the second look");
 });
 
 test("479: the message fails with the code and message_failed; the queue is not paused", async () => {
   const { id, sock } = await h.linkedSession();
   const mid = await sendAndWait(id, "first");
-  sock.ev.emit("messages.update", [badAck(message(mid).nid, "479")]);
-  await until(() => message(mid).status === "failed", "failed");
-  expect(message(mid)).toMatchObject({ code: "rejected_479" });
-  expect(message(mid).error).toContain("479");
+  sock.ev.emit("messages.update", [badAck((await message(mid)).nid, "479")]);
+  await until(async () => (await message(mid)).status === "failed", "failed");
+  expect((await message(mid))).toMatchObject({ code: "rejected_479" });
+  expect((await message(mid)).error).toContain("479");
   const failed = h.appEvents.find((e) => e.event === "message_failed" && e.data.messageId === mid)!;
   expect(failed.data.error).toMatchObject({ code: "rejected_479" });
-  expect(h.rt.deps.sqlite.query("SELECT send_paused_until AS until FROM chat_sessions WHERE id = ?").get(id)).toEqual({ until: null });
+  expect(await h.rt.deps.db.prepare("SELECT send_paused_until AS until FROM chat_sessions WHERE id = ?").get(id)).toEqual({ until: null });
 });
 
 test("463 (restricted): the message fails and the session's queue pauses (in its row) until the restriction window passes", async () => {
   const { id, sock } = await h.linkedSession();
   const mid = await sendAndWait(id, "first");
-  sock.ev.emit("messages.update", [badAck(message(mid).nid, "463")]);
-  await until(() => message(mid).status === "failed", "failed");
-  expect(message(mid).code).toBe("rejected_463");
-  const pause = h.rt.deps.sqlite.query("SELECT send_paused_until AS until, send_pause_reason AS reason FROM chat_sessions WHERE id = ?").get(id) as any;
+  sock.ev.emit("messages.update", [badAck((await message(mid)).nid, "463")]);
+  await until(async () => (await message(mid)).status === "failed", "failed");
+  expect((await message(mid)).code).toBe("rejected_463");
+  const pause = await h.rt.deps.db.prepare("SELECT send_paused_until AS until, send_pause_reason AS reason FROM chat_sessions WHERE id = ?").get(id) as any;
   expect(pause).toEqual({ until: h.clock.now().getTime() + RESTRICTION_PAUSE_MS, reason: "restricted_463" });
 
   // the sender honours it: the next message stays queued, nothing reaches the network
@@ -67,11 +67,11 @@ test("463 (restricted): the message fails and the session's queue pauses (in its
   await h.rt.deps.jobs.runDue();
   await Bun.sleep(20);
   await h.rt.deps.jobs.runDue();
-  expect(message(next.body.data.id).status).toBe("queued");
+  expect((await message(next.body.data.id)).status).toBe("queued");
   expect(sock.sent.length).toBe(sentBefore);
   // when the window has passed, the queue goes on by itself
   h.clock.advance(RESTRICTION_PAUSE_MS + 1_000);
   await h.rt.deps.jobs.runDue();
-  await until(() => message(next.body.data.id).status === "sent", "sent after the pause");
+  await until(async () => (await message(next.body.data.id)).status === "sent", "sent after the pause");
 });
 
