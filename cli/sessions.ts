@@ -59,7 +59,8 @@ export async function openOperator(flags: OperatorFlags): Promise<Operator> {
   const config = configOrExit({ dataDir: flags.dataDir });
   // a mistyped --data-dir must not quietly create an empty database beside the real one
   if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
-  const db = openStore(config);
+  // SQLite: a read-only connection beside a live server, as before the store (no pragmas, no checkpoint)
+  const db = openStore(config, { readonly: true });
   try {
     await assertNotNewer(db); // its tables may no longer be what this build reads
     const op = { ...locateServer(flags, config), db, jwtSecret: await signingSecret(config, db) };

@@ -48,14 +48,14 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     if (applied) log.info("database migrated", { applied, engine: db.engine });
     // SQLite: WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
     const sqlite = sqliteOf(db);
+    // the default plans the catalogue lacks (operator edits are kept)
+    await seedPlans(db, (o.clock ?? systemClock).now().getTime());
     if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename);
   } catch (err) {
     await db.close();
     throw err;
   }
   const clock = o.clock ?? systemClock;
-  // the default plans the catalogue lacks (operator edits are kept)
-  await seedPlans(db, clock.now().getTime());
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
     o.notifier ?? new ChannelNotifier({ config, db, clock, log: log.child({ component: "notify" }), network });

@@ -16,12 +16,13 @@ export interface StoreConfig {
 /**
  * Opens the store the configuration names: PostgreSQL when `databaseUrl` is set, else SQLite
  * at `<dataDir>/parley.db` (or `path`, e.g. ":memory:" in tests). Nothing is migrated here.
+ * `readonly` (SQLite): a connection that reads beside a live server and writes nothing.
  */
-export function openStore(config: StoreConfig, opts: { path?: string; onError?: (err: unknown) => void } = {}): DB {
+export function openStore(config: StoreConfig, opts: { path?: string; onError?: (err: unknown) => void; readonly?: boolean } = {}): DB {
   if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { max: config.databasePoolSize, onError: opts.onError }).db;
   const path = opts.path ?? join(config.dataDir, "parley.db");
   if (path !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  return openSqliteStore(path, { synchronous: config.dbSynchronous, onError: opts.onError }).db;
+  return openSqliteStore(path, { synchronous: config.dbSynchronous, onError: opts.onError, readonly: opts.readonly }).db;
 }
 
 /** Where the data lives, for logs and errors: the SQLite file, or the PostgreSQL URL without its password. */

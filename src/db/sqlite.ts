@@ -43,23 +43,38 @@ const CACHE = 1_000;
  * WAL + synchronous=NORMAL: a commit survives a process crash (the WAL is in the OS page
  * cache); only a power loss can drop the last transactions. FULL is available.
  */
-export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "full"; onError?: (err: unknown) => void } = {}): SqliteStore {
+export function openSqliteStore(
+  path: string,
+  opts: { synchronous?: "normal" | "full"; onError?: (err: unknown) => void; readonly?: boolean } = {},
+): SqliteStore {
   const memory = path === ":memory:";
+  // a read-only connection (an operator command reading beside a live server) maps nothing and
+  // changes nothing: no pragmas that write, no checkpoint at close
+  const mapped = !memory && !opts.readonly;
   // before SQLite opens the file (see mapWalIndex: mapping it later would drop SQLite's locks)
-  if (!memory) mapWalIndex(path);
+  if (mapped) mapWalIndex(path);
   let sqlite: Database;
   try {
-    sqlite = new Database(path, { create: true, strict: true });
+    sqlite = opts.readonly ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: true, strict: true });
   } catch (err) {
-    if (!memory) unmapWalIndex(path);
+    if (mapped) unmapWalIndex(path);
     throw err;
   }
   // busy_timeout first: switching to WAL needs a lock another connection may hold
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  if (!memory) sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec(`PRAGMA synchronous = ${opts.synchronous === "full" ? "FULL" : "NORMAL"}`);
-  sqlite.exec("PRAGMA foreign_keys = ON");
+  if (mapped) sqlite.exec("PRAGMA journal_mode = WAL");
+  if (!opts.readonly) {
+    sqlite.exec(`PRAGMA synchronous = ${opts.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    sqlite.exec("PRAGMA foreign_keys = ON");
+  }
   sqlite.exec("PRAGMA temp_store = MEMORY");
+  // every statement made, finalized at close: one left open keeps the connection (and its -wal and -shm files)
+  const made = new Set<BunStatement>();
+  const prepareOn = (text: string): BunStatement => {
+    const st = sqlite.prepare(text);
+    made.add(st);
+    return st;
+  };
 
   const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
   const als = new AsyncLocalStorage<TxFrame<Database>>();
@@ -84,9 +99,10 @@ export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "
     if (cache.size >= CACHE) {
       const [oldest, stmt] = cache.entries().next().value as [string, BunStatement];
       cache.delete(oldest);
+      made.delete(stmt);
       stmt.finalize();
     }
-    cache.set(text, (s = sqlite.prepare(text)));
+    cache.set(text, (s = prepareOn(text)));
     return s;
   };
 
@@ -98,9 +114,9 @@ export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "
     return { rows: method === "get" ? (rows[0] as unknown as unknown[]) : rows };
   }) as unknown as DB & Record<string, unknown>;
 
-  const begin = sqlite.prepare("BEGIN IMMEDIATE");
-  const commit = sqlite.prepare("COMMIT");
-  const rollback = sqlite.prepare("ROLLBACK");
+  const begin = prepareOn("BEGIN IMMEDIATE");
+  const commit = prepareOn("COMMIT");
+  const rollback = prepareOn("ROLLBACK");
 
   async function tx<T>(fn: () => Promise<T>): Promise<T> {
     const frame = als.getStore();
@@ -144,7 +160,7 @@ export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "
 
   const statement = <Row>(text: string, shared = false): Statement<Row> => {
     let s: BunStatement | undefined;
-    const get = () => (shared ? compiled(text) : (s ??= sqlite.prepare(text)));
+    const get = () => (shared ? compiled(text) : (s ??= prepareOn(text)));
     return {
       async all(...params: SqlParam[]) {
         if (!mayRun()) await turn();
@@ -205,9 +221,10 @@ export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "
       if (closed) return;
       closed = true;
       await turn();
-      for (const s of cache.values()) s.finalize();
+      for (const st of made) st.finalize();
+      made.clear();
       cache.clear();
-      if (!memory) {
+      if (mapped) {
         try {
           sqlite.exec("PRAGMA optimize");
           sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -216,7 +233,7 @@ export function openSqliteStore(path: string, opts: { synchronous?: "normal" | "
         }
       }
       sqlite.close();
-      if (!memory) unmapWalIndex(path);
+      if (mapped) unmapWalIndex(path);
     },
   });
   Object.defineProperty(db, "inTx", { get: () => owner !== null && als.getStore() === owner });

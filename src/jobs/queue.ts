@@ -114,6 +114,8 @@ export class JobQueue {
 
   /** Adds a job; call inside `db.tx` to make it part of that change. Returns the job id. */
   async enqueue(kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
+    // look, then insert: one transaction (a savepoint inside the caller's), or two enqueues race
+    if (opts.dedupeKey && !this.db.inTx) return this.db.tx(() => this.enqueue(kind, payload, opts));
     if (opts.dedupeKey) {
       const existing = (await this.stmts.findDedupe.get(opts.dedupeKey)) as { id: string } | undefined;
       if (existing) return existing.id;

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkpointWhenBusy, startCheckpointer } from "../../src/db/checkpointer.ts";
-import { openDb } from "../../src/db/open.ts";
+import { openSqliteFile as openDb } from "../helpers/store.ts";
 
 const autocheckpoint = (s: Database) => Object.values(s.query("PRAGMA wal_autocheckpoint").get() as object)[0];
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../../src/db/migrate.ts";
-import { openDb } from "../../src/db/open.ts";
+import { openSqliteFile as openDb } from "../helpers/store.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
 // The README promises the downgrade guard for operator commands too: one line and exit 2 (the

@@ -3,35 +3,36 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, NewerDatabaseError } from "../../src/db/migrate.ts";
-import { openDb } from "../../src/db/open.ts";
+import { openSqliteFile as openDb, openTestStore } from "../helpers/store.ts";
+import { testEngine } from "../helpers/postgres.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
 /** A data dir whose database a newer build migrated: one migration row this build does not ship. */
-function newerDataDir(): string {
+async function newerDataDir(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "parley-newer-"));
   const o = openDb(join(dir, "parley.db"));
-  migrate(o.db);
+  await migrate(o.db);
   const future = Date.now() + 86_400_000;
   o.sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-a-newer-build', ?)").run(future);
-  o.close();
+  await o.close();
   return dir;
 }
 
-test("a database migrated by a newer build is refused before anything runs on it", () => {
-  const dir = newerDataDir();
-  const o = openDb(join(dir, "parley.db"));
-  expect(() => migrate(o.db)).toThrow(NewerDatabaseError);
-  expect(() => migrate(o.db)).toThrow(/newer Parley build \(1 migration\(s\) this build does not have/);
-  o.close();
+test(`a database migrated by a newer build is refused before anything runs on it (${testEngine})`, async () => {
+  const o = await openTestStore();
+  await o.db.prepare("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-a-newer-build', ?)").run(Date.now() + 86_400_000);
+  await expect(migrate(o.db)).rejects.toThrow(NewerDatabaseError);
+  await expect(migrate(o.db)).rejects.toThrow(/newer Parley build \(1 migration\(s\) this build does not have/);
+  await o.close();
   // the same build's own database is fine, again and again
-  const ok = openDb(":memory:");
-  migrate(ok.db);
-  expect(migrate(ok.db)).toBe(0);
-  ok.close();
+  const ok = await openTestStore();
+  expect(await migrate(ok.db)).toBe(0);
+  expect(await migrate(ok.db)).toBe(0);
+  await ok.close();
 });
 
-test("serve and migrate refuse it with one line and exit code 2", () => {
-  const dir = newerDataDir();
+test("serve and migrate refuse it with one line and exit code 2", async () => {
+  const dir = await newerDataDir();
   for (const args of [["serve", "--port", "0", "--network", "sim"], ["migrate"]]) {
     const p = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), ...args, "--data-dir", dir], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, PARLEY_LOG_FORMAT: "json" } });
     const err = p.stderr.toString().trim();

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundledMigrationCount, migrate } from "../../src/db/migrate.ts";
-import { openDb } from "../../src/db/open.ts";
+import { openSqliteFile as openDb } from "../helpers/store.ts";
 
 test("a file database opens with WAL, NORMAL sync, foreign keys and a busy timeout", () => {
   const path = join(mkdtempSync(join(tmpdir(), "parley-db-")), "p.db");
@@ -20,13 +20,13 @@ test("a file database opens with WAL, NORMAL sync, foreign keys and a busy timeo
   full.close();
 });
 
-test("migrations apply once and are idempotent", () => {
+test("migrations apply once and are idempotent", async () => {
   const o = openDb(":memory:");
-  expect(migrate(o.db)).toBe(bundledMigrationCount());
-  expect(migrate(o.db)).toBe(0);
+  expect(await migrate(o.db)).toBe(bundledMigrationCount());
+  expect(await migrate(o.db)).toBe(0);
   const tables = o.sqlite.query("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
   expect(tables.map((t) => t.name)).toContain("jobs");
-  o.close();
+  await o.close();
 });
 
 /**
@@ -79,32 +79,33 @@ test("a transaction that reads, then writes, waits for another process's write l
   expect(await held.p.exited).toBe(0);
   plain.close();
 
-  // Parley's connection: bun:sqlite's transaction, its `.deferred`, and drizzle's (which calls `.deferred`)
-  for (const [name, run] of [
-    ["transaction", () => o.sqlite.transaction(readThenWrite(o.sqlite, "transaction"))()],
-    ["deferred", () => o.sqlite.transaction(readThenWrite(o.sqlite, "deferred")).deferred()],
-    ["drizzle", () => o.db.transaction(() => readThenWrite(o.sqlite, "drizzle")())],
-  ] as const) {
+  // Parley's store: every transaction begins IMMEDIATE and waits in the busy handler
+  const readThenWriteTx = (v: string) =>
+    o.db.tx(async () => {
+      const n = ((await o.db.prepare("SELECT count(*) AS n FROM t").get()) as { n: number }).n;
+      await o.db.prepare("INSERT INTO t (v) VALUES (?)").run(`${v} after ${n}`);
+    });
+  for (const name of ["tx", "tx again"]) {
     // committed 300 ms after it locked, while the transaction below waits in the busy handler
     const other = await holdWriteLock(path, 300);
-    run();
+    await readThenWriteTx(name);
     expect(await other.p.exited).toBe(0);
     const last = o.sqlite.query("SELECT v FROM t ORDER BY id DESC LIMIT 1").get() as { v: string };
     expect(last.v).toStartWith(name); // written after the other process's row, which it saw
     expect(last.v).not.toEndWith("after 0");
   }
-  // nested calls are still savepoints: the inner one's failure rolls back the inner part only
-  o.sqlite.transaction(() => {
-    o.sqlite.query("INSERT INTO t (v) VALUES ('outer')").run();
-    expect(() =>
-      o.sqlite.transaction(() => {
-        o.sqlite.query("INSERT INTO t (v) VALUES ('inner')").run();
+  // nested calls are savepoints: the inner one's failure rolls back the inner part only
+  await o.db.tx(async () => {
+    await o.db.prepare("INSERT INTO t (v) VALUES ('outer')").run();
+    await expect(
+      o.db.tx(async () => {
+        await o.db.prepare("INSERT INTO t (v) VALUES ('inner')").run();
         throw new Error("inner fails");
-      })(),
-    ).toThrow("inner fails");
-  })();
+      }),
+    ).rejects.toThrow("inner fails");
+  });
   const vs = (o.sqlite.query("SELECT v FROM t").all() as { v: string }[]).map((r) => r.v);
   expect(vs).toContain("outer");
   expect(vs).not.toContain("inner");
-  o.close();
+  await o.close();
 });

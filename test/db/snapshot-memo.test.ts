@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "../../src/db/open.ts";
+import { openSqliteFile as openDb } from "../helpers/store.ts";
 import { memoSpace, SnapshotMemo, snapshotMemo } from "../../src/db/snapshot-memo.ts";
 import { mapWalIndex, unmapWalIndex, walIndexView } from "../../src/db/wal-index.ts";
 import { commitFromAnotherProcess } from "../helpers/process.ts";

@@ -1,34 +1,33 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock, systemClock } from "../../src/clock.ts";
-import { migrate } from "../../src/db/migrate.ts";
-import { openDb, type OpenedDb } from "../../src/db/open.ts";
+import type { DB } from "../../src/db/store.ts";
 import { JobQueue, PermanentJobError, RetryLaterError } from "../../src/jobs/queue.ts";
 import { silentLogger } from "../../src/log.ts";
+import { openTestStore } from "../helpers/store.ts";
 
-let opened: OpenedDb;
+let opened: { db: DB; close(): Promise<void> };
 let clock: ManualClock;
 let q: JobQueue;
-const row = (id: string) => opened.sqlite.query("SELECT * FROM jobs WHERE id = ?").get(id) as any;
+const row = async (id: string) => (await opened.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id)) as any;
 
-beforeEach(() => {
-  opened = openDb(":memory:");
-  migrate(opened.db);
+beforeEach(async () => {
+  opened = await openTestStore();
   clock = new ManualClock();
-  q = new JobQueue(opened.sqlite, clock, silentLogger, { concurrency: 2, pollMs: 20 });
+  q = new JobQueue(opened.db, clock, silentLogger, { concurrency: 2, pollMs: 20 });
 });
 afterEach(async () => {
   await q.stop(100);
-  opened.close();
+  await opened.close();
 });
 
 describe("durable jobs", () => {
   test("a job runs once with its payload and is marked done", async () => {
     const seen: unknown[] = [];
     q.register({ kind: "hello", run: (p) => void seen.push(p) });
-    const id = q.enqueue("hello", { n: 1 });
+    const id = await q.enqueue("hello", { n: 1 });
     expect(await q.runDue()).toBe(1);
     expect(seen).toEqual([{ n: 1 }]);
-    expect(row(id)).toMatchObject({ status: "done", attempts: 1 });
+    expect(await row(id)).toMatchObject({ status: "done", attempts: 1 });
     expect(await q.runDue()).toBe(0);
   });
 
@@ -42,9 +41,9 @@ describe("durable jobs", () => {
         if (calls < 3) throw new Error(`fail ${calls}`);
       },
     });
-    const id = q.enqueue("flaky", {});
+    const id = await q.enqueue("flaky", {});
     await q.runDue();
-    expect(row(id)).toMatchObject({ status: "pending", attempts: 1, last_error: "fail 1" });
+    expect(await row(id)).toMatchObject({ status: "pending", attempts: 1, last_error: "fail 1" });
     clock.advance(4999);
     expect(await q.runDue()).toBe(0);
     clock.advance(1);
@@ -52,29 +51,29 @@ describe("durable jobs", () => {
     clock.advance(5000);
     await q.runDue();
     expect(calls).toBe(3);
-    expect(row(id)).toMatchObject({ status: "done", attempts: 3 });
+    expect(await row(id)).toMatchObject({ status: "done", attempts: 3 });
   });
 
   test("a job that keeps failing stops at its attempt limit with the last error kept", async () => {
     q.register({ kind: "doomed", maxAttempts: 3, backoffMs: () => 10, run: (_p, ctx) => Promise.reject(new Error(`boom #${ctx.attempt}`)) });
-    const id = q.enqueue("doomed", {});
+    const id = await q.enqueue("doomed", {});
     for (let i = 0; i < 10; i++) {
       await q.runDue();
       clock.advance(10);
     }
-    expect(row(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "boom #3" });
+    expect(await row(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "boom #3" });
   });
 
   test("a job that crashed mid-run is claimed again once its lease expires", async () => {
     q.register({ kind: "work", leaseMs: 30_000, run: () => {} });
-    const id = q.enqueue("work", {});
+    const id = await q.enqueue("work", {});
     // simulate a worker that claimed the job and then died (process killed): lease set, never finished
     const now = clock.now().getTime();
-    opened.sqlite.query("UPDATE jobs SET lease_until = ?, attempts = 1 WHERE id = ?").run(now + 30_000, id);
+    opened.db.prepare("UPDATE jobs SET lease_until = ?, attempts = 1 WHERE id = ?").run(now + 30_000, id);
     expect(await q.runDue()).toBe(0);
     clock.advance(30_000);
     expect(await q.runDue()).toBe(1);
-    expect(row(id)).toMatchObject({ status: "done", attempts: 2 });
+    expect(await row(id)).toMatchObject({ status: "done", attempts: 2 });
   });
 
   test("a finished worker cannot overwrite a job re-claimed after its lease expired (fencing)", async () => {
@@ -82,65 +81,82 @@ describe("durable jobs", () => {
     const gate = new Promise<void>((r) => (release = r));
     let runs = 0;
     q.register({ kind: "slow", leaseMs: 60_000, run: async () => { runs++; if (runs === 1) await gate; } });
-    const id = q.enqueue("slow", {});
+    const id = await q.enqueue("slow", {});
     const first = q.runDue();
     await Bun.sleep(5);
     // the lease expires while the first run hangs (e.g. the machine was suspended)
-    opened.sqlite.query("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
+    opened.db.prepare("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
     await q.runDue(); // second claim runs and completes
-    expect(row(id)).toMatchObject({ status: "done", attempts: 2 });
+    expect(await row(id)).toMatchObject({ status: "done", attempts: 2 });
     // an operator then marks it failed; the stale worker's late "done" must not apply
-    opened.sqlite.query("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
+    opened.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
     release();
     await first;
-    expect(row(id)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await row(id)).toMatchObject({ status: "failed", attempts: 2 });
   });
 
   test("PermanentJobError fails at once; RetryLaterError sets the delay", async () => {
     q.register({ kind: "perm", run: () => { throw new PermanentJobError("bad payload"); } });
-    q.register({ kind: "later", run: (_p, ctx) => { if (ctx.attempt === 1) throw new RetryLaterError(120_000); } });
-    const a = q.enqueue("perm", {});
-    const b = q.enqueue("later", {});
+    let laterRuns = 0;
+    q.register({ kind: "later", run: () => { if (++laterRuns === 1) throw new RetryLaterError(120_000); } });
+    const a = await q.enqueue("perm", {});
+    const b = await q.enqueue("later", {});
     await q.runDue();
-    expect(row(a)).toMatchObject({ status: "failed", attempts: 1, last_error: "bad payload" });
-    expect(row(b).run_at).toBe(clock.now().getTime() + 120_000);
+    expect(await row(a)).toMatchObject({ status: "failed", attempts: 1, last_error: "bad payload" });
+    // a reschedule, not a failure: the attempt is given back
+    expect(await row(b)).toMatchObject({ run_at: clock.now().getTime() + 120_000, attempts: 0 });
     clock.advance(120_000);
     await q.runDue();
-    expect(row(b).status).toBe("done");
+    expect((await row(b)).status).toBe("done");
   });
 
-  test("enqueue inside a rolled-back transaction leaves no job", () => {
+  test("a job that reschedules itself more often than its attempt limit still runs to the end", async () => {
+    let runs = 0;
+    q.register({ kind: "self", maxAttempts: 2, run: () => { if (++runs < 10) throw new RetryLaterError(10, "more later"); } });
+    const id = await q.enqueue("self", {});
+    for (let i = 0; i < 12; i++) {
+      await q.runDue();
+      clock.advance(10);
+    }
+    expect(runs).toBe(10);
+    expect(await row(id)).toMatchObject({ status: "done", attempts: 1 });
+  });
+
+  test("enqueue inside a rolled-back transaction leaves no job", async () => {
     q.register({ kind: "tx", run: () => {} });
-    const tx = opened.sqlite.transaction(() => {
-      q.enqueue("tx", {});
+    const tx = opened.db.tx(async () => {
+      await q.enqueue("tx", {});
       throw new Error("rollback");
     });
-    expect(() => tx()).toThrow("rollback");
-    expect((opened.sqlite.query("SELECT count(*) AS n FROM jobs").get() as any).n).toBe(0);
+    await expect(tx).rejects.toThrow("rollback");
+    expect(((await opened.db.prepare("SELECT count(*) AS n FROM jobs").get()) as any).n).toBe(0);
   });
 
-  test("a dedupe key keeps one pending job", () => {
+  test("a dedupe key keeps one pending job, also when two enqueues race", async () => {
     q.register({ kind: "d", run: () => {} });
-    const a = q.enqueue("d", {}, { dedupeKey: "k" });
-    const b = q.enqueue("d", {}, { dedupeKey: "k" });
+    const a = await q.enqueue("d", {}, { dedupeKey: "k" });
+    const b = await q.enqueue("d", {}, { dedupeKey: "k" });
     expect(b).toBe(a);
+    const raced = await Promise.all([q.enqueue("d", {}, { dedupeKey: "r" }), q.enqueue("d", {}, { dedupeKey: "r" })]);
+    expect(raced[1]).toBe(raced[0]);
+    expect(((await opened.db.prepare("SELECT count(*) AS n FROM jobs WHERE dedupe_key = 'r'").get()) as any).n).toBe(1);
   });
 
   test("delayed jobs wait for their time", async () => {
     q.register({ kind: "d", run: () => {} });
-    q.enqueue("d", {}, { delayMs: 1000 });
+    await q.enqueue("d", {}, { delayMs: 1000 });
     expect(await q.runDue()).toBe(0);
     clock.advance(1000);
     expect(await q.runDue()).toBe(1);
   });
 
   test("the worker loop runs jobs by itself, at most `concurrency` at once", async () => {
-    const real = new JobQueue(opened.sqlite, systemClock, silentLogger, { concurrency: 2, pollMs: 10 });
+    const real = new JobQueue(opened.db, systemClock, silentLogger, { concurrency: 2, pollMs: 10 });
     let active = 0;
     let peak = 0;
     let done = 0;
     real.register({ kind: "c", run: async () => { active++; peak = Math.max(peak, active); await Bun.sleep(10); active--; done++; } });
-    for (let i = 0; i < 6; i++) real.enqueue("c", { i });
+    for (let i = 0; i < 6; i++) await real.enqueue("c", { i });
     real.start();
     for (let i = 0; i < 200 && done < 6; i++) await Bun.sleep(5);
     await real.stop(1000);
@@ -149,29 +165,35 @@ describe("durable jobs", () => {
   });
 
   test("stop releases a job still running after the grace period", async () => {
-    const real = new JobQueue(opened.sqlite, systemClock, silentLogger, { concurrency: 1, pollMs: 10 });
+    const real = new JobQueue(opened.db, systemClock, silentLogger, { concurrency: 1, pollMs: 10 });
     real.register({ kind: "stuck", run: () => new Promise(() => {}) });
-    const id = real.enqueue("stuck", {});
+    const id = await real.enqueue("stuck", {});
     real.start();
-    for (let i = 0; i < 100 && row(id).lease_until === null; i++) await Bun.sleep(5);
+    for (let i = 0; i < 100 && (await row(id)).lease_until === null; i++) await Bun.sleep(5);
     await real.stop(20);
-    expect(row(id)).toMatchObject({ status: "pending", lease_until: null, attempts: 0 });
+    expect(await row(id)).toMatchObject({ status: "pending", lease_until: null, attempts: 0 });
   });
 });
 
-test("releaseAbandoned frees the leases of a dead process at start-up, keeping the attempt count", async () => {
-  const o = openDb(":memory:");
-  migrate(o.db);
+test("releaseAbandoned frees the leases of a dead process at start-up (SQLite, one server), never another node's (PostgreSQL), keeping the attempt count", async () => {
+  const o = await openTestStore();
   const c = new ManualClock();
-  const q2 = new JobQueue(o.sqlite, c, silentLogger, { concurrency: 1, pollMs: 10 });
+  const q2 = new JobQueue(o.db, c, silentLogger, { concurrency: 1, pollMs: 10 });
   let ran = 0;
   q2.register({ kind: "k", run: () => void ran++ });
-  const id = q2.enqueue("k", {});
-  o.sqlite.query("UPDATE jobs SET lease_until = ?, attempts = 1 WHERE id = ?").run(c.now().getTime() + 3_600_000, id);
+  const id = await q2.enqueue("k", {});
+  await o.db.prepare("UPDATE jobs SET lease_until = ?, attempts = 1 WHERE id = ?").run(c.now().getTime() + 3_600_000, id);
   expect(await q2.runDue()).toBe(0); // still leased by the dead worker
-  expect(q2.releaseAbandoned()).toBe(1);
+  if (o.db.engine === "postgres") {
+    // the lease may be a live node's: left alone, and claimable once it runs out
+    expect(await q2.releaseAbandoned()).toBe(0);
+    expect(await q2.runDue()).toBe(0);
+    c.advance(3_600_001);
+  } else {
+    expect(await q2.releaseAbandoned()).toBe(1);
+  }
   expect(await q2.runDue()).toBe(1);
   expect(ran).toBe(1);
-  expect((o.sqlite.query("SELECT attempts, status FROM jobs WHERE id = ?").get(id) as any)).toEqual({ attempts: 2, status: "done" });
-  o.close();
+  expect((await o.db.prepare("SELECT attempts, status FROM jobs WHERE id = ?").get(id)) as any).toEqual({ attempts: 2, status: "done" });
+  await o.close();
 });
