@@ -4,6 +4,7 @@ import { campaignsCommand } from "./campaigns-command.ts";
 import { contactsCommand } from "./contacts-command.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
+import { migrateDataCommand } from "./migrate-data.ts";
 import { opsCommands } from "./ops.ts";
 import { outboxCommand } from "./outbox.ts";
 import { planCommand } from "./plan.ts";
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     });
   serveCommand(program);
   migrateCommand(program);
+  migrateDataCommand(program);
   outboxCommand(program);
   workspacesCommand(program);
   usersCommand(program);

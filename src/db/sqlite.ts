@@ -182,6 +182,21 @@ export function openSqliteStore(
     return built;
   };
 
+  const shut = () => {
+    for (const st of made) st.finalize();
+    made.clear();
+    cache.clear();
+    if (mapped) {
+      try {
+        sqlite.exec("PRAGMA optimize");
+        sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      } catch {
+        // closing anyway: a failed checkpoint leaves a valid WAL behind
+      }
+    }
+    sqlite.close();
+    if (mapped) unmapWalIndex(path);
+  };
   const prepared = new Map<string, Statement<unknown>>();
   let closed = false;
   connections.set(db, { sqlite, free: () => owner === null });
@@ -217,23 +232,15 @@ export function openSqliteStore(
       const { sql, params } = raw(q);
       return statement(sql, true).run(...params);
     },
-    async close() {
-      if (closed) return;
+    close(): Promise<void> {
+      if (closed) return Promise.resolve();
       closed = true;
-      await turn();
-      for (const st of made) st.finalize();
-      made.clear();
-      cache.clear();
-      if (mapped) {
-        try {
-          sqlite.exec("PRAGMA optimize");
-          sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {
-          // closing anyway: a failed checkpoint leaves a valid WAL behind
-        }
+      // at once when no transaction holds the connection (the common case: callers may go on as if closed)
+      if (mayRun()) {
+        shut();
+        return Promise.resolve();
       }
-      sqlite.close();
-      if (mapped) unmapWalIndex(path);
+      return turn().then(shut);
     },
   });
   Object.defineProperty(db, "inTx", { get: () => owner !== null && als.getStore() === owner });

@@ -9,18 +9,18 @@ import { BUN, ROOT } from "../helpers/process.ts";
 // The README promises the downgrade guard for operator commands too: one line and exit 2 (the
 // code systemd and scripts read as "a retry will not fix this"), never a stack trace.
 
-function newerDataDir(): string {
+async function newerDataDir(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "parley-newer-op-"));
   const o = openDb(join(dir, "parley.db"));
-  migrate(o.db);
+  await migrate(o.db);
   o.sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-a-newer-build', ?)").run(Date.now() + 86_400_000);
-  o.close();
+  await o.close();
   writeFileSync(join(dir, "secrets.json"), JSON.stringify({ jwtSecret: "s".repeat(48), credentialKey: "00".repeat(32) }), { mode: 0o600 });
   return dir;
 }
 
 test("every operator command refuses a database from a newer build: one line, exit 2", async () => {
-  const dir = newerDataDir();
+  const dir = await newerDataDir();
   const commands = [
     ["workspaces", "list"],
     ["users", "list", "--workspace", "x"],

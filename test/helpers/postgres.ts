@@ -36,7 +36,7 @@ async function ensureTemplate(): Promise<void> {
     const db = openStore({ dataDir: "", databaseUrl: urlFor(TEMPLATE), databasePoolSize: 1 });
     await migrate(db);
     await db.close();
-    process.once("beforeExit", () => void dropAll());
+    dropAtExit();
   })();
   return template;
 }
@@ -56,6 +56,28 @@ export async function freshPostgres(): Promise<{ url: string; drop(): Promise<vo
       await adminSql().unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
     },
   };
+}
+
+/** A new database with no table at all (created as the docs tell operators to); returns its URL and a function that drops it. */
+export async function emptyPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `parley_e_${process.pid}_${++counter}`;
+  await adminSql().unsafe(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+  made.add(name);
+  dropAtExit();
+  return {
+    url: urlFor(name),
+    async drop() {
+      made.delete(name);
+      await adminSql().unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    },
+  };
+}
+
+let dropping = false;
+function dropAtExit(): void {
+  if (dropping) return;
+  dropping = true;
+  process.once("beforeExit", () => void dropAll());
 }
 
 async function dropAll(): Promise<void> {
