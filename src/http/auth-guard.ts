@@ -111,7 +111,7 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
 }
 
 /**
- * Verifies `X-API-Key` (D6): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
+ * Verifies `X-API-Key` (docs/api.md): SHA-256 lookup, not revoked, not expired. A key acts as an admin of
  * its workspace. The caller, and the limits of its plan in force when the plan is in the table.
  */
 function apiKeyCaller(deps: AppDeps, key: string | undefined, look: Lookup = direct): { auth: AuthContext; row: ApiKeyRow; limits: PlanLimits | undefined } {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.ts";
 
-/** Success envelope of the spec: `{ success: true, data?, message? }`. */
+/** Success envelope (docs/api.md): `{ success: true, data?, message? }`. */
 export function ok<T>(data?: T, message?: string): { success: true; data?: T; message?: string } {
   const body: { success: true; data?: T; message?: string } = { success: true };
   if (data !== undefined) body.data = data;
@@ -16,13 +16,13 @@ export interface Pagination {
   totalPages: number;
 }
 
-/** Paginated success envelope with the spec's pagination object. */
+/** Paginated success envelope with the pagination object (docs/api.md). */
 export function paged<T>(data: T[], page: number, limit: number, total: number) {
   const pagination: Pagination = { page, limit, total, totalPages: Math.ceil(total / limit) };
   return { success: true as const, data, pagination };
 }
 
-/** Query schema of every paginated list (D1): page >= 1, limit 1..100. */
+/** Query schema of every paginated list (docs/api.md): page >= 1, limit 1..100. */
 export const pageQuery = lazySchema(() =>
   z.object({
     page: z.coerce.number().int().min(1).default(1),
@@ -30,7 +30,7 @@ export const pageQuery = lazySchema(() =>
   }),
 );
 
-/** Failure envelope of D1. */
+/** Failure envelope (docs/api.md). */
 export function failureBody(code: string, message: string, requestId: string, errors?: Record<string, string>, data?: unknown) {
   const body: Record<string, unknown> = { success: false, code, message };
   if (errors && Object.keys(errors).length) body.errors = errors;

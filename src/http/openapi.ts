@@ -8,7 +8,7 @@ export interface ResponseDoc {
   content?: Record<string, { schema: Record<string, unknown> }>;
 }
 
-/** Error statuses every route may document with the failure envelope (D1). */
+/** Error statuses every route may document with the failure envelope (docs/api.md). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
 
 const ERROR_TEXT: Record<ErrorStatus, string> = {
@@ -26,7 +26,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
 /** Name of the failure envelope in `components.schemas`. */
 export const ERROR_ENVELOPE = "ErrorEnvelope";
 
-/** The failure envelope of D1, as a component schema. */
+/** The failure envelope (docs/api.md), as a component schema. */
 export const errorEnvelopeSchema = {
   type: "object",
   required: ["success", "code", "message", "requestId"],

@@ -14,7 +14,7 @@ export interface NotificationRecord {
   error?: string | null;
 }
 
-/** Writes one row of the notification record (D4). */
+/** Writes one row of the notification record (docs/authentication.md). */
 export function recordNotification(db: DB, at: number, r: NotificationRecord): string {
   const id = Bun.randomUUIDv7();
   db.insert(notifications)

@@ -6,7 +6,7 @@ import { apiKeyParams, createApiKeyBody } from "./model.ts";
 import { createApiKey, listKeys, revokeKey } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 
-/** /api/api-keys (D6): JWT, owner and admin. */
+/** /api/api-keys (docs/api.md): JWT, owner and admin. */
 export function apiKeyRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/api-keys", tags: ["api-keys"] })
     .use(authGuard(deps))

@@ -10,7 +10,7 @@ import { envelopeResponses } from "../../http/openapi.ts";
 const tags = ["auth"];
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-/** D3: the registration token rides in `Authorization: Bearer`, or in the body as `registrationToken`. */
+/** The registration token (docs/authentication.md) rides in `Authorization: Bearer`, or in the body as `registrationToken`. */
 function carriedToken(headers: Record<string, string | undefined>, body: unknown): string | undefined {
   const fromHeader = headers.authorization?.match(BEARER)?.[1];
   const fromBody = (body as { registrationToken?: string } | undefined)?.registrationToken;

@@ -27,7 +27,7 @@ function planRow(deps: Pick<AppDeps, "sqlite">, workspaceId: string): WorkspaceP
 const ON_TRIAL_PLAN: readonly SubscriptionStatus[] = ["trialing"];
 const ON_FREE_PLAN: readonly SubscriptionStatus[] = ["free", "paused", "cancelled"];
 
-/** The plan whose limits are in force: Growth during the trial (D2), Free when free, paused or cancelled. */
+/** The plan whose limits are in force: Growth during the trial (docs/team-and-billing.md), Free when free, paused or cancelled. */
 export function effectivePlanId(status: SubscriptionStatus, planId: string): string {
   if (ON_TRIAL_PLAN.includes(status)) return TRIAL_PLAN_ID;
   if (ON_FREE_PLAN.includes(status)) return FREE_PLAN_ID;
@@ -121,7 +121,7 @@ export function windowedUsage(deps: Pick<AppDeps, "sqlite" | "clock">, workspace
   return resource === "apiRequestsPerDay" ? stored + dailyApiQuota(deps.sqlite).pendingOf(workspaceId, now) : stored;
 }
 
-/** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (D2 `pause` policy). */
+/** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (the `pause` policy, docs/team-and-billing.md). */
 export function assertCanSend(deps: Pick<AppDeps, "sqlite">, workspaceId: string): void {
   assertStatusCanSend(planRow(deps, workspaceId).status);
 }

@@ -17,7 +17,7 @@ export function requireCampaign(deps: Pick<AppDeps, "db">, workspaceId: string, 
   return c;
 }
 
-/** Ids a campaign refers to must be the workspace's own: another workspace's are 404 (D1). */
+/** Ids a campaign refers to must be the workspace's own: another workspace's are 404 (docs/api.md). */
 function checkReferences(deps: Deps, workspaceId: string, v: { sessionIds?: string[]; message?: CampaignMessage; audience?: CampaignAudience }): void {
   const session = deps.sqlite.query("SELECT 1 FROM chat_sessions WHERE workspace_id = ? AND id = ?");
   for (const id of v.sessionIds ?? []) if (!session.get(workspaceId, id)) throw errors.notFound("Session");
@@ -25,7 +25,7 @@ function checkReferences(deps: Deps, workspaceId: string, v: { sessionIds?: stri
   if (v.audience?.segmentId && !findSegment(deps.db, workspaceId, v.audience.segmentId)) throw errors.notFound("Segment");
 }
 
-/** POST /api/v1/campaigns: a draft (D11). Campaigns are a plan feature. */
+/** POST /api/v1/campaigns: a draft (docs/contacts-and-campaigns.md). Campaigns are a plan feature. */
 export function createCampaign(deps: Deps, workspaceId: string, actorId: string | null, body: CreateCampaignBody) {
   assertFeature(deps, workspaceId, "campaigns");
   checkReferences(deps, workspaceId, body);

@@ -5,7 +5,7 @@ import { ok, paged } from "../../http/envelope.ts";
 import { contactIdParams, contactListQuery } from "./model.ts";
 import { getContact, pageContacts } from "./service.ts";
 
-/** Contacts for API keys, read-only (D6: keys work only under /api/external). */
+/** Contacts for API keys, read-only (docs/api.md: keys work only under /api/external). */
 export function externalContactsRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/external/contacts", tags: ["external"] })
     .use(authGuard(deps))

@@ -63,7 +63,7 @@ function mediaHandlers(deps: AppDeps) {
 }
 
 /**
- * Media upload (multipart) and authenticated download. D6: an API key works only under
+ * Media upload (multipart) and authenticated download. An API key (docs/api.md) works only under
  * /api/external and a JWT never there, so the same routes exist under both prefixes.
  */
 export function mediaRoutes(deps: AppDeps) {

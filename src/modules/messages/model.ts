@@ -4,12 +4,12 @@ import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
-/** D1: digits with the country code, no plus, 8 to 15 digits. */
+/** Digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
 
 const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 
-/** POST /api/v1/messages/send (D8). */
+/** POST /api/v1/messages/send (docs/messages.md). */
 export const sendBody = lazySchema(() =>
   z
     .object({
@@ -40,7 +40,7 @@ export type SendBody = z.infer<typeof sendBody>;
 
 export const messageIdParams = lazySchema(() => z.object({ id: z.uuid() }));
 
-/** Keyset pagination (D1): `before`/`after` are message ids (UUIDv7, time-ordered). */
+/** Keyset pagination (docs/api.md): `before`/`after` are message ids (UUIDv7, time-ordered). */
 export const cursorFields = lazySchema(() => ({
   before: z.uuid().optional(),
   after: z.uuid().optional(),

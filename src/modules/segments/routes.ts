@@ -7,7 +7,7 @@ import { createSegmentBody, previewBody, previewSchema, segmentIdParams, segment
 import { createSegment, deleteSegment, getSegment, pageSegments, previewSegment, updateSegment } from "./service.ts";
 
 /**
- * Segments (D11): saved contact filters with a live count. D5 lists no row for segments; they
+ * Segments (docs/contacts-and-campaigns.md): saved contact filters with a live count. The role table (docs/team-and-billing.md) lists no row for segments; they
  * are contacts data, so they follow contacts: owner, admin and agent write, everyone reads.
  */
 export function segmentRoutes(deps: AppDeps) {

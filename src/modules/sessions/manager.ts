@@ -48,7 +48,7 @@ export class SessionManager {
     });
   }
 
-  /** D7 connect: disconnected -> qr_pending (then connected); qr_pending answers again; connected is 409. */
+  /** Connect (docs/sessions.md): disconnected -> qr_pending (then connected); qr_pending answers again; connected is 409. */
   async connect(workspaceId: string, id: string): Promise<SessionRow> {
     const row = this.deps.bus.transaction(() => {
       const row = this.require(workspaceId, id);
@@ -78,7 +78,7 @@ export class SessionManager {
     return this.require(workspaceId, id);
   }
 
-  /** D7 disconnect: unlinks the device (credentials wiped, logout on the network); on disconnected 409. */
+  /** Disconnect (docs/sessions.md): unlinks the device (credentials wiped, logout on the network); on disconnected 409. */
   async disconnect(workspaceId: string, id: string): Promise<void> {
     this.deps.bus.transaction(() => {
       const row = this.require(workspaceId, id);
@@ -90,7 +90,7 @@ export class SessionManager {
   }
 
   /**
-   * D7 DELETE: a live session is unlinked first, then the row goes. From the first moment the
+   * DELETE (docs/sessions.md): a live session is unlinked first, then the row goes. From the first moment the
    * session answers 404 to connect, disconnect, QR and pairing code, so nothing can start on a
    * row that is about to vanish.
    */
@@ -119,7 +119,7 @@ export class SessionManager {
     return this.active.has(id);
   }
 
-  /** D7: the current QR while qr_pending (waits briefly for the first one), else 409. */
+  /** The current QR (docs/sessions.md) while qr_pending (waits briefly for the first one), else 409. */
   async qr(workspaceId: string, id: string): Promise<LiveQr> {
     const row = this.require(workspaceId, id);
     if (row.status !== "qr_pending") throw errors.conflict(`No QR code: the session is ${row.status}`);
@@ -133,7 +133,7 @@ export class SessionManager {
     return live;
   }
 
-  /** D7: linking by phone number while qr_pending. */
+  /** Linking by phone number while qr_pending. */
   async pairingCode(workspaceId: string, id: string, phoneNumber: string): Promise<string> {
     const row = this.require(workspaceId, id);
     if (row.status !== "qr_pending" || !this.active.has(id)) throw errors.conflict(`No pairing in progress: the session is ${row.status}`);
@@ -232,7 +232,7 @@ export class SessionManager {
   private onDisconnected(row: SessionRow, reason: string, willReconnect: boolean, detail?: string): void {
     if (this.stopping || !this.active.has(row.id)) return;
     if (willReconnect) {
-      // a drop of a live link is news (D7: connection_lost); retries while linking are not
+      // a drop of a live link is news (docs/sessions.md: connection_lost); retries while linking are not
       if (row.status === "connected") {
         this.deps.bus.transaction(() => this.change(row, { status: "disconnected", lastDisconnectReason: reason }));
       }

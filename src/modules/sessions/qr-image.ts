@@ -3,7 +3,7 @@ const SCALE = 6;
 const MARGIN = 4;
 
 /**
- * Renders a QR string as a PNG data URI (D7: `qrDataUrl`). Synchronous on purpose: the session
+ * Renders a QR string as a PNG data URI (docs/sessions.md: `qrDataUrl`). Synchronous on purpose: the session
  * manager handles driver events in order, without awaiting between them.
  */
 export function qrDataUrl(text: string): string {

@@ -20,7 +20,7 @@ export function findSessionByName(db: DB, workspaceId: string, name: string): Se
     .get();
 }
 
-/** A session of the workspace by id; another workspace's id finds nothing (D1: 404). */
+/** A session of the workspace by id; another workspace's id finds nothing (docs/api.md: 404). */
 export function getSession(db: DB, workspaceId: string, id: string): SessionRow | undefined {
   return db
     .select()

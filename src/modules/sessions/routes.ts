@@ -12,7 +12,7 @@ const tags = ["sessions"];
 
 type SessionStatuses = ReturnType<typeof sessionStatuses>;
 
-/** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
+/** The session routes (JWT, docs/sessions.md) with the QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps) {
   const manager = sessionManager(deps);
   return new Elysia({ name: "parley-sessions" })
@@ -64,7 +64,7 @@ export function sessionRoutes(deps: AppDeps) {
       detail: { summary: "Status of a session", tags },
     })
     .get("/api/v1/chatapp/:id/qr", async ({ auth, params }) => ok(await manager.qr(auth.workspaceId, params.id)), {
-      // a QR links a phone to the workspace: only those who may connect sessions see it (D5)
+      // a QR links a phone to the workspace: only those who may connect sessions see it (docs/team-and-billing.md)
       jwt: "manage",
       params: sessionIdParams,
       detail: { summary: "The current QR code while the session is qr_pending", tags },

@@ -11,7 +11,7 @@ import { simInboundDoc } from "../docs/schemas.ts";
 
 const tags = ["sim"];
 
-/** D12: the simulated network's side, only mounted while the server runs with `--network sim`. */
+/** The simulated network's side (docs/network-drivers.md), only mounted while the server runs with `--network sim`. */
 export function simRoutes(deps: AppDeps, sim: SimDriver) {
   const service = new SimService(deps, sim);
   return new Elysia({ name: "parley-sim" })

@@ -9,7 +9,7 @@ import { envelopeResponses } from "../../http/openapi.ts";
 
 const userIdOf = (auth: { kind: string; userId?: string }) => (auth.kind === "user" ? auth.userId! : null);
 
-/** /api/team: members, roles (D5), invitations and ownership transfer. */
+/** /api/team: members, roles (docs/team-and-billing.md), invitations and ownership transfer. */
 export function teamRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/team", tags: ["team"] })
     .use(authGuard(deps))

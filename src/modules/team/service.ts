@@ -24,7 +24,7 @@ function member(deps: Deps, workspaceId: string, userId: string): MemberRow {
   return m;
 }
 
-/** Changes a member's role (D5); the owner's role only moves by transfer. */
+/** Changes a member's role (docs/team-and-billing.md); the owner's role only moves by transfer. */
 export function changeRole(deps: Deps, workspaceId: string, userId: string, role: AssignableRole): MemberView {
   return deps.sqlite.transaction(() => {
     const m = member(deps, workspaceId, userId);

@@ -8,7 +8,7 @@ import { createWebhookBody, deliveryParams, historyQuery, updateWebhookBody, web
 import * as service from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 
-/** The webhook routes of spec part 4 and D9. */
+/** The webhook routes (docs/webhooks.md). */
 export function webhookRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/webhooks", tags: ["webhooks"] })
     .use(authGuard(deps))
