@@ -1,6 +1,6 @@
 import type { ConfigKey } from "../src/config.ts";
 
-/** One line of help per setting for `parley serve --help` (the README's configuration table says more). */
+/** One line of help per setting for `parley serve --help` (docs/configuration.md says more). */
 export const SETTING_HELP: Partial<Record<ConfigKey, string>> = {
   host: "listen address",
   port: "listen port (0 picks a free one)",

@@ -249,7 +249,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/v1/contacts/import": { perm: "messaging", body: csvUpload, ok: [202] },
   "GET /api/v1/contacts/imports/{id}": { params: importId, ok: [200] },
   "GET /api/v1/contacts/export": { ok: [200], seed: async (c) => void (await contactId(c)) },
-  // segments follow contacts (README): owner, admin and agent write; everyone reads and previews
+  // segments follow contacts (docs/contacts-and-campaigns.md): owner, admin and agent write; everyone reads and previews
   "GET /api/v1/segments": { ok: [200], seed: async (c) => void (await segmentId(c)) },
   "POST /api/v1/segments": { perm: "messaging", body: () => ({ name: `matrix ${++seq}`, filter: { tagsAny: ["matrix"] } }), ok: [201] },
   "POST /api/v1/segments/preview": { perm: "read", body: () => ({ filter: { tagsAny: ["matrix"] } }), ok: [200] },
