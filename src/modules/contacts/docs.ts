@@ -41,7 +41,7 @@ export function responses(status: number, data: z.ZodType | null, opts: { paged?
     });
   return {
     [status]: { description: opts.description ?? "Success", content: json(body) },
-    default: { description: "Failure envelope (D1)", content: json(failure) },
+    default: { description: "Failure envelope", content: json(failure) },
   };
 }
 
@@ -49,6 +49,6 @@ export function responses(status: number, data: z.ZodType | null, opts: { paged?
 export function csvResponse(description: string): Record<string, { description: string; content: Media }> {
   return {
     200: { description, content: { "text/csv": { schema: { type: "string" } } } },
-    default: { description: "Failure envelope (D1)", content: json(failure) },
+    default: { description: "Failure envelope", content: json(failure) },
   };
 }
