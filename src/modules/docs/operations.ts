@@ -63,7 +63,8 @@ export function fillResponses(op: Operation, path: string): void {
   const params = op.parameters ?? [];
   const query = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
   if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) {
-    Object.assign(responses, envelopeResponses({ list: query.has("page") ? "page" : query.has("before") || query.has("after") ? "cursor" : undefined }));
+    // cursors win: a keyset list may take `page` too (only page 1)
+    Object.assign(responses, envelopeResponses({ list: query.has("before") || query.has("after") ? "cursor" : query.has("page") ? "page" : undefined }));
   }
   const errors: ErrorStatus[] = [];
   if (op.requestBody || params.length) errors.push(400);
@@ -72,5 +73,19 @@ export function fillResponses(op: Operation, path: string): void {
   if (path.includes("{")) errors.push(404);
   if (path.startsWith("/api/")) errors.push(429);
   for (const e of errors) responses[e] ??= errorResponse(e);
-  responses.default ??= { ...errorResponse(400), description: "Any other failure, in the failure envelope" };
+  responses.default ??= { ...errorResponse(500), description: "Any other failure, in the failure envelope" };
+}
+
+/**
+ * Adds `null` to the `enum` of every nullable schema in `node` (OpenAPI 3.0 checks `enum`
+ * before `nullable`, so a nullable enum without it refuses null); returns `node`.
+ */
+export function nullableEnums<T>(node: T): T {
+  if (Array.isArray(node)) for (const item of node) nullableEnums(item);
+  else if (node && typeof node === "object") {
+    const o = node as Record<string, unknown>;
+    if (o.nullable === true && Array.isArray(o.enum) && !o.enum.includes(null)) o.enum.push(null);
+    for (const v of Object.values(o)) nullableEnums(v);
+  }
+  return node;
 }
