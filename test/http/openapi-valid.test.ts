@@ -50,20 +50,29 @@ test("the statuses routes really answer: 201 creates, 202 sends, 502 and 409 whe
   expect(Object.keys(doc.paths["/ready"].get.responses)).toContain("503");
 });
 
-test("lists carry their pagination in the schema", () => {
+test("lists carry their pagination in the schema: numbered pages, keyset cursors, or either", () => {
   const schemaOf = (p: string) => doc.paths[p].get.responses["200"].content["application/json"].schema;
-  expect(schemaOf("/api/v1/chatapp").properties.pagination.required).toEqual(["page", "limit", "total", "totalPages"]);
-  expect(schemaOf("/api/v1/messages").properties.pagination.required).toEqual(["limit", "hasMore", "nextCursor", "prevCursor"]);
+  const page = { $ref: "#/components/schemas/PagePagination" };
+  const cursor = { $ref: "#/components/schemas/CursorPagination" };
+  expect(doc.components.schemas.PagePagination.required).toEqual(["page", "limit", "total", "totalPages"]);
+  expect(doc.components.schemas.CursorPagination.required).toEqual(["limit", "hasMore", "nextCursor", "prevCursor"]);
+  expect(schemaOf("/api/v1/chatapp").properties.pagination).toEqual(page);
+  for (const p of ["/api/v1/messages", "/api/external/messages", "/api/v1/inbox/conversations/{id}/messages"]) expect(schemaOf(p).properties.pagination).toEqual(cursor);
+  expect(schemaOf("/api/webhooks/{id}/history").properties.pagination).toEqual({ oneOf: [page, cursor] });
   expect(schemaOf("/api/external/messages").properties.data.type).toBe("array");
 });
 
-test("media uploads are multipart/form-data with a binary file; downloads are the file", () => {
+test("media uploads are multipart/form-data with a binary file; downloads are the file, by its media type", () => {
   for (const p of ["/api/v1/media", "/api/external/media"]) {
     const content = doc.paths[p].post.requestBody.content;
     expect(Object.keys(content)).toEqual(["multipart/form-data"]);
     expect(content["multipart/form-data"].schema.properties.file).toEqual({ type: "string", format: "binary" });
   }
-  expect(Object.keys(doc.paths["/api/v1/media/{id}"].get.responses["200"].content)).toEqual(["application/octet-stream"]);
+  for (const p of ["/api/v1/media/{id}", "/api/external/media/{id}"]) {
+    const content = doc.paths[p].get.responses["200"].content;
+    expect(Object.keys(content)).toEqual(["image/*", "audio/*", "video/*", "application/*", "text/*"]);
+    expect(content["image/*"].schema).toEqual({ type: "string", format: "binary" });
+  }
 });
 
 test("operationIds are clean and unique", () => {
