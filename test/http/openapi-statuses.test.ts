@@ -16,6 +16,7 @@ interface Seen {
   method: string;
   path: string;
   status: number;
+  body?: unknown;
 }
 
 /** The document path an URL path falls under (templates with fewer parameters win). */
@@ -50,7 +51,7 @@ const unknownId = "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a";
 async function probe(method: string, path: string, opts: RequestOpts = {}) {
   const r = await t.request(method, path, opts);
   const template = templateOf(doc, path.split("?")[0]!);
-  seen.push({ method, path: template ?? `(no operation) ${path}`, status: r.status });
+  seen.push({ method, path: template ?? `(no operation) ${path}`, status: r.status, body: r.body });
   return r;
 }
 
@@ -116,7 +117,40 @@ describe("every status a route answers is in the document", () => {
   });
 });
 
+/** Where `value` strays from the documented object schema `schema` (top-level keys, one level into objects and arrays). */
+function strays(schema: any, value: unknown, at: string, depth = 0): string[] {
+  if (!schema || value === null || typeof value !== "object" || depth > 2) return [];
+  if (schema.$ref) return [];
+  if (schema.anyOf || schema.oneOf) {
+    const options: any[] = schema.anyOf ?? schema.oneOf;
+    const fits = options.map((o) => strays(o, value, at, depth));
+    return fits.some((f) => f.length === 0) ? [] : fits[0]!;
+  }
+  if (Array.isArray(value)) return schema.type === "array" && value.length ? strays(schema.items, value[0], `${at}[0]`, depth + 1) : [];
+  if (!schema.properties || schema.additionalProperties) return [];
+  const out: string[] = [];
+  const keys = Object.keys(value as object);
+  for (const k of keys) if (!(k in schema.properties)) out.push(`${at}.${k} is not documented`);
+  for (const k of schema.required ?? []) if (!keys.includes(k)) out.push(`${at}.${k} is documented as required but missing`);
+  for (const k of keys) out.push(...strays(schema.properties[k], (value as Record<string, unknown>)[k], `${at}.${k}`, depth + 1));
+  return out;
+}
+
 describe("the document's content", () => {
+  test("the success answers seen have the documented shape", () => {
+    const off = new Set<string>();
+    let n = 0;
+    for (const s of seen) {
+      if (s.status >= 300 || !s.body || typeof s.body !== "object") continue;
+      const schema = doc.paths[s.path]?.[s.method.toLowerCase()]?.responses?.[String(s.status)]?.content?.["application/json"]?.schema;
+      if (!schema) continue;
+      n++;
+      for (const o of strays(schema, s.body, `${s.method} ${s.path} ${s.status}`)) off.add(o);
+    }
+    expect([...off].sort()).toEqual([]);
+    expect(n).toBeGreaterThan(20);
+  });
+
   test("every success answer in the envelope has a typed data (or none at all)", () => {
     const untyped: string[] = [];
     for (const { path, method, op } of operations())
