@@ -106,6 +106,17 @@ describe("every status a route answers is in the document", () => {
     expect((await probe("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: "919800000011" } })).status).toBe(201);
     expect((await probe("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: "919800000011" } })).status).toBe(409);
     expect((await probe("POST", "/api/billing/checkout", { token: ws.owner.token, body: { planId: "growth", interval: "monthly" } })).status).toBe(409);
+    // both pagings of the lists that have two, and the keyset lists (their shapes are checked below)
+    const hookId = (await probe("POST", "/api/webhooks", { token: ws.owner.token, body: hook })).body.data.id;
+    await probe("POST", `/api/webhooks/${hookId}/test`, { token: ws.owner.token });
+    const history = await probe("GET", `/api/webhooks/${hookId}/history?limit=1`, { token: ws.owner.token });
+    expect(history.body.pagination.totalPages).toBe(1);
+    const older = await probe("GET", `/api/webhooks/${hookId}/history?before=${history.body.data[0].id}`, { token: ws.owner.token });
+    expect(older.body.pagination).toEqual({ limit: 20, hasMore: false, nextCursor: null, prevCursor: null });
+    expect((await probe("GET", "/api/v1/messages?limit=1", { token: ws.owner.token })).body.pagination).toHaveProperty("nextCursor");
+    await probe("POST", `/api/sim/sessions/${session.id}/inbound`, { token: ws.owner.token, body: { from: "919800000001", text: "hi" } });
+    const conversation = (await probe("GET", "/api/v1/inbox/conversations", { token: ws.owner.token })).body.data[0];
+    expect((await probe("GET", `/api/v1/inbox/conversations/${conversation.id}/messages`, { token: ws.owner.token })).body.pagination).toHaveProperty("nextCursor");
     expect(undocumented(doc, seen)).toEqual([]);
   });
 
@@ -120,7 +131,7 @@ describe("every status a route answers is in the document", () => {
 /** Where `value` strays from the documented object schema `schema` (top-level keys, one level into objects and arrays). */
 function strays(schema: any, value: unknown, at: string, depth = 0): string[] {
   if (!schema || value === null || typeof value !== "object" || depth > 2) return [];
-  if (schema.$ref) return [];
+  if (schema.$ref) return strays(doc.components.schemas[schema.$ref.split("/").pop()], value, at, depth);
   if (schema.anyOf || schema.oneOf) {
     const options: any[] = schema.anyOf ?? schema.oneOf;
     const fits = options.map((o) => strays(o, value, at, depth));
@@ -192,7 +203,7 @@ describe("the document's content", () => {
   });
 
   test("error examples carry the code of their status", () => {
-    const codeStatus = (code: string) => ERROR_CODES[code as keyof typeof ERROR_CODES].status;
+    const codeStatus = (code: string): number => ERROR_CODES[code as keyof typeof ERROR_CODES].status;
     let n = 0;
     for (const { path, method, op } of operations())
       for (const [status, r] of Object.entries<any>(op.responses)) {
