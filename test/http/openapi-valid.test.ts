@@ -60,6 +60,12 @@ test("lists carry their pagination in the schema: numbered pages, keyset cursors
   for (const p of ["/api/v1/messages", "/api/external/messages", "/api/v1/inbox/conversations/{id}/messages"]) expect(schemaOf(p).properties.pagination).toEqual(cursor);
   expect(schemaOf("/api/webhooks/{id}/history").properties.pagination).toEqual({ oneOf: [page, cursor] });
   expect(schemaOf("/api/external/messages").properties.data.type).toBe("array");
+  // the paging parameters say how each list pages
+  const param = (p: string, name: string) => doc.paths[p].get.parameters.find((x: { name: string }) => x.name === name);
+  expect(param("/api/v1/inbox/conversations/{id}/messages", "before").description).toContain("pagination.nextCursor");
+  expect(param("/api/v1/inbox/conversations/{id}/messages", "page").schema.maximum).toBe(1);
+  expect(param("/api/webhooks/{id}/history", "after").description).toContain("keyset");
+  expect(param("/api/v1/chatapp", "page").description).toContain("from 1");
 });
 
 test("media uploads are multipart/form-data with a binary file; downloads are the file, by its media type", () => {

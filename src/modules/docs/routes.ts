@@ -10,7 +10,7 @@ import {
   zodToOpenApi,
 } from "../../http/openapi.ts";
 import { webhookDeliveryCallback, webhookPayloadSchemas } from "../webhooks/docs.ts";
-import { cleanOperationId, elysiaOperationId, fillResponses, nullableEnums } from "./operations.ts";
+import { cleanOperationId, describePaging, elysiaOperationId, fillResponses, nullableEnums } from "./operations.ts";
 
 const ASSET_JS = "/docs/assets/swagger-ui-bundle.js";
 const ASSET_CSS = "/docs/assets/swagger-ui.css";
@@ -87,6 +87,7 @@ export function openApiDocument(root: AnyElysia, version: string) {
   for (const [path, ops] of Object.entries(paths))
     for (const [method, op] of Object.entries(ops)) {
       fillResponses(op, path);
+      describePaging(op);
       // no credential: said outright, or readers (and linters) cannot tell public from forgotten
       if (!op.security?.length) op.security = [];
       // ids stay unique whatever routes are added later
