@@ -11,6 +11,22 @@ import { createTestApp, type TestApp } from "../helpers/app.ts";
 const ROOT = join(import.meta.dir, "../..");
 // a run of the CLI takes 2 to 5 s on a busy machine
 const LINT_TIMEOUT = 60_000;
+interface Report {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; location: { pointer: string }[]; message: string }[];
+}
+
+/** `redocly lint` of a file with the repository's redocly.yaml; its JSON report. */
+function lint(path: string): { exitCode: number; report: Report } {
+  const run = Bun.spawnSync(["node", join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", path, "--config", join(ROOT, "redocly.yaml"), "--format", "json"], {
+    cwd: ROOT,
+    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
+  });
+  const out = run.stdout.toString();
+  if (!out.includes("{")) throw new Error(`redocly printed no report: ${run.stderr.toString()}`);
+  return { exitCode: run.exitCode, report: JSON.parse(out.slice(out.indexOf("{"))) as Report };
+}
+
 let t: TestApp;
 let file: string;
 let text: string;
@@ -23,16 +39,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 test("redocly lint (recommended rules) finds no error in the served document", () => {
-  const run = Bun.spawnSync(["node", join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", file, "--config", join(ROOT, "redocly.yaml"), "--format", "json"], {
-    cwd: ROOT,
-    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
-  });
-  const out = run.stdout.toString();
-  const report = JSON.parse(out.slice(out.indexOf("{"))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; location: { pointer: string }[]; message: string }[] };
+  const { exitCode, report } = lint(file);
   const errors = report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
   expect(errors).toEqual([]);
   expect(report.totals.errors).toBe(0);
-  expect(run.exitCode).toBe(0);
+  expect(exitCode).toBe(0);
   // the only warnings redocly.yaml explains: /health and /ready answer no 4xx
   const warned = report.problems.filter((p) => p.severity === "warn").map((p) => `${p.ruleId} ${p.location[0]?.pointer}`);
   expect(warned.sort()).toEqual(["operation-4xx-response #/paths/~1health/get/responses", "operation-4xx-response #/paths/~1ready/get/responses"]);
@@ -44,13 +55,9 @@ test("the lint fails a document with a fault (the check is live)", () => {
   doc.servers = [];
   const bad = file.replace(/openapi\.json$/, "bad.json");
   writeFileSync(bad, JSON.stringify(doc));
-  const run = Bun.spawnSync(["node", join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", bad, "--config", join(ROOT, "redocly.yaml"), "--format", "json"], {
-    cwd: ROOT,
-    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
-  });
-  expect(run.exitCode).not.toBe(0);
-  const out = run.stdout.toString();
-  const rules = (JSON.parse(out.slice(out.indexOf("{"))).problems as { ruleId: string; severity: string }[]).filter((p) => p.severity === "error").map((p) => p.ruleId);
+  const { exitCode, report } = lint(bad);
+  expect(exitCode).not.toBe(0);
+  const rules = report.problems.filter((p) => p.severity === "error").map((p) => p.ruleId);
   expect(rules).toEqual(expect.arrayContaining(["security-defined", "no-empty-servers"]));
 }, LINT_TIMEOUT);
 
