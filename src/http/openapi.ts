@@ -6,6 +6,7 @@ import { resolveLazy } from "./lazy-schema.ts";
 export interface ResponseDoc {
   description: string;
   content?: Record<string, { schema: Record<string, unknown>; examples?: Record<string, { summary: string; value: unknown }> }>;
+  headers?: Record<string, { description: string; schema: { type: "integer" | "string" } }>;
 }
 
 /** Error statuses a route may document with the failure envelope. */
@@ -160,7 +161,9 @@ export function successEnvelopeSchema(o: Pick<EnvelopeDoc, "data" | "list"> = {}
 
 /** The response object of an error status: the failure envelope. */
 export function errorResponse(status: ErrorStatus): ResponseDoc {
-  return { description: ERROR_TEXT[status], content: { "application/json": { schema: ref(ERROR_ENVELOPE), examples: ERROR_EXAMPLES[status] } } };
+  const doc: ResponseDoc = { description: ERROR_TEXT[status], content: { "application/json": { schema: ref(ERROR_ENVELOPE), examples: ERROR_EXAMPLES[status] } } };
+  if (status === 429) doc.headers = { "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer" } } };
+  return doc;
 }
 
 /**

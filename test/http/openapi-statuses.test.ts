@@ -220,6 +220,7 @@ describe("the document's content", () => {
     expect(n).toBeGreaterThan(300);
     const login = doc.paths["/api/auth/login"]!.post.responses;
     expect(login["401"].content["application/json"].examples.unauthorized.value.code).toBe("UNAUTHORIZED");
+    expect(login["429"].headers["Retry-After"].schema.type).toBe("integer");
   });
 
   test("no <placeholder> is lost in the rendered descriptions (markdown would drop it as HTML)", () => {
