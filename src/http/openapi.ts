@@ -160,6 +160,27 @@ export function successEnvelopeSchema(o: Pick<EnvelopeDoc, "data" | "list"> = {}
 }
 
 /** The response object of an error status: the failure envelope. */
+/** Names of the failure responses in `components.responses`, by status. */
+export const ERROR_RESPONSE_NAMES: Record<ErrorStatus, string> = {
+  400: "ValidationError",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  413: "TooLarge",
+  429: "RateLimited",
+  500: "InternalError",
+  502: "ChatappUnavailable",
+  503: "NotReady",
+};
+
+/** Every failure response as a component: operations refer to them instead of repeating them. */
+export function errorResponseComponents(): Record<string, ResponseDoc> {
+  const out: Record<string, ResponseDoc> = {};
+  for (const [status, name] of Object.entries(ERROR_RESPONSE_NAMES)) out[name] = errorResponse(Number(status) as ErrorStatus);
+  return out;
+}
+
 export function errorResponse(status: ErrorStatus): ResponseDoc {
   const doc: ResponseDoc = { description: ERROR_TEXT[status], content: { "application/json": { schema: ref(ERROR_ENVELOPE), examples: ERROR_EXAMPLES[status] } } };
   if (status === 429) doc.headers = { "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer" } } };

@@ -206,8 +206,9 @@ describe("the document's content", () => {
     const codeStatus = (code: string): number => ERROR_CODES[code as keyof typeof ERROR_CODES].status;
     let n = 0;
     for (const { path, method, op } of operations())
-      for (const [status, r] of Object.entries<any>(op.responses)) {
+      for (const [status, entry] of Object.entries<any>(op.responses)) {
         if (!/^[45]/.test(status)) continue;
+        const r = entry.$ref ? (doc.components as any).responses[entry.$ref.split("/").pop()] : entry;
         const examples = Object.values<any>(r.content["application/json"].examples ?? {});
         expect(examples.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
         for (const e of examples) {
@@ -219,8 +220,10 @@ describe("the document's content", () => {
       }
     expect(n).toBeGreaterThan(300);
     const login = doc.paths["/api/auth/login"]!.post.responses;
-    expect(login["401"].content["application/json"].examples.unauthorized.value.code).toBe("UNAUTHORIZED");
-    expect(login["429"].headers["Retry-After"].schema.type).toBe("integer");
+    expect(login["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
+    const shared = (doc.components as any).responses;
+    expect(shared.Unauthorized.content["application/json"].examples.unauthorized.value.code).toBe("UNAUTHORIZED");
+    expect(shared.RateLimited.headers["Retry-After"].schema.type).toBe("integer");
   });
 
   test("no <placeholder> is lost in the rendered descriptions (markdown would drop it as HTML)", () => {

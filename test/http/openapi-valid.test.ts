@@ -29,8 +29,11 @@ test("every operation documents a success and its failures in the envelope", () 
     const statuses = Object.keys(op.responses ?? {});
     if (!statuses.some((s) => /^2\d\d$/.test(s))) missing.push(`${method} ${path}: no 2xx`);
     if (!op.responses?.default) missing.push(`${method} ${path}: no default`);
-    for (const s of statuses.filter((s) => /^[45]\d\d$/.test(s)))
-      if (op.responses[s].content["application/json"].schema.$ref !== "#/components/schemas/ErrorEnvelope") missing.push(`${method} ${path}: ${s}`);
+    for (const s of statuses.filter((s) => /^[45]\d\d$/.test(s))) {
+      // failures refer to the shared responses of components.responses
+      const response = op.responses[s].$ref ? doc.components.responses[op.responses[s].$ref.split("/").pop()] : op.responses[s];
+      if (response?.content["application/json"].schema.$ref !== "#/components/schemas/ErrorEnvelope") missing.push(`${method} ${path}: ${s}`);
+    }
     if (op.security?.length && !(op.responses["401"] && op.responses["403"])) missing.push(`${method} ${path}: 401/403`);
     if (path.includes("{") && !op.responses["404"]) missing.push(`${method} ${path}: 404`);
     if (op.requestBody && !op.responses["400"]) missing.push(`${method} ${path}: 400`);

@@ -4,7 +4,11 @@ import {
   CURSOR_PAGINATION,
   cursorPaginationSchema,
   ERROR_ENVELOPE,
+  ERROR_RESPONSE_NAMES,
   errorEnvelopeSchema,
+  errorResponse,
+  errorResponseComponents,
+  type ErrorStatus,
   PAGE_PAGINATION,
   pagePaginationSchema,
   zodToOpenApi,
@@ -53,6 +57,22 @@ const DESCRIPTION = [
   "Webhook deliveries are described by the `delivery` callback of POST /api/webhooks: one body per event and the signature headers.",
 ].join("\n");
 
+const FAILURE = "Failure";
+const FAILURE_RESPONSE = { ...errorResponse(500), description: "Any other failure, in the failure envelope" };
+const canonical = new Map<string, string>();
+
+/** Failure responses that are the shared ones become references to components.responses (the document is half the size). */
+function shareErrorResponses(op: Operation): void {
+  if (!canonical.size) {
+    for (const [status, name] of Object.entries(ERROR_RESPONSE_NAMES)) canonical.set(JSON.stringify(errorResponse(Number(status) as ErrorStatus)), name);
+    canonical.set(JSON.stringify(FAILURE_RESPONSE), FAILURE);
+  }
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    const name = canonical.get(JSON.stringify(response));
+    if (name) op.responses![status] = { $ref: `#/components/responses/${name}` };
+  }
+}
+
 /**
  * Builds the OpenAPI 3.0 document of every route of `root`. Request bodies are filled from the
  * routes' zod schemas (the global body parser hides them from the generator; a File field makes
@@ -88,6 +108,7 @@ export function openApiDocument(root: AnyElysia, version: string) {
     for (const [method, op] of Object.entries(ops)) {
       fillResponses(op, path);
       describePaging(op);
+      shareErrorResponses(op);
       // no credential: said outright, or readers (and linters) cannot tell public from forgotten
       if (!op.security?.length) op.security = [];
       // ids stay unique whatever routes are added later
@@ -105,6 +126,7 @@ export function openApiDocument(root: AnyElysia, version: string) {
     servers: [{ url: "/", description: "The Parley server that serves this document" }],
     components: {
       ...components,
+      responses: { ...errorResponseComponents(), [FAILURE]: FAILURE_RESPONSE },
       schemas: {
         ...components.schemas,
         [ERROR_ENVELOPE]: errorEnvelopeSchema,
