@@ -4,6 +4,7 @@ import { docSchema, zodToOpenApi } from "../../http/openapi.ts";
 import { CAMPAIGN_STATUSES, PAUSED_REASONS } from "../campaigns/table.ts";
 import { STORED_MESSAGE_TYPES } from "../messages/table.ts";
 import { historyEntryOut, webhookOut } from "./model.ts";
+import { sampleData } from "./samples.ts";
 
 // The webhook routes' response shapes and the deliveries Parley POSTs to a webhook's URL, for
 // the OpenAPI document only; made when the document is first asked for (docSchema).
@@ -75,12 +76,16 @@ const eventData: Record<WebhookEvent, () => z.ZodType> = {
 /** `WebhookPayload_message_received`, ...: the name of an event's delivery body in components.schemas. */
 export const payloadSchemaName = (event: WebhookEvent) => `WebhookPayload_${event}`;
 
+const EXAMPLE_TIME = new Date("2026-01-15T09:30:00.000Z");
+
 /** The delivery body of every event, `{ event, timestamp, data }`, keyed by component name. */
 export function webhookPayloadSchemas(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const event of WEBHOOK_EVENTS) {
     const schema = z.object({ event: z.literal(event), timestamp: isoTime.describe("when the event happened"), data: eventData[event]() });
-    out[payloadSchemaName(event)] = { ...zodToOpenApi(schema, "output"), title: event };
+    // the example is the body of a test delivery, at a fixed time (the document stays byte-stable)
+    const example = { event, timestamp: EXAMPLE_TIME.toISOString(), data: sampleData(event, EXAMPLE_TIME) };
+    out[payloadSchemaName(event)] = { ...zodToOpenApi(schema, "output"), title: event, example };
   }
   return out;
 }
