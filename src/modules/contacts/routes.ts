@@ -39,7 +39,7 @@ function contactCrudRoutes(deps: AppDeps) {
         body: createContactBody,
         detail: {
           summary: "Create a contact (phone: a leading +, spaces and dashes are dropped; 409 when it exists; 403 LIMIT_EXCEEDED past the plan)",
-          responses: responses(201, contactSchema, { description: "Created" }),
+          responses: responses(201, contactSchema, { description: "Created", errors: [409] }),
         },
       },
     )

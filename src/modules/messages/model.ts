@@ -34,7 +34,9 @@ export const sendBody = lazySchema(() =>
       }
       if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
       for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
-    }),
+    })
+    // the API reference's sample body: a text message that is accepted as it is, given a session id of the workspace
+    .meta({ example: { session_id: "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a", to: "919876543210", type: "text", body: "Hello from Parley" } }),
 );
 export type SendBody = z.infer<typeof sendBody>;
 

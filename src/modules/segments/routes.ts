@@ -28,7 +28,7 @@ export function segmentRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(s);
       },
-      { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentSchema, { description: "Created" }) } },
+      { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentSchema, { description: "Created", errors: [409] }) } },
     )
     .post("/preview", ({ auth, body }) => ok(previewSegment(deps, auth.workspaceId, body.filter)), {
       jwt: "read",
@@ -44,7 +44,7 @@ export function segmentRoutes(deps: AppDeps) {
       jwt: "messaging",
       params: segmentIdParams,
       body: updateSegmentBody,
-      detail: { summary: "Rename a segment or replace its filter", responses: responses(200, segmentSchema) },
+      detail: { summary: "Rename a segment or replace its filter", responses: responses(200, segmentSchema, { errors: [409] }) },
     })
     .delete(
       "/:id",
