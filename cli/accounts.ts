@@ -9,7 +9,7 @@ import { ROLES, type Role } from "../src/modules/users/table.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import type { OperatorContext } from "./operator.ts";
 
-// The operator's way to the first account (D13: power from the data dir): no captcha, no codes.
+// The operator's way to the first account (docs/operations.md: power from the data dir): no captcha, no codes.
 // The addresses are taken on the operator's word, so the accounts are verified at once.
 
 const DAY = 86_400_000;
@@ -42,7 +42,7 @@ export function generatedPassword(): string {
   return randomFrom("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", 20);
 }
 
-/** A workspace on its trial (D2: Growth quotas for `trialDays`) with its verified owner. */
+/** A workspace on its trial (docs/team-and-billing.md: Growth quotas for `trialDays`) with its verified owner. */
 export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewWorkspaceInput): Promise<{ workspaceId: string; userId: string }> {
   const v = parse(workspaceInput, input, WORKSPACE_FLAGS);
   if (await findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);

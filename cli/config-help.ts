@@ -1,11 +1,11 @@
 import type { ConfigKey } from "../src/config.ts";
 
-/** One line of help per setting for `parley serve --help` (the README's configuration table says more). */
+/** One line of help per setting for `parley serve --help` (docs/configuration.md says more). */
 export const SETTING_HELP: Partial<Record<ConfigKey, string>> = {
   host: "listen address",
   port: "listen port (0 picks a free one)",
   dataDir: "database, secrets, media",
-  network: "baileys (the real network) or sim (simulated, D12)",
+  network: "baileys (the real network) or sim (simulated; see docs/network-drivers.md)",
   logLevel: "debug, info, warn, error, silent",
   logFormat: "json lines, pretty, or auto (pretty on a terminal)",
   publicUrl: "base of links in mail",

@@ -8,7 +8,7 @@ import type { DB } from "../src/db/store.ts";
 import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
 
-/** What an operator command works with: the data dir's database (D13) and a clock. */
+/** What an operator command works with: the data dir's database (docs/operations.md) and a clock. */
 export interface OperatorContext {
   config: Config;
   db: DB;

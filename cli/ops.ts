@@ -15,7 +15,7 @@ function fail(err: unknown): never {
   throw err;
 }
 
-/** `parley backup`, `parley restore` and `parley health` (D15). */
+/** `parley backup`, `parley restore` and `parley health` (docs/operations.md). */
 export function opsCommands(program: Command): void {
   program
     .command("backup <file>")

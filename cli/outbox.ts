@@ -8,7 +8,7 @@ import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { noDatabase } from "./operator.ts";
 import { normalisePhone } from "../src/http/phone.ts";
 
-/** `parley outbox`: the log channel's messages (D4), newest first; works beside a running server. */
+/** `parley outbox`: the log channel's messages (docs/authentication.md), newest first; works beside a running server. */
 export function outboxCommand(program: Command): void {
   program
     .command("outbox")

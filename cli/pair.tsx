@@ -37,7 +37,7 @@ function qrBlocks(text: string): string {
 
 type Ink = typeof import("ink");
 
-/** What each disconnect reason (D7) means for the person pairing. */
+/** What each disconnect reason (docs/sessions.md) means for the person pairing. */
 const REASONS: Record<string, string> = {
   pairing_timeout: "no phone linked before the network stopped offering codes; run parley pair again",
   logged_out: "the phone removed this linked device (or refused the link)",
@@ -196,7 +196,7 @@ export async function pair(ref: string, flags: PairFlags): Promise<number> {
     lastQr = qr;
     update({ phase: "qr", status: "qr_pending", qr: qrBlocks(qr), expiresAt, rotation: state.rotation + 1 });
   };
-  /** `--code`: asks the server for the code the phone types (POST pairing-code, D7). */
+  /** `--code`: asks the server for the code the phone types (POST pairing-code, docs/sessions.md). */
   const requestCode = async (digits: string) => {
     // the network may not be ready for a code the instant the pairing starts
     for (let attempt = 0; ; attempt++) {
@@ -266,4 +266,4 @@ export async function pair(ref: string, flags: PairFlags): Promise<number> {
 
 export type PairFlags = OperatorFlags & { timeout: string; code?: string };
 
-/** `parley pair <session>`: pairs a session from the terminal against the running server (D13). */
+/** `parley pair <session>`: pairs a session from the terminal against the running server (docs/operations.md). */

@@ -12,7 +12,7 @@ import { assertNotNewer, NewerDatabaseError } from "../src/db/migrate.ts";
 import { openStore } from "../src/db/open.ts";
 import type { DB } from "../src/db/store.ts";
 
-// D13: operator commands draw their power from the data directory (the database and the JWT
+// Operator commands (docs/operations.md) draw their power from the data directory (the database and the JWT
 // secret in secrets.json). They act on the running server over its public API with a
 // short-lived token minted for the workspace's owner; the server has no back door.
 

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { findSession, openOperator, operatorOptions, ownerToken, requireApi, runOperator, type OperatorFlags } from "./sessions.ts";
 
-/** Calls one sim route (D12) for a session named on the command line. */
+/** Calls one sim route (docs/network-drivers.md) for a session named on the command line. */
 async function simCall(ref: string, flags: OperatorFlags, action: string, body: unknown): Promise<any> {
   const op = await openOperator(flags);
   const s = await findSession(op, ref, flags.workspace);

@@ -24,7 +24,7 @@ export function workspacesCommand(program: Command): void {
   workspacesCreateCommand(cmd);
 }
 
-/** Adds `workspaces create` (the first account without the captcha: D13, power from the data dir). */
+/** Adds `workspaces create` (the first account without the captcha: docs/operations.md, power from the data dir). */
 export function workspacesCreateCommand(cmd: Command): void {
   cmd
     .command("create")

@@ -62,7 +62,7 @@ export function buildApp(deps: AppDeps) {
     .use(externalContactsRoutes(deps))
     .use(campaignRoutes(deps))
     .use(segmentRoutes(deps))
-    // D12: the sim network's routes exist only while the server runs on it
+    // the sim network's routes (docs/network-drivers.md) exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
 }
 

@@ -69,7 +69,7 @@ function buildConfigSchema() {
     trialEndPolicy: z.enum(["free", "pause"]).default("free"),
     rateLimitPerMinute: int(1, 1_000_000).default(600),
     authRateLimitPerMinute: int(1, 1_000_000).default(10),
-    /** failed logins per account and IP within loginFailureWindowMinutes before 429 (D3) */
+    /** failed logins per account and IP within loginFailureWindowMinutes before 429 (docs/authentication.md) */
     loginFailureLimit: int(1, 1000).default(5),
     loginFailureWindowMinutes: int(1, 1440).default(15),
     /** argon2id hashes computed at once; the rest wait (a login flood cannot exhaust the machine) */
@@ -80,7 +80,7 @@ function buildConfigSchema() {
     webhookAllowPrivate: bool.default(false),
     webhookTimeoutMs: int(100, 120_000).default(10_000),
     webhookRetentionDays: int(1, 3650).default(30),
-    /** Delays (seconds) before each delivery attempt, after the previous one failed (D9); jittered. */
+    /** Delays (seconds) before each delivery attempt, after the previous one failed (docs/webhooks.md); jittered. */
     webhookRetrySchedule: z.preprocess(
       (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean).map(Number) : v),
       z.array(z.number().int().min(0).max(7 * 86_400)).min(1).max(50),
@@ -120,7 +120,7 @@ function buildConfigSchema() {
     razorpayKeySecret: optionalString,
     razorpayWebhookSecret: optionalString,
     razorpayApiBase: z.url().default("https://api.razorpay.com"),
-    /** Bearer token of GET /metrics (D15); without it the route answers 404. */
+    /** Bearer token of GET /metrics (docs/operations.md); without it the route answers 404. */
     metricsToken: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
   });
 }

@@ -27,7 +27,7 @@ export interface AppDeps {
   /** the one publisher of domain events (webhooks, real-time) */
   bus: EventBus;
   notifier: Notifier;
-  /** draws captcha challenges (D3) */
+  /** draws captcha challenges (docs/authentication.md) */
   captcha: CaptchaGenerator;
   secrets: Secrets;
   version: string;

@@ -1,4 +1,4 @@
-/** THE registry of error codes: each code has exactly one HTTP status (spec part 7). */
+/** THE registry of error codes: each code has exactly one HTTP status (docs/api.md). */
 export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, message: "Request validation failed" },
   UNAUTHORIZED: { status: 401, message: "Missing or invalid credentials" },
@@ -56,7 +56,7 @@ export const errors = {
   rateLimited: (retryAfterSeconds: number, message?: string) =>
     new AppError("RATE_LIMITED", message, { headers: { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   chatappUnavailable: (message?: string) => new AppError("CHATAPP_UNAVAILABLE", message),
-  /** The spec has no code of its own for 413: the body failed validation by its size. */
+  /** The API has no code of its own for 413 (docs/api.md): the body failed validation by its size. */
   tooLarge: (limitBytes: number) =>
     new AppError("VALIDATION_ERROR", `Request body exceeds ${limitBytes} bytes`, {
       status: 413,

@@ -23,7 +23,7 @@ export class ListenError extends Error {
     super(
       code === "EACCES"
         ? `permission denied to listen on port ${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another port (--port / PARLEY_PORT)`
-        : code === "EADDRNOTAVAIL" || code === "EINVAL"
+        : code === "EADDRNOTAVAIL" || code === "EINVAL" || code === "EEXIST"
           ? `cannot listen on ${host}: not an address of this machine or not a valid host name (--host / PARLEY_HOST; 127.0.0.1, 0.0.0.0 or :: usually)`
           : `cannot listen on ${host} port ${port} (${code ?? "unknown error"})`,
     );
@@ -58,7 +58,9 @@ function freePort(host: string): number {
 function listenFailure(err: unknown, host: string, port: number): unknown {
   const code = (err as { code?: string }).code;
   if (code === "EADDRINUSE") return new PortInUseError(host, port);
-  if (code === "EACCES" || code === "EADDRNOTAVAIL" || code === "EINVAL") return new ListenError(host, port, code);
+  // Bun answers an address it cannot bind (999.1.1.1, a name that does not resolve) with EINVAL,
+  // or on some machines with EEXIST
+  if (code === "EACCES" || code === "EADDRNOTAVAIL" || code === "EINVAL" || code === "EEXIST") return new ListenError(host, port, code);
   return err;
 }
 

@@ -22,3 +22,5 @@ if (url) {
   );
 }
 process.exit(code);
+
+export {};

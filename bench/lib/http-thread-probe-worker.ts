@@ -1,4 +1,4 @@
-// The worker of http-thread-probe.ts: POSTs each delivery it is given with D9's ten headers (two
+// The worker of http-thread-probe.ts: POSTs each delivery it is given with the ten delivery headers (two
 // HMACs, made by the dispatcher's deliveryHeaders) and hands the answers back, one message per
 // turn of its event loop.
 import { deliveryHeaders } from "../../src/modules/webhooks/deliver.ts";

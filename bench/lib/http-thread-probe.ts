@@ -4,7 +4,7 @@
 // Parley's own (claim, record, commit: ≈16 µs measured). Three ways, interleaved, 3 rounds:
 // - bare: a fetch loop (the webhooks bench's baseline);
 // - main: the same loop doing the work before each POST (the dispatcher as it is);
-// - thread: the work on the main thread, the POSTs (signed with D9's ten headers) from a worker,
+// - thread: the work on the main thread, the POSTs (signed with the ten delivery headers) from a worker,
 //   in batches of one turn each way (the proposed move of the HTTP half).
 // Prints each one's deliveries/s, its ratio to bare and the process's CPU µs per delivery.
 import { localReceiver } from "./local-receiver.ts";

@@ -3,7 +3,7 @@
 // The `webhooks` bench's setting (8 webhooks x 2 in flight, its in-process receiver, its bare
 // fetch loop), but every delivery is claimed before the clock starts and the dispatcher's running
 // instance is patched so that a finished attempt records nothing and its slot is refilled from
-// memory: what is left is Parley's HTTP half (signing, D9's ten headers, the guarded fetch, the
+// memory: what is left is Parley's HTTP half (signing, the ten delivery headers, the guarded fetch, the
 // outcome) and the dispatcher's JavaScript. The ceiling for any move of the claims, the recording
 // and the commits off the main thread (a worker, another process) that costs nothing itself.
 import { sqliteOf } from "../../src/db/sqlite.ts";

@@ -1,6 +1,6 @@
 import type { Role } from "../modules/users/table.ts";
 
-/** The permission groups of D5. */
+/** The permission groups (docs/team-and-billing.md). */
 export type Permission = "read" | "messaging" | "manage" | "team" | "billing";
 
 const MATRIX: Record<Permission, readonly Role[]> = {
@@ -11,7 +11,7 @@ const MATRIX: Record<Permission, readonly Role[]> = {
   billing: ["owner"],
 };
 
-/** Whether a role holds a permission (D5). */
+/** Whether a role holds a permission (docs/team-and-billing.md). */
 export function can(role: Role, permission: Permission): boolean {
   return MATRIX[permission].includes(role);
 }

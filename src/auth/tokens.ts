@@ -9,7 +9,7 @@ export type TokenType = "access" | "registration" | "login_challenge";
 export const ACCESS_TTL_SECONDS = 15 * 60;
 export const ACCESS_TTL_TEXT = "15m";
 
-/** Lifetime of each token type (D3); a token whose iat is older than this is refused whatever its exp says. */
+/** Lifetime of each token type (docs/authentication.md); a token whose iat is older than this is refused whatever its exp says. */
 export const TOKEN_TTL_SECONDS: Record<TokenType, number> = {
   access: ACCESS_TTL_SECONDS,
   registration: 30 * 60,

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { DB } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 
-/** Events that webhooks can subscribe to (spec part 6, D9). */
+/** Events that webhooks can subscribe to (docs/webhooks.md). */
 export const WEBHOOK_EVENTS = [
   "message_received",
   "message_sent",
@@ -15,7 +15,7 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
-/** Dashboard-only real-time events (D10). */
+/** Dashboard-only real-time events (docs/api.md). */
 export type RealtimeOnlyEvent = "session_qr" | "session_status";
 export type EventName = WebhookEvent | RealtimeOnlyEvent;
 

@@ -147,7 +147,7 @@ function apiKeyHash(key: string | undefined): string {
 }
 
 /**
- * Verifies `X-API-Key` (D6) from its row: SHA-256 lookup, not revoked, not expired. A key acts as an
+ * Verifies `X-API-Key` (docs/api.md) from its row: SHA-256 lookup, not revoked, not expired. A key acts as an
  * admin of its workspace. The caller, and the limits of its plan in force when the plan is in the table.
  */
 function apiKeyOf(deps: AppDeps, row: ApiKeyRow | null | undefined): ApiKeyCaller {

@@ -38,7 +38,7 @@ export async function readCapped(request: Request, limit: number): Promise<strin
 
 const MEDIA_TYPES = /^multipart\/form-data/;
 /**
- * The routes that take media (D1 "except routes that take media"): uploads, sends with base64
+ * The routes that take media (the body cap's exception, docs/api.md): uploads, sends with base64
  * media, the contacts CSV import. Only these get `mediaBodyLimit`; on any other route a body of
  * any type (multipart included: it is buffered whole before the route's guard runs) is capped
  * at `jsonBodyLimit`, so an anonymous client cannot make the login route hold 110 MB.
@@ -69,7 +69,7 @@ function refuseDeepQuery(url: string): void {
 
 /**
  * Request id, CORS, body caps and JSON parsing, and the access log.
- * JSON and other bodies are capped at `jsonBodyLimit` (D1); the media routes (uploads, sends, CSV import) at `mediaBodyLimit`.
+ * JSON and other bodies are capped at `jsonBodyLimit` (docs/api.md); the media routes (uploads, sends, CSV import) at `mediaBodyLimit`.
  */
 export function corePlugin(config: Config, log: Logger) {
   const allowed = new Set(config.corsOrigins);

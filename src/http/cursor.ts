@@ -1,4 +1,4 @@
-/** Keyset pagination (D1: large, growing lists take `before`/`after` cursors on UUIDv7 ids). */
+/** Keyset pagination (docs/api.md: large, growing lists take `before`/`after` cursors on UUIDv7 ids). */
 export interface CursorPagination {
   limit: number;
   hasMore: boolean;

@@ -28,7 +28,7 @@ export function paged<T>(data: T[], page: number, limit: number, total: number, 
   return { success: true as const, data, pagination };
 }
 
-/** Query schema of every paginated list (D1): page >= 1, limit 1..100. */
+/** Query schema of every paginated list (docs/api.md): page >= 1, limit 1..100. */
 export const pageQuery = lazySchema(() =>
   z.object({
     page: z.coerce.number().int().min(1).default(1),
@@ -36,7 +36,7 @@ export const pageQuery = lazySchema(() =>
   }),
 );
 
-/** Failure envelope of D1. */
+/** Failure envelope (docs/api.md). */
 export function failureBody(code: string, message: string, requestId: string, errors?: Record<string, string>, data?: unknown) {
   const body: Record<string, unknown> = { success: false, code, message };
   if (errors && Object.keys(errors).length) body.errors = errors;

@@ -10,13 +10,13 @@ const DIGITS = /^\d{8,15}$/;
 /** What people type around the digits: spaces, dashes, dots, parentheses, one leading plus. */
 const DECORATION = /[\s\-.()]/g;
 
-/** Whether `digits` (country code first, no plus: D1) is a possible number of its country. */
+/** Whether `digits` (country code first, no plus: docs/api.md) is a possible number of its country. */
 export function isPossiblePhone(digits: string): boolean {
   return DIGITS.test(digits) && phoneLib().isPossiblePhoneNumber("+" + digits);
 }
 
 /**
- * The D1 form of a number as people write it: `+91 98000-00000` and `(415) 555 0123` lose their
+ * The stored form of a number (docs/api.md) as people write it: `+91 98000-00000` and `(415) 555 0123` lose their
  * decoration and the leading plus; an international call prefix instead of the plus (`00`, or
  * North America's `011`) is dropped too, and so is a national trunk prefix written after the
  * country code (`+44 (0)20 7946 0958` is 442079460958: libphonenumber knows which countries
@@ -37,7 +37,7 @@ export function normalisePhone(raw: string): string {
 const NATIONAL = "starts with 0: write it with the country code (e.g. +91 98000 00000), not as dialled at home";
 
 /**
- * The one phone field of every request (D1): 8 to 15 digits with the country code, a possible
+ * The one phone field of every request (docs/api.md): 8 to 15 digits with the country code, a possible
  * number. A leading `+`, spaces, dashes, dots and parentheses are accepted and dropped, so the
  * stored value is always bare digits.
  */

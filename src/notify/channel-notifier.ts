@@ -9,7 +9,7 @@ import type { AppDeps } from "../deps.ts";
 export type NotifierDeps = Pick<AppDeps, "config" | "db" | "clock" | "log" | "network">;
 
 /**
- * The notifier of D4: mail over SMTP when `smtpUrl` is set, else the `log` channel; mobile codes
+ * The notifier (docs/authentication.md): mail over SMTP when `smtpUrl` is set, else the `log` channel; mobile codes
  * over `log`, `session` or `http`. Every attempt is recorded; failures reject with NotifyError.
  */
 export class ChannelNotifier implements Notifier {

@@ -2,7 +2,7 @@ import type { DB } from "../db/store.ts";
 import type { NetworkDriver } from "../network/driver.ts";
 import type { MobileMessage } from "./notifier.ts";
 
-/** Sends a code as a chat message over the operator's paired session, given by its id (D4). */
+/** Sends a code as a chat message over the operator's paired session, given by its id (docs/authentication.md). */
 export async function sendOverSession(db: DB, network: NetworkDriver, sessionId: string, m: MobileMessage): Promise<void> {
   // The operator names one session for the whole installation, so this lookup spans workspaces.
   // By id only: any tenant can pick any session name, and a name match would hand it everyone's codes.
@@ -12,7 +12,7 @@ export async function sendOverSession(db: DB, network: NetworkDriver, sessionId:
   await network.send(row.id, { to: m.to, type: "text", text: m.text });
 }
 
-/** Sends a code through a generic SMS gateway: JSON POST {to, text}; any 2xx is success (D4). */
+/** Sends a code through a generic SMS gateway: JSON POST {to, text}; any 2xx is success (docs/authentication.md). */
 export async function sendOverHttp(url: string, m: MobileMessage, timeoutMs = 10_000): Promise<void> {
   const res = await fetch(url, {
     method: "POST",

@@ -14,7 +14,7 @@ export interface NotificationRecord {
   error?: string | null;
 }
 
-/** Writes one row of the notification record (D4). */
+/** Writes one row of the notification record (docs/authentication.md). */
 export async function recordNotification(db: DB, at: number, r: NotificationRecord): Promise<string> {
   const id = Bun.randomUUIDv7();
   await db

@@ -4,7 +4,7 @@ export const NOTIFY_CHANNELS = ["log", "smtp", "session", "http"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
 /**
- * Every notification sent or attempted (D4). `body` is kept only for the `log` channel, which
+ * Every notification sent or attempted (docs/authentication.md). `body` is kept only for the `log` channel, which
  * is the operator's local outbox; the other channels never store codes in clear text.
  */
 export const notifications = sqliteTable(

@@ -50,7 +50,7 @@ beforeAll(async () => {
   });
 });
 
-describe("operator CLI (opens the data dir's database, D13)", () => {
+describe("operator CLI (opens the data dir's database, docs/operations.md)", () => {
   test("workspaces list", async () => {
     const out = await run((ctx) => listWorkspaces(ctx));
     expect(out).toContain(wsId);

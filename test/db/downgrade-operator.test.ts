@@ -6,7 +6,7 @@ import { migrate } from "../../src/db/migrate.ts";
 import { openSqliteFile as openDb } from "../helpers/store.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
-// The README promises the downgrade guard for operator commands too: one line and exit 2 (the
+// docs/operations.md promises the downgrade guard for operator commands too: one line and exit 2 (the
 // code systemd and scripts read as "a retry will not fix this"), never a stack trace.
 
 async function newerDataDir(): Promise<string> {

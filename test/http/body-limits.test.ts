@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
 
-// D1: bodies are capped at 1 MiB except on the routes that take media. A multipart body is
+// Bodies are capped at 1 MiB except on the routes that take media. A multipart body is
 // buffered whole before the route's guard runs, so a multipart login or register must not get
 // the media cap (110 MB): six anonymous ones held 900 MB of the server's memory.
 

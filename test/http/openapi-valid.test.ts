@@ -29,8 +29,11 @@ test("every operation documents a success and its failures in the envelope", () 
     const statuses = Object.keys(op.responses ?? {});
     if (!statuses.some((s) => /^2\d\d$/.test(s))) missing.push(`${method} ${path}: no 2xx`);
     if (!op.responses?.default) missing.push(`${method} ${path}: no default`);
-    for (const s of statuses.filter((s) => /^[45]\d\d$/.test(s)))
-      if (op.responses[s].content["application/json"].schema.$ref !== "#/components/schemas/ErrorEnvelope") missing.push(`${method} ${path}: ${s}`);
+    for (const s of statuses.filter((s) => /^[45]\d\d$/.test(s))) {
+      // failures refer to the shared responses of components.responses
+      const response = op.responses[s].$ref ? doc.components.responses[op.responses[s].$ref.split("/").pop()] : op.responses[s];
+      if (response?.content["application/json"].schema.$ref !== "#/components/schemas/ErrorEnvelope") missing.push(`${method} ${path}: ${s}`);
+    }
     if (op.security?.length && !(op.responses["401"] && op.responses["403"])) missing.push(`${method} ${path}: 401/403`);
     if (path.includes("{") && !op.responses["404"]) missing.push(`${method} ${path}: 404`);
     if (op.requestBody && !op.responses["400"]) missing.push(`${method} ${path}: 400`);
@@ -50,20 +53,35 @@ test("the statuses routes really answer: 201 creates, 202 sends, 502 and 409 whe
   expect(Object.keys(doc.paths["/ready"].get.responses)).toContain("503");
 });
 
-test("lists carry their pagination in the schema", () => {
+test("lists carry their pagination in the schema: numbered pages, keyset cursors, or either", () => {
   const schemaOf = (p: string) => doc.paths[p].get.responses["200"].content["application/json"].schema;
-  expect(schemaOf("/api/v1/chatapp").properties.pagination.required).toEqual(["page", "limit", "total", "totalPages"]);
-  expect(schemaOf("/api/v1/messages").properties.pagination.required).toEqual(["limit", "hasMore", "nextCursor", "prevCursor"]);
+  const page = { $ref: "#/components/schemas/PagePagination" };
+  const cursor = { $ref: "#/components/schemas/CursorPagination" };
+  expect(doc.components.schemas.PagePagination.required).toEqual(["page", "limit", "total", "totalPages"]);
+  expect(doc.components.schemas.CursorPagination.required).toEqual(["limit", "hasMore", "nextCursor", "prevCursor"]);
+  expect(schemaOf("/api/v1/chatapp").properties.pagination).toEqual(page);
+  for (const p of ["/api/v1/messages", "/api/external/messages", "/api/v1/inbox/conversations/{id}/messages"]) expect(schemaOf(p).properties.pagination).toEqual(cursor);
+  expect(schemaOf("/api/webhooks/{id}/history").properties.pagination).toEqual({ oneOf: [page, cursor] });
   expect(schemaOf("/api/external/messages").properties.data.type).toBe("array");
+  // the paging parameters say how each list pages
+  const param = (p: string, name: string) => doc.paths[p].get.parameters.find((x: { name: string }) => x.name === name);
+  expect(param("/api/v1/inbox/conversations/{id}/messages", "before").description).toContain("pagination.nextCursor");
+  expect(param("/api/v1/inbox/conversations/{id}/messages", "page").schema.maximum).toBe(1);
+  expect(param("/api/webhooks/{id}/history", "after").description).toContain("keyset");
+  expect(param("/api/v1/chatapp", "page").description).toContain("from 1");
 });
 
-test("media uploads are multipart/form-data with a binary file; downloads are the file", () => {
+test("media uploads are multipart/form-data with a binary file; downloads are the file, by its media type", () => {
   for (const p of ["/api/v1/media", "/api/external/media"]) {
     const content = doc.paths[p].post.requestBody.content;
     expect(Object.keys(content)).toEqual(["multipart/form-data"]);
     expect(content["multipart/form-data"].schema.properties.file).toEqual({ type: "string", format: "binary" });
   }
-  expect(Object.keys(doc.paths["/api/v1/media/{id}"].get.responses["200"].content)).toEqual(["application/octet-stream"]);
+  for (const p of ["/api/v1/media/{id}", "/api/external/media/{id}"]) {
+    const content = doc.paths[p].get.responses["200"].content;
+    expect(Object.keys(content)).toEqual(["image/*", "audio/*", "video/*", "application/*", "text/*"]);
+    expect(content["image/*"].schema).toEqual({ type: "string", format: "binary" });
+  }
 });
 
 test("operationIds are clean and unique", () => {

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { isPossiblePhone, phoneField } from "../../src/http/phone.ts";
 
-test("phone numbers: digits with a country code (D1), and possible for that country", () => {
+test("phone numbers: digits with a country code (docs/api.md), and possible for that country", () => {
   for (const ok of ["919800000000", "4915112345678", "14155550123", "447911123456"]) expect(`${ok}: ${isPossiblePhone(ok)}`).toBe(`${ok}: true`);
   for (const bad of ["12345678", "0000000000", "99912345678", "+919800000000", "91 98000 00000", "9198000000001234567", ""]) {
     expect(`${bad}: ${isPossiblePhone(bad)}`).toBe(`${bad}: false`);

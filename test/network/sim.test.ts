@@ -22,7 +22,7 @@ async function until(cond: () => boolean, ms = 2_000): Promise<void> {
 
 const types = (events: DriverEvent[]) => events.map((e) => (e.type === "disconnected" ? `disconnected:${e.reason}` : e.type));
 
-describe("sim network (D12)", () => {
+describe("sim network (docs/network-drivers.md)", () => {
   test("connect is asynchronous: QRs rotate like the real network's, then pairing times out", async () => {
     const { d, events } = sim();
     await d.connect("s1", { credentials: null });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { list } from "tar";
 import { BUN, ROOT, spawnServer, type ChildServer } from "../helpers/process.ts";
 
-// D15: a backup taken while a real server keeps writing, restored into a new data dir, served again.
+// Backup (docs/operations.md): a backup taken while a real server keeps writing, restored into a new data dir, served again.
 
 let dataDir: string;
 let server: ChildServer;

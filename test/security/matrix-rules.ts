@@ -6,11 +6,11 @@ import type { TestApp } from "../helpers/app.ts";
 import type { TestWorkspace } from "../helpers/fixtures.ts";
 
 export type Permission = "read" | "messaging" | "manage" | "team" | "billing";
-/** "registration": carries a registration token (D3), covered in depth by test/modules/auth. */
+/** "registration": carries a registration token (docs/authentication.md), covered in depth by test/modules/auth. */
 export type AuthKind = "public" | "registration" | "jwt" | "apiKey" | "jwtOrApiKey";
 
-/** D5, written out again here on purpose (not imported from src/auth/permissions.ts). */
-export const D5: Record<Permission, Role[]> = {
+/** The role table (docs/team-and-billing.md), written out again here on purpose (not imported from src/auth/permissions.ts). */
+export const ROLE_TABLE: Record<Permission, Role[]> = {
   read: ["owner", "admin", "agent", "viewer"],
   messaging: ["owner", "admin", "agent"],
   manage: ["owner", "admin"],
@@ -152,7 +152,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/auth/forgot-password": { auth: "public" },
   "POST /api/auth/reset-password": { auth: "public" },
 
-  // registration steps (D3): a registration token, never an access token or a key
+  // registration steps (docs/authentication.md): a registration token, never an access token or a key
   "POST /api/auth/mobile/send-otp": { auth: "registration" },
   "POST /api/auth/mobile/verify-otp": { auth: "registration", body: () => ({ otpCode: "123456" }) },
   "POST /api/auth/email/send-verification-code": { auth: "registration" },
@@ -167,7 +167,7 @@ export const RULES: Record<string, Rule> = {
     ok: [200],
   },
   "PUT /api/auth/2fa": { perm: "read", body: () => ({ enabled: false, password: "correct horse battery" }), ok: [200] },
-  // a new number per request: the code send limits count per number (D3)
+  // a new number per request: the code send limits count per number (docs/authentication.md)
   "POST /api/auth/profile/mobile/send-otp": {
     perm: "read",
     body: () => ({ mobile: `9198${String(12_345_678 + ++seq).slice(-8)}`, password: "correct horse battery" }),
@@ -176,7 +176,7 @@ export const RULES: Record<string, Rule> = {
   // no code was sent to this number: a valid body, answered 400 on otpCode
   "POST /api/auth/profile/mobile/verify": { perm: "read", body: () => ({ mobile: "919812345678", otpCode: "123456" }), ok: [400] },
 
-  // sessions (D7); a fresh disconnected session per request
+  // sessions (docs/sessions.md); a fresh disconnected session per request
   "GET /api/v1/chatapp": { ok: [200], seed: async (c) => void (await sessionId(c)) },
   "POST /api/v1/chatapp": { perm: "manage", body: () => ({ name: `matrix-${++seq}` }), ok: [201] },
   "GET /api/v1/chatapp/{id}": { params: sessionId, ok: [200] },
@@ -188,14 +188,14 @@ export const RULES: Record<string, Rule> = {
   "POST /api/v1/chatapp/{id}/disconnect": { perm: "manage", params: sessionId, ok: [409] },
   "GET /api/external/sessions": { auth: "apiKey", ok: [200], seed: async (c) => void (await sessionId(c)) },
 
-  // the sim network's controls (D12): the session is disconnected, so the network refuses (409)
+  // the sim network's controls (docs/network-drivers.md): the session is disconnected, so the network refuses (409)
   "POST /api/sim/sessions/{id}/scan": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
   "POST /api/sim/sessions/{id}/inbound": { perm: "manage", params: sessionId, body: () => ({ from: "919812345678", text: "hi" }), ok: [409] },
   "POST /api/sim/sessions/{id}/receipt": { perm: "manage", params: sessionId, body: () => ({ messageId: "SIMX", status: "read" }), ok: [404, 409] },
   "POST /api/sim/sessions/{id}/logout": { perm: "manage", params: sessionId, body: () => ({}), ok: [409] },
   "POST /api/sim/sessions/{id}/fail": { perm: "manage", params: sessionId, body: () => ({ count: 1 }), ok: [200, 409] },
 
-  // webhooks (D9)
+  // webhooks (docs/webhooks.md)
   "GET /api/webhooks/events": { auth: "public" },
   "GET /api/webhooks": { ok: [200], seed: async (c) => void (await webhookId(c)) },
   "POST /api/webhooks": {
@@ -214,7 +214,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/webhooks/{id}/test": { perm: "manage", params: webhookId, ok: [200] },
   "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": { perm: "manage", params: deliveryIds, ok: [200] },
 
-  // messages (D8): the session is connected in the database; the sender runs later
+  // messages (docs/messages.md): the session is connected in the database; the sender runs later
   "POST /api/v1/messages/send": { auth: "jwtOrApiKey", perm: "messaging", body: sendBody, bodyIds: true, ok: [202] },
   "POST /api/external/messages/send": { auth: "apiKey", perm: "messaging", body: sendBody, bodyIds: true, ok: [202] },
   "GET /api/external/messages/{id}": { auth: "apiKey", params: messageId, ok: [200] },
@@ -249,7 +249,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/v1/contacts/import": { perm: "messaging", body: csvUpload, ok: [202] },
   "GET /api/v1/contacts/imports/{id}": { params: importId, ok: [200] },
   "GET /api/v1/contacts/export": { ok: [200], seed: async (c) => void (await contactId(c)) },
-  // segments follow contacts (README): owner, admin and agent write; everyone reads and previews
+  // segments follow contacts (docs/contacts-and-campaigns.md): owner, admin and agent write; everyone reads and previews
   "GET /api/v1/segments": { ok: [200], seed: async (c) => void (await segmentId(c)) },
   "POST /api/v1/segments": { perm: "messaging", body: () => ({ name: `matrix ${++seq}`, filter: { tagsAny: ["matrix"] } }), ok: [201] },
   "POST /api/v1/segments/preview": { perm: "read", body: () => ({ filter: { tagsAny: ["matrix"] } }), ok: [200] },
@@ -257,7 +257,7 @@ export const RULES: Record<string, Rule> = {
   "PATCH /api/v1/segments/{id}": { perm: "messaging", params: segmentId, body: () => ({ filter: { tagsNone: ["x"] } }), ok: [200] },
   "DELETE /api/v1/segments/{id}": { perm: "messaging", params: segmentId, ok: [200] },
 
-  // campaigns (D11): owner and admin manage, every role reads
+  // campaigns (docs/contacts-and-campaigns.md): owner and admin manage, every role reads
   "POST /api/v1/campaigns": { perm: "manage", body: campaignBody, bodyIds: true, ok: [201] },
   "GET /api/v1/campaigns": { ok: [200], seed: async (c) => void (await campaignId(c)) },
   "GET /api/v1/campaigns/{id}": { params: (c) => campaignId(c), ok: [200] },
@@ -270,7 +270,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/v1/campaigns/{id}/retry-failed": { perm: "manage", params: (c) => campaignId(c), ok: [409] },
   "GET /api/v1/campaigns/{id}/recipients": { params: (c) => campaignId(c, "start"), ok: [200] },
 
-  // API keys (D6)
+  // API keys (docs/api.md)
   "POST /api/api-keys": { perm: "manage", body: () => ({ name: "matrix" }), ok: [201] },
   "GET /api/api-keys": { perm: "manage", ok: [200], seed: async (c) => void (await apiKeyId(c)) },
   "DELETE /api/api-keys/{id}": { perm: "manage", params: apiKeyId, ok: [200] },

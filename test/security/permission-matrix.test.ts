@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../src/modules/billing/plans.ts";
 import type { Role } from "../../src/modules/users/table.ts";
-import { D5, ROLES, RULES, type Permission, type Rule } from "./matrix-rules.ts";
+import { ROLE_TABLE, ROLES, RULES, type Permission, type Rule } from "./matrix-rules.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
 
@@ -190,10 +190,10 @@ describe("permission matrix", () => {
       if (auth === "jwt") await expectRefused(route, rule, w.a, { apiKey: w.keyA }, 401, "UNAUTHORIZED", "API key on a JWT route");
       if (auth === "apiKey") await expectRefused(route, rule, w.a, { token: w.tokens.owner }, 401, "UNAUTHORIZED", "JWT on an API-key route");
 
-      // roles (D5): refused ones first, while the workspace is as built
+      // roles (docs/team-and-billing.md): refused ones first, while the workspace is as built
       const viaJwt = auth !== "apiKey";
-      if (viaJwt) for (const role of ROLES.filter((x) => !D5[perm].includes(x))) await expectRefused(route, rule, w.a, { token: w.tokens[role] }, 403, "FORBIDDEN", role);
-      if (!viaJwt && !D5[perm].includes("admin")) await expectRefused(route, rule, w.a, { apiKey: w.keyA }, 403, "FORBIDDEN", "API key (admin)");
+      if (viaJwt) for (const role of ROLES.filter((x) => !ROLE_TABLE[perm].includes(x))) await expectRefused(route, rule, w.a, { token: w.tokens[role] }, 403, "FORBIDDEN", role);
+      if (!viaJwt && !ROLE_TABLE[perm].includes("admin")) await expectRefused(route, rule, w.a, { apiKey: w.keyA }, 403, "FORBIDDEN", "API key (admin)");
 
       // another workspace's owner (or key): ids of this workspace answer 404; lists show only its own data
       const otherCred = viaJwt ? { token: w.b.owner.token } : { apiKey: w.keyB };
@@ -212,8 +212,8 @@ describe("permission matrix", () => {
       }
 
       // allowed: each permitted role (owner last: ownership transfer changes who the owner is)
-      if (viaJwt) for (const role of ROLES.filter((x) => D5[perm].includes(x)).reverse()) await expectAllowed(route, rule, w.a, { token: w.tokens[role] }, role);
-      if (auth !== "jwt" && D5[perm].includes("admin")) await expectAllowed(route, rule, w.a, { apiKey: w.keyA }, "API key");
+      if (viaJwt) for (const role of ROLES.filter((x) => ROLE_TABLE[perm].includes(x)).reverse()) await expectAllowed(route, rule, w.a, { token: w.tokens[role] }, role);
+      if (auth !== "jwt" && ROLE_TABLE[perm].includes("admin")) await expectAllowed(route, rule, w.a, { apiKey: w.keyA }, "API key");
     });
   }
 });

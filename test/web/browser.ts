@@ -72,7 +72,7 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
 
-/** The newest code of the local outbox (D4 `log` channel) for a recipient. */
+/** The newest code of the local outbox (the `log` channel) for a recipient. */
 export function outboxCode(dataDir: string, recipient: string): string {
   const body = outboxBody(dataDir, recipient);
   const m = body.match(/\b(\d{6})\b/);

@@ -1,4 +1,4 @@
-// Contacts import and campaigns in the dashboard (D11 screens), in real Chromium.
+// Contacts import and campaigns in the dashboard (docs/contacts-and-campaigns.md), in real Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,12 +7,12 @@ import { ROOT, type ChildServer } from "../helpers/process.ts";
 import { axe, CHROMIUM, DESKTOP, launch, newPage, PHONE, scrollsSideways, shot } from "./browser.ts";
 import { connectedSession, ownerByApi, startServer, uiLogin } from "./setup.ts";
 
-// the D11 routes live on the contacts and campaigns branches until they are merged
+// the contacts import and campaign routes live on the contacts and campaigns branches until they are merged
 const contactsDir = join(ROOT, "src/modules/contacts");
-const HAS_D11 =
+const HAS_CAMPAIGNS =
   existsSync(join(ROOT, "src/modules/campaigns/routes.ts")) &&
   readdirSync(contactsDir).some((f) => f.startsWith("routes") && readFileSync(join(contactsDir, f), "utf8").includes('"/import"'));
-if (CHROMIUM && !HAS_D11) console.error("\n!!!!!!!! test/web/campaigns.test.ts SKIPPED: the D11 contacts import and campaign routes are not in this tree yet\n");
+if (CHROMIUM && !HAS_CAMPAIGNS) console.error("\n!!!!!!!! test/web/campaigns.test.ts SKIPPED: the contacts import and campaign routes are not in this tree yet\n");
 
 const ROWS = 240;
 const VIP = 30;
@@ -23,7 +23,7 @@ function csv(): string {
   return lines.join("\n") + "\n";
 }
 
-describe.skipIf(!CHROMIUM || !HAS_D11)("contacts and campaigns in Chromium", () => {
+describe.skipIf(!CHROMIUM || !HAS_CAMPAIGNS)("contacts and campaigns in Chromium", () => {
   let server: ChildServer;
   let browser: Browser;
   let page: Page;

@@ -1,4 +1,4 @@
-// The dashboard in real Chromium against a real server on the sim network (D14): sign up, log in,
+// The dashboard in real Chromium against a real server on the sim network (docs/dashboard.md): sign up, log in,
 // pair by QR, a live inbox and a reply, webhooks, team, and a viewer who is offered less.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";

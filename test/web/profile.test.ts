@@ -1,4 +1,4 @@
-// Profile and log-in with the second factor (D14, D3) in Chromium: the second factor on, a new
+// Profile and log-in with the second factor (docs/dashboard.md, docs/authentication.md) in Chromium: the second factor on, a new
 // mobile number verified with its code, the password changed, then a log-in that asks for the
 // code sent to the new number.
 import { Database } from "bun:sqlite";
@@ -22,7 +22,7 @@ describe.skipIf(!CHROMIUM)("profile and the second factor in Chromium", () => {
   let page: Page;
   let problems: string[];
 
-  /** The OTP send gap (60 s per number, D3) is kept in rows: age them instead of waiting a minute. */
+  /** The OTP send gap (60 s per number, docs/authentication.md) is kept in rows: age them instead of waiting a minute. */
   function olderCodes() {
     const db = new Database(join(dataDir, "parley.db"));
     try {

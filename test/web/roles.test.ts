@@ -1,4 +1,4 @@
-// D14 "what a role may not do is not offered": an agent (messaging, no management) and a viewer
+// "What a role may not do is not offered" (docs/dashboard.md): an agent (messaging, no management) and a viewer
 // (reads only) walk the screens in Chromium, screen by screen, against the real API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";

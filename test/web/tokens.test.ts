@@ -1,5 +1,5 @@
 // The dashboard's token handling (web/src/api/tokens.ts) against the real auth routes:
-// concurrent refreshes share one rotation (a second use would revoke the login, D3), a refused
+// concurrent refreshes share one rotation (a second use would revoke the login, docs/authentication.md), a refused
 // refresh signs out with a reason, and the refresh token lives in sessionStorage only.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
@@ -57,7 +57,7 @@ test("a refused refresh signs out with the reason shown on the log-in screen", a
   const tokens = await import("../../web/src/api/tokens.ts");
   const pair = await loginPair();
   tokens.signedIn(pair.accessToken, pair.refreshToken);
-  // the same refresh token used elsewhere first: ours is now a reused one (D3 revokes the family)
+  // the same refresh token used elsewhere first: ours is now a reused one (that revokes the family)
   expect((await t.request("POST", "/api/auth/refresh", { body: { refreshToken: pair.refreshToken } })).status).toBe(200);
   expect(await tokens.refresh()).toBe(false);
   const s = tokens.tokenStore.get();

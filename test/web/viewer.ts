@@ -1,4 +1,4 @@
-// What a viewer sees (D5): everything to read, no control to change anything (D14).
+// What a viewer sees (docs/team-and-billing.md): everything to read, no control to change anything (docs/dashboard.md).
 import { expect } from "bun:test";
 import type { Page } from "playwright-core";
 

@@ -91,7 +91,7 @@ export function App() {
   );
 }
 
-/** A screen only some roles may use (D5): the others are told who may, instead of a form that fails. */
+/** A screen only some roles may use (docs/team-and-billing.md): the others are told who may, instead of a form that fails. */
 function Guard({ perm, what, children }: { perm: Permission; what: string; children: ReactNode }) {
   const { claims } = useAuth();
   if (can(claims?.role, perm)) return <>{children}</>;

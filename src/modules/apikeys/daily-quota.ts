@@ -17,7 +17,7 @@ interface Window {
 }
 
 /**
- * The daily API-request quota (D2), counted in memory and written in batches: one UPSERT per
+ * The daily API-request quota (docs/team-and-billing.md), counted in memory and written in batches: one UPSERT per
  * workspace a second (or per 1,000 requests) instead of one write per API-key request.
  * Exact within the server (one server per data dir; nothing else counts API requests): the
  * check is `stored + writing + pending + 1 <= limit`, made synchronously when the workspace's

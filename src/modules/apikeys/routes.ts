@@ -5,8 +5,9 @@ import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import { apiKeyParams, createApiKeyBody } from "./model.ts";
 import { createApiKey, listKeys, revokeKey } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
+import { apiKeyDoc, createdApiKeyDoc } from "./docs.ts";
 
-/** /api/api-keys (D6): JWT, owner and admin. */
+/** /api/api-keys (docs/api.md): JWT, owner and admin. */
 export function apiKeyRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/api-keys", tags: ["api-keys"] })
     .use(authGuard(deps))
@@ -16,7 +17,7 @@ export function apiKeyRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(await createApiKey(deps, auth.workspaceId, body, auth.kind === "user" ? auth.userId : null), "Store the key now: it is not shown again");
       },
-      { jwt: "manage", body: createApiKeyBody, detail: { summary: "Create an API key (the key is shown once)", responses: envelopeResponses({ status: 201 }) } },
+      { jwt: "manage", body: createApiKeyBody, detail: { summary: "Create an API key (the key is shown once)", responses: envelopeResponses({ status: 201, data: createdApiKeyDoc }) } },
     )
     .get(
       "",
@@ -24,7 +25,7 @@ export function apiKeyRoutes(deps: AppDeps) {
         const { items, total } = await listKeys(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
-      { jwt: "manage", query: pageQuery, detail: { summary: "List API keys (prefix, name, createdAt, lastUsedAt, expiresAt)" } },
+      { jwt: "manage", query: pageQuery, detail: { summary: "List API keys (prefix, name, createdAt, lastUsedAt, expiresAt)", responses: envelopeResponses({ data: apiKeyDoc, list: "page" }) } },
     )
     .delete(
       "/:id",
@@ -32,6 +33,6 @@ export function apiKeyRoutes(deps: AppDeps) {
         await revokeKey(deps, auth.workspaceId, params.id);
         return ok(undefined, "API key revoked");
       },
-      { jwt: "manage", params: apiKeyParams, detail: { summary: "Revoke an API key at once" } },
+      { jwt: "manage", params: apiKeyParams, detail: { summary: "Revoke an API key at once", responses: envelopeResponses({ data: null }) } },
     );
 }

@@ -21,7 +21,7 @@ export function generateApiKey(): string {
   return out;
 }
 
-/** SHA-256 hex of a key, as stored (D6). */
+/** SHA-256 hex of a key, as stored (docs/api.md). */
 export function hashApiKey(key: string): string {
   return new Bun.CryptoHasher("sha256").update(key).digest("hex");
 }

@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "../workspaces/table.ts";
 
-/** API keys (D6): only the SHA-256 of the key is stored. */
+/** API keys (docs/api.md): only the SHA-256 of the key is stored. */
 export const apiKeys = sqliteTable(
   "api_keys",
   {

@@ -11,7 +11,7 @@ function answerHash(kit: AuthKit, id: string, answer: string): string {
   return hmacHex(kit.deps.secrets.jwtSecret, `captcha:${id}:${answer.trim().toUpperCase()}`);
 }
 
-/** GET /api/auth/captcha: a new one-time challenge (D3). */
+/** GET /api/auth/captcha: a new one-time challenge (docs/authentication.md). */
 export async function issueCaptcha(kit: AuthKit): Promise<{ captchaId: string; challenge: string; expiresIn: number }> {
   const { answer, png } = await kit.deps.captcha.generate();
   const id = Bun.randomUUIDv7();

@@ -45,7 +45,7 @@ async function issueTokens(kit: AuthKit, user: UserRow): Promise<TokenPair> {
 }
 
 /**
- * POST /api/auth/login (D3). The same 401 and about the same work for an unknown email and a
+ * POST /api/auth/login (docs/authentication.md). The same 401 and about the same work for an unknown email and a
  * wrong password; failures count per account and IP; unverified accounts get 403 with resume
  * data; a second factor answers a challenge instead of tokens.
  */
@@ -87,7 +87,7 @@ async function startChallenge(kit: AuthKit, user: UserRow): Promise<ChallengeRes
   try {
     await sendLoginCode(kit, user, mobile, challengeId);
   } catch (err) {
-    // The send limits (D3) protect the phone, not the login: a right password still gets its
+    // The send limits (docs/authentication.md) protect the phone, not the login: a right password still gets its
     // challenge, and the client asks for the code with login/send-otp once the wait is over.
     const wait = sendLimitWait(err);
     if (wait === null) throw err;

@@ -18,7 +18,7 @@ ${paragraphs.map((p) => `<p>${p}</p>`).join("\n")}
 </body></html>`;
 }
 
-/** The email verification code mail (D3). */
+/** The email verification code mail (docs/authentication.md). */
 export function verificationMail(to: string, name: string, code: string, minutes: number): EmailMessage {
   // no link: the code is entered where the sign-up happened, which holds the registration token
   return {
@@ -35,7 +35,7 @@ export function verificationMail(to: string, name: string, code: string, minutes
   };
 }
 
-/** The password reset mail with its single-use link (D3). */
+/** The password reset mail with its single-use link (docs/authentication.md). */
 export function resetMail(publicUrl: string, to: string, name: string, token: string, minutes: number): EmailMessage {
   const url = link(publicUrl, "reset-password", { token });
   return {

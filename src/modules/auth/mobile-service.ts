@@ -28,7 +28,7 @@ export async function sendChangeMobileOtp(
     if (!password) throw errors.validation({ password: "is required to replace your verified mobile number" });
     if (!(await kit.hasher.verify(password, user.passwordHash))) throw errors.validation({ password: "is incorrect" }, "Wrong password");
   }
-  // the per-destination limits (D3) alone would let one account spray codes at many numbers
+  // the per-destination limits (docs/authentication.md) alone would let one account spray codes at many numbers
   const { id, code } = await issueOtp(kit, target(workspaceId, userId), mobile, { perTargetPerHour: OTP_SENDS_PER_HOUR });
   const text = otpText(code, "change_mobile", OTP_TTL_SECONDS / 60);
   await deliverOtp(kit, id, "mobile", () => kit.deps.notifier.sendMobile({ to: mobile, text, kind: "otp" }));

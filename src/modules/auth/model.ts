@@ -17,7 +17,7 @@ export const emailField = lazySchema(() =>
     .pipe(z.email({ error: "must be a valid email address" }).max(254, "must be at most 254 characters")),
 );
 
-/** A new password (D3): 8-128 characters and not one of the most common passwords. */
+/** A new password (docs/authentication.md): 8-128 characters and not one of the most common passwords. */
 export const newPasswordField = lazySchema(() =>
   text()
     .min(8, "must be at least 8 characters")
@@ -28,7 +28,7 @@ export const newPasswordField = lazySchema(() =>
 /** A password being checked (login, current password): only bounded, never judged. */
 export const passwordField = lazySchema(() => text().min(1, "is required").max(128, "must be at most 128 characters"));
 
-/** Digits with the country code, no plus, 8 to 15 digits (D1). */
+/** Digits with the country code, no plus, 8 to 15 digits (docs/api.md). */
 export const mobileField = phoneField;
 
 const label = () => text().trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
@@ -44,7 +44,7 @@ function captchaFields(required: boolean): { captchaId: z.ZodType<string | undef
   return required ? { captchaId: id, captchaAnswer: answer } : { captchaId: id.optional(), captchaAnswer: answer.optional() };
 }
 
-/** POST /api/auth/register (D3). */
+/** POST /api/auth/register (docs/authentication.md). */
 export function registerBody(captcha: boolean) {
   return lazySchema(() =>
     z
@@ -69,7 +69,7 @@ export function loginBody(captcha: boolean) {
 export type LoginInput = z.infer<ReturnType<typeof loginBody>>;
 
 /**
- * Body of the verification routes that take no input; the token may also come in the body (D3).
+ * Body of the verification routes that take no input; the token may also come in the body (docs/authentication.md).
  * A bodiless POST arrives as "" and counts as no body.
  */
 export const registrationTokenBody = lazySchema(() =>

@@ -3,7 +3,7 @@ import type { Clock } from "../../clock.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
 
-/** Verifies OpenID Connect ID tokens of the operator's identity provider (D3 second factor). */
+/** Verifies OpenID Connect ID tokens of the operator's identity provider (second factor, docs/authentication.md). */
 export interface OidcVerifier {
   /** The verified, lower-cased email of a valid ID token, or null. */
   verifiedEmail(idToken: string): Promise<string | null>;

@@ -43,7 +43,7 @@ const sameTarget = (t: OtpTarget) =>
   );
 
 /**
- * Creates a code for a destination (D3): at least 60 s after the last one and at most 5 an
+ * Creates a code for a destination (docs/authentication.md): at least 60 s after the last one and at most 5 an
  * hour per destination (429 with Retry-After), counted in rows so restarts change nothing.
  * Earlier live codes of the same target stop working, whatever number or address they went to.
  */
@@ -122,7 +122,7 @@ export async function deliverOtp(kit: AuthKit, otpId: string, medium: "mobile" |
 type Outcome = "ok" | "none" | "expired" | "dead" | "wrong";
 
 /**
- * Checks a code against the target's live code (D3): single use, 10 minutes, dead after 5
+ * Checks a code against the target's live code (docs/authentication.md): single use, 10 minutes, dead after 5
  * wrong tries. Throws 400 VALIDATION_ERROR on `field` otherwise. `onSuccess` runs in the same
  * transaction as the consumption (e.g. marking the mobile verified); `precheck` runs first in
  * it (and may throw): a state the caller read before, checked again where parallel

@@ -16,7 +16,7 @@ const RESETS_PER_HOUR = 5;
 export const FORGOT_MESSAGE = "If an account exists for this email, a reset link has been sent";
 
 /**
- * POST forgot-password (D3): always the same answer. The mail leaves after the response, so a
+ * POST forgot-password (docs/authentication.md): always the same answer. The mail leaves after the response, so a
  * slow mail server cannot tell known addresses from unknown ones by timing.
  */
 export async function forgotPassword(kit: AuthKit, email: string): Promise<void> {

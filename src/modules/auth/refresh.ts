@@ -5,7 +5,7 @@ import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { refreshTokens } from "./table.ts";
 
-/** A login's refresh family lives 30 days however often it rotates (D3). */
+/** A login's refresh family lives 30 days however often it rotates (docs/authentication.md). */
 export const REFRESH_TTL_MS = 30 * 86_400_000;
 
 export type RevokeReason = "logout" | "reuse" | "password_change" | "password_reset";

@@ -42,7 +42,7 @@ export async function resumeData(kit: AuthKit, user: UserRow): Promise<Registrat
   };
 }
 
-/** POST /api/auth/register: the workspace (trial on Growth) and its owner (D3). */
+/** POST /api/auth/register: the workspace (trial on Growth) and its owner (docs/authentication.md). */
 export async function register(kit: AuthKit, input: RegisterInput): Promise<RegistrationResult> {
   await checkCaptcha(kit, input.captchaId, input.captchaAnswer);
   const db = kit.deps.db;

@@ -108,7 +108,7 @@ export const PROFILE_COLUMNS = `u.id, u.email, u.name, u.role, u.workspace_id AS
 
 const PROFILE_SQL = `SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.workspace_id = ? AND u.id = ?`;
 
-/** A profile row as the profile (spec: id, email, name, role, tenantId, tenantName, ...); none without its workspace, as the inner join was. */
+/** A profile row as the profile (docs/authentication.md: id, email, name, role, tenantId, tenantName, ...); none without its workspace, as the inner join was. */
 export function profileOfRow(r: ProfileRow | null | undefined) {
   if (!r || r.tenantName === null) return undefined;
   const { id, email, name, role, tenantId, tenantName, mobile, mobileVerifiedAt } = r;
@@ -121,7 +121,7 @@ export async function getProfile(db: DB, workspaceId: string, userId: string) {
 }
 
 /**
- * The verification step a user is at (D3). Registration verifies the mobile first and the email
+ * The verification step a user is at (docs/authentication.md). Registration verifies the mobile first and the email
  * last (the email step refuses before the mobile one), so a verified email means a registration
  * owner has both; an invited member's email is verified by the invitation itself and their
  * mobile, if any, is not required.

@@ -5,6 +5,8 @@ import { login, logout, refresh, resendLoginOtp, verifyLogin } from "./login-ser
 import { loginBody, loginChallengeBody, loginVerifyBody, refreshBody } from "./model.ts";
 import { clientIp } from "./throttle.ts";
 import { routeThrottle } from "./throttle-plugin.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { codeSentToPhoneDoc, loginDoc, tokenPairDoc } from "./docs.ts";
 
 const tags = ["auth"];
 
@@ -20,19 +22,19 @@ export function loginRoutes(kit: AuthKit) {
         if (!("requiresOtp" in result)) return ok(result, "Signed in");
         return ok(result, result.codeSent === false ? "A code was sent moments ago; request a new one with login/send-otp after retryAfter seconds" : "Enter the code sent to your mobile");
       },
-      { body: loginBody(captchaOn), detail: { summary: "Password login (captcha); may answer a second-factor challenge", tags } },
+      { body: loginBody(captchaOn), detail: { summary: "Password login (captcha); may answer a second-factor challenge", tags, responses: envelopeResponses({ data: loginDoc, errors: [401, 403, 502] }) } },
     )
     .post("/login/send-otp", async ({ body }) => ok(await resendLoginOtp(kit, body.loginChallengeToken), "Code sent"), {
       body: loginChallengeBody,
-      detail: { summary: "Resend the login code of a challenge", tags },
+      detail: { summary: "Resend the login code of a challenge", tags, responses: envelopeResponses({ data: codeSentToPhoneDoc, errors: [401, 409, 502] }) },
     })
     .post("/login/verify-otp", async ({ body }) => ok(await verifyLogin(kit, body), "Signed in"), {
       body: loginVerifyBody,
-      detail: { summary: "Complete a login challenge with otpCode or an OpenID Connect idToken", tags },
+      detail: { summary: "Complete a login challenge with otpCode or an OpenID Connect idToken", tags, responses: envelopeResponses({ data: tokenPairDoc, errors: [401] }) },
     })
     .post("/refresh", async ({ body }) => ok(await refresh(kit, body.refreshToken)), {
       body: refreshBody,
-      detail: { summary: "Exchange a refresh token (rotated on every use)", tags },
+      detail: { summary: "Exchange a refresh token (rotated on every use)", tags, responses: envelopeResponses({ data: tokenPairDoc, errors: [401] }) },
     })
     .post(
       "/logout",
@@ -40,6 +42,6 @@ export function loginRoutes(kit: AuthKit) {
         await logout(kit, body.refreshToken);
         return ok(undefined, "Signed out");
       },
-      { body: refreshBody, detail: { summary: "Revoke a refresh token (and its rotations)", tags } },
+      { body: refreshBody, detail: { summary: "Revoke a refresh token (and its rotations)", tags, responses: envelopeResponses({ data: null }) } },
     );
 }

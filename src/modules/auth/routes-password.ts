@@ -6,6 +6,8 @@ import type { AuthKit } from "./kit.ts";
 import { changePasswordBody, forgotBody, resetBody, twoFactorBody } from "./model.ts";
 import { changePassword, FORGOT_MESSAGE, forgotPassword, resetPassword, setTwoFactor } from "./password-service.ts";
 import { routeThrottle } from "./throttle-plugin.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { twoFactorDoc } from "./docs.ts";
 
 const tags = ["auth"];
 
@@ -20,7 +22,7 @@ export function passwordRoutes(kit: AuthKit, deps: AppDeps) {
         await forgotPassword(kit, body.email);
         return ok(undefined, FORGOT_MESSAGE);
       },
-      { body: forgotBody, detail: { summary: "Send a reset link if the account exists (always 200)", tags } },
+      { body: forgotBody, detail: { summary: "Send a reset link if the account exists (always 200)", tags, responses: envelopeResponses({ data: null }) } },
     )
     .post(
       "/reset-password",
@@ -28,7 +30,7 @@ export function passwordRoutes(kit: AuthKit, deps: AppDeps) {
         await resetPassword(kit, body.token, body.password);
         return ok(undefined, "Password changed; sign in with the new password");
       },
-      { body: resetBody, detail: { summary: "Set a new password with the emailed token", tags } },
+      { body: resetBody, detail: { summary: "Set a new password with the emailed token", tags, responses: envelopeResponses({ data: null }) } },
     )
     .post(
       "/change-password",
@@ -36,12 +38,12 @@ export function passwordRoutes(kit: AuthKit, deps: AppDeps) {
         await changePassword(kit, auth.workspaceId, userIdOf(auth), body.currentPassword, body.newPassword);
         return ok(undefined, "Password changed; other sessions are signed out");
       },
-      { jwt: "read", body: changePasswordBody, detail: { summary: "Change the password (current password required)", tags } },
+      { jwt: "read", body: changePasswordBody, detail: { summary: "Change the password (current password required)", tags, responses: envelopeResponses({ data: null }) } },
     )
     .put("/2fa", async ({ auth, body }) => ok(await setTwoFactor(kit, auth.workspaceId, userIdOf(auth), body.enabled, body.password)), {
       jwt: "read",
       body: twoFactorBody,
-      detail: { summary: "Turn the login second factor on or off (password required)", tags },
+      detail: { summary: "Turn the login second factor on or off (password required)", tags, responses: envelopeResponses({ data: twoFactorDoc, errors: [409] }) },
     });
 }
 

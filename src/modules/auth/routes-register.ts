@@ -6,11 +6,12 @@ import { emailVerifyBody, mobileVerifyBody, registerBody, registrationTokenBody 
 import { register, sendEmailCode, sendMobileOtp, userOfRegistrationToken, verifyEmail, verifyMobileOtp } from "./register-service.ts";
 import { routeThrottle } from "./throttle-plugin.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
+import { captchaDoc, codeSentToEmailDoc, codeSentToPhoneDoc, emailVerifiedDoc, mobileVerifiedDoc, registrationDoc } from "./docs.ts";
 
 const tags = ["auth"];
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-/** D3: the registration token rides in `Authorization: Bearer`, or in the body as `registrationToken`. */
+/** The registration token (docs/authentication.md) rides in `Authorization: Bearer`, or in the body as `registrationToken`. */
 function carriedToken(headers: Record<string, string | undefined>, body: unknown): string | undefined {
   const fromHeader = headers.authorization?.match(BEARER)?.[1];
   const fromBody = (body as { registrationToken?: string } | undefined)?.registrationToken;
@@ -25,7 +26,7 @@ export function registerRoutes(kit: AuthKit) {
   return new Elysia({ prefix: "/api/auth" })
     .use(routeThrottle(kit))
     .get("/captcha", async () => ok(await issueCaptcha(kit)), {
-      detail: { summary: "A one-time captcha (PNG data URI, 5 characters, 5 minutes)", tags },
+      detail: { summary: "A one-time captcha (PNG data URI, 5 characters, 5 minutes)", tags, responses: envelopeResponses({ data: captchaDoc }) },
     })
     .post(
       "/register",
@@ -34,7 +35,7 @@ export function registerRoutes(kit: AuthKit) {
         set.status = 201;
         return ok(result, "Account created; verify your mobile number, then your email");
       },
-      { body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags, responses: envelopeResponses({ status: 201, errors: [409] }) } },
+      { body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags, responses: envelopeResponses({ status: 201, data: registrationDoc, errors: [409, 502] }) } },
     )
     .post(
       "/mobile/send-otp",
@@ -42,7 +43,7 @@ export function registerRoutes(kit: AuthKit) {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         return ok(await sendMobileOtp(kit, user), "Code sent");
       },
-      { body: registrationTokenBody, detail: { summary: "Send the mobile verification code (registration token)", tags, ...tokenDoc } },
+      { body: registrationTokenBody, detail: { summary: "Send the mobile verification code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: codeSentToPhoneDoc, errors: [409, 502] }) } },
     )
     .post(
       "/mobile/verify-otp",
@@ -50,7 +51,7 @@ export function registerRoutes(kit: AuthKit) {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         return ok(await verifyMobileOtp(kit, user, body.otpCode), "Mobile number verified");
       },
-      { body: mobileVerifyBody, detail: { summary: "Verify the mobile number with its code (registration token)", tags, ...tokenDoc } },
+      { body: mobileVerifyBody, detail: { summary: "Verify the mobile number with its code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: mobileVerifiedDoc, errors: [409] }) } },
     )
     .post(
       "/email/send-verification-code",
@@ -58,7 +59,7 @@ export function registerRoutes(kit: AuthKit) {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         return ok(await sendEmailCode(kit, user), "Code sent");
       },
-      { body: registrationTokenBody, detail: { summary: "Send the email verification code (registration token)", tags, ...tokenDoc } },
+      { body: registrationTokenBody, detail: { summary: "Send the email verification code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: codeSentToEmailDoc, errors: [409, 500] }) } },
     )
     .post(
       "/email/verify",
@@ -67,6 +68,6 @@ export function registerRoutes(kit: AuthKit) {
         const field = body.code !== undefined ? "code" : "otpCode";
         return ok(await verifyEmail(kit, user, (body.code ?? body.otpCode)!, field), "Email verified; you can sign in");
       },
-      { body: emailVerifyBody, detail: { summary: "Verify the email with its code (registration token)", tags, ...tokenDoc } },
+      { body: emailVerifyBody, detail: { summary: "Verify the email with its code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: emailVerifiedDoc, errors: [409] }) } },
     );
 }

@@ -6,7 +6,7 @@ import { passwordRoutes } from "./routes-password.ts";
 import { profileRoutes } from "./routes-profile.ts";
 import { registerRoutes } from "./routes-register.ts";
 
-/** Every route under /api/auth (spec "Authentication routes", D3). */
+/** Every route under /api/auth (docs/authentication.md). */
 export function authRoutes(deps: AppDeps) {
   const kit = createAuthKit(deps);
   return new Elysia()

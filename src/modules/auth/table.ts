@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { users } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
-/** One-time captcha challenges (D3); only an HMAC of the answer is kept. */
+/** One-time captcha challenges (docs/authentication.md); only an HMAC of the answer is kept. */
 export const captchas = sqliteTable(
   "captchas",
   {
@@ -45,7 +45,7 @@ export const otpCodes = sqliteTable(
   (t) => [index("otp_codes_destination_idx").on(t.destination, t.createdAt), index("otp_codes_user_idx").on(t.userId, t.purpose, t.status)],
 );
 
-/** A password login waiting for its second factor (D3). Completed exactly once. */
+/** A password login waiting for its second factor (docs/authentication.md). Completed exactly once. */
 export const loginChallenges = sqliteTable(
   "login_challenges",
   {

@@ -3,7 +3,7 @@ import type { AuthKit } from "./kit.ts";
 import { clientIp } from "./throttle.ts";
 
 /**
- * D3: each auth route takes `authRateLimitPerMinute` requests a minute per IP; beyond, 429
+ * Each auth route (docs/authentication.md) takes `authRateLimitPerMinute` requests a minute per IP; beyond, 429
  * RATE_LIMITED with Retry-After. Runs before validation, so malformed requests count too.
  */
 export function routeThrottle(kit: AuthKit) {

@@ -9,7 +9,7 @@ interface Window {
 const MAX_KEYS = 100_000;
 
 /**
- * Fixed-window counters kept in memory (D3 throttles): they reset on restart, which only
+ * Fixed-window counters kept in memory (the auth throttles, docs/authentication.md): they reset on restart, which only
  * forgives a few attempts; the OTP send limits that matter across restarts live in rows.
  */
 export class WindowCounter {

@@ -1,7 +1,7 @@
 import type { DB } from "../../db/store.ts";
 import { TextMemo } from "../../memo.ts";
 
-/** The default plan catalogue of D2 (INR, amounts in paise; annual = 12 months upfront). */
+/** The default plan catalogue (docs/team-and-billing.md; INR, amounts in paise; annual = 12 months upfront). */
 export interface PlanLimits {
   sessions: number;
   messagesPerMonth: number;
@@ -26,7 +26,7 @@ export interface Plan {
 
 export type BillingInterval = "monthly" | "annual";
 
-/** The plan whose quotas apply during the trial (D2). */
+/** The plan whose quotas apply during the trial (docs/team-and-billing.md). */
 export const TRIAL_PLAN_ID = "growth";
 /** The plan of a workspace after the trial (policy `free`) or a lapsed subscription. */
 export const FREE_PLAN_ID = "free";

@@ -23,7 +23,7 @@ async function planRow(deps: Pick<AppDeps, "db">, workspaceId: string): Promise<
 const ON_TRIAL_PLAN: readonly SubscriptionStatus[] = ["trialing"];
 const ON_FREE_PLAN: readonly SubscriptionStatus[] = ["free", "paused", "cancelled"];
 
-/** The plan whose limits are in force: Growth during the trial (D2), Free when free, paused or cancelled. */
+/** The plan whose limits are in force: Growth during the trial (docs/team-and-billing.md), Free when free, paused or cancelled. */
 export function effectivePlanId(status: SubscriptionStatus, planId: string): string {
   if (ON_TRIAL_PLAN.includes(status)) return TRIAL_PLAN_ID;
   if (ON_FREE_PLAN.includes(status)) return FREE_PLAN_ID;
@@ -113,7 +113,7 @@ export async function windowedUsage(deps: Pick<AppDeps, "db" | "clock">, workspa
   return resource === "apiRequestsPerDay" ? stored + dailyApiQuota(deps.db).pendingOf(workspaceId, now) : stored;
 }
 
-/** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (D2 `pause` policy). */
+/** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (docs/team-and-billing.md `pause` policy). */
 export async function assertCanSend(deps: Pick<AppDeps, "db">, workspaceId: string): Promise<void> {
   assertStatusCanSend((await planRow(deps, workspaceId)).status);
 }

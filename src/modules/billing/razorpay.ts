@@ -51,7 +51,7 @@ export async function createRazorpayOrder(config: Config & { razorpayKeyId: stri
   return body;
 }
 
-/** The spec's 502 code covers provider errors; its name speaks of the chat network only. */
+/** The API's 502 code (docs/api.md) covers provider errors; its name speaks of the chat network only. */
 function providerError(message: string, cause?: unknown): AppError {
   return new AppError("CHATAPP_UNAVAILABLE", message, { cause });
 }

@@ -2,7 +2,7 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 import { workspaces } from "../workspaces/table.ts";
 
 /**
- * The plan catalogue (D2), seeded from DEFAULT_PLANS at start and changed by the operator
+ * The plan catalogue (docs/team-and-billing.md), seeded from DEFAULT_PLANS at start and changed by the operator
  * with `parley plan update`. Amounts are paise; `limits` is PlanLimits as JSON.
  */
 export const plans = sqliteTable("plans", {

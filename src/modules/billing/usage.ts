@@ -2,7 +2,7 @@ import type { DB } from "../../db/store.ts";
 import type { PlanLimits } from "./plans.ts";
 
 export type QuotaResource = Exclude<keyof PlanLimits, "campaigns">;
-/** Quotas counted per UTC window in `usage_counters` (D2: calendar month and day). */
+/** Quotas counted per UTC window in `usage_counters` (docs/team-and-billing.md: calendar month and day). */
 export type WindowedResource = "messagesPerMonth" | "apiRequestsPerDay";
 /** Quotas counted from the rows that exist (a deleted session frees its slot). */
 export type StockResource = Exclude<QuotaResource, WindowedResource>;

@@ -57,9 +57,9 @@ export const recipientSchema = docSchema(() =>
 
 /** OpenAPI `responses` of a route answering one campaign (status 200 or 201); the docs builder adds the inferred failures. */
 export function campaignResponses(status: 200 | 201 = 200) {
-  return envelopeResponses({ status, data: campaignSchema, description: "The campaign", errors: [409] });
+  return envelopeResponses({ status, data: campaignSchema, description: "The campaign", errors: [404, 409] });
 }
 
 export const listResponses = envelopeResponses({ data: campaignSchema, list: "page", description: "A page of campaigns" });
 export const recipientResponses = envelopeResponses({ data: recipientSchema, list: "page", description: "A page of recipients" });
-export const deleteResponses = envelopeResponses({ description: "Deleted", errors: [409] });
+export const deleteResponses = envelopeResponses({ data: null, description: "Deleted", errors: [409] });

@@ -10,7 +10,7 @@ import { lazySchema } from "../../http/lazy-schema.ts";
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 export const MAX_CONTACT_IDS = 10_000;
 
-/** message (D11): as D8's send, with variables in `body`. */
+/** message (docs/contacts-and-campaigns.md): as a send (docs/messages.md), with variables in `body`. */
 export const campaignMessage = lazySchema(() =>
   z
     .object({
@@ -33,7 +33,7 @@ export const campaignMessage = lazySchema(() =>
 );
 export type CampaignMessage = z.infer<typeof campaignMessage>;
 
-/** audience (D11): exactly one of segmentId, filter, contactIds. */
+/** audience (docs/contacts-and-campaigns.md): exactly one of segmentId, filter, contactIds. */
 export const campaignAudience = lazySchema(() =>
   z
     .object({

@@ -1,4 +1,4 @@
-// Pure pacing rules of D11: gaps with jitter, warm-up caps, quiet hours in an IANA time zone.
+// Pure pacing rules (docs/contacts-and-campaigns.md): gaps with jitter, warm-up caps, quiet hours in an IANA time zone.
 
 export interface QuietHours {
   start: string;

@@ -5,10 +5,10 @@ import type { RecipientStatus } from "./table.ts";
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
 export const PROGRESS_JOB = "campaigns.progress";
-/** At most one campaign_progress per campaign this often while only the counts move (D11). */
+/** At most one campaign_progress per campaign this often while only the counts move (docs/contacts-and-campaigns.md). */
 export const PROGRESS_INTERVAL_MS = 5_000;
 
-/** campaign_progress data (D11): the counters of one commit, so they always add up to total. */
+/** campaign_progress data (docs/contacts-and-campaigns.md): the counters of one commit, so they always add up to total. */
 export function progressData(c: EngineRow) {
   return {
     campaignId: c.id,

@@ -7,7 +7,7 @@ import { campaignListQuery, campaignParams, createCampaignBody, recipientListQue
 import { createCampaign, getCampaign, pageCampaignRecipients, pageCampaigns, removeCampaign, updateDraft } from "./service.ts";
 import { cancelCampaign, pauseByUser, resumeCampaign, retryFailed, startCampaign } from "./transitions.ts";
 
-/** Campaigns (D11): owner and admin manage, every role reads; a plan feature. */
+/** Campaigns (docs/contacts-and-campaigns.md): owner and admin manage, every role reads; a plan feature. */
 export function campaignRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/v1/campaigns", tags: ["campaigns"] })
     .use(authGuard(deps))

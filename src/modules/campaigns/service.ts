@@ -17,7 +17,7 @@ export async function requireCampaign(deps: Pick<AppDeps, "db">, workspaceId: st
   return c;
 }
 
-/** Ids a campaign refers to must be the workspace's own: another workspace's are 404 (D1). */
+/** Ids a campaign refers to must be the workspace's own: another workspace's are 404 (docs/api.md). */
 async function checkReferences(deps: Deps, workspaceId: string, v: { sessionIds?: string[]; message?: CampaignMessage; audience?: CampaignAudience }): Promise<void> {
   const session = deps.db.prepare("SELECT 1 AS x FROM chat_sessions WHERE workspace_id = ? AND id = ?");
   for (const id of v.sessionIds ?? []) if (!(await session.get(workspaceId, id))) throw errors.notFound("Session");
@@ -26,7 +26,7 @@ async function checkReferences(deps: Deps, workspaceId: string, v: { sessionIds?
 }
 
 /**
- * POST /api/v1/campaigns: a draft (D11). Campaigns are a plan feature. The references are
+ * POST /api/v1/campaigns: a draft (docs/contacts-and-campaigns.md). Campaigns are a plan feature. The references are
  * checked in the transaction that inserts, so none can go between the check and the insert.
  */
 export async function createCampaign(deps: Deps, workspaceId: string, actorId: string | null, body: CreateCampaignBody) {

@@ -12,7 +12,7 @@ export const SKIPPED_REASONS = ["opted_out", "duplicate", "cancelled", "contact_
 export type SkippedReason = (typeof SKIPPED_REASONS)[number];
 
 /**
- * A bulk campaign (D11). The stats columns are counters kept in the transaction of every
+ * A bulk campaign (docs/contacts-and-campaigns.md). The stats columns are counters kept in the transaction of every
  * recipient change, so progress costs one row read; they always add up to `total`.
  * Times are unix ms; message, audience, schedule and pacing are JSON as the API gives them.
  */

@@ -1,4 +1,4 @@
-// Message variables of D11: {{name}}, {{phone}} and {{attributes.KEY}}, each with an optional
+// Message variables (docs/contacts-and-campaigns.md): {{name}}, {{phone}} and {{attributes.KEY}}, each with an optional
 // default after a pipe ({{name|friend}}). Checked when a campaign is saved, filled per recipient.
 
 const TOKEN = /\{\{([^{}]*)\}\}/g;

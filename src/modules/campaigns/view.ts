@@ -2,7 +2,7 @@ import type { CampaignRow, RecipientRow } from "./repo.ts";
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
-/** API shape of a campaign (D11). */
+/** API shape of a campaign (docs/contacts-and-campaigns.md). */
 export function campaignView(c: CampaignRow) {
   return {
     id: c.id,
@@ -24,7 +24,7 @@ export function campaignView(c: CampaignRow) {
   };
 }
 
-/** API shape of a recipient (D11). */
+/** API shape of a recipient (docs/contacts-and-campaigns.md). */
 export function recipientView(r: RecipientRow) {
   return {
     id: r.id,

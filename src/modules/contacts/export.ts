@@ -15,7 +15,7 @@ export function neutralizeCell(value: string): string {
 }
 
 /**
- * The workspace's contacts matching the list's filters as CSV (D11 columns, then one per
+ * The workspace's contacts matching the list's filters as CSV (the columns of docs/contacts-and-campaigns.md, then one per
  * attribute key in use in the workspace), streamed: each pull reads the next keyset batch,
  * so memory stays flat whatever the number of contacts.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { phoneField } from "../../http/phone.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
-// The field rules of D11, shared by the API bodies, the CSV import and segment filters.
+// The field rules of contacts (docs/contacts-and-campaigns.md), shared by the API bodies, the CSV import and segment filters.
 export const MAX_TAGS = 50;
 export const MAX_ATTRIBUTES = 50;
 export const MAX_ATTRIBUTE_VALUE = 500;
@@ -21,7 +21,7 @@ export const tagsField = lazySchema(() =>
     .transform((tags) => [...new Set(tags)]),
 );
 
-/** A contact's attributes: string values, keys as D11 (errors name the key: `attributes.KEY`). */
+/** A contact's attributes: string values, keys as in docs/contacts-and-campaigns.md (errors name the key: `attributes.KEY`). */
 export const attributesField = lazySchema(() =>
   z
     .record(
@@ -35,7 +35,7 @@ export const attributesField = lazySchema(() =>
 /** A contact name the workspace gives (empty clears it). */
 export const nameField = lazySchema(() => z.string().trim().max(MAX_NAME, `must be at most ${MAX_NAME} characters`));
 
-/** A request phone: the shared D1 field (decoration, call and trunk prefixes dropped, then checked), as every route. */
+/** A request phone: the shared phone field (docs/api.md) (decoration, call and trunk prefixes dropped, then checked), as every route. */
 export const contactPhoneField = phoneField;
 
 /** Problems of a tags list, for the import (messages as the API gives them), or null. */

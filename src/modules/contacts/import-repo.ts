@@ -1,7 +1,7 @@
 import type { DB } from "../../db/store.ts";
 import type { ImportView } from "./model.ts";
 
-/** The first rejected rows kept per import (D11). */
+/** The first rejected rows kept per import (docs/contacts-and-campaigns.md). */
 export const MAX_IMPORT_ERRORS = 1000;
 
 export interface ImportRowState {

@@ -1,4 +1,4 @@
-// One CSV row of an import, checked alone (D11): pure functions, no database.
+// One CSV row of an import, checked alone (docs/contacts-and-campaigns.md): pure functions, no database.
 import { isPossiblePhone, normalisePhone } from "../../http/phone.ts";
 import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_MESSAGE, MAX_ATTRIBUTE_VALUE, MAX_ATTRIBUTES, MAX_NAME, MAX_TAGS } from "./fields.ts";
 import type { StoredContact } from "./store.ts";

@@ -18,7 +18,7 @@ const bare = (s: string) => s.trim().replace(/[\s.!?,;:。！？]+$/u, "").toUpp
 const same = (a: string, b: string) => bare(a) === bare(b);
 
 /**
- * D11 opt-out/opt-in keywords: a message_received whose text, trimmed, equals (any case, trailing
+ * Opt-out/opt-in keywords (docs/contacts-and-campaigns.md): a message_received whose text, trimmed, equals (any case, trailing
  * punctuation ignored) one of the workspace's opt-out keywords opts the contact out; an opt-in
  * keyword opts it back in.
  * Runs inside the inbound transaction (an EventBus `onPublish` subscriber), right after the

@@ -8,7 +8,7 @@ import { getImport, queueImport } from "./import-service.ts";
 import { contactFilterQuery, importBody, importIdParams, importSchema } from "./model.ts";
 import { z } from "zod";
 
-/** CSV import (a durable job) and streamed CSV export (D11). */
+/** CSV import (a durable job) and streamed CSV export (docs/contacts-and-campaigns.md). */
 export function contactImportRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/v1/contacts", tags: ["contacts"] })
     .use(authGuard(deps))

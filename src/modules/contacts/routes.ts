@@ -7,7 +7,7 @@ import { contactImportRoutes } from "./routes-import.ts";
 import { contactIdParams, contactListQuery, contactSchema, createContactBody, updateContactBody } from "./model.ts";
 import { createContact, deleteContact, getContact, pageContacts, updateContact } from "./service.ts";
 
-/** Contacts CRUD (D11). Writes need `messaging` (owner, admin, agent: D5), reads `read`. */
+/** Contacts CRUD (docs/contacts-and-campaigns.md). Writes need `messaging` (owner, admin, agent: docs/team-and-billing.md), reads `read`. */
 export function contactsRoutes(deps: AppDeps) {
   return new Elysia().use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
 }
@@ -39,7 +39,7 @@ function contactCrudRoutes(deps: AppDeps) {
         body: createContactBody,
         detail: {
           summary: "Create a contact (phone: a leading +, spaces and dashes are dropped; 409 when it exists; 403 LIMIT_EXCEEDED past the plan)",
-          responses: responses(201, contactSchema, { description: "Created" }),
+          responses: responses(201, contactSchema, { description: "Created", errors: [409] }),
         },
       },
     )

@@ -64,7 +64,7 @@ export const contactAttributes = sqliteTable(
   (t) => [primaryKey({ columns: [t.workspaceId, t.key, t.value, t.contactId] }), index("contact_attributes_contact_idx").on(t.contactId)],
 );
 
-/** A CSV import (D11): the job's state lives here, so a restart resumes where it stopped. */
+/** A CSV import (docs/contacts-and-campaigns.md): the job's state lives here, so a restart resumes where it stopped. */
 export const contactImports = sqliteTable(
   "contact_imports",
   {

@@ -2,7 +2,7 @@ import { envelopeResponses, errorResponse, type ErrorStatus } from "../../http/o
 
 interface Operation {
   requestBody?: unknown;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; description?: string }[];
   security?: unknown[];
   responses?: Record<string, unknown>;
 }
@@ -63,7 +63,8 @@ export function fillResponses(op: Operation, path: string): void {
   const params = op.parameters ?? [];
   const query = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
   if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) {
-    Object.assign(responses, envelopeResponses({ list: query.has("page") ? "page" : query.has("before") || query.has("after") ? "cursor" : undefined }));
+    // cursors win: a keyset list may take `page` too (only page 1)
+    Object.assign(responses, envelopeResponses({ list: query.has("before") || query.has("after") ? "cursor" : query.has("page") ? "page" : undefined }));
   }
   const errors: ErrorStatus[] = [];
   if (op.requestBody || params.length) errors.push(400);
@@ -72,5 +73,49 @@ export function fillResponses(op: Operation, path: string): void {
   if (path.includes("{")) errors.push(404);
   if (path.startsWith("/api/")) errors.push(429);
   for (const e of errors) responses[e] ??= errorResponse(e);
-  responses.default ??= { ...errorResponse(400), description: "Any other failure, in the failure envelope" };
+  responses.default ??= { ...errorResponse(500), description: "Any other failure, in the failure envelope" };
+}
+
+/**
+ * Adds `null` to the `enum` of every nullable schema in `node` (OpenAPI 3.0 checks `enum`
+ * before `nullable`, so a nullable enum without it refuses null); returns `node`.
+ */
+export function nullableEnums<T>(node: T): T {
+  if (Array.isArray(node)) for (const item of node) nullableEnums(item);
+  else if (node && typeof node === "object") {
+    const o = node as Record<string, unknown>;
+    if (o.nullable === true && Array.isArray(o.enum) && !o.enum.includes(null)) o.enum.push(null);
+    for (const v of Object.values(o)) nullableEnums(v);
+  }
+  return node;
+}
+
+const PAGING_TEXT: Record<"page" | "cursor" | "either", Record<string, string>> = {
+  page: {
+    page: "Page number, from 1 (default 1)",
+    limit: "Items per page, 1 to 100 (default 20)",
+  },
+  cursor: {
+    before: "An item id (pagination.nextCursor): the page of items older than it. Not with `after`.",
+    after: "An item id (pagination.prevCursor): the items newer than it. Not with `before`.",
+    limit: "Items per page, 1 to 100 (default 20)",
+    page: "Only 1: this list is read with the before/after cursors, newest first, and has no total",
+  },
+  either: {
+    page: "Page number, from 1 (default 1); only 1 with `before` or `after`",
+    limit: "Items per page, 1 to 100 (default 20)",
+    before: "A delivery id (pagination.nextCursor): switches to keyset paging, the page of entries older than it. Not with `after`.",
+    after: "A delivery id (pagination.prevCursor): switches to keyset paging, the entries newer than it. Not with `before`.",
+  },
+};
+
+/** Describes the paging parameters of a list by the paging its answer documents (numbered pages, keyset cursors or either). */
+export function describePaging(op: Operation): void {
+  const ok = (op.responses?.["200"] as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.["application/json"];
+  const pagination = JSON.stringify(ok?.schema?.properties?.pagination ?? null);
+  const page = pagination.includes("PagePagination");
+  const cursor = pagination.includes("CursorPagination");
+  if (!page && !cursor) return;
+  const text = PAGING_TEXT[page && cursor ? "either" : cursor ? "cursor" : "page"];
+  for (const p of op.parameters ?? []) if (p.in === "query" && !p.description && text[p.name]) p.description = text[p.name];
 }

@@ -1,7 +1,20 @@
 import type { AnyElysia } from "elysia";
 import type { z } from "zod";
-import { ERROR_ENVELOPE, errorEnvelopeSchema, zodToOpenApi } from "../../http/openapi.ts";
-import { cleanOperationId, elysiaOperationId, fillResponses } from "./operations.ts";
+import {
+  CURSOR_PAGINATION,
+  cursorPaginationSchema,
+  ERROR_ENVELOPE,
+  ERROR_RESPONSE_NAMES,
+  errorEnvelopeSchema,
+  errorResponse,
+  errorResponseComponents,
+  type ErrorStatus,
+  PAGE_PAGINATION,
+  pagePaginationSchema,
+  zodToOpenApi,
+} from "../../http/openapi.ts";
+import { webhookDeliveryCallback, webhookPayloadSchemas } from "../webhooks/docs.ts";
+import { cleanOperationId, describePaging, elysiaOperationId, fillResponses, nullableEnums } from "./operations.ts";
 
 const ASSET_JS = "/docs/assets/swagger-ui-bundle.js";
 const ASSET_CSS = "/docs/assets/swagger-ui.css";
@@ -25,7 +38,40 @@ type Operation = {
   parameters?: { name: string; in: string }[];
   security?: unknown[];
   responses?: Record<string, unknown>;
+  callbacks?: Record<string, unknown>;
 };
+
+const DESCRIPTION = [
+  "Multi-tenant messaging platform.",
+  "",
+  "Every JSON answer is an envelope: `{ success: true, data?, message?, pagination? }`, or on failure " +
+    "`{ success: false, code, message, errors?, requestId }` (`errors` maps dotted field paths to messages).",
+  "",
+  "Credentials: the dashboard's JWT as `Authorization: Bearer ACCESS_TOKEN` (from POST /api/auth/login) under /api/auth, " +
+    "/api/v1, /api/team, /api/webhooks and the others; an API key as `X-API-Key: pk_...` only under /api/external.",
+  "",
+  "Real-time events: a WebSocket at `GET /api/ws?token=ACCESS_TOKEN` (or the `Sec-WebSocket-Protocol` values `bearer`, `ACCESS_TOKEN`) " +
+    "sends `{ event, timestamp, data }` for the token's workspace only: the webhook events (their bodies are in this document's " +
+    "`WebhookPayload_*` schemas) plus `session_qr` and `session_status`.",
+  "",
+  "Webhook deliveries are described by the `delivery` callback of POST /api/webhooks: one body per event and the signature headers.",
+].join("\n");
+
+const FAILURE = "Failure";
+const FAILURE_RESPONSE = { ...errorResponse(500), description: "Any other failure, in the failure envelope" };
+const canonical = new Map<string, string>();
+
+/** Failure responses that are the shared ones become references to components.responses (the document is half the size). */
+function shareErrorResponses(op: Operation): void {
+  if (!canonical.size) {
+    for (const [status, name] of Object.entries(ERROR_RESPONSE_NAMES)) canonical.set(JSON.stringify(errorResponse(Number(status) as ErrorStatus)), name);
+    canonical.set(JSON.stringify(FAILURE_RESPONSE), FAILURE);
+  }
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    const name = canonical.get(JSON.stringify(response));
+    if (name) op.responses![status] = { $ref: `#/components/responses/${name}` };
+  }
+}
 
 /**
  * Builds the OpenAPI 3.0 document of every route of `root`. Request bodies are filled from the
@@ -61,23 +107,33 @@ export function openApiDocument(root: AnyElysia, version: string) {
   for (const [path, ops] of Object.entries(paths))
     for (const [method, op] of Object.entries(ops)) {
       fillResponses(op, path);
+      describePaging(op);
+      shareErrorResponses(op);
+      // no credential: said outright, or readers (and linters) cannot tell public from forgotten
+      if (!op.security?.length) op.security = [];
       // ids stay unique whatever routes are added later
       const id = op.operationId ?? cleanOperationId(method, path, Boolean(ops.get));
       const n = seen.get(id) ?? 0;
       seen.set(id, n + 1);
       op.operationId = n ? `${id}${n + 1}` : id;
     }
-  return {
+  const createWebhook = paths["/api/webhooks"]?.post;
+  if (createWebhook) createWebhook.callbacks = { delivery: webhookDeliveryCallback() };
+  const doc = {
     openapi: "3.0.3",
-    info: { title: "Parley API", version, description:
-        "Multi-tenant messaging platform. Envelope: { success, data?, message?, pagination? }; failures " +
-        "{ success: false, code, message, errors?, requestId }. " +
-        "Real-time events: WebSocket GET /api/ws?token=<accessToken> (or Sec-WebSocket-Protocol: bearer, <token>); " +
-        "messages are { event, timestamp, data } for the token's workspace only.",
-    },
+    info: { title: "Parley API", version, description: DESCRIPTION },
+    // relative: the document describes the server that serves it, whatever its public address
+    servers: [{ url: "/", description: "The Parley server that serves this document" }],
     components: {
       ...components,
-      schemas: { ...components.schemas, [ERROR_ENVELOPE]: errorEnvelopeSchema },
+      responses: { ...errorResponseComponents(), [FAILURE]: FAILURE_RESPONSE },
+      schemas: {
+        ...components.schemas,
+        [ERROR_ENVELOPE]: errorEnvelopeSchema,
+        [PAGE_PAGINATION]: pagePaginationSchema,
+        [CURSOR_PAGINATION]: cursorPaginationSchema,
+        ...webhookPayloadSchemas(),
+      },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
@@ -85,6 +141,8 @@ export function openApiDocument(root: AnyElysia, version: string) {
     },
     paths,
   };
+  // a JSON round trip: drops the lazy getters and shares nothing with the routes' declarations
+  return nullableEnums(JSON.parse(JSON.stringify(doc)));
 }
 
 /** GET /openapi.json (OpenAPI 3.0) and the /docs page, served from embedded assets (loaded on first use). */

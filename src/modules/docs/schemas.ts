@@ -9,7 +9,7 @@ import { SESSION_STATUSES } from "../sessions/table.ts";
 const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
 const nullableIso = isoTime.nullable();
 
-/** 202 of POST /messages/send (D8). */
+/** 202 of POST /messages/send (docs/messages.md). */
 export const queuedMessageDoc = docSchema(() => z.object({
   id: z.uuid(),
   status: z.literal("queued"),
@@ -39,7 +39,7 @@ export const messageDoc = docSchema(() => z.object({
   networkMessageId: z.string().nullable(),
   attempts: z.number().int(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  /** the campaign that sent it (D11), else null */
+  /** the campaign that sent it (docs/contacts-and-campaigns.md), else null */
   campaignId: z.uuid().nullable(),
   createdAt: nullableIso,
   sentAt: nullableIso,

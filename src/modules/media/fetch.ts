@@ -11,7 +11,7 @@ export interface FetchedMedia {
 }
 
 /**
- * Fetches `mediaUrl` the way webhooks are delivered (D8): HTTPS only and no private or
+ * Fetches `mediaUrl` the way webhooks are delivered (docs/messages.md): HTTPS only and no private or
  * loopback targets unless the operator allows them, the checked address pinned, redirects
  * not followed, and the body capped at the message type's size cap. Failures are the
  * client's to fix: 400 naming `mediaUrl`.

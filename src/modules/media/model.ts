@@ -4,7 +4,7 @@ import { lazySchema } from "../../http/lazy-schema.ts";
 
 const MiB = 1024 * 1024;
 
-/** The network's own size caps per message type (D8). */
+/** The network's own size caps per message type (docs/messages.md). */
 export const MEDIA_CAPS: Record<Exclude<MessageType, "text">, number> = {
   image: 5 * MiB,
   audio: 16 * MiB,

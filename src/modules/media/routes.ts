@@ -23,9 +23,14 @@ const UPLOAD_DOC = {
   responses: envelopeResponses({ status: 201, data: mediaDoc }),
 };
 
-// the file itself, not the envelope
+// the file itself, not the envelope, with the type read from its bytes at upload (text formats
+// as declared; application/octet-stream when unknown)
+const FILE = { schema: { type: "string" as const, format: "binary" } };
 const DOWNLOAD_RESPONSES = {
-  200: { description: "The file, with its MIME type", content: { "application/octet-stream": { schema: { type: "string" as const, format: "binary" } } } },
+  200: {
+    description: "The file, with its MIME type (Content-Type) and its name (Content-Disposition: attachment)",
+    content: { "image/*": FILE, "audio/*": FILE, "video/*": FILE, "application/*": FILE, "text/*": FILE },
+  },
 };
 
 /** The two handlers, shared by the JWT and the API-key prefixes. */
@@ -63,7 +68,7 @@ function mediaHandlers(deps: AppDeps) {
 }
 
 /**
- * Media upload (multipart) and authenticated download. D6: an API key works only under
+ * Media upload (multipart) and authenticated download. An API key (docs/api.md) works only under
  * /api/external and a JWT never there, so the same routes exist under both prefixes.
  */
 export function mediaRoutes(deps: AppDeps) {

@@ -85,7 +85,7 @@ export function mediaView(m: MediaRow) {
 
 /**
  * Absolute URL where a media file is downloaded with the workspace's credentials: under
- * /api/external for API keys (webhook receivers, scripts; D6), under /api/v1 for the dashboard.
+ * /api/external for API keys (webhook receivers, scripts; docs/api.md), under /api/v1 for the dashboard.
  */
 export function mediaUrl(config: AppDeps["config"], id: string, audience: "external" | "dashboard"): string {
   return `${publicBaseUrl(config)}${audience === "external" ? "/api/external/media" : "/api/v1/media"}/${id}`;

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import type { MessageRow } from "./repo.ts";
 
-// Payloads of spec part 6 and D8. Publish inside db.tx, with the change.
+// Payloads of spec part 6 and docs/messages.md. Publish inside db.tx, with the change.
 type Bus = Pick<AppDeps, "bus">;
 const iso = (t: number) => new Date(t).toISOString();
 type Msg = Pick<MessageRow, "id" | "workspaceId" | "sessionId" | "phone">;
@@ -21,12 +21,12 @@ export async function publishRead(deps: Bus, m: Msg, readAt: number): Promise<vo
   await deps.bus.publish(m.workspaceId, "message_read", { sessionId: m.sessionId, messageId: m.id, readAt: iso(readAt) });
 }
 
-/** message_failed (D8): the message will not be sent. */
+/** message_failed (docs/messages.md): the message will not be sent. */
 export async function publishFailed(deps: Bus, m: Msg, error: { code: string; message: string }): Promise<void> {
   await deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error });
 }
 
-/** message_received (D8): both `text` and `content`, and `mediaUrl` (null for text). */
+/** message_received (docs/messages.md): both `text` and `content`, and `mediaUrl` (null for text). */
 export async function publishReceived(
   deps: Bus,
   m: Msg & Pick<MessageRow, "type" | "body">,

@@ -4,12 +4,12 @@ import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
-/** D1: digits with the country code, no plus, 8 to 15 digits. */
+/** Digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
 
 const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 
-/** POST /api/v1/messages/send (D8). */
+/** POST /api/v1/messages/send (docs/messages.md). */
 export const sendBody = lazySchema(() =>
   z
     .object({
@@ -34,13 +34,15 @@ export const sendBody = lazySchema(() =>
       }
       if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
       for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
-    }),
+    })
+    // the API reference's sample body: a text message that is accepted as it is, given a session id of the workspace
+    .meta({ example: { session_id: "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a", to: "919876543210", type: "text", body: "Hello from Parley" } }),
 );
 export type SendBody = z.infer<typeof sendBody>;
 
 export const messageIdParams = lazySchema(() => z.object({ id: z.uuid() }));
 
-/** Keyset pagination (D1): `before`/`after` are message ids (UUIDv7, time-ordered). */
+/** Keyset pagination (docs/api.md): `before`/`after` are message ids (UUIDv7, time-ordered). */
 export const cursorFields = lazySchema(() => ({
   before: z.uuid().optional(),
   after: z.uuid().optional(),

@@ -14,7 +14,7 @@ export function isLidAddress(address: string): boolean {
 }
 
 const MEMO_MAX = 10_000;
-/** `to` as written → its D1 digits, for numbers that passed phoneField (parsing one is a tenth of a send's CPU). */
+/** `to` as written → its bare digits (docs/api.md), for numbers that passed phoneField (parsing one is a tenth of a send's CPU). */
 const accepted = new Map<string, string>();
 
 /**
@@ -35,7 +35,7 @@ const rememberedPhone = lazySchema(() => z.string().transform((raw, ctx) => {
   return r.data;
 }));
 
-/** `to` of a send: a phone number (D1), or the `<digits>@lid` address of a contact whose number the network hides. */
+/** `to` of a send: a phone number (docs/api.md), or the `<digits>@lid` address of a contact whose number the network hides. */
 export const recipientField = lazySchema(() => z.union([z.string().regex(LID_ADDRESS), rememberedPhone, phoneField], {
   error: (iss) =>
     iss.input === undefined

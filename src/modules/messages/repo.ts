@@ -128,7 +128,7 @@ export async function pageMessages(db: DB, workspaceId: string, f: MessageFilter
 }
 
 /**
- * A queued message may be taken unless its campaign is paused (D11: a paused campaign holds
+ * A queued message may be taken unless its campaign is paused (docs/contacts-and-campaigns.md: a paused campaign holds
  * what it already queued; resume lets it go). An attempt a crash cut short (a sending token)
  * is finished with its client id whatever the campaign does now. A cancelled campaign fails
  * its queued messages when it is cancelled; one that comes back to the queue afterwards (a

@@ -7,7 +7,7 @@ import { listMessages } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { messageDoc } from "../docs/schemas.ts";
 
-/** Message history for API keys (D6: keys work only under /api/external): the dashboard list's filters and cursors. */
+/** Message history for API keys (docs/api.md: keys work only under /api/external): the dashboard list's filters and cursors. */
 export function externalMessagesRoutes(deps: AppDeps) {
   return new Elysia({ tags: ["external"] })
     .use(authGuard(deps))

@@ -17,7 +17,7 @@ const SEND_DOC = {
   description:
     "Types text, image, document, audio, video. Media from `mediaUrl` (fetched by the server), `mediaId` (POST /api/v1/media) or `media` (base64) " +
     "with `mimeType` and `filename`. Caps: image 5 MB, audio and video 16 MB, document 100 MB. 502 CHATAPP_UNAVAILABLE when the session is not connected.",
-  responses: envelopeResponses({ status: 202, data: queuedMessageDoc, errors: [502] }),
+  responses: envelopeResponses({ status: 202, data: queuedMessageDoc, errors: [404, 409, 502] }),
 };
 
 /** From the request, not Elysia's `headers` (a copy of them all, made only for routes that name it). */

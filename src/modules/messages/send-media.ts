@@ -20,7 +20,7 @@ function decodeBase64(raw: string, cap: number, kind: MediaKind): { bytes: Uint8
   return { bytes: new Uint8Array(Buffer.from(text, "base64")), declared };
 }
 
-/** Resolves and checks the media of a send request (size cap and sniffed MIME type per D8). */
+/** Resolves and checks the media of a send request (size cap and sniffed MIME type per docs/messages.md). */
 export async function resolveSendMedia(deps: Pick<AppDeps, "db" | "config" | "clock">, workspaceId: string, input: SendBody): Promise<SendMedia | null> {
   if (input.type === "text") return null;
   const kind = input.type;

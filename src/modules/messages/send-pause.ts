@@ -6,7 +6,7 @@ import { chatSessions } from "../sessions/table.ts";
 /**
  * How long a session's queue waits after the network said the account is restricted (463):
  * every further send to a new chat would count against it. Long enough for the usual
- * restriction to lift; the operator can clear it earlier (README).
+ * restriction to lift; the operator can clear it earlier (docs/network-drivers.md).
  */
 export const RESTRICTION_PAUSE_MS = 6 * 3_600_000;
 

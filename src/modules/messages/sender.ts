@@ -195,7 +195,7 @@ export class OutboundSender {
     if (wait > 0) throw new RetryLaterError(wait, "waiting for the pacing gap or a retry");
     if (this.inflight.has(head.id)) throw new RetryLaterError(1000, "send in flight");
     const token = Bun.randomUUIDv7();
-    // a token without a network id is an attempt cut short by a crash: policy in the README (exactly once)
+    // a token without a network id is an attempt cut short by a crash: policy in docs/messages.md (exactly once across crashes)
     if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
     if (!(await claimSend(db, workspaceId, head.id, token, head.sendingToken, clock.now().getTime()))) return this.paced(sessionId, this.nextGap());
     this.inflight.add(head.id);

@@ -14,7 +14,7 @@ import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
 
-/** The 202 answer of a send (D8). */
+/** The 202 answer of a send (docs/messages.md). */
 export interface SendAnswer {
   id: string;
   status: "queued";

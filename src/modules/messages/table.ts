@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { workspaces } from "../workspaces/table.ts";
 
-/** Types a message can be sent as (D8). */
+/** Types a message can be sent as (docs/messages.md). */
 export const MESSAGE_TYPES = ["text", "image", "document", "audio", "video"] as const;
 /** Types a stored message may have: inbound (and phone-sent) reactions, locations and contact cards too. */
 export const STORED_MESSAGE_TYPES = [...MESSAGE_TYPES, "reaction", "location", "contact"] as const;
@@ -46,7 +46,7 @@ export const messages = sqliteTable(
     errorMessage: text("error_message"),
     /** who asked for an outbound message: user id or api key id */
     createdBy: text("created_by"),
-    /** the campaign that sent it (D11), else null; no foreign key: history outlives a deleted campaign */
+    /** the campaign that sent it (docs/contacts-and-campaigns.md), else null; no foreign key: history outlives a deleted campaign */
     campaignId: text("campaign_id"),
     createdAt: integer("created_at").notNull(),
     sentAt: integer("sent_at"),

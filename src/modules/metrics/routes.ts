@@ -18,7 +18,7 @@ function tokenMatches(header: string | null, expected: Buffer): boolean {
 }
 
 /**
- * GET /metrics (D15): Prometheus text, for a scraper holding `metricsToken` as a bearer token.
+ * GET /metrics (docs/operations.md): Prometheus text, for a scraper holding `metricsToken` as a bearer token.
  * Without the setting the route does not exist (404 like any unknown path); a wrong token is 401.
  */
 export function metricsRoutes(deps: Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version">) {

@@ -46,11 +46,11 @@ export interface HubOptions {
 }
 
 /**
- * D10: forwards every committed event to the WebSockets of its workspace, and only those.
+ * Real-time events (docs/api.md): forwards every committed event to the WebSockets of its workspace, and only those.
  * Modules publish through the bus; the hub is one of its after-commit listeners. A socket
  * whose user was removed is closed (4003) at the next check: before a delivery when the last
  * check is older than MEMBERSHIP_RECHECK_MS, at every keepalive ping, and always before a QR
- * (`session_qr` goes only to members who may manage sessions, D5).
+ * (`session_qr` goes only to members who may manage sessions, docs/team-and-billing.md).
  *
  * Fan-out: every socket of a workspace joins the workspace's topic, and an event other than a
  * QR is serialised once and handed to Bun's native `publish` (one call, written to every socket

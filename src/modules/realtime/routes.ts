@@ -45,7 +45,7 @@ export function closeRealtime(deps: AppDeps): void {
   hubs.get(deps)?.closeAll(1001, "server shutting down");
 }
 
-/** D10: GET /api/ws with an access token; events of the token's workspace only, keepalive pings. */
+/** Real-time events (docs/api.md): GET /api/ws with an access token; events of the token's workspace only, keepalive pings. */
 export function realtimeRoutes(deps: AppDeps) {
   const hub = realtimeHub(deps);
   return new Elysia({ name: "parley-realtime" }).ws("/api/ws", {

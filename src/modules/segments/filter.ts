@@ -1,4 +1,4 @@
-// The segment filter of D11 and its compiler to SQL. The campaigns module materialises
+// The segment filter (docs/contacts-and-campaigns.md) and its compiler to SQL. The campaigns module materialises
 // recipients with `readSegmentBatches`; segments count and preview with the rest.
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
@@ -12,7 +12,7 @@ const tagList = lazySchema(() => z.array(tagField).min(1, "must name at least on
 const days = lazySchema(() => z.number().int("must be a whole number of days").min(1).max(36_500));
 
 /**
- * A segment filter (D11): every given condition must hold. Tags are matched after trimming
+ * A segment filter (docs/contacts-and-campaigns.md): every given condition must hold. Tags are matched after trimming
  * and lower-casing (as stored); `attributes` is exact, case-sensitive equality per key.
  * Unknown keys are refused (a misspelt condition must not silently widen an audience).
  */

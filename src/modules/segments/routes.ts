@@ -7,7 +7,7 @@ import { createSegmentBody, previewBody, previewSchema, segmentIdParams, segment
 import { createSegment, deleteSegment, getSegment, pageSegments, previewSegment, updateSegment } from "./service.ts";
 
 /**
- * Segments (D11): saved contact filters with a live count. D5 lists no row for segments; they
+ * Segments (docs/contacts-and-campaigns.md): saved contact filters with a live count. The role table (docs/team-and-billing.md) lists no row for segments; they
  * are contacts data, so they follow contacts: owner, admin and agent write, everyone reads.
  */
 export function segmentRoutes(deps: AppDeps) {
@@ -28,7 +28,7 @@ export function segmentRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(s);
       },
-      { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentSchema, { description: "Created" }) } },
+      { jwt: "messaging", body: createSegmentBody, detail: { summary: "Save a filter as a segment (name unique in the workspace: 409)", responses: responses(201, segmentSchema, { description: "Created", errors: [409] }) } },
     )
     .post("/preview", async ({ auth, body }) => ok(await previewSegment(deps, auth.workspaceId, body.filter)), {
       jwt: "read",
@@ -44,7 +44,7 @@ export function segmentRoutes(deps: AppDeps) {
       jwt: "messaging",
       params: segmentIdParams,
       body: updateSegmentBody,
-      detail: { summary: "Rename a segment or replace its filter", responses: responses(200, segmentSchema) },
+      detail: { summary: "Rename a segment or replace its filter", responses: responses(200, segmentSchema, { errors: [409] }) },
     })
     .delete(
       "/:id",

@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { workspaces } from "../workspaces/table.ts";
 import type { SegmentFilter } from "./filter.ts";
 
-/** A saved filter over the workspace's contacts (D11). Times are unix ms. */
+/** A saved filter over the workspace's contacts (docs/contacts-and-campaigns.md). Times are unix ms. */
 export const segments = sqliteTable(
   "segments",
   {

@@ -54,7 +54,7 @@ export class SessionManager {
     });
   }
 
-  /** D7 connect: disconnected -> qr_pending (then connected); qr_pending answers again; connected is 409. */
+  /** Connect (docs/sessions.md): disconnected -> qr_pending (then connected); qr_pending answers again; connected is 409. */
   async connect(workspaceId: string, id: string): Promise<SessionRow> {
     let added = false;
     const row = await this.deps.db
@@ -92,7 +92,7 @@ export class SessionManager {
     return this.require(workspaceId, id);
   }
 
-  /** D7 disconnect: unlinks the device (credentials wiped, logout on the network); on disconnected 409. */
+  /** Disconnect (docs/sessions.md): unlinks the device (credentials wiped, logout on the network); on disconnected 409. */
   async disconnect(workspaceId: string, id: string): Promise<void> {
     await this.deps.db.tx(async () => {
       const row = await this.require(workspaceId, id);
@@ -104,7 +104,7 @@ export class SessionManager {
   }
 
   /**
-   * D7 DELETE: a live session is unlinked first, then the row goes. From the first moment the
+   * DELETE (docs/sessions.md): a live session is unlinked first, then the row goes. From the first moment the
    * session answers 404 to connect, disconnect, QR and pairing code, so nothing can start on a
    * row that is about to vanish.
    */
@@ -137,7 +137,7 @@ export class SessionManager {
     return this.active.has(id);
   }
 
-  /** D7: the current QR while qr_pending (waits briefly for the first one), else 409. */
+  /** The current QR (docs/sessions.md) while qr_pending (waits briefly for the first one), else 409. */
   async qr(workspaceId: string, id: string): Promise<LiveQr> {
     const row = await this.require(workspaceId, id);
     if (row.status !== "qr_pending") throw errors.conflict(`No QR code: the session is ${row.status}`);
@@ -151,7 +151,7 @@ export class SessionManager {
     return live;
   }
 
-  /** D7: linking by phone number while qr_pending. */
+  /** Linking by phone number while qr_pending. */
   async pairingCode(workspaceId: string, id: string, phoneNumber: string): Promise<string> {
     const row = await this.require(workspaceId, id);
     if (row.status !== "qr_pending" || !this.active.has(id)) throw errors.conflict(`No pairing in progress: the session is ${row.status}`);
@@ -271,7 +271,7 @@ export class SessionManager {
       await this.deps.db.tx(async () => {
         if (this.stopping || !this.active.has(id)) return;
         const row = await sessionForNetworkEvent(this.deps.db, id);
-        // a drop of a live link is news (D7: connection_lost); retries while linking are not
+        // a drop of a live link is news (docs/sessions.md: connection_lost); retries while linking are not
         if (row?.status === "connected") await this.change(row, { status: "disconnected", lastDisconnectReason: reason });
       });
       return;

@@ -6,20 +6,20 @@ import { lazySchema } from "../../http/lazy-schema.ts";
 /** Path parameter of every session route. */
 export const sessionIdParams = lazySchema(() => z.object({ id: z.uuid("must be a session id (UUID)") }));
 
-/** POST /api/v1/chatapp (D7: name 1-64, unique in the workspace). */
+/** POST /api/v1/chatapp (docs/sessions.md: name 1-64, unique in the workspace). */
 export const createSessionBody = lazySchema(() =>
   z.object({
     name: z.string().trim().min(1, "must not be empty").max(64, "must be at most 64 characters"),
   }),
 );
 
-/** D1: digits with the country code, no plus, 8 to 15 digits. */
+/** Digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
 
-/** POST /api/v1/chatapp/{id}/pairing-code (D7). */
+/** POST /api/v1/chatapp/{id}/pairing-code (docs/sessions.md). */
 export const pairingCodeBody = lazySchema(() => z.object({ phoneNumber }));
 
-/** The session as the API shows it (spec part 2, plus timestamps and the last disconnect reason). */
+/** The session as the API shows it (docs/sessions.md: the session's fields, timestamps and the last disconnect reason). */
 export interface SessionView {
   id: string;
   name: string;
@@ -49,7 +49,7 @@ export function sessionView(row: SessionRow): SessionView {
   };
 }
 
-/** The QR of a session waiting to be linked (D7, D10). */
+/** The QR of a session waiting to be linked (docs/sessions.md, docs/api.md). */
 export interface LiveQr {
   qr: string;
   qrDataUrl: string;

@@ -3,7 +3,7 @@ const SCALE = 6;
 const MARGIN = 4;
 
 /**
- * Renders a QR string as a PNG data URI (D7: `qrDataUrl`). Synchronous: the session manager
+ * Renders a QR string as a PNG data URI (docs/sessions.md: `qrDataUrl`). Synchronous: the session manager
  * renders it before the QR event's transaction, which waits on nothing but the store.
  */
 export function qrDataUrl(text: string): string {

@@ -19,7 +19,7 @@ export async function findSessionByName(db: DB, workspaceId: string, name: strin
     .get();
 }
 
-/** A session of the workspace by id; another workspace's id finds nothing (D1: 404). */
+/** A session of the workspace by id; another workspace's id finds nothing (docs/api.md: 404). */
 export async function getSession(db: DB, workspaceId: string, id: string): Promise<SessionRow | undefined> {
   return await db
     .select()

@@ -7,12 +7,13 @@ import { createSessionBody, pairingCodeBody, sessionIdParams } from "./model.ts"
 import { createSession, pageOfSessions, removeSession, sessionOf, sessionStatuses } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { externalSessionsDoc } from "../docs/schemas.ts";
+import { connectDoc, pairingCodeDoc, qrDoc, sessionDoc } from "./docs.ts";
 
 const tags = ["sessions"];
 
 type SessionStatuses = Awaited<ReturnType<typeof sessionStatuses>>;
 
-/** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
+/** The session routes (JWT, docs/sessions.md) with the QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps) {
   const manager = sessionManager(deps);
   return new Elysia({ name: "parley-sessions" })
@@ -23,7 +24,7 @@ export function sessionRoutes(deps: AppDeps) {
         const { data, total } = await pageOfSessions(deps, auth.workspaceId, query.page, query.limit);
         return paged(data, query.page, query.limit, total);
       },
-      { jwt: "read", query: pageQuery, detail: { summary: "List the workspace's sessions", tags } },
+      { jwt: "read", query: pageQuery, detail: { summary: "List the workspace's sessions", tags, responses: envelopeResponses({ data: sessionDoc, list: "page" }) } },
     )
     .post(
       "/api/v1/chatapp",
@@ -32,12 +33,12 @@ export function sessionRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(session, "Session created");
       },
-      { jwt: "manage", body: createSessionBody, detail: { summary: "Create a session (disconnected)", tags, responses: envelopeResponses({ status: 201, errors: [409] }) } },
+      { jwt: "manage", body: createSessionBody, detail: { summary: "Create a session (disconnected)", tags, responses: envelopeResponses({ status: 201, data: sessionDoc, errors: [409] }) } },
     )
     .get("/api/v1/chatapp/:id", async ({ auth, params }) => ok(await sessionOf(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: sessionIdParams,
-      detail: { summary: "One session", tags },
+      detail: { summary: "One session", tags, responses: envelopeResponses({ data: sessionDoc }) },
     })
     .delete(
       "/api/v1/chatapp/:id",
@@ -45,7 +46,7 @@ export function sessionRoutes(deps: AppDeps) {
         await removeSession(manager, auth.workspaceId, params.id);
         return ok(undefined, "Session deleted");
       },
-      { jwt: "manage", params: sessionIdParams, detail: { summary: "Delete a session (unlinks it first)", tags } },
+      { jwt: "manage", params: sessionIdParams, detail: { summary: "Delete a session (unlinks it first)", tags, responses: envelopeResponses({ data: null }) } },
     )
     .post(
       "/api/v1/chatapp/:id/connect",
@@ -57,18 +58,18 @@ export function sessionRoutes(deps: AppDeps) {
             : "Scan the QR code with the phone (GET /api/v1/chatapp/{id}/qr or the session_qr event)";
         return ok({ id: row.id, status: row.status, phoneNumber: row.phoneNumber, message }, message);
       },
-      { jwt: "manage", params: sessionIdParams, detail: { summary: "Start linking (QR) or reconnect a session", tags } },
+      { jwt: "manage", params: sessionIdParams, detail: { summary: "Start linking (QR) or reconnect a session", tags, responses: envelopeResponses({ data: connectDoc, errors: [409, 502] }) } },
     )
     .get("/api/v1/chatapp/:id/status", async ({ auth, params }) => ok(await sessionOf(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: sessionIdParams,
-      detail: { summary: "Status of a session", tags },
+      detail: { summary: "Status of a session", tags, responses: envelopeResponses({ data: sessionDoc }) },
     })
     .get("/api/v1/chatapp/:id/qr", async ({ auth, params }) => ok(await manager.qr(auth.workspaceId, params.id)), {
-      // a QR links a phone to the workspace: only those who may connect sessions see it (D5)
+      // a QR links a phone to the workspace: only those who may connect sessions see it (docs/team-and-billing.md)
       jwt: "manage",
       params: sessionIdParams,
-      detail: { summary: "The current QR code while the session is qr_pending", tags },
+      detail: { summary: "The current QR code while the session is qr_pending", tags, responses: envelopeResponses({ data: qrDoc, errors: [409] }) },
     })
     .post(
       "/api/v1/chatapp/:id/pairing-code",
@@ -77,7 +78,7 @@ export function sessionRoutes(deps: AppDeps) {
         jwt: "manage",
         params: sessionIdParams,
         body: pairingCodeBody,
-        detail: { summary: "Link by phone number: an 8-character code to type on the phone", tags },
+        detail: { summary: "Link by phone number: an 8-character code to type on the phone", tags, responses: envelopeResponses({ data: pairingCodeDoc, errors: [409, 502] }) },
       },
     )
     .post(
@@ -86,7 +87,7 @@ export function sessionRoutes(deps: AppDeps) {
         await manager.disconnect(auth.workspaceId, params.id);
         return ok(await sessionOf(deps, auth.workspaceId, params.id), "Session disconnected");
       },
-      { jwt: "manage", params: sessionIdParams, detail: { summary: "Disconnect and unlink a session", tags } },
+      { jwt: "manage", params: sessionIdParams, detail: { summary: "Disconnect and unlink a session", tags, responses: envelopeResponses({ data: sessionDoc, errors: [409] }) } },
     )
     // ok()'s envelope written out: a handler returning a call (`return f(`) is awaited by Elysia's compiled route (see authGuard)
     .get("/api/external/sessions", async ({ auth, request }) => {

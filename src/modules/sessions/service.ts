@@ -5,7 +5,7 @@ import type { SessionManager } from "./manager.ts";
 import { sessionView, type SessionView } from "./model.ts";
 import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions } from "./repo.ts";
 
-/** Creates a disconnected session (D7); the plan limit is checked in the same transaction as the insert. */
+/** Creates a disconnected session (docs/sessions.md); the plan limit is checked in the same transaction as the insert. */
 export async function createSession(deps: AppDeps, workspaceId: string, name: string): Promise<SessionView> {
   const id = Bun.randomUUIDv7();
   const now = deps.clock.now().getTime();
@@ -35,7 +35,7 @@ export async function sessionStatuses(deps: AppDeps, workspaceId: string): Promi
   return listSessionStatuses(deps.db, workspaceId);
 }
 
-/** D7 DELETE: a live session is disconnected (unlinked) first, then the row goes (see SessionManager.remove). */
+/** DELETE (docs/sessions.md): a live session is disconnected (unlinked) first, then the row goes (see SessionManager.remove). */
 export async function removeSession(manager: SessionManager, workspaceId: string, id: string): Promise<void> {
   await manager.remove(workspaceId, id);
 }

@@ -27,7 +27,7 @@ export const chatSessions = sqliteTable(
     /** the network restricted the account: the outbound queue waits until then (ms) */
     sendPausedUntil: integer("send_paused_until"),
     sendPauseReason: text("send_pause_reason"),
-    /** the first time the session ever connected: campaign warm-up counts its days from here (D11) */
+    /** the first time the session ever connected: campaign warm-up counts its days from here (docs/contacts-and-campaigns.md) */
     firstConnectedAt: integer("first_connected_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),

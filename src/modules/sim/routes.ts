@@ -8,10 +8,11 @@ import { failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./mode
 import { SimService } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { simInboundDoc } from "../docs/schemas.ts";
+import { failDoc, logoutDoc, receiptDoc, scanDoc } from "./docs.ts";
 
 const tags = ["sim"];
 
-/** D12: the simulated network's side, only mounted while the server runs with `--network sim`. */
+/** The simulated network's side (docs/network-drivers.md), only mounted while the server runs with `--network sim`. */
 export function simRoutes(deps: AppDeps, sim: SimDriver) {
   const service = new SimService(deps, sim);
   return new Elysia({ name: "parley-sim" })
@@ -22,7 +23,7 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
         await service.scan(auth.workspaceId, params.id, body.phoneNumber);
         return ok({ sessionId: params.id, phoneNumber: body.phoneNumber }, "QR code scanned; the session is connecting");
       },
-      { jwt: "manage", params: sessionIdParams, body: scanBody, detail: { summary: "Sim: a phone scans the QR code", tags } },
+      { jwt: "manage", params: sessionIdParams, body: scanBody, detail: { summary: "Sim: a phone scans the QR code", tags, responses: envelopeResponses({ data: scanDoc, errors: [409] }) } },
     )
     .post(
       "/api/sim/sessions/:id/inbound",
@@ -38,7 +39,7 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
       "/api/sim/sessions/:id/receipt",
       async ({ auth, params, body }) =>
         ok({ networkMessageId: await service.receipt(auth.workspaceId, params.id, body.messageId, body.status), status: body.status }, "Receipt sent"),
-      { jwt: "manage", params: sessionIdParams, body: receiptBody, detail: { summary: "Sim: a delivery or read receipt", tags } },
+      { jwt: "manage", params: sessionIdParams, body: receiptBody, detail: { summary: "Sim: a delivery or read receipt", tags, responses: envelopeResponses({ data: receiptDoc }) } },
     )
     .post(
       "/api/sim/sessions/:id/logout",
@@ -47,7 +48,7 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
         await service.logout(auth.workspaceId, params.id, reason);
         return ok({ sessionId: params.id, reason }, "The network ended the link");
       },
-      { jwt: "manage", params: sessionIdParams, body: logoutBody, detail: { summary: "Sim: network-side logout", tags } },
+      { jwt: "manage", params: sessionIdParams, body: logoutBody, detail: { summary: "Sim: network-side logout", tags, responses: envelopeResponses({ data: logoutDoc, errors: [409] }) } },
     )
     .post(
       "/api/sim/sessions/:id/fail",
@@ -55,6 +56,6 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
         await service.fail(auth.workspaceId, params.id, body.count, body.code);
         return ok({ sessionId: params.id, count: body.count, code: body.code ?? "send_failed" }, "The next sends will fail");
       },
-      { jwt: "manage", params: sessionIdParams, body: failBody, detail: { summary: "Sim: make the next sends fail", tags } },
+      { jwt: "manage", params: sessionIdParams, body: failBody, detail: { summary: "Sim: make the next sends fail", tags, responses: envelopeResponses({ data: failDoc, errors: [409] }) } },
     );
 }

@@ -5,7 +5,7 @@ import type { SimDriver } from "../../network/sim/driver.ts";
 import { sessionOf } from "../sessions/service.ts";
 import { watchStored } from "./stored.ts";
 
-/** The network side of D12, acting on a session of the caller's workspace. */
+/** The simulated network's side (docs/network-drivers.md), acting on a session of the caller's workspace. */
 export class SimService {
   constructor(
     private deps: AppDeps,

@@ -18,9 +18,9 @@ export const acceptBody = lazySchema(() =>
   z.object({
     token: z.string().min(20).max(200),
     name: z.string().trim().min(2).max(80),
-    /** the rules of registration (D3): 8-128 characters, not a common password */
+    /** the rules of registration (docs/authentication.md): 8-128 characters, not a common password */
     password: newPasswordField,
-    /** digits with country code, no plus (D1) */
+    /** digits with country code, no plus (docs/api.md) */
     mobile: phoneField.optional(),
   }),
 );

@@ -6,10 +6,11 @@ import { acceptInvitation, invite, listInvitations, resendInvitation, revokeInvi
 import { acceptBody, changeRoleBody, idParams, inviteBody, transferBody } from "./model.ts";
 import { changeRole, listTeam, removeMember, transferOwnership } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
+import { acceptedDoc, invitationDoc, memberDoc, sentInvitationDoc, transferDoc } from "./docs.ts";
 
 const userIdOf = (auth: { kind: string; userId?: string }) => (auth.kind === "user" ? auth.userId! : null);
 
-/** /api/team: members, roles (D5), invitations and ownership transfer. */
+/** /api/team: members, roles (docs/team-and-billing.md), invitations and ownership transfer. */
 export function teamRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/team", tags: ["team"] })
     .use(authGuard(deps))
@@ -19,7 +20,7 @@ export function teamRoutes(deps: AppDeps) {
         set.status = 201;
         return ok(await acceptInvitation(deps, body), "Invitation accepted: you can log in now");
       },
-      { body: acceptBody, detail: { summary: "Accept an invitation (public: the token is the credential); creates a verified member", responses: envelopeResponses({ status: 201 }) } },
+      { body: acceptBody, detail: { summary: "Accept an invitation (public: the token is the credential); creates a verified member", responses: envelopeResponses({ status: 201, data: acceptedDoc, errors: [403, 409] }) } },
     )
     .get(
       "/members",
@@ -27,12 +28,12 @@ export function teamRoutes(deps: AppDeps) {
         const { items, total } = await listTeam(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
-      { jwt: "read", query: pageQuery, detail: { summary: "List the members of the workspace" } },
+      { jwt: "read", query: pageQuery, detail: { summary: "List the members of the workspace", responses: envelopeResponses({ data: memberDoc, list: "page" }) } },
     )
     .patch(
       "/members/:id",
       async ({ auth, params, body }) => ok(await changeRole(deps, auth.workspaceId, params.id, body.role), "Role changed"),
-      { jwt: "team", params: idParams, body: changeRoleBody, detail: { summary: "Change a member's role (not the owner's)" } },
+      { jwt: "team", params: idParams, body: changeRoleBody, detail: { summary: "Change a member's role (not the owner's)", responses: envelopeResponses({ data: memberDoc, errors: [409] }) } },
     )
     .delete(
       "/members/:id",
@@ -40,12 +41,12 @@ export function teamRoutes(deps: AppDeps) {
         await removeMember(deps, auth.workspaceId, params.id);
         return ok(undefined, "Member removed");
       },
-      { jwt: "team", params: idParams, detail: { summary: "Remove a member (not the owner)" } },
+      { jwt: "team", params: idParams, detail: { summary: "Remove a member (not the owner)", responses: envelopeResponses({ data: null, errors: [409] }) } },
     )
     .post(
       "/transfer-ownership",
       async ({ auth, body }) => ok(await transferOwnership(deps, auth, body.userId), "Ownership transferred"),
-      { jwt: "billing", body: transferBody, detail: { summary: "Make another member the owner (owner only); the old owner becomes admin" } },
+      { jwt: "billing", body: transferBody, detail: { summary: "Make another member the owner (owner only); the old owner becomes admin", responses: envelopeResponses({ data: transferDoc, errors: [404, 409] }) } },
     )
     .get(
       "/invitations",
@@ -53,7 +54,7 @@ export function teamRoutes(deps: AppDeps) {
         const { items, total } = await listInvitations(deps, auth.workspaceId, query.page, query.limit);
         return paged(items, query.page, query.limit, total);
       },
-      { jwt: "team", query: pageQuery, detail: { summary: "List open invitations (pending and expired)" } },
+      { jwt: "team", query: pageQuery, detail: { summary: "List open invitations (pending and expired)", responses: envelopeResponses({ data: invitationDoc, list: "page" }) } },
     )
     .post(
       "/invitations",
@@ -62,7 +63,7 @@ export function teamRoutes(deps: AppDeps) {
         const inv = await invite(deps, auth.workspaceId, body, userIdOf(auth));
         return ok(inv, inv.emailSent ? "Invitation sent" : "Invitation created, but the mail could not be sent: resend it");
       },
-      { jwt: "team", body: inviteBody, detail: { summary: "Invite an email with a role (mail with an accept link, valid 7 days)", responses: envelopeResponses({ status: 201, errors: [409] }) } },
+      { jwt: "team", body: inviteBody, detail: { summary: "Invite an email with a role (mail with an accept link, valid 7 days)", responses: envelopeResponses({ status: 201, data: sentInvitationDoc, errors: [409] }) } },
     )
     .post(
       "/invitations/:id/resend",
@@ -70,7 +71,7 @@ export function teamRoutes(deps: AppDeps) {
         const inv = await resendInvitation(deps, auth.workspaceId, params.id);
         return ok(inv, inv.emailSent ? "Invitation sent again" : "The mail could not be sent");
       },
-      { jwt: "team", params: idParams, detail: { summary: "Send an invitation again with a new link and expiry" } },
+      { jwt: "team", params: idParams, detail: { summary: "Send an invitation again with a new link and expiry", responses: envelopeResponses({ data: sentInvitationDoc, errors: [409] }) } },
     )
     .delete(
       "/invitations/:id",
@@ -78,6 +79,6 @@ export function teamRoutes(deps: AppDeps) {
         await revokeInvitation(deps, auth.workspaceId, params.id);
         return ok(undefined, "Invitation revoked");
       },
-      { jwt: "team", params: idParams, detail: { summary: "Revoke an invitation" } },
+      { jwt: "team", params: idParams, detail: { summary: "Revoke an invitation", responses: envelopeResponses({ data: null, errors: [409] }) } },
     );
 }

@@ -24,7 +24,7 @@ async function member(deps: Deps, workspaceId: string, userId: string): Promise<
   return m;
 }
 
-/** Changes a member's role (D5); the owner's role only moves by transfer. */
+/** Changes a member's role (docs/team-and-billing.md); the owner's role only moves by transfer. */
 export async function changeRole(deps: Deps, workspaceId: string, userId: string, role: AssignableRole): Promise<MemberView> {
   return deps.db.tx(async () => {
     const m = await member(deps, workspaceId, userId);

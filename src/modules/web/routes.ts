@@ -33,7 +33,7 @@ async function index(request: Request): Promise<Response> {
 }
 
 /**
- * The dashboard (D14): GET / leads to /app/, every path under /app/ that is not an asset answers
+ * The dashboard (docs/dashboard.md): GET / leads to /app/, every path under /app/ that is not an asset answers
  * the single page (the client routes it). Nothing outside /app is taken, so /api, /docs and the
  * mail pages are never shadowed.
  */

@@ -7,9 +7,9 @@ import type { ClaimedDelivery } from "./store.ts";
 import { recordAttempt, type AttemptOutcome } from "./record.ts";
 import { TextMemo } from "../../memo.ts";
 
-/** Stored response body excerpt cap (D9). */
+/** Stored response body excerpt cap (docs/webhooks.md). */
 export const RESPONSE_EXCERPT_BYTES = 4096;
-/** Payload cap (D9). */
+/** Payload cap (docs/webhooks.md). */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** How long a claim holds: the whole request (DNS included) is bounded by the time-out; the margin covers recording. */
@@ -26,7 +26,7 @@ export function extraCa(path: string | undefined): string | undefined {
   return pem;
 }
 
-/** The delivery headers: the spec's four, X-Webhook-Timestamp and Standard Webhooks' three (D9). */
+/** The delivery headers: the four X-Webhook-* headers, X-Webhook-Timestamp and Standard Webhooks' three (docs/webhooks.md). */
 export function deliveryHeaders(d: Pick<ClaimedDelivery, "id" | "eventType" | "payload" | "attempts" | "isTest">, secret: string | Signer, unixSeconds: number, version: string): Record<string, string> {
   const h: Record<string, string> = {
     "content-type": "application/json",

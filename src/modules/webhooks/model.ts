@@ -81,7 +81,7 @@ export const webhookOut = lazySchema(() =>
 );
 export type WebhookOut = z.infer<typeof webhookOut>;
 
-/** A delivery history entry (spec fields plus D9's). */
+/** A delivery history entry (docs/webhooks.md). */
 export const historyEntryOut = lazySchema(() =>
   z.object({
     id: z.string(),

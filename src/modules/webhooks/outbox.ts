@@ -4,7 +4,7 @@ import { MAX_PAYLOAD_BYTES } from "./deliver.ts";
 
 const SUBSCRIBABLE = new Set<string>(WEBHOOK_EVENTS);
 
-/** The JSON body of every delivery of an event (spec part 6), built once. */
+/** The JSON body of every delivery of an event (docs/webhooks.md), built once. */
 export function eventPayload(e: Pick<AppEvent, "event" | "timestamp" | "data">): string {
   return JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
 }

@@ -6,7 +6,7 @@ import { deliveryStore, type ClaimedDelivery } from "./store.ts";
 import type { DeliveryStatus, DisabledReason } from "./table.ts";
 
 const DAY = 86_400_000;
-/** Failing without a single success this long deactivates a webhook (D9). */
+/** Failing without a single success this long deactivates a webhook (docs/webhooks.md). */
 export const FAILING_DEACTIVATE_MS = 5 * DAY;
 /** A receiver's Retry-After is honoured up to this. */
 export const RETRY_AFTER_CAP_MS = 12 * 3_600_000;

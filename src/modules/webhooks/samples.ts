@@ -5,7 +5,7 @@ const MESSAGE = "01900000-0000-7000-8000-000000000002";
 const CAMPAIGN = "01900000-0000-7000-8000-000000000003";
 
 /**
- * Sample `data` of each event for test deliveries, in the shapes of spec part 6 and D8/D11:
+ * Sample `data` of each event for test deliveries, in the shapes of docs/webhooks.md:
  * exactly the keys the real events carry (src/modules/messages/events.ts, the session manager).
  */
 export function sampleData(event: WebhookEvent, at: Date): Record<string, unknown> {

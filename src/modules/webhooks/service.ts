@@ -47,7 +47,7 @@ export function toHistoryEntry(d: repo.DeliveryRow): HistoryEntryOut {
   };
 }
 
-/** Save-time URL check (D9); refusals are validation errors on `url`. */
+/** Save-time URL check (docs/webhooks.md); refusals are validation errors on `url`. */
 async function checkedUrl(deps: AppDeps, url: string): Promise<string> {
   try {
     return await assertSafeUrl(url, { allowHttp: deps.config.webhookAllowHttp, allowPrivate: deps.config.webhookAllowPrivate });

@@ -1,7 +1,7 @@
 import { nodeCrypto } from "../../node/lazy.ts";
 import { seal, unseal } from "../../crypto/seal.ts";
 
-/** A new signing secret: 32 random bytes as hex (D9). */
+/** A new signing secret: 32 random bytes as hex (docs/webhooks.md). */
 export function newSecret(): string {
   return nodeCrypto().randomBytes(32).toString("hex");
 }
@@ -22,12 +22,12 @@ function hmac(key: string | Signer): Bun.CryptoHasher {
   return typeof key === "string" ? new Bun.CryptoHasher("sha256", key) : key.copy();
 }
 
-/** `X-Webhook-Signature`: hex HMAC-SHA256 of the raw body, keyed with the secret (spec part 5). */
+/** `X-Webhook-Signature`: hex HMAC-SHA256 of the raw body, keyed with the secret (docs/webhooks.md). */
 export function signatureHex(secret: string | Signer, body: string): string {
   return hmac(secret).update(body).digest("hex");
 }
 
-/** Standard Webhooks `webhook-signature`: `v1,` + base64 HMAC over `id.timestamp.body`, key = UTF-8 bytes of the hex secret (D9). */
+/** Standard Webhooks `webhook-signature`: `v1,` + base64 HMAC over `id.timestamp.body`, key = UTF-8 bytes of the hex secret (docs/webhooks.md). */
 export function standardSignature(secret: string | Signer, id: string, timestampSeconds: number, body: string): string {
   return "v1," + hmac(secret).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
 }

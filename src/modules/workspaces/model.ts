@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
-/** An opt-in/out keyword (D11): matched trimmed and case-insensitively, stored upper-case. */
+/** An opt-in/out keyword (docs/contacts-and-campaigns.md): matched trimmed and case-insensitively, stored upper-case. */
 const keywordList = lazySchema(() =>
   z
     .array(z.string().trim().min(1, "must not be empty").max(40, "must be at most 40 characters").toUpperCase())
@@ -13,7 +13,7 @@ export const updateWorkspaceBody = lazySchema(() =>
   z
     .object({
       name: z.string().trim().min(2).max(80).optional(),
-      /** every member must pass a second factor at login (D3) */
+      /** every member must pass a second factor at login (docs/authentication.md) */
       require2fa: z.boolean().optional(),
       /** inbound texts that opt a contact out (default STOP, UNSUBSCRIBE); [] turns it off */
       optOutKeywords: keywordList.optional(),

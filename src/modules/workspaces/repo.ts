@@ -32,7 +32,7 @@ export async function countMembersWithoutVerifiedMobile(db: DB, workspaceId: str
 
 /**
  * Every workspace with its member count and owner: for the operator's CLI only (operator
- * power is access to the data dir, D13), never reachable over HTTP.
+ * power is access to the data dir, docs/operations.md), never reachable over HTTP.
  */
 export async function listAllWorkspaces(db: DB) {
   return db

@@ -16,7 +16,7 @@ export const workspaces = sqliteTable("workspaces", {
   billingProvider: text("billing_provider", { enum: ["razorpay", "manual"] }),
   /** every member must pass a second factor at login */
   require2fa: integer("require_2fa", { mode: "boolean" }).notNull().default(false),
-  /** inbound texts (trimmed, any case) that opt a contact out, and back in (D11) */
+  /** inbound texts (trimmed, any case) that opt a contact out, and back in (docs/contacts-and-campaigns.md) */
   optOutKeywords: text("opt_out_keywords", { mode: "json" }).$type<string[]>().notNull().default(["STOP", "UNSUBSCRIBE"]),
   optInKeywords: text("opt_in_keywords", { mode: "json" }).$type<string[]>().notNull().default(["START"]),
   createdAt: integer("created_at").notNull(),

@@ -19,7 +19,7 @@ export interface BaileysOptions {
   logLevel?: string;
   /** temporary files of inbound media downloads go under `<dataDir>/media/.incoming` */
   dataDir?: string;
-  /** inbound media caps by type (D8); a bigger file is not downloaded */
+  /** inbound media caps by type (docs/messages.md); a bigger file is not downloaded */
   mediaCaps?: Partial<Record<MessageType, number>>;
   /** the network's WebSocket (tests point it at a closed loopback port) */
   waWebSocketUrl?: string;

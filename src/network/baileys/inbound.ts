@@ -9,7 +9,7 @@ import { downloadToFile, MediaTooLarge } from "./inbound-media.ts";
 import { baileysLogger } from "./logger.ts";
 import { phoneOfJid, translateInbound, type Counterpart } from "./translate.ts";
 
-/** D8's caps, the network's own: a bigger file is not downloaded. */
+/** The media caps (docs/messages.md), the network's own: a bigger file is not downloaded. */
 export const DEFAULT_MEDIA_CAPS: Record<Exclude<MessageType, "text">, number> = {
   image: 5 * 1024 * 1024,
   audio: 16 * 1024 * 1024,

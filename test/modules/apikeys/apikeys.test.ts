@@ -20,7 +20,7 @@ afterAll(() => t.close());
 const create = async (ws: TestWorkspace, body: unknown = { name: "server" }) => t.request("POST", "/api/api-keys", { token: ws.owner.token, body });
 const row = async (id: string) => (await t.deps.db.prepare("SELECT * FROM api_keys WHERE id = ?").get(id)) as any;
 
-describe("API keys (D6)", () => {
+describe("API keys (docs/api.md)", () => {
   test("create answers 201 with the key once; only its SHA-256 is stored", async () => {
     const r = await create(a, { name: "billing server" });
     expect(r.status).toBe(201);

@@ -180,7 +180,7 @@ describe("second factor", () => {
     });
     expect(await sends()).toBe(before); // nothing was sent
     const challenge = second.body.data.loginChallengeToken;
-    // send-otp keeps the D3 cooldown: 429 with Retry-After until the gap is over
+    // send-otp keeps the code send cooldown: 429 with Retry-After until the gap is over
     const early = await t.request("POST", "/api/auth/login/send-otp", { body: { loginChallengeToken: challenge } });
     expect(early.status).toBe(429);
     expect(early.headers.get("retry-after")).toBe("40");

@@ -150,7 +150,7 @@ describe("adding a mobile number to a signed-in account", () => {
     const sixth = await send(m.token, freshNumber());
     expect(sixth.status).toBe(429);
     expect(sixth.headers.get("retry-after")).toBe(String(3600 - 20));
-    // the number's budget is shared with other accounts (D3: per destination)
+    // the number's budget is shared with other accounts (docs/authentication.md: per destination)
     const someoneElse = await invitedMember();
     expect((await send(someoneElse.token, n)).status).toBe(429);
   });

@@ -13,7 +13,7 @@ afterAll(() => t.close());
 const forgot = (ip: string, body: unknown = { email: "someone@example.com" }) =>
   t.request("POST", "/api/auth/forgot-password", { body, headers: { "x-forwarded-for": `10.9.9.9, ${ip}` } });
 
-describe("auth route throttle (D3)", () => {
+describe("auth route throttle (docs/authentication.md)", () => {
   test("10 a minute per IP and route, then 429 RATE_LIMITED with Retry-After", async () => {
     for (let i = 0; i < 10; i++) expect((await forgot("203.0.113.5")).status).toBe(200);
     const r = await forgot("203.0.113.5");

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("GET /api/billing/plans", () => {
-  test("the catalogue of D2 in INR (paise and rupees), monthly and annual", async () => {
+  test("the default catalogue in INR (paise and rupees), monthly and annual", async () => {
     const viewer = await a.member("viewer");
     const r = await t.request("GET", "/api/billing/plans", { token: viewer.token });
     expect(r.status).toBe(200);

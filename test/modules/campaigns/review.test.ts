@@ -1,4 +1,4 @@
-// Review probes of D11 campaigns: audiences with other workspaces' ids, repeats and LID
+// Review probes of campaigns: audiences with other workspaces' ids, repeats and LID
 // contacts; variables' defaults; concurrent starts; a session that never connected.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";

@@ -101,7 +101,7 @@ test("start freezes the audience: opted-out contacts skipped, repeated ids recor
   expect(skipped.body.data[0]).toMatchObject({ messageId: null, sessionId: null, error: null, sentAt: null });
 });
 
-describe("transitions: exactly D11's, anything else 409 CONFLICT", () => {
+describe("transitions: exactly the documented ones, anything else 409 CONFLICT", () => {
   const go = (id: string, action: string) => t.request("POST", `/api/v1/campaigns/${id}/${action}`, { token: ws.owner.token });
   test("draft: pause, resume, retry-failed refused; cancel allowed; cancelled refuses all but delete", async () => {
     const id = await newCampaign(t, ws, body(), false);
@@ -135,7 +135,7 @@ describe("transitions: exactly D11's, anything else 409 CONFLICT", () => {
   });
 });
 
-describe("roles (D5), other workspaces, plan", () => {
+describe("roles (docs/team-and-billing.md), other workspaces, plan", () => {
   test("agents and viewers read but do not manage", async () => {
     const id = await newCampaign(t, ws, body(), false);
     for (const role of ["agent", "viewer"] as const) {

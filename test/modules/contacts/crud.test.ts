@@ -1,4 +1,4 @@
-// Contacts API (D11): create, read, update, delete, validation, roles, tenancy and the quota.
+// Contacts API (docs/contacts-and-campaigns.md): create, read, update, delete, validation, roles, tenancy and the quota.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
@@ -17,7 +17,7 @@ afterAll(() => t.close());
 const create = (body: unknown, token = ws.owner.token) => t.request("POST", "/api/v1/contacts", { token, body });
 const digest = async (wsId: string) => JSON.stringify(await t.deps.db.prepare("SELECT * FROM contacts WHERE workspace_id = ? ORDER BY id").all(wsId)) + JSON.stringify(await t.deps.db.prepare("SELECT * FROM contact_tags WHERE workspace_id = ? ORDER BY contact_id, tag").all(wsId));
 
-test("create normalises the phone, tags and answers the D11 view; duplicate is 409", async () => {
+test("create normalises the phone, tags and answers the contact view; duplicate is 409", async () => {
   const r = await create({ phone: "+91 98450-11111", name: "  Asha ", tags: ["VIP", " vip", "Lead"], attributes: { city: "Pune", tier_2: "x" } });
   expect(r.status).toBe(201);
   expect(r.body.data).toMatchObject({ phone: "919845011111", name: "Asha", pushName: null, tags: ["vip", "lead"], attributes: { city: "Pune", tier_2: "x" }, optedOut: false, optedOutAt: null, lastInboundAt: null });
@@ -107,7 +107,7 @@ describe("validation: 400 with dotted errors, nothing changes", () => {
   });
 });
 
-test("roles (D5): owner, admin and agent write; a viewer reads but cannot write", async () => {
+test("roles (docs/team-and-billing.md): owner, admin and agent write; a viewer reads but cannot write", async () => {
   const c = (await create({ phone: "919845050001" })).body.data;
   for (const role of ["admin", "agent"] as const) {
     const m = await ws.member(role);
@@ -152,7 +152,7 @@ test("another workspace gets 404 on every route by id, and sees none of the cont
   expect(await digest(ws.id)).toBe(before);
 });
 
-describe("contacts quota (D2)", () => {
+describe("contacts quota (docs/team-and-billing.md)", () => {
   test("at the limit: 403 LIMIT_EXCEEDED; 50 parallel creates at limit minus one: exactly one succeeds", async () => {
     await upsertPlan(t.deps.db, "tiny", { name: "Tiny", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 10, contacts: 5, apiRequestsPerDay: 1000, webhooks: 1, teamSeats: 5, campaigns: false } }, 0);
     const w = await createWorkspace(t, { planId: "tiny", status: "active" });

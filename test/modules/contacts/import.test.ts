@@ -1,4 +1,4 @@
-// CSV import (D11) in process: parsing, row checks, merge rules, the report and the quota.
+// CSV import (docs/contacts-and-campaigns.md) in process: parsing, row checks, merge rules, the report and the quota.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";

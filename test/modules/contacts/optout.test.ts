@@ -1,4 +1,4 @@
-// Opt-out and opt-in keywords on inbound text over the sim network (D11).
+// Opt-out and opt-in keywords on inbound text over the sim network (docs/contacts-and-campaigns.md).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";

@@ -30,7 +30,7 @@ function upload(file: File | null, opts: { token?: string; apiKey?: string; type
   const fd = new FormData();
   if (file) fd.append("file", file);
   if (opts.type) fd.append("type", opts.type);
-  // D6: API keys upload under /api/external, the dashboard under /api/v1
+  // API keys upload under /api/external, the dashboard under /api/v1
   const path = opts.apiKey ? "/api/external/media" : "/api/v1/media";
   return t.request("POST", path, { token: opts.apiKey ? undefined : (opts.token ?? ws.owner.token), apiKey: opts.apiKey, body: fd });
 }
@@ -47,7 +47,7 @@ describe("upload", () => {
   test("an API key may upload under /api/external; a viewer may not", async () => {
     const key = await createApiKey(t, ws);
     expect((await upload(new File([pdf()], "a.pdf"), { apiKey: key })).status).toBe(201);
-    // D6 both wrong ways: a key under /api/v1, a JWT under /api/external
+    // both wrong ways: a key under /api/v1, a JWT under /api/external
     const fd = () => {
       const f = new FormData();
       f.append("file", new File([pdf()], "a.pdf"));

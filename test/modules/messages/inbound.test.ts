@@ -58,7 +58,7 @@ test("inbound media: stored in the data dir, downloadable only with the workspac
   t.sim.inbound(session.id, { from: "919822200003", type: "image", text: "look", media: { data: bytes, mimeType: "image/png", filename: "photo.png" } });
   const e = await firstReceived(events);
   expect(e!.data).toMatchObject({ type: "image", text: "look", content: "look", mimeType: "image/png", filename: "photo.png" });
-  // the event's mediaUrl is for webhook receivers (API keys, D6); the dashboard has /api/v1/media/{mediaId}
+  // the event's mediaUrl is for webhook receivers (API keys, docs/api.md); the dashboard has /api/v1/media/{mediaId}
   const url = e!.data.mediaUrl as string;
   expect(url).toBe(`https://parley.test/api/external/media/${e!.data.mediaId}`);
   const external = new URL(url).pathname;
@@ -83,7 +83,7 @@ test("inbound media: stored in the data dir, downloadable only with the workspac
 
   const viewer = await ws.member("viewer");
   expect((await get({ authorization: `Bearer ${viewer.token}` })).status).toBe(200);
-  expect((await get({ "x-api-key": await createApiKey(t, ws) })).status).toBe(401); // D6: keys only under /api/external
+  expect((await get({ "x-api-key": await createApiKey(t, ws) })).status).toBe(401); // docs/api.md: keys only under /api/external
 
   const none = await get({});
   expect(none.status).toBe(401);

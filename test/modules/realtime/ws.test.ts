@@ -42,7 +42,7 @@ function connect(url: string, protocols?: string[]): Promise<Client> {
   });
 }
 
-describe("per-workspace isolation (D10)", () => {
+describe("per-workspace isolation (docs/api.md)", () => {
   test("a client of workspace A sees A's QR and status events and never B's", async () => {
     const ca = await connect(`ws://${base}/api/ws?token=${a.owner.token}`);
     const cb = await connect(`ws://${base}/api/ws?token=${b.owner.token}`);
@@ -132,7 +132,7 @@ describe("membership (a removed member stops hearing at once)", () => {
   });
 });
 
-describe("QR codes go to those who may link a phone (D5 manage)", () => {
+describe("QR codes go to those who may link a phone (the manage permission)", () => {
   test("admins get session_qr; agents and viewers get the status events but never a QR, a demoted admin neither", async () => {
     const w = await createWorkspace(t);
     const admin = await w.member("admin");

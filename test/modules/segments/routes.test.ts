@@ -1,4 +1,4 @@
-// Segments API (D11): saved filters with a live count, preview, validation, roles, tenancy.
+// Segments API (docs/contacts-and-campaigns.md): saved filters with a live count, preview, validation, roles, tenancy.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";

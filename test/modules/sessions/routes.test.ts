@@ -21,7 +21,7 @@ async function apiKeyFor(ws: TestWorkspace): Promise<string> {
 }
 
 describe("list", () => {
-  test("paginates with page and limit; the session object has the spec's fields", async () => {
+  test("paginates with page and limit; the session object has its documented fields", async () => {
     const ws = await createWorkspace(t);
     const ids = [await newSession(t, ws, "a"), await newSession(t, ws, "b"), await newSession(t, ws, "c")];
     const p1 = await t.request("GET", "/api/v1/chatapp?page=1&limit=2", { token: ws.owner.token });
@@ -119,7 +119,7 @@ describe("validation of ids and bodies", () => {
   });
 });
 
-describe("tenancy (D1): another workspace's ids answer 404 and its data never shows", () => {
+describe("tenancy (docs/api.md): another workspace's ids answer 404 and its data never shows", () => {
   test("every session route", async () => {
     const a = await createWorkspace(t);
     const b = await createWorkspace(t);
@@ -148,7 +148,7 @@ describe("tenancy (D1): another workspace's ids answer 404 and its data never sh
   });
 });
 
-describe("permissions (D5)", () => {
+describe("permissions (docs/team-and-billing.md)", () => {
   test("viewer and agent read; only owner and admin connect, disconnect, create, delete and see the QR", async () => {
     const ws = await createWorkspace(t);
     const id = await newSession(t, ws);
@@ -170,7 +170,7 @@ describe("permissions (D5)", () => {
     }
     const admin = await ws.member("admin");
     expect((await t.request("POST", `/api/v1/chatapp/${id}/connect`, { token: admin.token })).status).toBe(200);
-    // the QR links a phone to the workspace: it is for those who may connect (D5 manage)
+    // the QR links a phone to the workspace: it is for those who may connect (the manage permission)
     expect((await t.request("GET", `/api/v1/chatapp/${id}/qr`, { token: admin.token })).status).toBe(200);
   });
 
@@ -196,7 +196,7 @@ describe("GET /api/external/sessions (API key)", () => {
     ]);
   });
 
-  test("a JWT does not work there, and a key does not work on dashboard routes (D6)", async () => {
+  test("a JWT does not work there, and a key does not work on dashboard routes (docs/api.md)", async () => {
     const ws = await createWorkspace(t);
     expect((await t.request("GET", "/api/external/sessions", { token: ws.owner.token })).status).toBe(401);
     expect((await t.request("GET", "/api/v1/chatapp", { apiKey: await apiKeyFor(ws) })).status).toBe(401);

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { eventually, linkSession, newSession, recordEvents, statusOf, storedCredentials } from "./helpers.ts";
 
-// Every transition of the session state table (spec part 3 + D7) over HTTP on the sim network,
+// Every transition of the session state table (docs/sessions.md) over HTTP on the sim network,
 // and every invalid one (409 CONFLICT).
 
 let t: TestApp;

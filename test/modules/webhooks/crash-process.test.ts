@@ -11,7 +11,7 @@ import { spawnServer, type ChildServer } from "../../helpers/process.ts";
 import { startReceiver } from "../../net/receiver.ts";
 
 // Crash safety end to end: a real server (child process) emits events through the sim
-// network (D12 routes: session connect, scan, network-side logout) while the receiver is
+// network (sim routes: session connect, scan, network-side logout) while the receiver is
 // slow; it is SIGKILLed at random moments several times and restarted on the same data
 // dir. After the last restart every delivery the database holds reaches the receiver at
 // least once (unique delivery ids), and duplicates are reported.
@@ -23,7 +23,7 @@ const hasSimRoutes = ["/api/v1/chatapp", "/api/v1/chatapp/:id/connect", "/api/si
   probe.app.routes.some((r) => r.path === p),
 );
 await probe.close();
-if (!hasSimRoutes) console.warn("crash-process test skipped: the sessions module's sim routes (D12) are not in this build");
+if (!hasSimRoutes) console.warn("crash-process test skipped: the sessions module's sim routes (docs/network-drivers.md) are not in this build");
 
 const JWT_SECRET = "crash-test-secret-".padEnd(48, "k");
 const ENV = {

@@ -48,13 +48,13 @@ describe("delivery over HTTPS", () => {
     expect(h.get("webhook-timestamp")).toBe(String(ts));
     expect(h.get("x-webhook-test")).toBeNull();
 
-    // spec: hex HMAC-SHA256 of the raw body keyed with the secret, compared in constant time
+    // X-Webhook-Signature: hex HMAC-SHA256 of the raw body keyed with the secret, compared in constant time
     const expected = createHmac("sha256", hook.secret).update(got.body).digest();
     const given = Buffer.from(h.get("x-webhook-signature")!, "hex");
     expect(given.length).toBe(32);
     expect(timingSafeEqual(given, expected)).toBe(true);
 
-    // Standard Webhooks: the key is the UTF-8 bytes of the hex secret (D9)
+    // Standard Webhooks: the key is the UTF-8 bytes of the hex secret (docs/webhooks.md)
     const wh = new Webhook(Buffer.from(hook.secret, "utf8").toString("base64"));
     const headers = { "webhook-id": h.get("webhook-id")!, "webhook-timestamp": h.get("webhook-timestamp")!, "webhook-signature": h.get("webhook-signature")! };
     expect(wh.verify(got.body, headers)).toEqual({ event: "message_received", timestamp: e.timestamp, data });

@@ -1,6 +1,6 @@
 import type { Role } from "./tokens.ts";
 
-/** D5: what each role may do. The API refuses the rest anyway; the UI does not offer it. */
+/** What each role (docs/team-and-billing.md) may do. The API refuses the rest anyway; the UI does not offer it. */
 export type Permission = "read" | "messaging" | "manage" | "team" | "billing";
 const TABLE: Record<Permission, Role[]> = {
   read: ["owner", "admin", "agent", "viewer"],

@@ -1,6 +1,6 @@
 // The sign-in state. The access token lives only in memory; the refresh token in this tab's
 // sessionStorage (survives a reload, gone with the tab, never shared between tabs: two tabs
-// rotating one refresh token would look like reuse and end the login, D3).
+// rotating one refresh token would look like reuse and end the login, docs/authentication.md).
 const REFRESH_KEY = "parley.refreshToken";
 
 export type Role = "owner" | "admin" | "agent" | "viewer";
@@ -71,7 +71,7 @@ export function storedRefreshToken(): string | null {
 
 /**
  * Trades the refresh token for a new pair. Serialised: concurrent callers share one request,
- * since a rotated token presented twice revokes the whole login (D3).
+ * since a rotated token presented twice revokes the whole login (docs/authentication.md).
  */
 export function refresh(): Promise<boolean> {
   inflight ??= (async () => {

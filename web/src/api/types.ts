@@ -1,4 +1,4 @@
-// The shapes the dashboard reads from the public API (README "The API", D7-D11).
+// The shapes the dashboard reads from the public API (docs/api.md and the pages it links).
 export interface Session {
   id: string;
   name: string;

@@ -17,7 +17,7 @@ interface ApiKey {
   key?: string;
 }
 
-/** API keys (D6): created and shown once, revoked at once. Owners and admins only. */
+/** API keys (docs/api.md): created and shown once, revoked at once. Owners and admins only. */
 export function ApiKeys() {
   const list = useQuery({ queryKey: ["api-keys"], queryFn: () => get<ApiKey[]>("/api/api-keys?limit=100") });
   const [name, setName] = useState("");

@@ -47,7 +47,7 @@ const QUOTA: Record<string, string> = {
   teamSeats: "Team seats",
 };
 
-/** Billing (D2): plan, usage against each quota, invoices, checkout (owner only). */
+/** Billing (docs/team-and-billing.md): plan, usage against each quota, invoices, checkout (owner only). */
 export function Billing() {
   const { claims } = useAuth();
   const owner = can(claims?.role, "billing");

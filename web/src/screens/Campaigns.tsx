@@ -9,7 +9,7 @@ import { fmtDate, useAuth } from "../ui/hooks.ts";
 
 export const done = (c: Campaign) => c.stats.total - c.stats.pending;
 
-/** Campaigns (D11): the list with live progress (campaign_progress refreshes it). */
+/** Campaigns (docs/contacts-and-campaigns.md): the list with live progress (campaign_progress refreshes it). */
 export function Campaigns() {
   const { claims } = useAuth();
   const list = useQuery({ queryKey: ["campaigns"], queryFn: () => get<Campaign[]>("/api/v1/campaigns?limit=100") });

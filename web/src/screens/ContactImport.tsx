@@ -15,7 +15,7 @@ interface ImportJob {
   errors: { row: number; message: string }[];
 }
 
-/** CSV import (D11): upload, then the job's progress until it ends. */
+/** CSV import (docs/contacts-and-campaigns.md): upload, then the job's progress until it ends. */
 export function ContactImport() {
   const qc = useQueryClient();
   const [file, setFile] = useState<File | null>(null);

@@ -11,7 +11,7 @@ import { fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
 import { parsePairs, splitTags } from "../ui/text.ts";
 import { ContactImport } from "./ContactImport.tsx";
 
-/** Contacts (D11): search, tag and opt-out filters, edit, import with progress, export. */
+/** Contacts (docs/contacts-and-campaigns.md): search, tag and opt-out filters, edit, import with progress, export. */
 export function Contacts() {
   const { claims } = useAuth();
   const messaging = can(claims?.role, "messaging");

@@ -20,7 +20,7 @@ interface Challenge {
   retryAfter?: number;
 }
 
-/** Log in, with the second factor when the account or workspace asks for it (D3). */
+/** Log in, with the second factor when the account or workspace asks for it (docs/authentication.md). */
 export function Login() {
   const { endedReason } = useAuth();
   const [, navigate] = useLocation();

@@ -4,7 +4,7 @@ import { post } from "../api/client.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
 
-/** Forgot password: always the same answer, whether or not the address exists (D3). */
+/** Forgot password: always the same answer, whether or not the address exists (docs/authentication.md). */
 export function Forgot() {
   const [email, setEmail] = useState("");
   const [done, setDone] = useState(false);

@@ -51,7 +51,7 @@ function Name({ initial }: { initial: string }) {
 function Password() {
   const [currentPassword, setCurrent] = useState("");
   const [newPassword, setNew] = useState("");
-  // a password change ends every login (D3): sign in again with the new one
+  // a password change ends every login (docs/authentication.md): sign in again with the new one
   const save = useAction(() => post("/api/auth/change-password", { currentPassword, newPassword }), [], () => signedOut("Your password is changed. Sign in with the new one."));
   return (
     <form className="panel" onSubmit={(e: FormEvent) => (e.preventDefault(), save.mutate())} noValidate>

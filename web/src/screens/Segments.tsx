@@ -9,7 +9,7 @@ import { Field } from "../ui/Field.tsx";
 import { emptyFilter, FilterEditor, fromFilter, toFilter, type FilterText } from "../ui/FilterEditor.tsx";
 import { useAction, useAuth } from "../ui/hooks.ts";
 
-/** Segments (D11): saved filters with a count that follows the filter as it is typed. */
+/** Segments (docs/contacts-and-campaigns.md): saved filters with a count that follows the filter as it is typed. */
 export function Segments() {
   const { claims } = useAuth();
   const messaging = can(claims?.role, "messaging");

@@ -11,7 +11,7 @@ import { fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
 
 const STATUS: Record<string, string> = { connected: "Connected", qr_pending: "Waiting for scan", disconnected: "Disconnected", connecting: "Connecting" };
 
-/** Sessions (D7): live status, connect by a QR that redraws as it rotates, or by pairing code. */
+/** Sessions (docs/sessions.md): live status, connect by a QR that redraws as it rotates, or by pairing code. */
 export function Sessions() {
   const { claims } = useAuth();
   const manage = can(claims?.role, "manage");

@@ -12,7 +12,7 @@ interface Pending {
   email?: string;
   password?: string;
 }
-// handed over by the log-in screen when an account's verification is unfinished (D3)
+// handed over by the log-in screen when an account's verification is unfinished (docs/authentication.md)
 let resumed: Pending | null = null;
 export function resumeVerification(p: Pending) {
   resumed = p;

@@ -21,7 +21,7 @@ interface Invitation {
 
 const ROLES = ["admin", "agent", "viewer"] as const;
 
-/** Team (D5): members and their roles, invitations. The owner moves only by transfer. */
+/** Team (docs/team-and-billing.md): members and their roles, invitations. The owner moves only by transfer. */
 export function Team() {
   const { claims } = useAuth();
   const team = can(claims?.role, "team");
@@ -33,7 +33,7 @@ export function Team() {
   const transfer = useAction((userId: string) => post("/api/team/transfer-ownership", { userId }), [["members"]], () => void refresh());
   const resend = useAction((id: string) => post(`/api/team/invitations/${id}/resend`), [["invitations"]]);
   const revoke = useAction((id: string) => del(`/api/team/invitations/${id}`), [["invitations"]]);
-  // an admin manages admins, agents and viewers, never the owner (D5)
+  // an admin manages admins, agents and viewers, never the owner (docs/team-and-billing.md)
   const mayEdit = (m: Member) => team && m.role !== "owner" && m.id !== claims?.sub;
 
   return (

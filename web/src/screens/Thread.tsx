@@ -16,7 +16,7 @@ export function Thread({ id }: { id: string }) {
   const { claims } = useAuth();
   const messaging = can(claims?.role, "messaging");
   const conv = useQuery({ queryKey: ["thread", id, "conv"], queryFn: () => get<Conversation>(`/api/v1/inbox/conversations/${id}`) });
-  // newest first in pages of 50; older pages by the keyset cursor (D1)
+  // newest first in pages of 50; older pages by the keyset cursor (docs/api.md)
   const msgs = useInfiniteQuery({
     queryKey: ["thread", id, "messages"],
     queryFn: ({ pageParam }) => api<Message[]>("GET", `/api/v1/inbox/conversations/${id}/messages${qs({ limit: 50, before: pageParam })}`),

@@ -9,7 +9,7 @@ import { Field } from "../ui/Field.tsx";
 import { useAction, useAuth } from "../ui/hooks.ts";
 import { Secret } from "../ui/Secret.tsx";
 
-/** Webhooks (D9): the list, and creating one with its secret shown once. */
+/** Webhooks (docs/webhooks.md): the list, and creating one with its secret shown once. */
 export function Webhooks() {
   const { claims } = useAuth();
   const manage = can(claims?.role, "manage");

@@ -14,7 +14,7 @@ interface Workspace {
 
 const words = (s: string) => s.split(",").map((w) => w.trim()).filter(Boolean);
 
-/** Workspace settings (owner, admin): name, the second factor for everyone, opt-out keywords (D11). */
+/** Workspace settings (owner, admin): name, the second factor for everyone, opt-out keywords (docs/contacts-and-campaigns.md). */
 export function WorkspaceSettings() {
   const ws = useQuery({ queryKey: ["workspace"], queryFn: () => get<Workspace>("/api/workspace") });
   if (!ws.data) return <ErrorNote error={ws.error} />;
@@ -30,7 +30,7 @@ function Form({ w }: { w: Workspace }) {
     const body: Record<string, unknown> = {};
     if (name !== w.name) body.name = name;
     if (require2fa !== w.require2fa) body.require2fa = require2fa;
-    // only servers with contacts (D11) know the keywords
+    // only servers with contacts (docs/contacts-and-campaigns.md) know the keywords
     if (w.optOutKeywords && optOut !== w.optOutKeywords.join(", ")) body.optOutKeywords = words(optOut);
     if (w.optInKeywords && optIn !== w.optInKeywords.join(", ")) body.optInKeywords = words(optIn);
     return patch("/api/workspace", body);

@@ -9,7 +9,7 @@ export interface CaptchaValue {
 }
 
 /**
- * The sign-up and log-in captcha (D3): a PNG data URI, one-time. Every submit consumes it, so
+ * The sign-up and log-in captcha (docs/authentication.md): a PNG data URI, one-time. Every submit consumes it, so
  * the parent bumps `round` after each attempt to get a new one.
  */
 export function Captcha({ round, value, onChange, error }: { round: number; value: CaptchaValue; onChange: Dispatch<SetStateAction<CaptchaValue>>; error: unknown }) {

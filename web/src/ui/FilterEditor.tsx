@@ -18,7 +18,7 @@ export interface FilterText {
 export const emptyFilter: FilterText = { tagsAny: "", tagsAll: "", tagsNone: "", lastInboundWithinDays: "", createdWithinDays: "", attributes: "" };
 
 
-/** The form's text as D11's filter object (empty parts left out). */
+/** The form's text as a segment filter object (empty parts left out). */
 export function toFilter(f: FilterText): SegmentFilter {
   const out: SegmentFilter = {};
   for (const k of ["tagsAny", "tagsAll", "tagsNone"] as const) if (splitTags(f[k]).length) out[k] = splitTags(f[k]);

@@ -20,7 +20,7 @@ export const defaultPacing = (): PacingText => ({
   timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
 });
 
-/** D11's pacing object from the form (quiet hours only when both times are given). */
+/** A campaign's pacing object from the form (quiet hours only when both times are given). */
 export function toPacing(p: PacingText) {
   return {
     perMinute: Number(p.perMinute),

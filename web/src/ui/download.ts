@@ -25,7 +25,7 @@ export async function upload(file: File): Promise<{ id: string; mimeType: string
   return (await api<{ id: string; mimeType: string }>("POST", "/api/v1/media", fd)).data;
 }
 
-/** The message type D8 expects for a MIME type. */
+/** The message type a send (docs/messages.md) expects for a MIME type. */
 export function typeOf(mime: string): "image" | "audio" | "video" | "document" {
   if (mime.startsWith("image/")) return "image";
   if (mime.startsWith("audio/")) return "audio";

@@ -2,7 +2,7 @@ import { useEffect, useRef } from "react";
 import { ApiError } from "../api/client.ts";
 import { tokenStore } from "../api/tokens.ts";
 
-/** The sentence shown for a refusal: 401, 403, 429 and 502 get their own (D14). */
+/** The sentence shown for a refusal: 401, 403, 429 and 502 get their own (docs/dashboard.md). */
 export function describeError(e: unknown): string {
   if (!(e instanceof ApiError)) return e instanceof Error ? e.message : "Something went wrong.";
   switch (e.status) {

@@ -1,4 +1,4 @@
-/** Tags as typed ("a, b; c|d") in D11's form: trimmed, lower-cased, no empties. */
+/** Tags as typed ("a, b; c|d") in the contacts' form (docs/contacts-and-campaigns.md): trimmed, lower-cased, no empties. */
 export const splitTags = (s: string) => s.split(/[,;|]/).map((t) => t.trim().toLowerCase()).filter(Boolean);
 
 /** "key=value" lines as an object (blank lines and lines without a key left out). */
