@@ -39,6 +39,11 @@ export interface TestAppOptions {
   overrides?: Omit<RuntimeOverrides, "clock" | "network" | "dbPath">;
   /** a file database in the data dir instead of memory (CLI and real-port tests) */
   fileDb?: boolean;
+  /**
+   * "sqlite": SQLite whatever engine the suite runs on, for tests of what exists on SQLite alone
+   * (the data dir's backup, the WAL index); such tests say so in their titles
+   */
+  engine?: "sqlite";
 }
 
 /**
@@ -47,7 +52,7 @@ export interface TestAppOptions {
  */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
-  const pg = testEngine === "postgres" && opts.config?.databaseUrl === undefined ? await freshPostgres() : undefined;
+  const pg = testEngine === "postgres" && opts.engine !== "sqlite" && opts.config?.databaseUrl === undefined ? await freshPostgres() : undefined;
   const config = loadConfig({ network: "sim", dataDir, logLevel: "silent", captcha: "off", ...(pg ? { databaseUrl: pg.url } : {}), ...opts.config });
   const clock = opts.clock ?? new ManualClock(new Date());
   const sim = opts.simDriver ?? new SimDriver({ latencyMs: 1, ...opts.sim });

@@ -17,7 +17,8 @@ let mediaId: string;
 const out = mkdtempSync(join(tmpdir(), "parley-backup-media-"));
 
 beforeAll(async () => {
-  t = await createTestApp({ fileDb: true });
+  // a backup archives the SQLite data dir; on PostgreSQL, `parley backup` refuses (test/ops/postgres-refusal.test.ts)
+  t = await createTestApp({ fileDb: true, engine: "sqlite" });
   ws = await createWorkspace(t);
   const form = new FormData();
   form.append("file", new File([new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x34, 0x0a, ...new TextEncoder().encode("%%EOF\n")])], "note.pdf", { type: "application/pdf" }));
@@ -33,7 +34,7 @@ const entries = async (file: string) => {
   return names;
 };
 
-test("a media file that vanished after the folder was listed does not fail the backup; the stored media are in it", async () => {
+test("SQLite data dir: a media file that vanished after the folder was listed does not fail the backup; the stored media are in it", async () => {
   const folder = join(t.deps.config.dataDir, "media", ws.id);
   // what tar meets when a refused change deletes its file between listing and reading: a name with nothing behind it
   symlinkSync(join(folder, "gone-already"), join(folder, "01990000-0000-7000-8000-000000000000"));
@@ -45,7 +46,7 @@ test("a media file that vanished after the folder was listed does not fail the b
   unlinkSync(join(folder, "01990000-0000-7000-8000-000000000000"));
 });
 
-test("files written and removed while backups run never fail one, and are not archived", async () => {
+test("SQLite data dir: files written and removed while backups run never fail one, and are not archived", async () => {
   const folder = join(t.deps.config.dataDir, "media", ws.id);
   mkdirSync(folder, { recursive: true });
   for (let i = 0; i < 200; i++) writeFileSync(join(folder, `orphan-${i}`), Buffer.alloc(50_000, 1));
@@ -74,7 +75,7 @@ test("files written and removed while backups run never fail one, and are not ar
   }
 }, 60_000);
 
-test("a data dir on its own disk: lost+found (root's, unreadable by the service user) is not archived", async () => {
+test("SQLite data dir: a data dir on its own disk: lost+found (root's, unreadable by the service user) is not archived", async () => {
   mkdirSync(join(t.deps.config.dataDir, "lost+found"), { recursive: true, mode: 0o700 });
   writeFileSync(join(t.deps.config.dataDir, "lost+found", "#1234"), "fsck leftovers");
   const file = join(out, "lost-found.tar.gz");
