@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
 import { startPeriodic } from "./jobs/periodic.ts";
 import type { Logger } from "./log.ts";
@@ -64,6 +65,12 @@ function listenFailure(err: unknown, host: string, port: number): unknown {
   return err;
 }
 
+/** PostgreSQL: the data dir holds media and the URL file only, and is not locked (nodes may share one). */
+function dataDirOnly(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  return () => {};
+}
+
 /** How long after listening the periodic jobs are scheduled (their shortest period is 30 s). */
 export const PERIODIC_START_DELAY_MS = 1_000;
 
@@ -74,7 +81,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   if (config.port === 0) config = Object.freeze({ ...config, port: freePort(config.host) });
   // one server per SQLite data dir (two would run the same jobs and sessions); the nodes of a
   // PostgreSQL cluster share their database instead, and claim work row by row
-  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  const unlock = config.databaseUrl ? dataDirOnly(config.dataDir) : lockDataDir(config.dataDir);
   let runtime: Runtime;
   try {
     runtime = await createRuntime(config, log);
