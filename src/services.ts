@@ -19,6 +19,8 @@ export interface Services {
   start(): Promise<void>;
   /** Stops background work before the database closes. */
   stop(): Promise<void>;
+  /** Resolves once the network events heard so far are handled (tests wait on it instead of sleeping). */
+  settled(): Promise<void>;
 }
 
 const DAY = 86_400_000;
@@ -57,6 +59,7 @@ export function createServices(deps: AppDeps): Services {
       // sessions come back one by one in the background: start-up does not wait for all of them
       restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
     },
+    settled: () => messaging.settled(),
     async stop() {
       sessions.stop();
       await restoring;

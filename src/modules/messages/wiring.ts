@@ -12,6 +12,8 @@ export interface MessagingServices {
   periodic: PeriodicJob[];
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Resolves once every network event heard so far (inbound messages, echoes, receipts) is handled. */
+  settled(): Promise<void>;
 }
 
 /**
@@ -21,24 +23,25 @@ export interface MessagingServices {
 export function messagingServices(deps: AppDeps): MessagingServices {
   const sender = new OutboundSender(deps);
   deps.jobs.register(sender.handler());
-  // inbound messages of one session are stored one after another, in arrival order
+  // a session's inbound messages and receipts are handled one after another, in arrival order
+  // (a read receipt may arrive before its delivered one; each must see the other's result)
   const chains = new Map<string, Promise<void>>();
-  const inbound = (sessionId: string, message: InboundMessage | EchoMessage, store = () => receiveInbound(deps, sessionId, message as InboundMessage)) => {
+  const inSessionOrder = (sessionId: string, handle: () => Promise<unknown>, what: string, networkMessageId: string): void => {
     const next = (chains.get(sessionId) ?? Promise.resolve())
-      .then(store)
-      .catch((err) => deps.log.error("inbound message not stored", { sessionId, networkMessageId: message.networkMessageId, err }))
+      .then(async () => void (await handle()))
+      .catch((err) => deps.log.error(what, { sessionId, networkMessageId, err }))
       .finally(() => {
         if (chains.get(sessionId) === next) chains.delete(sessionId);
       });
     chains.set(sessionId, next);
   };
+  const inbound = (sessionId: string, message: InboundMessage | EchoMessage, store = () => receiveInbound(deps, sessionId, message as InboundMessage)) =>
+    inSessionOrder(sessionId, store, "inbound message not stored", message.networkMessageId);
   const unsubscribe = deps.network.onEvent((e) => {
     if (e.type === "inbound") inbound(e.sessionId, e.message);
     else if (e.type === "outbound_echo") inbound(e.sessionId, e.message, () => recordEcho(deps, e.sessionId, e.message));
     else if (e.type === "rejected") onRejected(deps, e);
-    else if (e.type === "receipt") {
-      applyReceipt(deps, e).catch((err) => deps.log.error("receipt not applied", { sessionId: e.sessionId, networkMessageId: e.networkMessageId, err }));
-    }
+    else if (e.type === "receipt") inSessionOrder(e.sessionId, () => applyReceipt(deps, e), "receipt not applied", e.networkMessageId);
   });
   // a session that ended for good fails its whole queue at once (the sender job would find it too, later)
   const unlisten = deps.bus.subscribe((e) => {
@@ -64,6 +67,9 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       unlisten();
       sender.stop();
       await Promise.allSettled([...chains.values()]);
+    },
+    async settled() {
+      while (chains.size) await Promise.allSettled([...chains.values()]);
     },
   };
 }

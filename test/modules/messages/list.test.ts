@@ -26,9 +26,19 @@ beforeAll(async () => {
     return stmt.run(Bun.randomUUIDv7(undefined, at), w, sessions[i % 2]!, "c" + (i % 50), status === "received" ? "inbound" : "outbound", `91990${String(i % 100).padStart(7, "0")}`, `m${i}`, status, at, at);
   };
   base = t.clock.now().getTime() - N;
+  // seeded 500 rows a statement: one round trip per row would take minutes on PostgreSQL
+  const row = (w: string, i: number, at: number) => {
+    const status = STATUSES[i % 5]!;
+    return [Bun.randomUUIDv7(undefined, at), w, sessions[i % 2]!, "c" + (i % 50), status === "received" ? "inbound" : "outbound", `91990${String(i % 100).padStart(7, "0")}`, `m${i}`, status, at, at];
+  };
+  const CHUNK = 500;
+  const many = t.deps.db.prepare(
+    `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, type, body, status, created_at, updated_at) VALUES ` +
+      Array.from({ length: CHUNK }, () => "(?, ?, ?, ?, ?, ?, 'text', ?, ?, ?, ?)").join(", "),
+  );
   await t.deps.db.tx(async () => {
-    for (let i = 0; i < N; i++) await insert(ws.id, i, base + i);
-    for (let i = 0; i < 1000; i++) await insert(other.id, i, base + i);
+    for (let i = 0; i < N; i += CHUNK) await many.run(...Array.from({ length: CHUNK }, (_, k) => row(ws.id, i + k, base + i + k)).flat());
+    for (let i = 0; i < 1000; i += CHUNK) await many.run(...Array.from({ length: CHUNK }, (_, k) => row(other.id, i + k, base + i + k)).flat());
   });
 });
 afterAll(() => t.close());

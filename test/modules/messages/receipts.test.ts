@@ -22,8 +22,11 @@ async function sentMessage(text: string): Promise<{ id: string; networkId: strin
 }
 const times = async (id: string) =>
   (await t.deps.db.prepare("SELECT delivered_at AS d, read_at AS r FROM messages WHERE id = ?").get(id)) as { d: number | null; r: number | null };
-/** Receipts are applied asynchronously (each in a transaction of its own): lets the ones just emitted land. */
-const applied = () => Bun.sleep(20);
+/** Receipts are applied asynchronously (each in a transaction of its own, in arrival order): waits until the ones just emitted are. */
+const applied = async () => {
+  await Bun.sleep(0); // the sim hands its events over in a later turn
+  await t.services.settled();
+};
 
 test("read before delivered: status read, deliveredAt also set, delivered emitted once before read", async () => {
   const { id, networkId } = await sentMessage("out of order");
