@@ -5,7 +5,7 @@
 // database without that backlog (the webhook at its cap with only its two deliveries in flight).
 import { sqliteOf } from "../src/db/sqlite.ts";
 import { createWebhook } from "../src/modules/webhooks/service.ts";
-import { deliveryStore, dueWindow } from "../src/modules/webhooks/store.ts";
+import { dueWindow } from "../src/modules/webhooks/store.ts";
 import { median, report } from "./lib/report.ts";
 import { benchRuntime } from "./lib/runtime.ts";
 
@@ -36,7 +36,7 @@ function fill(n: number, sameTime = false): void {
   })();
 }
 
-const store = deliveryStore(deps.db);
+const store = deps.deliveries;
 const window = dueWindow(deps.config.webhookConcurrency);
 /** µs per look (a claim that finds nothing, then the next due time), with the slow webhook at its cap. */
 async function looks(): Promise<number> {

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { hasherFor } from "../src/auth/passwords.ts";
+import { PasswordHasher } from "../src/auth/passwords.ts";
 import { randomFrom } from "../src/crypto/random.ts";
 import { errors } from "../src/errors.ts";
 import { emailField, mobileField, newPasswordField } from "../src/modules/auth/model.ts";
-import { createAccount, findUserByEmail, updateUser } from "../src/modules/auth/repo.ts";
-import { insertInvitedMember } from "../src/modules/team/repo.ts";
-import { ROLES, type Role } from "../src/modules/users/table.ts";
+import { createAccount } from "../src/modules/auth/repo.ts";
+import { findUserByEmail, insertInvitedMember, updateUser } from "../src/modules/users/repo.ts";
+import { ROLES, type Role } from "../src/modules/users/roles.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import type { OperatorContext } from "./operator.ts";
 
@@ -46,7 +46,7 @@ export function generatedPassword(): string {
 export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewWorkspaceInput): Promise<{ workspaceId: string; userId: string }> {
   const v = parse(workspaceInput, input, WORKSPACE_FLAGS);
   if (await findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
-  const passwordHash = await hasherFor(ctx.config).hash(v.password);
+  const passwordHash = await new PasswordHasher(1).hash(v.password); // one password per command: no shared cap needed
   const now = ctx.clock.now().getTime();
   const ids = { workspaceId: Bun.randomUUIDv7(), userId: Bun.randomUUIDv7() };
   await createAccount(ctx.db, { ...ids, tenantName: v.workspace, name: v.name, email: v.email, mobile: v.mobile ?? null, passwordHash, trialEndsAt: now + ctx.config.trialDays * DAY, now });
@@ -59,7 +59,7 @@ export async function createUser(ctx: OperatorContext, workspaceRef: string, inp
   const ws = await resolveWorkspaceRef(ctx, workspaceRef);
   const v = parse(userInput, input, USER_FLAGS);
   if (await findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
-  const passwordHash = await hasherFor(ctx.config).hash(v.password);
+  const passwordHash = await new PasswordHasher(1).hash(v.password); // one password per command: no shared cap needed
   const now = ctx.clock.now().getTime();
   const userId = Bun.randomUUIDv7();
   await insertInvitedMember(ctx.db, ws.id, { id: userId, email: v.email, name: v.name, passwordHash, mobile: v.mobile ?? null, role: v.role as Role, at: now });

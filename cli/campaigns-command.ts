@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { findWorkspace, openOperator, operatorOptions, runOperator, type OperatorFlags } from "./sessions.ts";
+import { openOperator, operatorOptions, runOperator, type OperatorFlags } from "./operator.ts";
+import { findWorkspace } from "./sessions.ts";
 
 // `parley campaigns`: the screens (Ink, React) are imported when a command runs, so `parley
 // serve` and the other commands never load them (./campaigns.tsx)

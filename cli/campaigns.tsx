@@ -1,6 +1,6 @@
 import { bar, processed, RateMeter, timeLeft, type Stats } from "./campaigns-progress.ts";
 import { FreshToken } from "./fresh-token.ts";
-import { OperatorError, callApi, openOperator, ownerToken, type Operator, type OperatorFlags } from "./sessions.ts";
+import { OperatorError, callApi, openOperator, ownerToken, type Operator, type OperatorFlags } from "./operator.ts";
 
 interface CampaignLine extends Stats {
   id: string;

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { operatorOptions, runOperator, type OperatorFlags } from "./sessions.ts";
+import { operatorOptions, runOperator, type OperatorFlags } from "./operator.ts";
 
 // `parley contacts`: the progress screen (Ink, React) is imported when the command runs, so
 // `parley serve` and the other commands never load it (./contacts.tsx)

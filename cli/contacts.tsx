@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { FreshToken } from "./fresh-token.ts";
-import { OperatorError, callApi, findWorkspace, openOperator, ownerToken, requireApi, type Operator, type OperatorFlags } from "./sessions.ts";
+import { OperatorError, callApi, openOperator, ownerToken, requireApi, type Operator, type OperatorFlags } from "./operator.ts";
+import { findWorkspace } from "./sessions.ts";
 
 // `parley contacts import`: uploads a CSV to the running server as the workspace's owner (docs/operations.md:
 // the power comes from the data dir) and follows the import job with a progress bar.

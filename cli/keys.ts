@@ -4,7 +4,7 @@ import { createApiKeyBody } from "../src/modules/apikeys/model.ts";
 import { createApiKey, listKeys, revokeKey } from "../src/modules/apikeys/service.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
+import { runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Creates an API key for a workspace and prints it (the only time it is shown). */
 export async function createKey(ctx: OperatorContext, workspace: string, name: string, expiresAt?: string): Promise<void> {
@@ -27,7 +27,7 @@ export async function listWorkspaceKeys(ctx: OperatorContext, workspace: string)
 export function keysCommand(program: Command): void {
   const cmd = program.command("keys").description("operator: API keys of a workspace");
   const run = (flags: { dataDir?: string }, fn: (ctx: OperatorContext) => void | Promise<void>) =>
-    operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), fn));
+    runOperator(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), fn));
   cmd
     .command("create")
     .description("create an API key (printed once)")

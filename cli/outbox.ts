@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
+import { migrate } from "../src/db/migrate.ts";
 import { openStore } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { noDatabase } from "./operator.ts";
+import { noDatabase, OperatorError, runOperator } from "./operator.ts";
 import { normalisePhone } from "../src/http/phone.ts";
 
 /** `parley outbox`: the log channel's messages (docs/authentication.md), newest first; works beside a running server. */
@@ -17,26 +17,17 @@ export function outboxCommand(program: Command): void {
     .option("--json", "print a JSON array")
     .option("--to <recipient>", "only messages to this email or phone number")
     .option("-n, --limit <n>", "how many messages", "20")
-    .action(async (flags: { dataDir?: string; json?: boolean; to?: string; limit: string }) => {
+    .action((flags: { dataDir?: string; json?: boolean; to?: string; limit: string }) => runOperator(async () => {
       const config = configOrExit({ dataDir: flags.dataDir });
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
         process.stderr.write("parley: --limit must be an integer from 1 to 1000\n");
         process.exit(2);
       }
-      if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) {
-        process.stderr.write(`parley: ${noDatabase(config.dataDir)}\n`);
-        process.exit(1);
-      }
+      if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
       const db = openStore(config);
       try {
-        try {
-          await migrate(db);
-        } catch (err) {
-          if (!(err instanceof NewerDatabaseError)) throw err;
-          process.stderr.write(`parley: ${err.message}\n`);
-          process.exit(2);
-        }
+        await migrate(db); // a database from a newer build: runOperator exits 2
         // a phone as people write it (`+91 98000-00001`) matches the stored digits
         const raw = flags.to?.trim().toLowerCase();
         const to = raw && !raw.includes("@") ? normalisePhone(raw) : raw;
@@ -54,5 +45,5 @@ export function outboxCommand(program: Command): void {
       } finally {
         await db.close();
       }
-    });
+    }));
 }

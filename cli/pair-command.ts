@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { PairFlags } from "./pair.tsx";
-import { operatorOptions, runOperator } from "./sessions.ts";
+import { operatorOptions, runOperator } from "./operator.ts";
 
 /**
  * `parley pair <session>`. The pairing screen (Ink, React, the terminal QR) is imported when

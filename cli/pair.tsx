@@ -2,16 +2,8 @@ import qrcodeTerminal from "qrcode-terminal";
 import { phoneField } from "../src/http/phone.ts";
 import { colorEnabled } from "./context.ts";
 import { FreshToken } from "./fresh-token.ts";
-import {
-  OperatorError,
-  callApi,
-  findSession,
-  openOperator,
-  ownerToken,
-  type Operator,
-  type OperatorFlags,
-  type SessionRef,
-} from "./sessions.ts";
+import { OperatorError, callApi, openOperator, ownerToken, type Operator, type OperatorFlags } from "./operator.ts";
+import { findSession, type SessionRef } from "./sessions.ts";
 
 interface PairState {
   session: SessionRef;

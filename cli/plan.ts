@@ -5,7 +5,7 @@ import { setPlanManually } from "../src/modules/billing/subscription.ts";
 import type { QuotaResource } from "../src/modules/billing/usage.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
+import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Manual billing: puts a workspace on a plan for one interval (a manual invoice is recorded). */
 export async function setPlan(ctx: OperatorContext, workspace: string, planId: string, interval: string): Promise<void> {
@@ -56,7 +56,7 @@ export async function updatePlan(ctx: OperatorContext, id: string, flags: Record
 export function planCommand(program: Command): void {
   const cmd = program.command("plan").description("operator: plans, the catalogue and manual billing");
   const run = (flags: { dataDir?: string }, fn: (ctx: OperatorContext) => void | Promise<void>) =>
-    operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), fn));
+    runOperator(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), fn));
   cmd
     .command("set")
     .description("manual billing: put a workspace on a plan for one interval (free: back to the Free plan)")

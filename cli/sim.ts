@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { findSession, openOperator, operatorOptions, ownerToken, requireApi, runOperator, type OperatorFlags } from "./sessions.ts";
+import { openOperator, operatorOptions, ownerToken, requireApi, runOperator, type OperatorFlags } from "./operator.ts";
+import { findSession } from "./sessions.ts";
 
 /** Calls one sim route (docs/network-drivers.md) for a session named on the command line. */
 async function simCall(ref: string, flags: OperatorFlags, action: string, body: unknown): Promise<any> {

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { nextStep } from "../src/modules/auth/repo.ts";
-import { listUsersOf } from "../src/modules/workspaces/repo.ts";
+import { listUsersOf } from "../src/modules/users/repo.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { createUser, passwordFrom } from "./accounts.ts";
-import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
+import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints the members of a workspace (id or exact name). */
 export async function listUsers(ctx: OperatorContext, workspace: string, json = false): Promise<void> {
@@ -30,7 +30,7 @@ export function usersCommand(program: Command): void {
     .requiredOption("-w, --workspace <idOrName>", "workspace id or exact name")
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
-    .action((flags) => operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listUsers(ctx, flags.workspace, flags.json))));
+    .action((flags) => runOperator(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listUsers(ctx, flags.workspace, flags.json))));
   cmd
     .command("create")
     .description("add a verified member to a workspace (no invitation mail); prints the password when generated")
@@ -43,7 +43,7 @@ export function usersCommand(program: Command): void {
     .option("--password-stdin", "read the password from the first line of stdin")
     .option(...DATA_DIR_FLAG)
     .action((flags) =>
-      operatorAction(() =>
+      runOperator(() =>
         withDataDir(configOrExit({ dataDir: flags.dataDir }), async (ctx) => {
           const { password, generated } = await passwordFrom(flags);
           const ids = await createUser(ctx, flags.workspace, { name: flags.name, email: flags.email, mobile: flags.mobile, role: flags.role, password });

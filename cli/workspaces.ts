@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { listAllWorkspaces } from "../src/modules/workspaces/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { createWorkspaceWithOwner, passwordFrom } from "./accounts.ts";
-import { isoOrNull, operatorAction, table, withDataDir, type OperatorContext } from "./operator.ts";
+import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints every workspace (id, name, plan, status, members, owner). */
 export async function listWorkspaces(ctx: OperatorContext, json = false): Promise<void> {
@@ -20,7 +20,7 @@ export function workspacesCommand(program: Command): void {
     .description("list every workspace with its plan, status and members")
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
-    .action((flags) => operatorAction(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listWorkspaces(ctx, flags.json))));
+    .action((flags) => runOperator(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listWorkspaces(ctx, flags.json))));
   workspacesCreateCommand(cmd);
 }
 
@@ -38,7 +38,7 @@ export function workspacesCreateCommand(cmd: Command): void {
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
     .action((flags) =>
-      operatorAction(() =>
+      runOperator(() =>
         withDataDir(configOrExit({ dataDir: flags.dataDir }), async (ctx) => {
           const { password, generated } = await passwordFrom(flags);
           const ids = await createWorkspaceWithOwner(ctx, { workspace: flags.name, name: flags.ownerName, email: flags.ownerEmail, mobile: flags.ownerMobile, password });

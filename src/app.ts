@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "./deps.ts";
+import type { Services } from "./services.ts";
 import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
@@ -28,8 +29,8 @@ import { metricsRoutes } from "./modules/metrics/routes.ts";
 import { webRoutes } from "./modules/web/routes.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
 
-/** Composes the whole HTTP application; never listens (tests call `app.handle`). */
-export function buildApp(deps: AppDeps) {
+/** Composes the whole HTTP application over the runtime's deps and services; never listens (tests call `app.handle`). */
+export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "realtime">) {
   // systemRouter false: Elysia's own router, not a Bun.serve `routes` map, which Elysia built
   // with an entry per route (~150) at every start: 10-15 ms of a 55-70 ms start, requests
   // measured the same (issue 13). standardHostname false: its router then finds the path after
@@ -51,8 +52,8 @@ export function buildApp(deps: AppDeps) {
     .use(teamRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(billingRoutes(deps))
-    .use(sessionRoutes(deps))
-    .use(realtimeRoutes(deps))
+    .use(sessionRoutes(deps, services.sessions))
+    .use(realtimeRoutes(deps, services.realtime))
     .use(webhookRoutes(deps))
     .use(messagesRoutes(deps))
     .use(mediaRoutes(deps))

@@ -7,24 +7,39 @@ import { openStore } from "./db/open.ts";
 import { sqliteOf } from "./db/sqlite.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
+import { startPeriodic } from "./jobs/periodic.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
 import type { NetworkDriver } from "./network/driver.ts";
 import { createNetwork } from "./network/select.ts";
 import { imageCaptcha, type CaptchaGenerator } from "./auth/captcha.ts";
+import { PasswordHasher } from "./auth/passwords.ts";
+import { RateLimiter } from "./rate-limiter.ts";
 import { ChannelNotifier } from "./notify/channel-notifier.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
-import { sessionManager } from "./modules/sessions/manager.ts";
+import { DailyApiQuota } from "./modules/apikeys/daily-quota.ts";
+import { flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
+import { LastUsedTracker } from "./modules/apikeys/last-used.ts";
 import { seedPlans } from "./modules/billing/plans.ts";
+import { SendBatcher } from "./modules/messages/send-batch.ts";
+import { DeliveryStore } from "./modules/webhooks/store.ts";
 import { VERSION } from "./version.ts";
 
+/**
+ * One Parley: the store, the deps over it, the modules' services and the app, built once by
+ * createRuntime, started by `start` and stopped by `stop`/`close` (see docs/architecture-lifecycle.md).
+ */
 export interface Runtime {
   deps: AppDeps;
   services: Services;
   app: App;
-  /** Stops services and jobs, shuts the network down and closes the database. */
+  /** Starts the background work: the job workers, the services, the periodic jobs a moment later. */
+  start(): Promise<void>;
+  /** Stops everything but the store, in the order of STOP_ORDER (each part once, however often called). */
+  stop(): Promise<void>;
+  /** `stop`, then the WAL checkpointer and the store: the end of the runtime. */
   close(): Promise<void>;
 }
 
@@ -39,9 +54,48 @@ export interface RuntimeOverrides {
   captcha?: CaptchaGenerator;
 }
 
-/** Opens and migrates the database and builds deps, services and the app. */
+/** How long after `start` the periodic jobs are scheduled (their shortest period is 30 s). */
+export const PERIODIC_START_DELAY_MS = 1_000;
+
+/**
+ * The parts a runtime stops, in this order; `stop` runs all but the last two, `close` the rest.
+ * Producers of work stop before what they feed, and the network closes (handing over what it
+ * already took) while messaging still listens, so no message is acknowledged and then dropped.
+ */
+export const STOP_ORDER = [
+  /** housekeeping enqueues no more work */
+  "periodic",
+  /** open WebSockets would hold the graceful stop of the server forever: closed with 1001 */
+  "realtime",
+  /** (when listening) no new connections; requests under way finish */
+  "http",
+  /** no session reconnects or starts from here on */
+  "sessions",
+  /** running jobs (sends among them) finish or are released */
+  "jobs",
+  /** every connection closes, without unlinking */
+  "network",
+  /** the sessions' restore and the driver events under way are handled */
+  "sessions.settled",
+  /** no more inbound or receipts; the inbound messages under way are stored */
+  "messaging",
+  /** webhook attempts under way finish or are released */
+  "webhooks",
+  /** the batched lastUsedAt and daily API counts are written */
+  "apikeys.usage",
+  /** mail transport */
+  "notifier",
+  /** (SQLite file) the WAL checkpoint thread */
+  "checkpointer",
+  /** the database */
+  "store",
+] as const;
+export type StopStep = (typeof STOP_ORDER)[number];
+
+/** Opens and migrates the database and builds deps, services and the app: the one place they are built. */
 export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
   const db = openStore(config, { path: o.dbPath, onError: (err) => log.error("after-commit callback failed", { err }) });
+  const clock = o.clock ?? systemClock;
   let checkpointer: { stop(): Promise<void> } | undefined;
   try {
     const applied = await migrate(db);
@@ -49,13 +103,12 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     // SQLite: WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
     const sqlite = sqliteOf(db);
     // the default plans the catalogue lacks (operator edits are kept)
-    await seedPlans(db, (o.clock ?? systemClock).now().getTime());
+    await seedPlans(db, clock.now().getTime());
     if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename);
   } catch (err) {
     await db.close();
     throw err;
   }
-  const clock = o.clock ?? systemClock;
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
     o.notifier ?? new ChannelNotifier({ config, db, clock, log: log.child({ component: "notify" }), network });
@@ -71,27 +124,76 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     captcha: o.captcha ?? imageCaptcha,
     secrets: o.secrets ?? (await loadSecrets(config, db)),
     version: VERSION,
+    hasher: new PasswordHasher(config.passwordHashConcurrency),
+    limiters: { user: new RateLimiter(clock, config.rateLimitPerMinute), apiKey: new RateLimiter(clock, config.rateLimitPerMinute) },
+    apiQuota: new DailyApiQuota(db),
+    lastUsed: new LastUsedTracker(db),
+    deliveries: new DeliveryStore(db),
+    sends: new SendBatcher(db),
   };
   const services = createServices(deps);
-  const app = buildApp(deps);
-  let closed = false;
+  const app = buildApp(deps, services);
+
+  let periodicTimer: ReturnType<typeof setTimeout> | undefined;
+  let periodic: { stop(): void } | undefined;
+  const stops: Record<StopStep, () => unknown> = {
+    periodic: () => {
+      clearTimeout(periodicTimer);
+      periodic?.stop();
+    },
+    realtime: () => services.realtime.closeAll(1001, "server shutting down"),
+    http: () => app.server && app.stop(false),
+    sessions: () => services.sessions.stop(),
+    jobs: () => deps.jobs.stop(config.shutdownTimeoutMs),
+    network: () => deps.network.shutdown(),
+    "sessions.settled": async () => {
+      await services.restored();
+      await services.sessions.settled();
+    },
+    messaging: () => services.messaging.stop(),
+    webhooks: () => services.webhooks.stop(config.shutdownTimeoutMs),
+    "apikeys.usage": () => flushApiKeyUsage(deps),
+    notifier: () => notifier instanceof ChannelNotifier && notifier.close(),
+    checkpointer: () => checkpointer?.stop(),
+    store: () => db.close(),
+  };
+  // the steps run one at a time, each at most once: `stop` then `close` goes on where `stop` ended
+  let next = 0;
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  const runUntil = (end: number): Promise<void> => {
+    chain = chain.catch(() => {}).then(async () => {
+      for (; next < end; next++) {
+        const step = STOP_ORDER[next]!;
+        try {
+          await stops[step]();
+          log.debug("stopped", { part: step });
+        } catch (err) {
+          // the parts after it still stop (the store above all); the first failure is reported
+          log.error("stopping failed", { part: step, err });
+          failure ??= err;
+        }
+      }
+      if (failure !== undefined) throw failure;
+    });
+    return chain;
+  };
+  let started = false;
   return {
     deps,
     services,
     app,
-    async close() {
-      if (closed) return;
-      closed = true;
-      // Order matters for inbound: the network closes (and hands over what it already took)
-      // while messaging still listens, so no message is acknowledged to the network and then
-      // dropped. Sessions stop first (no reconnect starts), running sends finish before that.
-      sessionManager(deps).stop();
-      await deps.jobs.stop(config.shutdownTimeoutMs);
-      await deps.network.shutdown();
-      await services.stop();
-      if (notifier instanceof ChannelNotifier) notifier.close();
-      await checkpointer?.stop();
-      await db.close();
+    async start() {
+      if (started || next > 0) return;
+      started = true;
+      deps.jobs.start();
+      // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
+      // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before
+      // the first request otherwise
+      periodicTimer = setTimeout(() => (periodic = startPeriodic(services.periodic, log)), PERIODIC_START_DELAY_MS);
+      await services.start();
     },
+    stop: () => runUntil(STOP_ORDER.indexOf("checkpointer")),
+    close: () => runUntil(STOP_ORDER.length),
   };
 }

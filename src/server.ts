@@ -1,10 +1,8 @@
 import { mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
-import { startPeriodic } from "./jobs/periodic.ts";
 import type { Logger } from "./log.ts";
 import { lockDataDir } from "./db/lock.ts";
 import { describeStore } from "./db/open.ts";
-import { closeRealtime } from "./modules/realtime/routes.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { hostUrl } from "./http/public-url.ts";
 import { failureBody } from "./http/envelope.ts";
@@ -71,10 +69,7 @@ function dataDirOnly(dataDir: string): () => void {
   return () => {};
 }
 
-/** How long after listening the periodic jobs are scheduled (their shortest period is 30 s). */
-export const PERIODIC_START_DELAY_MS = 1_000;
-
-/** Starts Parley: migrate, listen, start jobs, periodic jobs and services. */
+/** Starts Parley: migrate, listen, then the runtime's background work (jobs, services, periodic jobs). */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   // `--port 0`: the port is chosen before the app is built, so links in mail and media URLs
   // (publicUrl's default is the listen address) name the port the server really listens on
@@ -120,13 +115,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     throw listenFailure(err, config.host, config.port);
   }
   const server = runtime.app.server!;
-  runtime.deps.jobs.start();
-  // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
-  // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before
-  // the first request otherwise
-  let periodic: { stop(): void } | null = null;
-  const periodicTimer = setTimeout(() => (periodic = startPeriodic(runtime.services.periodic, log)), PERIODIC_START_DELAY_MS);
-  await runtime.services.start();
+  await runtime.start();
   const url = hostUrl(config.host, server.port ?? config.port);
   log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, database: describeStore(config), version: runtime.deps.version });
   let stopping: Promise<void> | null = null;
@@ -137,10 +126,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     stop() {
       stopping ??= (async () => {
         log.info("shutting down");
-        clearTimeout(periodicTimer);
-        periodic?.stop();
-        closeRealtime(runtime.deps); // open WebSockets would hold the graceful stop below forever
-        await runtime.app.stop(false); // stop accepting; in-flight requests finish
+        // the runtime stops every part in its one order: listening first, the database last
         await runtime.close();
         unlock();
         log.info("stopped");

@@ -1,24 +1,35 @@
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
 import { authPeriodicJobs } from "./modules/auth/periodic.ts";
-import { apiKeyJobs, flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
+import { apiKeyJobs } from "./modules/apikeys/jobs.ts";
 import { billingJobs } from "./modules/billing/jobs.ts";
-import { sessionManager } from "./modules/sessions/manager.ts";
+import { SessionManager } from "./modules/sessions/manager.ts";
+import { RealtimeHub } from "./modules/realtime/hub.ts";
+import { memberRoleLookup } from "./modules/realtime/repo.ts";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
 import { webhookServices } from "./modules/webhooks/setup.ts";
-import { messagingServices } from "./modules/messages/wiring.ts";
+import { messagingServices, type MessagingServices } from "./modules/messages/wiring.ts";
 import { campaignServices } from "./modules/campaigns/wiring.ts";
 import { contactsServices } from "./modules/contacts/wiring.ts";
 
-/** Long-lived services built once over the deps: the modules' background side. */
+/**
+ * The modules' long-lived services, built once per runtime over its deps (createRuntime builds
+ * them, hands sessions and realtime to the app, and stops them all, in order, in one place).
+ */
 export interface Services {
   periodic: PeriodicJob[];
   /** sends webhook deliveries (tests call `runDue()`) */
   webhooks: WebhookDispatcher;
+  /** the live network connections of the sessions */
+  sessions: SessionManager;
+  /** the real-time WebSocket clients */
+  realtime: RealtimeHub;
+  /** inbound messages, receipts and the outbound sender */
+  messaging: MessagingServices;
   /** Starts background work that needs the server to be up (restoring sessions, ...). */
   start(): Promise<void>;
-  /** Stops background work before the database closes. */
-  stop(): Promise<void>;
+  /** Resolves once the restoring of sessions that `start` began is over (at once if it never began). */
+  restored(): Promise<void>;
   /** Resolves once the network events heard so far are handled (tests wait on it instead of sleeping). */
   settled(): Promise<void>;
 }
@@ -42,16 +53,27 @@ export function createServices(deps: AppDeps): Services {
     ...billingJobs(deps),
     ...apiKeyJobs(deps),
   ];
-  const sessions = sessionManager(deps);
+  // the session manager listens to the driver before messaging does (its order of old)
+  const sessions = new SessionManager(deps);
   const messaging = messagingServices(deps);
   contactsServices(deps);
   periodic.push(...messaging.periodic);
   const campaigns = campaignServices(deps);
   periodic.push(...campaigns.periodic);
-  let restoring: Promise<void> | undefined;
+  // the last subscriber of the bus: its events reach the sockets after the modules' own hooks
+  const realtime = new RealtimeHub(deps.bus, {
+    pingIntervalMs: deps.config.wsPingIntervalMs,
+    clock: deps.clock,
+    log: deps.log.child({ component: "realtime" }),
+    memberRole: memberRoleLookup(deps.db),
+  });
+  let restoring: Promise<void> = Promise.resolve();
   return {
     periodic,
     webhooks: webhooks.dispatcher,
+    sessions,
+    realtime,
+    messaging,
     async start() {
       await webhooks.start();
       await messaging.start();
@@ -59,14 +81,7 @@ export function createServices(deps: AppDeps): Services {
       // sessions come back one by one in the background: start-up does not wait for all of them
       restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
     },
+    restored: () => restoring,
     settled: () => messaging.settled(),
-    async stop() {
-      sessions.stop();
-      await restoring;
-      await sessions.settled();
-      await messaging.stop();
-      await webhooks.stop();
-      await flushApiKeyUsage(deps);
-    },
   };
 }

@@ -43,15 +43,3 @@ export class PasswordHasher {
     return this.dummy;
   }
 }
-
-const shared = new WeakMap<object, PasswordHasher>();
-
-/** The process's hasher for a runtime (keyed by its config): every module shares one cap. */
-export function hasherFor(config: { passwordHashConcurrency: number }): PasswordHasher {
-  let h = shared.get(config);
-  if (!h) {
-    h = new PasswordHasher(config.passwordHashConcurrency);
-    shared.set(config, h);
-  }
-  return h;
-}

@@ -1,4 +1,4 @@
-import type { Role } from "../modules/users/table.ts";
+import type { Role } from "../modules/users/roles.ts";
 
 /** The permission groups (docs/team-and-billing.md). */
 export type Permission = "read" | "messaging" | "manage" | "team" | "billing";

@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { Role } from "../modules/users/table.ts";
+import type { Role } from "../modules/users/roles.ts";
 
 /** Every JWT Parley signs carries one of these in `typ`; a token is only accepted where its type fits. */
 export type TokenType = "access" | "registration" | "login_challenge";

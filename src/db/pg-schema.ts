@@ -16,7 +16,7 @@ import { getTableConfig, type SQLiteColumn, type SQLiteTable } from "drizzle-orm
 
 /**
  * The PostgreSQL twin of a table declared once with drizzle's SQLite column types: what
- * drizzle-kit generates the PostgreSQL migrations from (see schema-tables.ts). Integers become
+ * drizzle-kit generates the PostgreSQL migrations from (see src/schema/schema-tables.ts). Integers become
  * `bigint` (times are milliseconds), booleans stay 0/1 integers and JSON stays text, so a row
  * reads the same on both engines; keys, unique and partial indexes, and foreign keys with
  * their ON DELETE carry over.

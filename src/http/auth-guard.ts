@@ -1,74 +1,31 @@
 import { Elysia } from "elysia";
 import { can, type Permission } from "../auth/permissions.ts";
-import type { Database, Statement as BunStatement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import { oncePer } from "../db/prepared.ts";
 import { memoSpace, snapshotMemo } from "../db/snapshot-memo.ts";
-import { idleSqlite, sqliteOf } from "../db/sqlite.ts";
-import type { Statement } from "../db/store.ts";
+import { idleSqlite } from "../db/sqlite.ts";
 import type { AppDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import { lastUsedTracker } from "../modules/apikeys/last-used.ts";
 import { limitsOfText, type PlanLimits } from "../modules/billing/plans.ts";
-import { effectivePlanIdSql } from "../modules/billing/quota.ts";
-import { PROFILE_COLUMNS, type ProfileRow } from "../modules/auth/repo.ts";
-import type { Role } from "../modules/users/table.ts";
+import { keyByHash, type GuardKeyRow } from "../modules/apikeys/repo.ts";
+import { profileById, type ProfileRow } from "../modules/users/repo.ts";
+import type { AuthContext } from "../auth/context.ts";
 import { admitRequest } from "./rate-limit.ts";
 import { readOnce } from "./read-once.ts";
 import { RequestSlot } from "./request-slot.ts";
 import { VerifiedTokens } from "./verified-tokens.ts";
 
-/** Who is calling, resolved by the guards. */
-export type AuthContext =
-  | { kind: "user"; userId: string; workspaceId: string; role: Role }
-  | { kind: "apiKey"; apiKeyId: string; workspaceId: string; role: Role };
-
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-interface ApiKeyRow {
-  id: string;
-  workspaceId: string;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  /** the `limits` text of the plan in force; null when it is not in the table (the built-in catalogue answers then) */
-  limits: string | null;
-}
-
-interface GuardStatements {
-  /** on SQLite, the same reads on its connection, for the synchronous path (see lookup); null on PostgreSQL */
-  sync: { member: BunStatement<ProfileRow, [string]>; apiKey: BunStatement<ApiKeyRow, [string]> } | null;
-  member: Statement<ProfileRow>;
-  apiKey: Statement<ApiKeyRow>;
-  tokens: VerifiedTokens;
-}
-
-/**
- * The key by its hash, with the limits of its workspace's plan in force: the daily quota
- * needs them on every API-key request, and one statement costs less than three (statements,
- * not their rows, are the cost of a request). Subqueries, not joins: see auth/repo.ts.
- */
-const API_KEY_SQL = `SELECT k.id, k.workspace_id AS "workspaceId", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
-    (SELECT (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")})
-      FROM workspaces w WHERE w.id = k.workspace_id) AS limits
-  FROM api_keys k WHERE k.key_hash = ?`;
-// the whole profile, not just the role: GET /api/auth/profile answers from this row (callerRow)
-const MEMBER_SQL = `SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = ?`;
-/** The guard's statements and verified-token cache, made once per runtime: they run on every authenticated request. */
-const guardStatements = oncePer((deps: AppDeps): GuardStatements => {
-  const sqlite = sqliteOf(deps.db);
-  return {
-    sync: sqlite ? { member: sqlite.prepare(MEMBER_SQL), apiKey: sqlite.prepare(API_KEY_SQL) } : null,
-    member: deps.db.prepare<ProfileRow>(MEMBER_SQL),
-    apiKey: deps.db.prepare<ApiKeyRow>(API_KEY_SQL),
-    tokens: new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock),
-  };
-});
+/** The guard's verified-token cache, made once per runtime: it runs on every authenticated request. */
+const verifiedTokens = oncePer((deps: AppDeps) => new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock));
 
 /** The claims of a valid `Authorization: Bearer <access token>`: at once when verified before, else a promise. */
 function jwtClaims(deps: AppDeps, header: string | undefined): TokenClaims | Promise<TokenClaims> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
-  const tokens = guardStatements(deps).tokens;
+  const tokens = verifiedTokens(deps);
   return tokens.cached(token) ?? verified(tokens.verify(token));
 }
 
@@ -122,7 +79,7 @@ function memberOf(claims: TokenClaims, row: ProfileRow | null | undefined): Memb
 
 /** jwtMember on SQLite's idle connection, through `look`. */
 function jwtMemberSync(deps: AppDeps, claims: TokenClaims, look: Lookup): MemberCaller {
-  const member = guardStatements(deps).sync!.member;
+  const member = profileById(deps.db).sync!;
   return memberOf(claims, look(MEMBERS, claims.sub, () => member.get(claims.sub)));
 }
 
@@ -130,7 +87,7 @@ function jwtMemberSync(deps: AppDeps, claims: TokenClaims, look: Lookup): Member
 function jwtMember(deps: AppDeps, claims: TokenClaims): MemberCaller | Promise<MemberCaller> {
   const sqlite = idleSqlite(deps.db);
   if (sqlite) return jwtMemberSync(deps, claims, lookup(sqlite, noop));
-  return guardStatements(deps).member.get(claims.sub).then((row) => memberOf(claims, row));
+  return profileById(deps.db).get(claims.sub).then((row) => memberOf(claims, row));
 }
 
 /** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
@@ -138,7 +95,7 @@ export async function authenticateJwt(deps: AppDeps, header: string | undefined)
   return (await jwtMember(deps, await jwtClaims(deps, header))).auth;
 }
 
-type ApiKeyCaller = { auth: AuthContext; row: ApiKeyRow; limits: PlanLimits | undefined };
+type ApiKeyCaller = { auth: AuthContext; row: GuardKeyRow; limits: PlanLimits | undefined };
 
 /** The hash an `X-API-Key` is stored by; 401 for a missing or malformed key. */
 function apiKeyHash(key: string | undefined): string {
@@ -150,10 +107,10 @@ function apiKeyHash(key: string | undefined): string {
  * Verifies `X-API-Key` (docs/api.md) from its row: SHA-256 lookup, not revoked, not expired. A key acts as an
  * admin of its workspace. The caller, and the limits of its plan in force when the plan is in the table.
  */
-function apiKeyOf(deps: AppDeps, row: ApiKeyRow | null | undefined): ApiKeyCaller {
+function apiKeyOf(deps: AppDeps, row: GuardKeyRow | null | undefined): ApiKeyCaller {
   const now = deps.clock.nowMs();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw errors.unauthorized("Missing or invalid API key");
-  lastUsedTracker(deps.db).touch(row.id, now); // batched: no write per request
+  deps.lastUsed.touch(row.id, now); // batched: no write per request
   return {
     auth: { kind: "apiKey", apiKeyId: row.id, workspaceId: row.workspaceId, role: "admin" },
     row,
@@ -164,14 +121,14 @@ function apiKeyOf(deps: AppDeps, row: ApiKeyRow | null | undefined): ApiKeyCalle
 /** apiKeyCaller on SQLite's idle connection, through `look`. */
 function apiKeyCallerSync(deps: AppDeps, key: string | undefined, look: Lookup): ApiKeyCaller {
   const hash = apiKeyHash(key);
-  const stmt = guardStatements(deps).sync!.apiKey;
+  const stmt = keyByHash(deps.db).sync!;
   return apiKeyOf(deps, look(API_KEYS, hash, () => stmt.get(hash)));
 }
 
 /** The caller an API key names, read through the store. */
 async function apiKeyCaller(deps: AppDeps, key: string | undefined): Promise<ApiKeyCaller> {
   const hash = apiKeyHash(key);
-  return apiKeyOf(deps, await guardStatements(deps).apiKey.get(hash));
+  return apiKeyOf(deps, await keyByHash(deps.db).get(hash));
 }
 
 /** The callers a credential kind resolves to. */

@@ -1,4 +1,4 @@
-import type { TableShape } from "../db/table-order.ts";
+import type { TableShape } from "../schema/table-order.ts";
 import type { DB, SqlParam } from "../db/store.ts";
 
 /** PostgreSQL takes at most this many parameters in one statement. */

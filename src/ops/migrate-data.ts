@@ -7,7 +7,7 @@ import { describeStore } from "../db/open.ts";
 import { openPostgresStore } from "../db/postgres.ts";
 import { openSqliteStore } from "../db/sqlite.ts";
 import type { DB } from "../db/store.ts";
-import { tablesInForeignKeyOrder, type TableShape } from "../db/table-order.ts";
+import { tablesInForeignKeyOrder, type TableShape } from "../schema/table-order.ts";
 import { decryptCredentials } from "../modules/sessions/credentials.ts";
 import { openSecret } from "../modules/webhooks/signing.ts";
 import { clearTable, copyTable, countRows } from "./copy-table.ts";

@@ -1,5 +1,5 @@
 import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../src/auth/tokens.ts";
-import type { Role } from "../../src/modules/users/table.ts";
+import type { Role } from "../../src/modules/users/roles.ts";
 import type { TestApp } from "./app.ts";
 
 export interface TestMember {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
-import { RateLimiter } from "../../src/http/rate-limit.ts";
+import { RateLimiter } from "../../src/rate-limiter.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
 import { guardApp } from "../modules/apikeys/guard-app.ts";

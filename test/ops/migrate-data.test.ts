@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { tablesInForeignKeyOrder } from "../../src/db/table-order.ts";
+import { tablesInForeignKeyOrder } from "../../src/schema/table-order.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createWorkspace } from "../helpers/fixtures.ts";
 import { emptyPostgres, TEST_PG_URL } from "../helpers/postgres.ts";

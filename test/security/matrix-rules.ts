@@ -1,7 +1,7 @@
 // The rules of the permission matrix (test/security/permission-matrix.test.ts): for every route
 // of the OpenAPI document, who may call it and how to build a valid request for it.
 import { setPlanManually } from "../../src/modules/billing/subscription.ts";
-import type { Role } from "../../src/modules/users/table.ts";
+import type { Role } from "../../src/modules/users/roles.ts";
 import type { TestApp } from "../helpers/app.ts";
 import type { TestWorkspace } from "../helpers/fixtures.ts";
 

@@ -4,7 +4,7 @@
 // in RULES (matrix-rules.ts: one line per route; most need only `perm` and an id builder).
 import { afterAll, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../src/modules/billing/plans.ts";
-import type { Role } from "../../src/modules/users/table.ts";
+import type { Role } from "../../src/modules/users/roles.ts";
 import { ROLE_TABLE, ROLES, RULES, type Permission, type Rule } from "./matrix-rules.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";

@@ -194,12 +194,3 @@ function unref<T>(t: T): T {
   (t as { unref?: () => void }).unref?.();
   return t;
 }
-
-const quotas = new WeakMap<DB, DailyApiQuota>();
-
-/** The counter of a runtime (one per store). */
-export function dailyApiQuota(db: DB): DailyApiQuota {
-  let q = quotas.get(db);
-  if (!q) quotas.set(db, (q = new DailyApiQuota(db)));
-  return q;
-}

@@ -42,15 +42,3 @@ export class LastUsedTracker {
     return batch.length;
   }
 }
-
-const trackers = new WeakMap<DB, LastUsedTracker>();
-
-/** The tracker of a runtime (one per store). */
-export function lastUsedTracker(db: DB): LastUsedTracker {
-  let t = trackers.get(db);
-  if (!t) {
-    t = new LastUsedTracker(db);
-    trackers.set(db, t);
-  }
-  return t;
-}

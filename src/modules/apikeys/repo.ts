@@ -1,5 +1,10 @@
 import { and, count, desc, eq, isNull } from "drizzle-orm";
+import type { Statement as SqliteStatement } from "bun:sqlite";
 import type { DB } from "../../db/open.ts";
+import { oncePer } from "../../db/prepared.ts";
+import { sqliteOf } from "../../db/sqlite.ts";
+import type { Statement } from "../../db/store.ts";
+import { planLimitsInForceSql } from "../billing/repo.ts";
 import { apiKeys } from "./table.ts";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -27,3 +32,38 @@ export async function revokeApiKey(db: DB, workspaceId: string, id: string, at: 
     .all();
   return res.length > 0;
 }
+
+/** A key as the request guard reads it, with the limits of its workspace's plan in force. */
+export interface GuardKeyRow {
+  id: string;
+  workspaceId: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  /** the `limits` text of the plan in force; null when it is not in the table (the built-in catalogue answers then) */
+  limits: string | null;
+}
+
+/**
+ * The key by its hash, with the limits of its workspace's plan in force: the daily quota
+ * needs them on every API-key request, and one statement costs less than three (statements,
+ * not their rows, are the cost of a request).
+ */
+const KEY_BY_HASH_SQL = `SELECT k.id, k.workspace_id AS "workspaceId", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
+    ${planLimitsInForceSql("k.workspace_id")} AS limits
+  FROM api_keys k WHERE k.key_hash = ?`;
+
+/** The key-by-hash read, prepared once per store; `sync` reads on SQLite's connection (null on PostgreSQL). */
+export interface KeyByHash {
+  get: Statement<GuardKeyRow>["get"];
+  sync: SqliteStatement<GuardKeyRow, [string]> | null;
+}
+
+/**
+ * The request guard's read of an `X-API-Key`, on every API-key request: through the store, and
+ * on SQLite also straight on its connection for the guard's synchronous path.
+ */
+export const keyByHash = oncePer((db: DB): KeyByHash => {
+  const stmt = db.prepare<GuardKeyRow>(KEY_BY_HASH_SQL);
+  const sqlite = sqliteOf(db);
+  return { get: (...params) => stmt.get(...params), sync: sqlite ? sqlite.prepare<GuardKeyRow, [string]>(KEY_BY_HASH_SQL) : null };
+});

@@ -1,10 +1,10 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { lastUsedTracker } from "./last-used.ts";
 import type { ApiKeyView, CreateApiKeyInput } from "./model.ts";
 import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "clock">;
+/** `lastUsed`: the server's batched uses (an operator command has none of its own) */
+type Deps = Pick<AppDeps, "db" | "clock"> & Partial<Pick<AppDeps, "lastUsed">>;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_CHARS = 40; // 40 base62 characters: about 238 random bits
@@ -58,8 +58,7 @@ export async function createApiKey(deps: Deps, workspaceId: string, input: Creat
 /** Live keys of the workspace; `lastUsedAt` includes uses not flushed yet. */
 export async function listKeys(deps: Deps, workspaceId: string, page: number, limit: number): Promise<{ items: ApiKeyView[]; total: number }> {
   const { rows, total } = await listApiKeys(deps.db, workspaceId, page, limit);
-  const tracker = lastUsedTracker(deps.db);
-  return { items: rows.map((r) => view(r, tracker.peek(r.id))), total };
+  return { items: rows.map((r) => view(r, deps.lastUsed?.peek(r.id))), total };
 }
 
 /** Revokes a key at once (the next request with it answers 401). */

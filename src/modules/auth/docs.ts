@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { docSchema } from "../../http/openapi.ts";
-import { ROLES } from "../users/table.ts";
+import { ROLES } from "../users/roles.ts";
 
 // Response `data` shapes of the /api/auth routes, for the OpenAPI document only (the answers are
 // built by the services); made when the document is first asked for (docSchema).

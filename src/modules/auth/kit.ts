@@ -1,8 +1,8 @@
-import { hasherFor, type PasswordHasher } from "../../auth/passwords.ts";
+import type { PasswordHasher } from "../../auth/passwords.ts";
 import { tokenKeys, type TokenKeys } from "../../auth/tokens.ts";
 import type { AppDeps } from "../../deps.ts";
 import { createOidcVerifier, type OidcVerifier } from "./oidc.ts";
-import { WindowCounter } from "./throttle.ts";
+import { RateLimiter } from "../../rate-limiter.ts";
 import { publicBaseUrl } from "../../http/public-url.ts";
 
 /** What the auth services share for one app: deps plus the long-lived helpers built once. */
@@ -11,10 +11,10 @@ export interface AuthKit {
   keys: TokenKeys;
   hasher: PasswordHasher;
   oidc: OidcVerifier | null;
-  /** per IP and route (docs/authentication.md: 10 a minute) */
-  routeLimiter: WindowCounter;
-  /** failed logins per account and IP (docs/authentication.md: 5 per 15 minutes) */
-  loginFailures: WindowCounter;
+  /** per IP and route (D3: 10 a minute) */
+  routeLimiter: RateLimiter;
+  /** failed logins per account and IP (D3: 5 per 15 minutes) */
+  loginFailures: RateLimiter;
   /** base of links in mail */
   publicUrl: string;
   /**
@@ -30,10 +30,10 @@ export function createAuthKit(deps: AppDeps): AuthKit {
   return {
     deps,
     keys: tokenKeys(config, deps.secrets.jwtSecret),
-    hasher: hasherFor(config),
+    hasher: deps.hasher,
     oidc: createOidcVerifier(config, clock, deps.log.child({ component: "oidc" })),
-    routeLimiter: new WindowCounter(clock, config.authRateLimitPerMinute, 60_000),
-    loginFailures: new WindowCounter(clock, config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
+    routeLimiter: new RateLimiter(clock, config.authRateLimitPerMinute, 60_000),
+    loginFailures: new RateLimiter(clock, config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
     publicUrl: publicBaseUrl(config),
     server: { current: null },
   };

@@ -8,7 +8,8 @@ import { otpText } from "./messages.ts";
 import type { LoginInput } from "./model.ts";
 import { deliverOtp, issueOtp, OTP_TTL_SECONDS, verifyOtp } from "./otp.ts";
 import { revokeFamilyOf, rotate, startFamily } from "./refresh.ts";
-import { findUserByEmail, getUser, nextStep, verifiedMobile, workspaceRequires2fa, type UserRow } from "./repo.ts";
+import { findUserByEmail, getUser, type UserRow } from "../users/repo.ts";
+import { nextStep, verifiedMobile, workspaceRequires2fa } from "./repo.ts";
 import { resumeData } from "./register-service.ts";
 import { loginChallenges } from "./table.ts";
 

@@ -3,7 +3,8 @@ import { nowMs, type AuthKit } from "./kit.ts";
 import { maskPhone } from "./masks.ts";
 import { otpText } from "./messages.ts";
 import { deliverOtp, issueOtp, OTP_SENDS_PER_HOUR, OTP_TTL_SECONDS, verifyOtp, type OtpTarget } from "./otp.ts";
-import { getUser, updateUser, verifiedMobile } from "./repo.ts";
+import { getUser, updateUser } from "../users/repo.ts";
+import { verifiedMobile } from "./repo.ts";
 
 const target = (workspaceId: string, userId: string, boundTo?: string): OtpTarget => ({ workspaceId, userId, purpose: "change_mobile", boundTo });
 

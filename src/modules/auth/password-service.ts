@@ -5,7 +5,7 @@ import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { resetMail } from "./messages.ts";
 import { revokeAllForUser } from "./refresh.ts";
-import { findUserByEmail, getUser, updateUser } from "./repo.ts";
+import { findUserByEmail, getUser, updateUser } from "../users/repo.ts";
 import { passwordResets } from "./table.ts";
 
 export const RESET_TTL_MS = 30 * 60_000;

@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
+import { deleteUnverifiedUser, unverifiedUsersSince, usersSql } from "../users/repo.ts";
 
 const DAY = 86_400_000;
 /** notifications (and the log outbox) are kept this long */
@@ -32,23 +33,13 @@ export const UNVERIFIED_ACCOUNT_TTL_HOURS = 24;
 export async function purgeUnverifiedAccounts(deps: Pick<AppDeps, "db" | "clock" | "log">): Promise<number> {
   const cutoff = deps.clock.now().getTime() - UNVERIFIED_ACCOUNT_TTL_HOURS * 3_600_000;
   const db = deps.db;
-  const stale = await db
-    .prepare<{ id: string; workspaceId: string }>(`SELECT id, workspace_id AS "workspaceId" FROM users WHERE email_verified_at IS NULL AND created_at <= ?`)
-    .all(cutoff);
+  const stale = await unverifiedUsersSince(db, cutoff);
   let purged = 0;
   for (const u of stale) {
     const deleted = await db.tx(async () => {
       // re-checked in the statements: the account may have verified since the select
-      const alone = (
-        await db
-          .prepare(
-            `DELETE FROM workspaces WHERE id = ?
-               AND EXISTS (SELECT 1 FROM users WHERE workspace_id = ? AND id = ? AND email_verified_at IS NULL)
-               AND NOT EXISTS (SELECT 1 FROM users WHERE workspace_id = ? AND id <> ?)`,
-          )
-          .run(u.workspaceId, u.workspaceId, u.id, u.workspaceId, u.id)
-      ).changes;
-      const user = alone ? 0 : (await db.prepare("DELETE FROM users WHERE workspace_id = ? AND id = ? AND email_verified_at IS NULL").run(u.workspaceId, u.id)).changes;
+      const alone = (await db.prepare(`DELETE FROM workspaces WHERE id = ? AND ${usersSql.soleUnverifiedMember("?", "?")}`).run(u.workspaceId, u.workspaceId, u.id, u.workspaceId, u.id)).changes;
+      const user = alone ? 0 : await deleteUnverifiedUser(db, u.workspaceId, u.id);
       return { alone, user };
     });
     if (deleted.alone || deleted.user) {

@@ -1,7 +1,8 @@
 import { errors } from "../../errors.ts";
 import { nowMs, type AuthKit } from "./kit.ts";
 import { maskPhone } from "./masks.ts";
-import { getProfile, profileOfRow, updateUser, type ProfileRow } from "./repo.ts";
+import { updateUser, type ProfileRow } from "../users/repo.ts";
+import { getProfile, profileOfRow } from "./repo.ts";
 
 export interface Profile {
   id: string;

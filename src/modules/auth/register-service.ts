@@ -6,7 +6,8 @@ import { maskEmail, maskPhone } from "./masks.ts";
 import { otpText, verificationMail } from "./messages.ts";
 import type { RegisterInput } from "./model.ts";
 import { deliverOtp, issueOtp, OTP_TTL_SECONDS, verifyOtp } from "./otp.ts";
-import { createAccount, findUserByEmail, getUser, nextStep, updateUser, type UserRow } from "./repo.ts";
+import { findUserByEmail, getUser, updateUser, type UserRow } from "../users/repo.ts";
+import { createAccount, nextStep } from "./repo.ts";
 
 const DAY = 86_400_000;
 

@@ -1,7 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { FREE_PLAN_ID, limitsOrFree, TRIAL_PLAN_ID, type PlanLimits } from "./plans.ts";
-import { dailyApiQuota } from "../apikeys/daily-quota.ts";
 import { incrementCounter, readCounter, type QuotaResource, type WindowedResource } from "./usage.ts";
 
 export type { QuotaResource } from "./usage.ts";
@@ -90,7 +89,7 @@ export function assertWithin(limits: PlanLimits, resource: QuotaResource, used: 
  * was the cost of an API-key request.
  */
 export async function consumeQuota(
-  deps: Pick<AppDeps, "db" | "clock">,
+  deps: Pick<AppDeps, "db" | "clock" | "apiQuota">,
   workspaceId: string,
   resource: WindowedResource,
   adding = 1,
@@ -100,17 +99,17 @@ export async function consumeQuota(
   const limit = (limits ?? (await effectiveLimits(deps, workspaceId)))[resource];
   const used =
     resource === "apiRequestsPerDay" && adding === 1
-      ? await dailyApiQuota(deps.db).take(workspaceId, deps.clock.now(), limit)
+      ? await deps.apiQuota.take(workspaceId, deps.clock.now(), limit)
       : await incrementCounter(deps.db, workspaceId, resource, deps.clock.now(), limit, adding);
   if (used === null) throw errors.limitExceeded(`Plan limit reached: ${resource} (${limit})`);
   return used;
 }
 
 /** Usage of a windowed quota in its current window, including API requests counted but not yet written. */
-export async function windowedUsage(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, resource: WindowedResource): Promise<number> {
+export async function windowedUsage(deps: Pick<AppDeps, "db" | "clock" | "apiQuota">, workspaceId: string, resource: WindowedResource): Promise<number> {
   const now = deps.clock.now();
   const stored = await readCounter(deps.db, workspaceId, resource, now);
-  return resource === "apiRequestsPerDay" ? stored + dailyApiQuota(deps.db).pendingOf(workspaceId, now) : stored;
+  return resource === "apiRequestsPerDay" ? stored + deps.apiQuota.pendingOf(workspaceId, now) : stored;
 }
 
 /** Throws 403 SUBSCRIPTION_INACTIVE when the plan blocks outbound messaging (docs/team-and-billing.md `pause` policy). */

@@ -1,7 +1,18 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/store.ts";
 import { workspaces } from "../workspaces/table.ts";
+import { effectivePlanIdSql } from "./quota.ts";
 import { billingEvents, billingOrders, invoices } from "./table.ts";
+
+/**
+ * The `limits` text of the plan in force for workspace `ws` (an SQL expression), or NULL when
+ * that plan is not in the table: for a statement that reads the limits together with something
+ * else (the API-key guard reads them with the key). Subqueries, not joins: see users/repo.ts.
+ */
+export function planLimitsInForceSql(ws: string): string {
+  return `(SELECT (SELECT p.limits FROM plans p WHERE p.id = ${effectivePlanIdSql("w.subscription_status", "w.plan_id")})
+      FROM workspaces w WHERE w.id = ${ws})`;
+}
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type OrderRow = typeof billingOrders.$inferSelect;

@@ -8,7 +8,7 @@ import { findOrder, findWorkspace, insertOrder, listInvoices, markOrderPaid, typ
 import { activatePaidPeriod, planInForce } from "./subscription.ts";
 import { QUOTA_RESOURCES, readUsage } from "./usage.ts";
 
-type Deps = Pick<AppDeps, "db" | "clock" | "config" | "log">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config" | "log" | "apiQuota">;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,5 +1,6 @@
 import type { DB } from "../../db/store.ts";
 import type { PlanLimits } from "./plans.ts";
+import { usersSql } from "../users/repo.ts";
 
 export type QuotaResource = Exclude<keyof PlanLimits, "campaigns">;
 /** Quotas counted per UTC window in `usage_counters` (docs/team-and-billing.md: calendar month and day). */
@@ -58,7 +59,7 @@ export const STOCK_COUNTS: Record<StockResource, { table: string; sql: string }>
   // a pending invitation holds its seat so invitations cannot overshoot the plan
   teamSeats: {
     table: "invitations",
-    sql: `SELECT (SELECT count(*) FROM users WHERE workspace_id = ?1)
+    sql: `SELECT ${usersSql.memberCount("?1")}
             + (SELECT count(*) FROM invitations WHERE workspace_id = ?1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?2) AS n`,
   },
 };

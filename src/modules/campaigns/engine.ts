@@ -102,7 +102,7 @@ export async function tick(deps: Deps, workspaceId: string, campaignId: string, 
   if (!(await hasTodo(deps, c.id))) {
     if (await completeIfDone(deps, c, now)) return null;
     // nobody left to give a message: only the recipients whose messages are in flight are pending
-    if (!only && c.pending > 0 && (await reconcile(deps, workspaceId, c.id)) > 0) return now;
+    if (!only && c.pending > 0 && (await reconcile(deps, workspaceId, c.id, tick)) > 0) return now;
     return now + IDLE_RECHECK_MS;
   }
   const pacing = c.pacing as unknown as Pacing;

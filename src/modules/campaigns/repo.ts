@@ -1,5 +1,6 @@
 import { and, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { campaignRecipients, campaigns, type CampaignStatus, type RecipientStatus } from "./table.ts";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
@@ -20,19 +21,17 @@ const { audience: _audience, ...leanColumns } = getTableColumns(campaigns);
 /** A campaign without its audience (up to 10,000 contact ids of JSON): what the engine reads on every send. */
 export type EngineRow = Omit<CampaignRow, "audience">;
 
-const leanStmt = (db: DB) =>
+const leanStmt = preparedOnce((db) =>
   db
     .select(leanColumns)
     .from(campaigns)
     .where(and(eq(campaigns.workspaceId, sql.placeholder("ws")), eq(campaigns.id, sql.placeholder("id"))))
-    .prepare();
-const leanPrepared = new WeakMap<DB, ReturnType<typeof leanStmt>>();
+    .prepare(),
+);
 
 /** One campaign of the workspace, without its audience (prepared: the hot path of sends and receipts). */
 export async function findEngineRow(db: DB, workspaceId: string, id: string): Promise<EngineRow | undefined> {
-  let stmt = leanPrepared.get(db);
-  if (!stmt) leanPrepared.set(db, (stmt = leanStmt(db)));
-  return stmt.get({ ws: workspaceId, id });
+  return leanStmt(db).get({ ws: workspaceId, id });
 }
 
 /** Changes a campaign; with `onlyIn`, only while its status is one of those (returns whether it changed). */

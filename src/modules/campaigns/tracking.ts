@@ -1,13 +1,18 @@
 import type { AppDeps } from "../../deps.ts";
 import type { AppEvent } from "../../events/bus.ts";
-import { pauseCampaign, tick } from "./engine.ts";
-import { countsMoved, moveCounter } from "./progress.ts";
+import { changeStatus, countsMoved, moveCounter } from "./progress.ts";
 import { findEngineRow, pushOutcome, runningWithSession } from "./repo.ts";
 import type { RecipientStatus } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
 
-/** Auto-pause when at least this many of the latest FAILURE_WINDOW sends failed (20 % of 50, docs/contacts-and-campaigns.md). */
+/**
+ * The engine's look at a campaign (engine.ts `tick`), handed in by the caller: the engine
+ * reconciles through this file, so this file does not import it back.
+ */
+export type Look = (deps: Deps, workspaceId: string, campaignId: string, only?: string) => Promise<number | null>;
+
+/** Auto-pause when at least this many of the latest FAILURE_WINDOW sends failed (20 % of 50, D11). */
 export const FAILURE_WINDOW = 50;
 export const FAILURE_LIMIT = 10;
 
@@ -32,15 +37,15 @@ interface RecipientRef {
  * same commit; a send frees a place in the session's window, refilled at once when pacing allows.
  * A session that ended makes its running campaigns look again (they pause if none is left).
  */
-export async function trackEvent(deps: Deps, e: AppEvent): Promise<void> {
+export async function trackEvent(deps: Deps, e: AppEvent, tick: Look): Promise<void> {
   const move = MOVES[e.event];
-  if (move) return onMessage(deps, e, move);
+  if (move) return onMessage(deps, e, move, tick);
   if (e.event === "session_disconnected" && typeof e.data.sessionId === "string") {
     for (const id of await runningWithSession(deps.db, e.workspaceId, e.data.sessionId)) await tick(deps, e.workspaceId, id);
   }
 }
 
-async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: RecipientStatus[] }): Promise<void> {
+async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: RecipientStatus[] }, tick: Look): Promise<void> {
   const messageId = e.data.messageId;
   if (typeof messageId !== "string") return;
   const r = await deps.db
@@ -63,7 +68,7 @@ async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; f
   const c = await findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (!c) return;
   if (c.status === "running" && outcome === "f" && [...c.recentOutcomes].filter((x) => x === "f").length >= FAILURE_LIMIT) {
-    return pauseCampaign(deps, c, "failure_rate");
+    return changeStatus(deps, c, { status: "paused", pausedReason: "failure_rate", waitingUntil: null }); // the engine's pauseCampaign: this file does not import the engine
   }
   if (c.status === "running" && outcome) {
     // completes the campaign when this was the last one, else refills this session's window
@@ -81,7 +86,7 @@ const EVENT_OF: Record<string, string> = { sent: "message_sent", delivered: "mes
  * rolled back to its savepoint): the run job calls it when nobody is left to dispatch but some
  * are still pending. At most 100 a call; returns how many moved.
  */
-export async function reconcile(deps: Deps, workspaceId: string, campaignId: string): Promise<number> {
+export async function reconcile(deps: Deps, workspaceId: string, campaignId: string, tick: Look): Promise<number> {
   const rows = await deps.db
     .prepare<{ messageId: string; status: string; code: string | null; message: string | null }>(
       `SELECT m.id AS "messageId", m.status, m.error_code AS code, m.error_message AS message FROM campaign_recipients r
@@ -93,7 +98,7 @@ export async function reconcile(deps: Deps, workspaceId: string, campaignId: str
     const event = EVENT_OF[m.status];
     if (!event) continue;
     const data = { messageId: m.messageId, error: { code: m.code ?? "send_failed", message: m.message ?? "" } };
-    await onMessage(deps, { id: "", workspaceId, event: event as AppEvent["event"], timestamp: "", data }, MOVES[event]!);
+    await onMessage(deps, { id: "", workspaceId, event: event as AppEvent["event"], timestamp: "", data }, MOVES[event]!, tick);
   }
   return rows.length;
 }

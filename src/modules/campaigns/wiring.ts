@@ -75,7 +75,7 @@ export function campaignServices(deps: AppDeps): CampaignServices {
   deps.bus.onPublish(async (e) => {
     if (!TRACKED.has(e.event)) return;
     try {
-      await deps.db.tx(() => trackEvent(deps, e));
+      await deps.db.tx(() => trackEvent(deps, e, tick));
     } catch (err) {
       deps.log.error("campaign bookkeeping failed; the run job and the sweep look again", { event: e.event, err });
     }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { preparedOnce } from "../../db/prepared.ts";
+import { usersSql } from "../users/repo.ts";
 import { conversations } from "./table.ts";
 
 export type ConversationRow = typeof conversations.$inferSelect;
@@ -118,7 +119,7 @@ const LIST_SELECT = `
          m.id AS "lastId", m.direction AS "lastDirection", m.type AS "lastType", m.body AS "lastBody", m.status AS "lastStatus", m.created_at AS "lastCreatedAt"
   FROM conversations c
   LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id
-  LEFT JOIN users u ON u.id = c.assignee_id AND u.workspace_id = c.workspace_id
+  ${usersSql.joinMember("u", "c.workspace_id", "c.assignee_id")}
   LEFT JOIN messages m ON m.id = c.last_message_id AND m.workspace_id = c.workspace_id`;
 
 function whereClause(workspaceId: string, f: ConversationFilter & { id?: string }): { sql: string; args: (string | number)[] } {

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { can } from "../../auth/permissions.ts";
 import { errors } from "../../errors.ts";
-import type { Role } from "../users/table.ts";
+import { memberRole } from "../users/repo.ts";
 import { markInboundRead } from "../messages/repo.ts";
 import {
   findConversation,
@@ -69,10 +69,10 @@ export async function assignConversation(deps: Deps, workspaceId: string, id: st
   // the member's role is checked in the transaction of the assignment: a role changed meanwhile cannot slip in
   await deps.db.tx(async () => {
     if (userId !== null) {
-      const user = await deps.db.prepare<{ role: Role }>("SELECT role FROM users WHERE workspace_id = ? AND id = ?").get(workspaceId, userId);
+      const role = await memberRole(deps.db, workspaceId, userId);
       // another workspace's user reads exactly like a missing one
-      if (!user) throw errors.validation({ userId: "is not a member of this workspace" });
-      if (!can(user.role, "messaging")) throw errors.validation({ userId: `cannot handle conversations (role ${user.role})` });
+      if (!role) throw errors.validation({ userId: "is not a member of this workspace" });
+      if (!can(role, "messaging")) throw errors.validation({ userId: `cannot handle conversations (role ${role})` });
     }
     await setAssignee(deps.db, workspaceId, id, userId, deps.clock.now().getTime());
   });

@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { authGuard, type AuthContext } from "../../http/auth-guard.ts";
+import type { AuthContext } from "../../auth/context.ts";
+import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { mediaIdParams, uploadBody, type UploadBody } from "./model.ts";
 import { commitMedia, getMediaRow, mediaView, prepareMedia } from "./service.ts";

@@ -66,20 +66,18 @@ const withMedia = { m: messages, mimeType: media.mimeType, filename: media.filen
 const mediaJoin = and(eq(media.id, messages.mediaId), eq(media.workspaceId, messages.workspaceId));
 const flatten = (r: { m: MessageRow; mimeType: string | null; filename: string | null }): MessageWithMedia => ({ ...r.m, mimeType: r.mimeType, filename: r.filename });
 
-const findStmt = (db: DB) =>
+const findStmt = preparedOnce((db) =>
   db
     .select(withMedia)
     .from(messages)
     .leftJoin(media, mediaJoin)
     .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.id, sql.placeholder("id"))))
-    .prepare();
-const prepared = new WeakMap<DB, ReturnType<typeof findStmt>>();
+    .prepare(),
+);
 
 /** One message of the workspace. */
 export async function findMessage(db: DB, workspaceId: string, id: string): Promise<MessageWithMedia | undefined> {
-  let stmt = prepared.get(db);
-  if (!stmt) prepared.set(db, (stmt = findStmt(db)));
-  const r = await stmt.get({ ws: workspaceId, id });
+  const r = await findStmt(db).get({ ws: workspaceId, id });
   return r ? flatten(r) : undefined;
 }
 

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AuthContext } from "../../http/auth-guard.ts";
+import type { AuthContext } from "../../auth/context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { authGuard } from "../../http/auth-guard.ts";

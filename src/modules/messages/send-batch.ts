@@ -1,4 +1,3 @@
-import type { AppDeps } from "../../deps.ts";
 import type { DB } from "../../db/store.ts";
 import { TurnQueue } from "../../db/turn-queue.ts";
 
@@ -117,7 +116,7 @@ interface Pending {
 export class SendBatcher {
   private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
 
-  constructor(private deps: Pick<AppDeps, "db">) {}
+  constructor(private db: DB) {}
 
   /**
    * Runs `fn` in the next group transaction; resolves with its result once committed. Without
@@ -131,7 +130,7 @@ export class SendBatcher {
   }
 
   private async flush(batch: Pending[]): Promise<void> {
-    const { db } = this.deps;
+    const { db } = this;
     // the sends run one after another: they share the group's memo and one connection
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
@@ -174,13 +173,4 @@ async function alone<T>(fn: (group: SendGroup) => Promise<T>): Promise<T> {
   const v = await fn(group);
   await group.writeDeferred();
   return v;
-}
-
-const batchers = new WeakMap<DB, SendBatcher>();
-
-/** The batcher of a runtime (one per store). */
-export function sendBatcher(deps: Pick<AppDeps, "db">): SendBatcher {
-  let b = batchers.get(deps.db);
-  if (!b) batchers.set(deps.db, (b = new SendBatcher(deps)));
-  return b;
 }

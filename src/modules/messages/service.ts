@@ -9,7 +9,7 @@ import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
 import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
-import { sendBatcher, type SendGroup } from "./send-batch.ts";
+import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
@@ -82,7 +82,7 @@ export async function acceptSend(
   const early = input.type === "text" ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
   const media = await resolveSendMedia(deps, ws, input);
   try {
-    const data = await sendBatcher(deps).run(async (group): Promise<SendAnswer> => {
+    const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
       // the session, the plan and the month's usage are read once per group transaction (send-batch.ts)
       const session = early ?? usableSession(await group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.db, ws, input.session_id)));
       const at = deps.clock.now().getTime();

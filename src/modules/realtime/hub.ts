@@ -2,7 +2,7 @@ import { can } from "../../auth/permissions.ts";
 import type { Clock } from "../../clock.ts";
 import type { AppEvent, EventBus } from "../../events/bus.ts";
 import type { Logger } from "../../log.ts";
-import type { Role } from "../users/table.ts";
+import type { Role } from "../users/roles.ts";
 import type { MemberRoleLookup } from "./repo.ts";
 
 /** One open WebSocket as the hub sees it. */

@@ -1,5 +1,6 @@
 import type { DB } from "../../db/store.ts";
-import type { Role } from "../users/table.ts";
+import type { Role } from "../users/roles.ts";
+import { memberRoleReader } from "../users/repo.ts";
 
 /** Looks up a member's current role in a workspace; null when the user is gone (or elsewhere). */
 export type MemberRoleLookup = (workspaceId: string, userId: string) => Promise<Role | null>;
@@ -9,6 +10,5 @@ export type MemberRoleLookup = (workspaceId: string, userId: string) => Promise<
  * before every QR, so the query is compiled once.
  */
 export function memberRoleLookup(db: DB): MemberRoleLookup {
-  const q = db.prepare<{ role: Role }>("SELECT role FROM users WHERE workspace_id = ? AND id = ?");
-  return async (workspaceId, userId) => (await q.get(workspaceId, userId))?.role ?? null;
+  return memberRoleReader(db);
 }

@@ -2,9 +2,9 @@ import { Elysia } from "elysia";
 import { decodeJwt } from "jose";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { authenticateJwt, type AuthContext } from "../../http/auth-guard.ts";
-import { RealtimeHub, type RealtimeClient } from "./hub.ts";
-import { memberRoleLookup } from "./repo.ts";
+import type { AuthContext } from "../../auth/context.ts";
+import { authenticateJwt } from "../../http/auth-guard.ts";
+import type { RealtimeClient, RealtimeHub } from "./hub.ts";
 
 interface SocketState {
   client?: RealtimeClient;
@@ -23,31 +23,11 @@ function tokenFromProtocol(header: string | undefined): string | undefined {
   return parts[0]?.toLowerCase() === "bearer" && parts[1] ? parts[1] : undefined;
 }
 
-const hubs = new WeakMap<AppDeps, RealtimeHub>();
-
-/** The one hub of a runtime. */
-function realtimeHub(deps: AppDeps): RealtimeHub {
-  let hub = hubs.get(deps);
-  if (!hub) {
-    hub = new RealtimeHub(deps.bus, {
-      pingIntervalMs: deps.config.wsPingIntervalMs,
-      clock: deps.clock,
-      log: deps.log.child({ component: "realtime" }),
-      memberRole: memberRoleLookup(deps.db),
-    });
-    hubs.set(deps, hub);
-  }
-  return hub;
-}
-
-/** Closes every real-time socket with 1001 (going away): a graceful stop waits for open connections. */
-export function closeRealtime(deps: AppDeps): void {
-  hubs.get(deps)?.closeAll(1001, "server shutting down");
-}
-
-/** Real-time events (docs/api.md): GET /api/ws with an access token; events of the token's workspace only, keepalive pings. */
-export function realtimeRoutes(deps: AppDeps) {
-  const hub = realtimeHub(deps);
+/**
+ * GET /api/ws with an access token; events of the token's workspace only, keepalive pings.
+ * `hub` is the runtime's one hub (built by createServices).
+ */
+export function realtimeRoutes(deps: AppDeps, hub: RealtimeHub) {
   return new Elysia({ name: "parley-realtime" }).ws("/api/ws", {
     async upgrade(ctx) {
       const protocol = ctx.request.headers.get("sec-websocket-protocol") ?? undefined;

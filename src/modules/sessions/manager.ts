@@ -13,16 +13,8 @@ import type { SessionPatch, SessionRow } from "./repo.ts";
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
 const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
 
-const managers = new WeakMap<AppDeps, SessionManager>();
-
-/** The one session manager of a runtime (routes and services share it). */
-export function sessionManager(deps: AppDeps): SessionManager {
-  let m = managers.get(deps);
-  if (!m) managers.set(deps, (m = new SessionManager(deps)));
-  return m;
-}
-
 /**
+ * The one session manager of a runtime (built by createServices; its routes get it from there).
  * Owns the live connections: starts and stops them on the driver, turns the driver's events
  * into status changes (rows) and events (bus), keeps the current QR of each pending session,
  * and brings back connected (and dropped) sessions after a restart. The events of a session

@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard, guardLoaded, type AuthContext } from "../../http/auth-guard.ts";
+import type { AuthContext } from "../../auth/context.ts";
+import { authGuard, guardLoaded } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
-import { sessionManager } from "./manager.ts";
+import type { SessionManager } from "./manager.ts";
 import { createSessionBody, pairingCodeBody, sessionIdParams } from "./model.ts";
 import { createSession, pageOfSessions, removeSession, sessionOf, sessionStatuses } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
@@ -13,9 +14,8 @@ const tags = ["sessions"];
 
 type SessionStatuses = Awaited<ReturnType<typeof sessionStatuses>>;
 
-/** The session routes (JWT, docs/sessions.md) with the QR, pairing code and DELETE, and the API-key listing. */
-export function sessionRoutes(deps: AppDeps) {
-  const manager = sessionManager(deps);
+/** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
+export function sessionRoutes(deps: AppDeps, manager: SessionManager) {
   return new Elysia({ name: "parley-sessions" })
     .use(authGuard(deps))
     .get(

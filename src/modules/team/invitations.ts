@@ -1,5 +1,4 @@
 import { escapeHtml } from "../../http/html.ts";
-import { hasherFor } from "../../auth/passwords.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
@@ -7,21 +6,19 @@ import { countStock } from "../billing/usage.ts";
 import type { AcceptInput, InvitationStatus, InvitationView, InviteInput } from "./model.ts";
 import { publicBaseUrl } from "../../http/public-url.ts";
 import { releaseInvitationMailSlot, takeInvitationMailSlot } from "./mail-limit.ts";
+import { countMembers, emailTaken, insertInvitedMember } from "../users/repo.ts";
 import {
-  countMembers,
-  emailTaken,
   findInvitation,
   findInvitationByTokenHash,
   findPendingByEmail,
   insertInvitation,
-  insertInvitedMember,
   listOpenInvitations,
   updateInvitation,
   workspaceName,
   type InvitationRow,
 } from "./repo.ts";
 
-type Deps = Pick<AppDeps, "db" | "clock" | "config" | "notifier" | "log">;
+type Deps = Pick<AppDeps, "db" | "clock" | "config" | "notifier" | "log" | "hasher">;
 
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 
@@ -149,7 +146,7 @@ export async function acceptInvitation(deps: Deps, input: AcceptInput) {
   const before = await findInvitationByTokenHash(deps.db, hash);
   if (!before || status(before, deps.clock.now().getTime()) !== "pending") throw badToken();
   // the shared hasher: its concurrency cap keeps a burst of accepts from exhausting the machine
-  const passwordHash = await hasherFor(deps.config).hash(input.password);
+  const passwordHash = await deps.hasher.hash(input.password);
   const userId = Bun.randomUUIDv7();
   // re-read inside the transaction: two accepts of one token race past the check above
   return deps.db.tx(async () => {

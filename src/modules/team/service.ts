@@ -1,8 +1,8 @@
-import type { AuthContext } from "../../http/auth-guard.ts";
+import type { AuthContext } from "../../auth/context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { MemberView } from "./model.ts";
-import { deleteMember, findMember, listMembers, setRole, type MemberRow } from "./repo.ts";
+import { deleteMember, findMember, listMembers, setRole, type MemberRow } from "../users/repo.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock">;
 type AssignableRole = "admin" | "agent" | "viewer";

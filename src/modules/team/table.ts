@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { ROLES, users } from "../users/table.ts";
+import { ROLES } from "../users/roles.ts";
+import { users } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** An invitation to join a workspace; only the SHA-256 of its token is stored. Times are unix ms. */

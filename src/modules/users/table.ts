@@ -1,8 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "../workspaces/table.ts";
-
-export const ROLES = ["owner", "admin", "agent", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES } from "./roles.ts";
 
 /** A member of exactly one workspace. Email is stored lower-cased and unique. */
 export const users = sqliteTable(

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { leaseMs, sendAttempt } from "./deliver.ts";
 import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
-import { deliveryStore, dueWindow, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
+import { dueWindow, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
 
 /** An attempt whose answer is in, waiting for the next group commit. */
 interface Finished {
@@ -39,7 +39,7 @@ export class WebhookDispatcher {
   private flushQueued = false;
 
   constructor(private deps: AppDeps) {
-    this.store = deliveryStore(deps.db);
+    this.store = deps.deliveries;
     this.window = dueWindow(deps.config.webhookConcurrency);
   }
 

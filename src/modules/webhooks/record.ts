@@ -2,7 +2,7 @@ import { oncePer } from "../../db/prepared.ts";
 import type { DB } from "../../db/store.ts";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
 import type { AppDeps } from "../../deps.ts";
-import { deliveryStore, type ClaimedDelivery } from "./store.ts";
+import type { ClaimedDelivery } from "./store.ts";
 import type { DeliveryStatus, DisabledReason } from "./table.ts";
 
 const DAY = 86_400_000;
@@ -190,7 +190,7 @@ async function applyHealth(
   const reason: DisabledReason | null = o.gone ? "gone" : now - hook.failingSince >= FAILING_DEACTIVATE_MS ? "failing" : null;
   if (!reason) return null;
   await statements(deps.db).deactivate.run(reason, now, d.webhookId, d.workspaceId);
-  await deliveryStore(deps.db).park(d.workspaceId, d.webhookId);
+  await deps.deliveries.park(d.workspaceId, d.webhookId);
   await deps.jobs.enqueue(DISABLED_NOTICE_JOB, { workspaceId: d.workspaceId, webhookId: d.webhookId, reason });
   return reason;
 }

@@ -1,7 +1,6 @@
 import { and, asc, count, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { chatSessions } from "../sessions/table.ts";
-import { users } from "../users/table.ts";
 import { webhookDeliveries, webhooks, type DeliveryStatus } from "./table.ts";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -49,16 +48,6 @@ export async function updateWebhook(db: DB, workspaceId: string, id: string, cha
 
 export async function deleteWebhook(db: DB, workspaceId: string, id: string): Promise<boolean> {
   return (await db.delete(webhooks).where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id))).returning({ id: webhooks.id }).all()).length > 0;
-}
-
-/** Mail addresses of the workspace owners (for deactivation notices). */
-export async function ownerEmails(db: DB, workspaceId: string): Promise<string[]> {
-  const rows = await db
-    .select({ email: users.email })
-    .from(users)
-    .where(and(eq(users.workspaceId, workspaceId), eq(users.role, "owner")))
-    .all();
-  return rows.map((r) => r.email);
 }
 
 export interface HistoryFilter {

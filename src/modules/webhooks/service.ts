@@ -10,7 +10,6 @@ import { eventPayload } from "./outbox.ts";
 import * as repo from "./repo.ts";
 import { sampleData } from "./samples.ts";
 import { newSecret, sealSecret } from "./signing.ts";
-import { deliveryStore } from "./store.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -99,8 +98,8 @@ export async function updateWebhook(deps: AppDeps, workspaceId: string, id: stri
   if (input.isActive !== undefined) Object.assign(change, { isActive: input.isActive, disabledReason: null, failingSince: null, lastFailureAt: null });
   await deps.db.tx(async () => {
     if (!(await repo.updateWebhook(deps.db, workspaceId, id, change))) throw errors.notFound("Webhook");
-    if (input.isActive === false) await deliveryStore(deps.db).park(workspaceId, id);
-    if (input.isActive === true) await deliveryStore(deps.db).unpark(workspaceId, id, change.updatedAt!);
+    if (input.isActive === false) await deps.deliveries.park(workspaceId, id);
+    if (input.isActive === true) await deps.deliveries.unpark(workspaceId, id, change.updatedAt!);
   });
   return getWebhook(deps, workspaceId, id);
 }
@@ -159,7 +158,7 @@ export async function retryDelivery(deps: AppDeps, workspaceId: string, webhookI
   const existing = await repo.getDelivery(deps.db, workspaceId, webhookId, deliveryId);
   if (!existing) throw errors.notFound("Delivery");
   if (!existing.payload) throw errors.conflict("This delivery has no payload to send (it exceeded the payload cap)");
-  const d = await deliveryStore(deps.db).claimOne(workspaceId, webhookId, deliveryId, deps.clock.now().getTime(), leaseMs(deps));
+  const d = await deps.deliveries.claimOne(workspaceId, webhookId, deliveryId, deps.clock.now().getTime(), leaseMs(deps));
   if (!d) throw errors.conflict("An attempt of this delivery is in progress");
   const o = await attemptDelivery(deps, d, { manual: true });
   return { id: d.id, status: o.status, attempts: d.attempts, responseStatus: o.responseStatus ?? 0, delivered: o.ok, error: o.error };

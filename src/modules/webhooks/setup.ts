@@ -4,8 +4,8 @@ import { extraCa } from "./deliver.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import { registerOutbox } from "./outbox.ts";
 import { DISABLED_NOTICE_JOB } from "./record.ts";
+import { ownerEmails } from "../users/repo.ts";
 import * as repo from "./repo.ts";
-import { deliveryStore } from "./store.ts";
 import type { DisabledReason } from "./table.ts";
 import { escapeHtml } from "../../http/html.ts";
 
@@ -30,7 +30,7 @@ export function webhookServices(deps: AppDeps) {
       const text = `Your webhook "${hook.name}" (${hook.url}) was deactivated because ${REASONS[reason]}.\n\n` +
         `Events are no longer sent to it. Fix the receiver, then switch the webhook back on (PATCH /api/webhooks/${hook.id} {"isActive": true}); ` +
         `deliveries that were still waiting will then be sent.`;
-      for (const to of await repo.ownerEmails(deps.db, workspaceId)) {
+      for (const to of await ownerEmails(deps.db, workspaceId)) {
         await deps.notifier.sendEmail({ to, subject: `Webhook "${hook.name}" deactivated`, text, html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`, kind: "alert" });
       }
     },
@@ -55,13 +55,12 @@ export function webhookServices(deps: AppDeps) {
       await failInterruptedTests(deps);
       dispatcher.start();
     },
-    stop: () => dispatcher.stop(deps.config.shutdownTimeoutMs),
   };
 }
 
 /** Marks test deliveries cut short by a crash `failed` (at start-up and hourly). Returns how many. */
 export async function failInterruptedTests(deps: AppDeps): Promise<number> {
-  const n = await deliveryStore(deps.db).failInterruptedTests(deps.clock.now().getTime());
+  const n = await deps.deliveries.failInterruptedTests(deps.clock.now().getTime());
   if (n) deps.log.warn("interrupted test deliveries marked failed", { count: n });
   return n;
 }
@@ -72,7 +71,7 @@ export async function pruneDeliveries(deps: AppDeps): Promise<number> {
   const cutoff = now - deps.config.webhookRetentionDays * DAY;
   let total = 0;
   for (;;) {
-    const n = await deliveryStore(deps.db).prune(cutoff, now);
+    const n = await deps.deliveries.prune(cutoff, now);
     total += n;
     if (n === 0) return total;
   }

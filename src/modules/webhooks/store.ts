@@ -276,11 +276,3 @@ export class DeliveryStore {
     return (await this.s.failInterruptedTests.run(now)).changes;
   }
 }
-
-const stores = new WeakMap<DB, DeliveryStore>();
-/** The store of a database, prepared once. */
-export function deliveryStore(db: DB): DeliveryStore {
-  let s = stores.get(db);
-  if (!s) stores.set(db, (s = new DeliveryStore(db)));
-  return s;
-}

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { UpdateWorkspaceInput, WorkspaceView } from "./model.ts";
-import { countMembersWithoutVerifiedMobile, findWorkspace, findWorkspacesByRef, updateWorkspace, type WorkspaceRow } from "./repo.ts";
+import { countMembersWithoutVerifiedMobile } from "../users/repo.ts";
+import { findWorkspace, findWorkspacesByRef, updateWorkspace, type WorkspaceRow } from "./repo.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "config">;
 

@@ -119,7 +119,7 @@ describe("API keys (docs/api.md)", () => {
     expect((await guardApp(t2)("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     const lastUsed = async () => ((await t2.deps.db.prepare("SELECT last_used_at FROM api_keys WHERE id = ?").get(id)) as any).last_used_at;
     expect(await lastUsed()).toBeNull();
-    await t2.services.stop();
+    await t2.stop();
     expect(await lastUsed()).toBe(t2.clock.now().getTime());
     await t2.close();
   });

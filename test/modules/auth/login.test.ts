@@ -1,7 +1,6 @@
 import { createWorkspace } from "../../helpers/fixtures.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { hasherFor } from "../../../src/auth/passwords.ts";
 import { createAuthApp, lastCode, loginRequest, registered, signedIn, verifiedAccount, type AuthTestApp } from "./helpers.ts";
 
 let t: AuthTestApp;
@@ -49,10 +48,10 @@ describe("password login", () => {
 
   test("wrong password and unknown email answer the same 401, and both verify a password hash", async () => {
     const a = await verifiedAccount(t);
-    const before = hasherFor(t.deps.config).stats().verifications;
+    const before = t.deps.hasher.stats().verifications;
     const wrong = await loginRequest(t, a.email, "Not-the-password-1");
     const unknown = await loginRequest(t, "nobody-" + a.email, "Not-the-password-1");
-    const after = hasherFor(t.deps.config).stats().verifications;
+    const after = t.deps.hasher.stats().verifications;
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     const strip = (b: any) => ({ ...b, requestId: undefined });

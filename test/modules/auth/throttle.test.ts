@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/clock.ts";
-import { clientIp, WindowCounter } from "../../../src/modules/auth/throttle.ts";
+import { clientIp } from "../../../src/modules/auth/throttle.ts";
+import { RateLimiter } from "../../../src/rate-limiter.ts";
 import { throttlePath } from "../../../src/modules/auth/throttle-plugin.ts";
 import { createAuthApp, type AuthTestApp } from "./helpers.ts";
 
@@ -63,21 +64,21 @@ describe("auth route throttle (docs/authentication.md)", () => {
   });
 });
 
-describe("WindowCounter and clientIp", () => {
+describe("RateLimiter for the auth throttles, and clientIp", () => {
   test("windows reset; check does not count; clear forgets", () => {
     const clock = new ManualClock(0);
-    const c = new WindowCounter(clock, 2, 1000);
+    const c = new RateLimiter(clock, 2, 1000);
     c.add("k");
     c.check("k");
     c.add("k");
     expect(() => c.check("k")).toThrow();
     c.clear("k");
     c.check("k");
-    c.hit("h");
-    c.hit("h");
-    expect(() => c.hit("h")).toThrow();
+    c.take("h");
+    c.take("h");
+    expect(() => c.take("h")).toThrow();
     clock.advance(1000);
-    c.hit("h");
+    c.take("h");
   });
 
   test("X-Forwarded-For is used only when the proxy is trusted", () => {

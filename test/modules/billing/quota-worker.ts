@@ -4,6 +4,8 @@ import { ManualClock } from "../../../src/clock.ts";
 import { loadConfig } from "../../../src/config.ts";
 import { openSqliteStore } from "../../../src/db/sqlite.ts";
 import { silentLogger } from "../../../src/log.ts";
+import { PasswordHasher } from "../../../src/auth/passwords.ts";
+import { DailyApiQuota } from "../../../src/modules/apikeys/daily-quota.ts";
 import { consumeQuota } from "../../../src/modules/billing/quota.ts";
 import { invite } from "../../../src/modules/team/invitations.ts";
 
@@ -18,6 +20,8 @@ self.onmessage = async (e: MessageEvent) => {
     config: loadConfig({ logLevel: "silent" }),
     log: silentLogger,
     notifier: { sendEmail: async () => {}, sendMobile: async () => {} },
+    hasher: new PasswordHasher(1),
+    apiQuota: new DailyApiQuota(db),
   };
   const results = await Promise.all(
     items.map(async (item) => {

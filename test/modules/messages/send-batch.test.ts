@@ -82,7 +82,7 @@ describe("sends without a savepoint", () => {
   const plain = { savepoint: false };
 
   test("one refused before it writes fails alone; the others of the group commit", async () => {
-    const b = new SendBatcher(t.deps);
+    const b = new SendBatcher(t.deps.db);
     const results = await Promise.allSettled([
       b.run(() => note("a"), plain),
       b.run(async () => {
@@ -95,7 +95,7 @@ describe("sends without a savepoint", () => {
   });
 
   test("one failing after it wrote rolls the group back, then each runs alone: nothing of the failed one is stored", async () => {
-    const b = new SendBatcher(t.deps);
+    const b = new SendBatcher(t.deps.db);
     let runs = 0;
     const results = await Promise.allSettled([
       b.run(() => note("a"), plain),

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sessionManager } from "../../../src/modules/sessions/manager.ts";
 import { SimDriver } from "../../../src/network/sim/driver.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -52,7 +51,7 @@ test("while a DELETE waits for the network logout, connect, disconnect, QR and p
   // no pairing was started for the vanished row: the network knows nothing of it
   await Bun.sleep(20);
   expect(sim.stateOf(id)).toBeUndefined();
-  expect(sessionManager(t.deps).isLive(id)).toBe(false);
+  expect(t.services.sessions.isLive(id)).toBe(false);
   expect(events.filter((e) => e.data.sessionId === id).map((e) => e.event)).toEqual(["session_disconnected", "session_status"]);
 });
 
@@ -61,12 +60,12 @@ test("a connect already waiting for its first QR when the DELETE comes answers 4
   const id = await newSession(t, ws);
   const as = { token: ws.owner.token };
   const connecting = t.request("POST", `/api/v1/chatapp/${id}/connect`, as);
-  await eventually(() => expect(sessionManager(t.deps).isLive(id)).toBe(true));
+  await eventually(() => expect(t.services.sessions.isLive(id)).toBe(true));
   const deleted = await t.request("DELETE", `/api/v1/chatapp/${id}`, as);
   expect(deleted.status).toBe(200);
   const c = await connecting;
   expect([c.status, c.body.code]).toEqual([404, "NOT_FOUND"]);
   await Bun.sleep(100); // past the sim's first QR, had the pairing survived
   expect(sim.stateOf(id)).toBeUndefined();
-  expect(sessionManager(t.deps).isLive(id)).toBe(false);
+  expect(t.services.sessions.isLive(id)).toBe(false);
 });

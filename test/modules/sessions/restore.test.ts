@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimDriver } from "../../../src/network/sim/driver.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { freshPostgres, testEngine } from "../../helpers/postgres.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { eventually, linkSession, newSession, statusOf } from "./helpers.ts";
 
@@ -19,9 +20,13 @@ class RecordingSim extends SimDriver {
   }
 }
 
+/** Opens the same database each time: the data dir's SQLite file, or one PostgreSQL database of the test's own. */
 function opener(dataDir: string) {
-  return (gapMs = 0, sim = new RecordingSim({ latencyMs: 1, dataDir })) =>
-    createTestApp({ config: { dataDir, sessionRestoreGapMs: gapMs }, fileDb: true, simDriver: sim }) as Promise<TestApp & { sim: RecordingSim }>;
+  const pg = testEngine === "postgres" ? freshPostgres() : undefined;
+  return async (gapMs = 0, sim = new RecordingSim({ latencyMs: 1, dataDir })) => {
+    const databaseUrl = pg ? (await pg).url : undefined;
+    return createTestApp({ config: { dataDir, sessionRestoreGapMs: gapMs, ...(databaseUrl ? { databaseUrl } : {}) }, fileDb: true, simDriver: sim }) as Promise<TestApp & { sim: RecordingSim }>;
+  };
 }
 
 test("a session that dropped (connection_lost, still retrying) comes back connected after a restart; unlinked ones stay down", async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { hasherFor } from "../../../src/auth/passwords.ts";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -157,7 +156,7 @@ describe("invitations", () => {
   test("accepting creates a verified member with the invited role and an argon2id password", async () => {
     const to = email();
     await invite(a, to, "admin");
-    const hashesBefore = hasherFor(t.deps.config).stats().hashes;
+    const hashesBefore = t.deps.hasher.stats().hashes;
     const r = await accept(mailbox.tokenFor(to), { name: "Asha Rao", mobile: "919812345678" });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ email: to, name: "Asha Rao", role: "admin", tenantId: a.id });
@@ -168,7 +167,7 @@ describe("invitations", () => {
     expect(u.mobile_verified_at).toBeNull(); // nothing verified the mobile
     expect(u.password_hash).toStartWith("$argon2id$v=19$m=19456,t=2,"); // the configured hasher's parameters
     expect(await Bun.password.verify("a long passphrase", u.password_hash)).toBe(true);
-    expect(hasherFor(t.deps.config).stats().hashes).toBe(hashesBefore + 1); // through the shared, capped hasher
+    expect(t.deps.hasher.stats().hashes).toBe(hashesBefore + 1); // through the shared, capped hasher
     // the new member is a real member: a token for them works with their role
     const token = await accessToken(t, u.id, a.id, "admin");
     expect((await t.request("GET", "/api/team/invitations", { token })).status).toBe(200);

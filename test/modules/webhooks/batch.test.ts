@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { leaseMs } from "../../../src/modules/webhooks/deliver.ts";
 import { recordAttempts } from "../../../src/modules/webhooks/record.ts";
-import { deliveryStore } from "../../../src/modules/webhooks/store.ts";
 import type { TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { startReceiver, type Receiver } from "../../net/receiver.ts";
@@ -89,7 +88,7 @@ test("each outcome of a batch is fenced by its attempt number: a claim taken ove
   // the attempts hang past their lease; another worker takes one delivery over (attempt 2)
   t.clock.advance(leaseMs(t.deps) + 1);
   const now = t.clock.now().getTime();
-  const taken = await deliveryStore(t.deps.db).claimDue(now, leaseMs(t.deps), []);
+  const taken = await t.deps.deliveries.claimDue(now, leaseMs(t.deps), []);
   expect(taken?.attempts).toBe(2);
   expect(taken?.webhookId).toBe(hook.id);
 
@@ -118,7 +117,7 @@ test("a running dispatcher sends and records each delivery once, its freed slots
 test("a webhook's health in a batch ends as one write per outcome would leave it: success then failure starts a new streak", async () => {
   const hook = await createHook(t, ws, `${rx.url}/health`, ["message_received"], "health");
   const health = async () => (await t.deps.db.prepare("SELECT failing_since AS f, last_failure_at AS l, last_success_at AS s FROM webhooks WHERE id = ?").get(hook.id)) as { f: number | null; l: number | null; s: number | null };
-  const store = deliveryStore(t.deps.db);
+  const store = t.deps.deliveries;
   const claim = async () => (await store.claimDue(t.clock.now().getTime(), leaseMs(t.deps), []))!;
   const ok = { ok: true, gone: false, responseStatus: 200, responseBody: "ok", durationMs: 1, error: null, retryAfterSeconds: null };
   const bad = { ...ok, ok: false, responseStatus: 500, error: "receiver answered 500" };
@@ -150,7 +149,7 @@ test("a batch with successes of several webhooks marks each of them healthy, and
   await emit(t, ws.id, "message_received", { sessionId: "s", from: "91", messageId: "multi" });
   const failingAt = t.clock.now().getTime() - 3_600_000;
   for (const h of hooks) (await t.deps.db.prepare("UPDATE webhooks SET failing_since = ?1, last_failure_at = ?1 WHERE id = ?2").run(failingAt, h.id));
-  const store = deliveryStore(t.deps.db);
+  const store = t.deps.deliveries;
   const claims = [];
   for (const h of hooks) claims.push((await store.claimOne(ws.id, h.id, (await deliveries(t, h.id))[0].id, t.clock.now().getTime(), leaseMs(t.deps)))!);
   // the third claim was taken over (its attempt counted again): its outcome is stale

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
-import { deliveryStore, dueWindow } from "../../../src/modules/webhooks/store.ts";
+import { dueWindow } from "../../../src/modules/webhooks/store.ts";
 import type { TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { startReceiver } from "../../net/receiver.ts";
@@ -41,7 +41,7 @@ async function backlog(events: number, due: { a: number; b: number; c: number })
 
 /** A claim at `now` with the test's window, the webhooks `busy` at their cap. */
 async function claim(now: number, busy: string[]) {
-  const store = deliveryStore(t.deps.db);
+  const store = t.deps.deliveries;
   return store.claimDue(now, LEASE, busy, await store.dueBound(now, WINDOW));
 }
 
@@ -86,7 +86,7 @@ test("going webhook by webhook, a claim skips switched-off webhooks and leased d
 
 test("a backlog all due at the same moment (a webhook switched back on) is passed over too, and ties are claimed in full", async () => {
   const h = await backlog(8, { a: -100_000, b: -1_000, c: -50_000 });
-  const store = deliveryStore(t.deps.db);
+  const store = t.deps.deliveries;
   // every delivery due at the same millisecond: the window's edge is a tie of all of them
   await t.deps.db.prepare("UPDATE webhook_deliveries SET next_attempt_at = ?").run(h.now - 10);
   const others = (await t.deps.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id <> ?").get(h.a)) as { n: number };
@@ -108,7 +108,7 @@ test("the window is the concurrency twice over, at least 64", () => {
 
 test("the next due time passes over a backlog at its cap in the same way, and is null when nothing else waits", async () => {
   const h = await backlog(10, { a: -100_000, b: 9_000, c: 5_000 });
-  const store = deliveryStore(t.deps.db);
+  const store = t.deps.deliveries;
   const cFirst = (await t.deps.db.prepare("SELECT min(next_attempt_at) AS t FROM webhook_deliveries WHERE webhook_id = ?").get(h.c)) as { t: number };
   // webhook by webhook (a's backlog fills the window) and through the window (a not at its cap) agree with the data
   expect(await store.nextDue([h.a], h.now, WINDOW)).toBe(cFirst.t);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { leaseMs, sendAttempt } from "../../../src/modules/webhooks/deliver.ts";
-import { deliveryStore } from "../../../src/modules/webhooks/store.ts";
 import type { TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { startReceiver, type Receiver } from "../../net/receiver.ts";
@@ -29,7 +28,7 @@ afterAll(async () => {
 test("deliveries claimed by killed workers are sent again after their lease; none is lost", async () => {
   await createHook(t, ws, `${rx.url}/one`, ["message_received"]);
   await createHook(t, ws, `${rx.url}/two`, ["message_received", "message_sent"]);
-  const store = deliveryStore(t.deps.db);
+  const store = t.deps.deliveries;
   const N = 60;
   let published = 0;
   let expected = 0;

@@ -5,7 +5,7 @@
  */
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { PgTableWithColumns } from "drizzle-orm/pg-core";
-import { pgTwin } from "./pg-schema.ts";
+import { pgTwin } from "../db/pg-schema.ts";
 import { users } from "../modules/users/table.ts";
 import { workspaces } from "../modules/workspaces/table.ts";
 import { billingEvents, billingOrders, invoices, plans, usageCounters } from "../modules/billing/table.ts";
@@ -23,7 +23,7 @@ import { conversations } from "../modules/inbox/table.ts";
 import { campaignAudience, campaignRecipients, campaignSendDays, campaigns } from "../modules/campaigns/table.ts";
 import { jobs } from "../jobs/table.ts";
 import { notifications } from "../notify/table.ts";
-import { instanceSecrets } from "./table.ts";
+import { instanceSecrets } from "../db/table.ts";
 
 const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
 const twin = (t: SQLiteTable) => pgTwin(t, twins);
