@@ -11,9 +11,9 @@ export interface AuthKit {
   keys: TokenKeys;
   hasher: PasswordHasher;
   oidc: OidcVerifier | null;
-  /** per IP and route (D3: 10 a minute) */
+  /** per IP and route (docs/authentication.md: 10 a minute) */
   routeLimiter: RateLimiter;
-  /** failed logins per account and IP (D3: 5 per 15 minutes) */
+  /** failed logins per account and IP (docs/authentication.md: 5 per 15 minutes) */
   loginFailures: RateLimiter;
   /** base of links in mail */
   publicUrl: string;

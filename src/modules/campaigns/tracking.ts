@@ -12,7 +12,7 @@ type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
  */
 export type Look = (deps: Deps, workspaceId: string, campaignId: string, only?: string) => Promise<number | null>;
 
-/** Auto-pause when at least this many of the latest FAILURE_WINDOW sends failed (20 % of 50, D11). */
+/** Auto-pause when at least this many of the latest FAILURE_WINDOW sends failed (20 % of 50, docs/contacts-and-campaigns.md). */
 export const FAILURE_WINDOW = 50;
 export const FAILURE_LIMIT = 10;
 

@@ -14,7 +14,7 @@ const tags = ["sessions"];
 
 type SessionStatuses = Awaited<ReturnType<typeof sessionStatuses>>;
 
-/** The spec's session routes (JWT) plus D7's QR, pairing code and DELETE, and the API-key listing. */
+/** The spec's session routes (JWT) plus the rules' (docs/sessions.md) QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps, manager: SessionManager) {
   return new Elysia({ name: "parley-sessions" })
     .use(authGuard(deps))
