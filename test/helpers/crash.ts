@@ -34,7 +34,7 @@ export interface ServerData {
   readonly databaseUrl?: string;
   /** Starts a real server on this data; restarts go through here too, so none misses the database. `dataDir` gives a second server a data dir of its own. */
   spawn(opts?: { env?: Record<string, string>; args?: string[]; dataDir?: string }): Promise<ChildServer>;
-  /** A store on the same data from the test's process, as an operator command opens it (one, kept until `close`). */
+  /** A store on the same data from the test's process, as an operator command opens it (one, kept until `closeStore` or `close`). */
   store(): DB;
   /** The JWT secret the servers sign with when none is configured: secrets.json on SQLite, `instance_secrets` on PostgreSQL. */
   jwtSecret(): Promise<string>;
