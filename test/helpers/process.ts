@@ -16,11 +16,13 @@ export interface ChildServer {
 
 /**
  * Starts a real Parley server as a child process on a free port and waits for its
- * readiness line. `cmd` defaults to running from source with Bun.
+ * readiness line. `cmd` defaults to running from source with Bun; `databaseUrl` puts its
+ * data in that PostgreSQL database (`--database-url`) instead of the data dir's SQLite file.
  */
-export async function spawnServer(opts: { dataDir: string; args?: string[]; env?: Record<string, string>; cmd?: string[]; cwd?: string }): Promise<ChildServer> {
+export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; args?: string[]; env?: Record<string, string>; cmd?: string[]; cwd?: string }): Promise<ChildServer> {
   const cmd = opts.cmd ?? [BUN, join(ROOT, "src/main.ts")];
-  const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--data-dir", opts.dataDir, "--network", "sim", "--log-format", "json", ...(opts.args ?? [])], {
+  const db = opts.databaseUrl ? ["--database-url", opts.databaseUrl] : [];
+  const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--data-dir", opts.dataDir, ...db, "--network", "sim", "--log-format", "json", ...(opts.args ?? [])], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, PARLEY_LOG_LEVEL: "info", ...opts.env },
     stdin: "ignore",

@@ -1,26 +1,24 @@
 // kill -9 of a real server process three times during a campaign: it completes and nobody is
 // messaged twice (counted on the network side, the sim's sent log).
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { prepareDataDir, until } from "../../helpers/crash.ts";
-import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { expectDataOnEngine, prepareDataDir, serverData, until, type ServerData } from "../../helpers/crash.ts";
+import type { ChildServer } from "../../helpers/process.ts";
 import { simSent } from "./helpers.ts";
 
 const N = 60;
 const ENV = { PARLEY_SEND_MIN_GAP_MS: "20", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
 
-/** A migrated data dir with a workspace, its owner, N contacts (every tenth opted out) and a known JWT secret. */
-function prepare(dataDir: string): { token: Promise<string>; contactIds: string[]; phones: string[] } {
+/** Migrated data with a workspace, its owner, N contacts (every tenth opted out) and a known JWT secret. */
+async function prepare(data: ServerData): Promise<{ token: string; contactIds: string[]; phones: string[] }> {
   const contactIds: string[] = [];
   const phones: string[] = [];
-  const token = prepareDataDir(dataDir, (db, wsId) => {
+  const token = await prepareDataDir(data, async (db, wsId) => {
     const now = Date.now();
+    const insert = db.prepare("INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
     for (let i = 0; i < N; i++) {
       const id = Bun.randomUUIDv7();
       const phone = `9175${String(1_000_000 + i).padStart(8, "0")}`;
-      db.query("INSERT INTO contacts (id, workspace_id, phone, name, opted_out, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, wsId, phone, `P${i}`, i % 10 === 0 ? 1 : 0, now, now);
+      await insert.run(id, wsId, phone, `P${i}`, i % 10 === 0 ? 1 : 0, now, now);
       contactIds.push(id);
       phones.push(phone);
     }
@@ -31,10 +29,10 @@ function prepare(dataDir: string): { token: Promise<string>; contactIds: string[
 test(
   "SIGKILL three times during a campaign, restart each time: it completes and every opted-in contact got exactly one message",
   async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "parley-campaign-crash-"));
-    const { token: tokenP, contactIds, phones } = prepare(dataDir);
-    const token = await tokenP;
-    const start = () => spawnServer({ dataDir, env: ENV });
+    const data = await serverData("parley-campaign-crash-");
+    const dataDir = data.dataDir;
+    const { token, contactIds, phones } = await prepare(data);
+    const start = () => data.spawn({ env: ENV });
     let server: ChildServer = await start();
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(server.url + path, {
@@ -82,9 +80,11 @@ test(
       expect(new Set(sentRecipients.map((r) => r.messageId)).size).toBe(54);
       const m = await call("GET", `/api/v1/messages/${sentRecipients[0]!.messageId}`);
       expect(m.body.data.campaignId).toBe(id);
+      await expectDataOnEngine(data);
     } finally {
       server.proc.kill("SIGKILL");
       await server.proc.exited;
+      await data.close();
     }
   },
   180_000,

@@ -1,29 +1,34 @@
 // CSV import and export end to end against a real server (child process, real port):
 // 200,000 rows with bad rows mixed in (peak RSS of the server reported), the export of the
-// same streamed back, and a SIGKILL in the middle of an import followed by a restart.
+// same streamed back, and a SIGKILL in the middle of an import followed by a restart. The
+// server keeps its rows on the suite's engine (the data dir's SQLite file, or PostgreSQL).
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../../src/auth/tokens.ts";
-import { systemClock } from "../../../src/clock.ts";
-import { loadConfig } from "../../../src/config.ts";
-import { openSqliteStore } from "../../../src/db/sqlite.ts";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
-import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { expectDataOnEngine, ownerToken, serverData } from "../../helpers/crash.ts";
+import { testEngine } from "../../helpers/postgres.ts";
+import type { ChildServer } from "../../helpers/process.ts";
 
 const JWT_SECRET = "import-test-secret-".padEnd(48, "k");
 const ENV = { PARLEY_JWT_SECRET: JWT_SECRET, PARLEY_JOB_POLL_MS: "100", PARLEY_LOG_LEVEL: "warn", PARLEY_RATE_LIMIT_PER_MINUTE: "1000000" };
 const ROWS = 200_000;
+// The time each test may take. PostgreSQL applies an imported row in several round trips, where
+// SQLite's are function calls: on the loaded test machine it imported 300 to 760 rows/s against SQLite's
+// 2,300 to 6,400, so the same rows get a larger budget there (a budget, not an assertion on speed).
+const BUDGET_MS = testEngine === "postgres" ? 1_500_000 : 300_000;
 const MB = 1024 * 1024;
 
-const dataDir = mkdtempSync(join(tmpdir(), "parley-import-"));
-let server: ChildServer = await spawnServer({ dataDir, env: ENV });
-// a second connection to the server's database file, as an operator command opens it
-const { db } = openSqliteStore(join(dataDir, "parley.db"));
+const data = await serverData("parley-import-");
+const dataDir = data.dataDir;
+let server: ChildServer = await data.spawn({ env: ENV });
+// a second connection to the server's database, as an operator command opens it
+const db = data.store();
 afterAll(async () => {
-  await db.close();
+  await expectDataOnEngine(data);
+  await data.closeStore();
   await server.stop();
+  await data.close();
 });
 // a plan with room for every row
 await upsertPlan(db, "bulk", { name: "Bulk", monthlyPaise: 100, annualPaise: 1000, limits: { sessions: 1, messagesPerMonth: 1000, contacts: 1_000_000, apiRequestsPerDay: 1_000_000, webhooks: 1, teamSeats: 5, campaigns: true } }, Date.now());
@@ -37,7 +42,7 @@ async function workspace(name: string): Promise<{ id: string; token: string }> {
     `INSERT INTO users (id, workspace_id, email, name, password_hash, role, mobile_verified_at, email_verified_at, created_at, updated_at)
      VALUES (?, ?, ?, 'Owner', 'x', 'owner', ?, ?, ?, ?)`,
   ).run(userId, id, `${name}@example.com`, now, now, now, now);
-  const token = await signToken(tokenKeys(loadConfig({}), JWT_SECRET), systemClock, { sub: userId, tenant: id, role: "owner", typ: "access" }, ACCESS_TTL_SECONDS);
+  const token = await ownerToken(JWT_SECRET, id, userId);
   return { id, token };
 }
 
@@ -86,7 +91,7 @@ async function upload(token: string, path: string): Promise<string> {
 }
 
 async function waitDone(token: string, id: string, onProgress?: (d: any) => Promise<boolean> | boolean): Promise<any> {
-  for (let i = 0; i < 3000; i++) {
+  for (let i = 0; i < BUDGET_MS / 100; i++) {
     const d = (await api(token, `/api/v1/contacts/imports/${id}`)).body.data;
     if (d.status === "completed" || d.status === "failed") return d;
     if (onProgress && (await onProgress(d))) return d;
@@ -145,7 +150,7 @@ test(
     expect(lines).toBe(1 + gen.good);
     expect(exported.peakMB).toBeLessThan(400);
   },
-  300_000,
+  BUDGET_MS,
 );
 
 test(
@@ -160,7 +165,7 @@ test(
     server.proc.kill("SIGKILL");
     await server.proc.exited;
     const atKill = (await db.prepare("SELECT processed, created FROM contact_imports WHERE id = ?").get(id)) as { processed: number; created: number };
-    server = await spawnServer({ dataDir, env: ENV });
+    server = await data.spawn({ env: ENV });
     const rep = await waitDone(ws.token, id);
     console.log(`crash import: killed at ${atKill.processed} of ${gen.good + gen.badRows.length} rows; resumed and completed`);
     expect(atKill.processed).toBeLessThan(40_000);
@@ -169,5 +174,5 @@ test(
     expect(((await db.prepare("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(ws.id)) as { n: number }).n).toBe(gen.good);
     expect(((await db.prepare("SELECT count(*) AS n FROM contact_import_errors WHERE import_id = ?").get(id)) as { n: number }).n).toBe(gen.badRows.length);
   },
-  300_000,
+  BUDGET_MS,
 );

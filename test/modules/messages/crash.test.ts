@@ -1,9 +1,6 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { prepareDataDir, until } from "../../helpers/crash.ts";
-import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { expectDataOnEngine, prepareDataDir, serverData, until } from "../../helpers/crash.ts";
+import type { ChildServer } from "../../helpers/process.ts";
 import { readSimSent } from "../../helpers/sim-sent.ts";
 
 const N = 40;
@@ -56,9 +53,9 @@ type Caller = (method: string, path: string, body?: unknown) => Promise<{ status
 test(
   "SIGKILL with queued messages, restart: every message is sent exactly once (session paired over HTTP)",
   async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "parley-crash-"));
-    const token = await prepareDataDir(dataDir);
-    await killScenario(dataDir, token, () => spawnServer({ dataDir, env: ENV }), async (call) => {
+    const data = await serverData("parley-crash-");
+    const token = await prepareDataDir(data);
+    await killScenario(data.dataDir, token, () => data.spawn({ env: ENV }), async (call) => {
       const created = await call("POST", "/api/v1/chatapp", { name: "crash" });
       expect(created.status).toBe(201);
       const sid = created.body.data.id as string;
@@ -68,6 +65,8 @@ test(
       await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
       return sid;
     });
+    await expectDataOnEngine(data);
+    await data.close();
   },
   120_000,
 );

@@ -1,14 +1,12 @@
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { signToken, tokenKeys } from "../../../src/auth/tokens.ts";
 import { systemClock } from "../../../src/clock.ts";
 import { loadConfig } from "../../../src/config.ts";
-import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { expectDataOnEngine, seedWorkspace, serverData } from "../../helpers/crash.ts";
+import type { ChildServer } from "../../helpers/process.ts";
 import { eventually } from "./helpers.ts";
-import { seedWorkspace } from "./operator-fixtures.ts";
 
 async function call(s: ChildServer, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(s.url + path, {
@@ -20,11 +18,14 @@ async function call(s: ChildServer, token: string, method: string, path: string,
 }
 
 test("a connected session comes back connected after the server restarts; a pending QR does not survive", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "parley-restart-"));
-  let s = await spawnServer({ dataDir });
+  const data = await serverData("parley-restart-");
+  const dataDir = data.dataDir;
+  let s = await data.spawn();
   try {
-    const { workspaceId, ownerId } = seedWorkspace(dataDir);
-    const secret = (JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8")) as { jwtSecret: string }).jwtSecret;
+    const { workspaceId, ownerId } = await seedWorkspace(data.store(), "Acme");
+    // the secret the server generated at its first start, where it keeps it
+    const secret = await data.jwtSecret();
+    await data.closeStore();
     const token = await signToken(tokenKeys(loadConfig({ dataDir }), secret), systemClock, { sub: ownerId, tenant: workspaceId, role: "owner", typ: "access" }, 600);
 
     const id = (await call(s, token, "POST", "/api/v1/chatapp", { name: "main" })).body.data.id;
@@ -36,14 +37,13 @@ test("a connected session comes back connected after the server restarts; a pend
 
     expect(await s.stop()).toBe(0);
     // what survives: the row (encrypted link) and the sim network's linked devices
-    const db = new Database(join(dataDir, "parley.db"), { readonly: true });
-    const row = db.query("SELECT status, credentials FROM chat_sessions WHERE id = ?").get(id) as { status: string; credentials: string };
-    db.close();
+    const row = (await data.store().prepare<{ status: string; credentials: string }>("SELECT status, credentials FROM chat_sessions WHERE id = ?").get(id))!;
+    await data.closeStore();
     expect(row.status).toBe("connected");
     expect(row.credentials).toStartWith("v1:");
     expect(existsSync(join(dataDir, "sim-network.json"))).toBe(true);
 
-    s = await spawnServer({ dataDir });
+    s = await data.spawn();
     const st = await call(s, token, "GET", `/api/v1/chatapp/${id}/status`);
     expect(st.body.data).toMatchObject({ status: "connected", phoneNumber: "919812345678", connected: true });
     // really back on the network: it takes inbound messages (only a connected sim session does)
@@ -52,7 +52,10 @@ test("a connected session comes back connected after the server restarts; a pend
     );
     expect((await call(s, token, "GET", `/api/v1/chatapp/${pending}/status`)).body.data.status).toBe("disconnected");
     expect(s.logs()).not.toContain('"level":"error"');
+    await expectDataOnEngine(data);
   } finally {
+    await data.closeStore();
     await s.stop();
+    await data.close();
   }
 }, 60_000);

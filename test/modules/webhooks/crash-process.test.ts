@@ -1,19 +1,13 @@
 import { afterAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../../src/auth/tokens.ts";
-import { systemClock } from "../../../src/clock.ts";
-import { loadConfig } from "../../../src/config.ts";
 import { createTestApp } from "../../helpers/app.ts";
-import { spawnServer, type ChildServer } from "../../helpers/process.ts";
+import { expectDataOnEngine, ownerToken, serverData } from "../../helpers/crash.ts";
+import type { ChildServer } from "../../helpers/process.ts";
 import { startReceiver } from "../../net/receiver.ts";
 
 // Crash safety end to end: a real server (child process) emits events through the sim
 // network (sim routes: session connect, scan, network-side logout) while the receiver is
 // slow; it is SIGKILLed at random moments several times and restarted on the same data
-// dir. After the last restart every delivery the database holds reaches the receiver at
+// (the data dir's SQLite file, or the suite's PostgreSQL database). After the last restart every delivery the database holds reaches the receiver at
 // least once (unique delivery ids), and duplicates are reported.
 //
 // The events come from the sessions module's routes. Until they exist in this build the
@@ -50,21 +44,23 @@ test.skipIf(!hasSimRoutes)(
       await Bun.sleep(20 + Math.random() * 200); // a slow receiver: attempts are in flight when the kill lands
       return new Response("ok");
     };
-    const dataDir = mkdtempSync(join(tmpdir(), "parley-crash-"));
-    let server: ChildServer = await spawnServer({ dataDir, env: ENV });
-    const db = new Database(join(dataDir, "parley.db"));
-    db.exec("PRAGMA busy_timeout = 5000");
+    const data = await serverData("parley-crash-");
+    let server: ChildServer = await data.spawn({ env: ENV });
+    // a second connection to the server's database, as an operator command opens it
+    const db = data.store();
 
     // a verified workspace and owner, written straight into the server's database
     const now = Date.now();
     const wsId = Bun.randomUUIDv7();
     const userId = Bun.randomUUIDv7();
-    db.query(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, 'Crash', 'pro', 'active', ?, ?)`).run(wsId, now, now);
-    db.query(
-      `INSERT INTO users (id, workspace_id, email, name, password_hash, role, mobile_verified_at, email_verified_at, created_at, updated_at)
-       VALUES (?, ?, 'crash@example.com', 'Crash', 'x', 'owner', ?, ?, ?, ?)`,
-    ).run(userId, wsId, now, now, now, now);
-    const token = await signToken(tokenKeys(loadConfig({}), JWT_SECRET), systemClock, { sub: userId, tenant: wsId, role: "owner", typ: "access" }, ACCESS_TTL_SECONDS);
+    await db.prepare(`INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, 'Crash', 'pro', 'active', ?, ?)`).run(wsId, now, now);
+    await db
+      .prepare(
+        `INSERT INTO users (id, workspace_id, email, name, password_hash, role, mobile_verified_at, email_verified_at, created_at, updated_at)
+         VALUES (?, ?, 'crash@example.com', 'Crash', 'x', 'owner', ?, ?, ?, ?)`,
+      )
+      .run(userId, wsId, now, now, now, now);
+    const token = await ownerToken(JWT_SECRET, wsId, userId);
 
     /** One API call against whichever server is up; retried while the server is down or restarting. */
     const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
@@ -104,11 +100,11 @@ test.skipIf(!hasSimRoutes)(
     });
     expect(hook.status).toBe(201);
 
-    const deliveryCount = () => (db.query("SELECT count(*) AS n FROM webhook_deliveries WHERE is_test = 0").get() as { n: number }).n;
+    const deliveryCount = async () => (await db.prepare<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE is_test = 0").get())!.n;
     // events keep flowing until the last kill has landed and at least EVENTS were committed
     let kills = 0;
     const driver = (async () => {
-      while (kills < KILLS || deliveryCount() < EVENTS) {
+      while (kills < KILLS || (await deliveryCount()) < EVENTS) {
         await step();
         await Bun.sleep(20);
       }
@@ -118,14 +114,14 @@ test.skipIf(!hasSimRoutes)(
       server.proc.kill("SIGKILL");
       await server.proc.exited;
       kills++;
-      server = await spawnServer({ dataDir, env: ENV });
+      server = await data.spawn({ env: ENV });
     }
     await driver;
 
     // after the last restart: wait until the server has delivered everything it holds
-    const open = () => (db.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'retrying')").get() as { n: number }).n;
-    for (let i = 0; i < 600 && open() > 0; i++) await Bun.sleep(50);
-    const rows = db.query("SELECT id, status, attempts FROM webhook_deliveries WHERE is_test = 0").all() as { id: string; status: string; attempts: number }[];
+    const open = async () => (await db.prepare<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'retrying')").get())!.n;
+    for (let i = 0; i < 600 && (await open()) > 0; i++) await Bun.sleep(50);
+    const rows = await db.prepare<{ id: string; status: string; attempts: number }>("SELECT id, status, attempts FROM webhook_deliveries WHERE is_test = 0").all();
     const seen = new Map<string, number>();
     for (const r of rx.received) {
       const id = r.headers.get("x-webhook-delivery-id")!;
@@ -138,8 +134,10 @@ test.skipIf(!hasSimRoutes)(
     expect(rows.filter((r) => !seen.has(r.id))).toEqual([]);
     // nothing arrived that the database does not know (no invented or foreign ids)
     expect([...seen.keys()].filter((id) => !rows.some((r) => r.id === id))).toEqual([]);
-    db.close();
+    await expectDataOnEngine(data);
+    await data.closeStore();
     expect(await server.stop("SIGTERM")).toBe(0);
+    await data.close();
   },
   120_000,
 );
