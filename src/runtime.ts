@@ -19,6 +19,7 @@ import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
 import { sessionManager } from "./modules/sessions/manager.ts";
 import { VERSION } from "./version.ts";
+import { setDefaultCountry } from "./http/phone.ts";
 
 export interface Runtime {
   deps: AppDeps;
@@ -41,6 +42,7 @@ export interface RuntimeOverrides {
 
 /** Opens and migrates the database and builds deps, services and the app. */
 export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
+  setDefaultCountry(config.defaultCountry);
   const dbPath = o.dbPath ?? join(config.dataDir, "parley.db");
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const opened: OpenedDb = openDb(dbPath, { synchronous: config.dbSynchronous });
