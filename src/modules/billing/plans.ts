@@ -26,6 +26,19 @@ export interface Plan {
 
 export type BillingInterval = "monthly" | "annual";
 
+/**
+ * The operator's own plan: no quotas and no billing. Given by the operator only (the setup
+ * link's first workspace, `parley workspaces create --plan unlimited`, `parley plan set`); never
+ * in the catalogue a workspace sees, never for sale, and it never lapses.
+ */
+export const UNLIMITED_PLAN_ID = "unlimited";
+/** What "no quota" is in numbers: larger than any count a server reaches. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+export const UNLIMITED_PLAN: Plan = {
+  id: UNLIMITED_PLAN_ID, name: "Unlimited", currency: "INR", monthlyPaise: 0, annualPaise: 0, active: false,
+  limits: { sessions: NO_LIMIT, messagesPerMonth: NO_LIMIT, contacts: NO_LIMIT, apiRequestsPerDay: NO_LIMIT, webhooks: NO_LIMIT, teamSeats: NO_LIMIT, campaigns: true },
+};
+
 /** The plan whose quotas apply during the trial (D2). */
 export const TRIAL_PLAN_ID = "growth";
 /** The plan of a workspace after the trial (policy `free`) or a lapsed subscription. */
@@ -108,6 +121,7 @@ export function listPlans(sqlite: Database): Plan[] {
 
 /** One plan of the catalogue, or null. Built-in plans answer even before seeding. */
 export function findPlan(sqlite: Database, id: string): Plan | null {
+  if (id === UNLIMITED_PLAN_ID) return UNLIMITED_PLAN;
   const row = sqlite.query(`${SELECT} WHERE id = ?`).get(id) as PlanRow | null;
   if (row) return fromRow(row);
   const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
@@ -119,6 +133,7 @@ export function findPlan(sqlite: Database, id: string): Plan | null {
  * both rows (null when a row is missing): for callers that read them in one statement.
  */
 export function limitsOrFree(id: string, stored: string | null, freeStored: string | null): PlanLimits {
+  if (id === UNLIMITED_PLAN_ID) return UNLIMITED_PLAN.limits;
   if (stored !== null) return limitsOfText(stored);
   const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
   if (builtIn) return builtIn.limits;
@@ -140,6 +155,7 @@ export interface PlanPatch {
 
 /** Creates or changes a catalogue entry (operator CLI). A new plan needs a name and both prices. */
 export function upsertPlan(sqlite: Database, id: string, patch: PlanPatch, now: number): Plan {
+  if (id === UNLIMITED_PLAN_ID) throw new Error(`plan ${id} is the operator's own plan (no quotas, no billing) and cannot be edited`);
   const current = findPlan(sqlite, id);
   if (!current && (patch.name === undefined || patch.monthlyPaise === undefined || patch.annualPaise === undefined)) {
     throw new Error(`plan ${id} does not exist: give --name, --monthly and --annual to create it`);
