@@ -57,7 +57,12 @@ export function registerBody(captcha: boolean) {
         mobile: mobileField,
         ...captchaFields(captcha),
       })
-      .refine((b) => b.password === b.confirmPassword, { path: ["confirmPassword"], message: "must equal password" }),
+      // checked with the other fields, not after them: a mismatch must not cost a second captcha
+      .refine((b) => b.password === b.confirmPassword, {
+        path: ["confirmPassword"],
+        message: "must equal password",
+        when: (p) => typeof (p.value as { password?: unknown }).password === "string" && typeof (p.value as { confirmPassword?: unknown }).confirmPassword === "string",
+      }),
   );
 }
 export type RegisterInput = z.infer<ReturnType<typeof registerBody>>;

@@ -13,7 +13,9 @@ const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 export const sendBody = lazySchema(() =>
   z
     .object({
-      session_id: z.uuid(),
+      /** the documented name; `sessionId` (the name answers use) is accepted too */
+      session_id: z.uuid().optional(),
+      sessionId: z.uuid().optional(),
       to: recipientField,
       type: z.enum(MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
@@ -26,6 +28,8 @@ export const sendBody = lazySchema(() =>
       filename: z.string().min(1).max(255).optional(),
     })
     .superRefine((v, ctx) => {
+      if (v.session_id === undefined && v.sessionId === undefined) ctx.addIssue({ code: "custom", path: ["session_id"], message: "is required (the session to send from; sessionId is accepted too)" });
+      if (v.session_id !== undefined && v.sessionId !== undefined && v.session_id !== v.sessionId) ctx.addIssue({ code: "custom", path: ["sessionId"], message: "differs from session_id: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
       if (v.type === "text") {
         if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
@@ -34,7 +38,9 @@ export const sendBody = lazySchema(() =>
       }
       if (given.length === 0) ctx.addIssue({ code: "custom", path: ["media"], message: `one of mediaUrl, mediaId or media is required for ${v.type} messages` });
       for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
-    }),
+    })
+    // one name downstream
+    .transform(({ sessionId, ...v }) => ({ ...v, session_id: (v.session_id ?? sessionId)! })),
 );
 export type SendBody = z.infer<typeof sendBody>;
 

@@ -10,14 +10,14 @@ const tags = ["setup"];
 
 /** /api/setup: the first owner and workspace of a new server, from the setup link of the start log. */
 export function setupRoutes(kit: AuthKit) {
-  return new Elysia({ prefix: "/api/setup" })
+  return new Elysia()
     .use(routeThrottle(kit))
-    .get("/", ({ query }) => ok(setupStatus(kit.deps, query.token)), {
+    .get("/api/setup", ({ query }) => ok(setupStatus(kit.deps, query.token)), {
       query: setupStatusQuery,
       detail: { summary: "Whether the server still needs its first workspace, whether a setup token is valid, and where codes are delivered", tags },
     })
     .post(
-      "/",
+      "/api/setup",
       async ({ body, set }) => {
         set.status = 201;
         return ok(await completeSetup(kit, body), "Workspace created; you are signed in");
