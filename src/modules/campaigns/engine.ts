@@ -53,7 +53,7 @@ function planAllows(deps: Deps, workspaceId: string): boolean {
   }
 }
 
-interface SessionFacts {
+export interface SessionFacts {
   id: string;
   status: string;
   phoneNumber: string | null;
@@ -63,7 +63,8 @@ interface SessionFacts {
   reconnecting: number;
 }
 
-function sessionsOf(deps: Deps, c: EngineRow): SessionFacts[] {
+/** The campaign's sessions as the engine sees them (also read to say why a campaign waits). */
+export function sessionsOf(deps: Pick<AppDeps, "sqlite">, c: Pick<EngineRow, "workspaceId" | "sessionIds">): SessionFacts[] {
   const q = deps.sqlite.query(
     `SELECT id, status, phone_number AS phoneNumber, last_disconnect_reason AS lastDisconnectReason,
             coalesce(first_connected_at, connected_at, created_at) AS firstConnectedAt,

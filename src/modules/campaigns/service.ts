@@ -6,7 +6,8 @@ import { findSegment } from "../segments/repo.ts";
 import type { CampaignAudience, CampaignMessage, CreateCampaignBody, UpdateCampaignBody } from "./model.ts";
 import { deleteCampaign, findCampaign, insertCampaign, listCampaigns, pageRecipients, updateCampaign, type CampaignRow } from "./repo.ts";
 import type { CampaignStatus, RecipientStatus } from "./table.ts";
-import { campaignView, recipientView } from "./view.ts";
+import { recipientView } from "./view.ts";
+import { campaignOut } from "./waiting.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "clock">;
 
@@ -45,7 +46,7 @@ export function createCampaign(deps: Deps, workspaceId: string, actorId: string 
     createdAt: now,
     updatedAt: now,
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 /** PATCH: only a draft changes; pacing fields merge into the current ones. */
@@ -64,7 +65,7 @@ export function updateDraft(deps: Deps, workspaceId: string, id: string, body: U
     patch.pacing = { ...c.pacing, ...given };
   }
   if (!updateCampaign(deps.db, workspaceId, id, patch, ["draft"])) throw errors.conflict("Only a draft can be changed");
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 const DELETABLE: CampaignStatus[] = ["draft", "completed", "cancelled", "failed"];
@@ -78,13 +79,13 @@ export function removeCampaign(deps: Deps, workspaceId: string, id: string): voi
 
 /** One campaign. */
 export function getCampaign(deps: Deps, workspaceId: string, id: string) {
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 /** A page of campaigns, newest first. */
 export function pageCampaigns(deps: Deps, workspaceId: string, q: { page: number; limit: number; status?: CampaignStatus }) {
   const { rows, total } = listCampaigns(deps.db, workspaceId, { status: q.status, limit: q.limit, offset: (q.page - 1) * q.limit });
-  return { data: rows.map(campaignView), total };
+  return { data: rows.map((c) => campaignOut(deps, c)), total };
 }
 
 /** A page of a campaign's recipients; the total comes from the campaign's counters (no count over the rows). */

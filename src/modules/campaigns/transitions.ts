@@ -12,7 +12,7 @@ import { changeStatus, moveCounter, publishProgress } from "./progress.ts";
 import { updateCampaign, type CampaignRow } from "./repo.ts";
 import { requireCampaign } from "./service.ts";
 import type { CampaignStatus } from "./table.ts";
-import { campaignView } from "./view.ts";
+import { campaignOut } from "./waiting.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log" | "config">;
 
@@ -68,7 +68,7 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
     throw err;
   }
   await materialize(deps, workspaceId, id);
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 /**
@@ -82,7 +82,7 @@ export function pauseByUser(deps: Deps, workspaceId: string, id: string) {
     inStatus(c, ["running", "scheduled"], "pause");
     pauseCampaign(deps, c, "user_request");
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 /** POST resume: paused to running (or back to scheduled while its time is still ahead). */
@@ -99,7 +99,7 @@ export function resumeCampaign(deps: Deps, workspaceId: string, id: string) {
     wakeRun(deps, workspaceId, id, future ? new Date((s as { at: number }).at) : undefined);
     if (!future) releaseHeld(deps, c);
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 /**
@@ -114,7 +114,7 @@ export function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
     moveCounter(deps, id, "pending", "skipped", cancelQueued(deps, workspaceId, id, now));
     changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
 
 /** POST retry-failed: completed or paused with failed recipients; they go back to pending and the campaign runs again. */
@@ -138,5 +138,5 @@ export function retryFailed(deps: Deps, workspaceId: string, id: string) {
     wakeRun(deps, workspaceId, id);
     releaseHeld(deps, c);
   });
-  return campaignView(requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, requireCampaign(deps, workspaceId, id));
 }
