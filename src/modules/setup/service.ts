@@ -15,6 +15,10 @@ export interface SetupStatus {
   needsSetup: boolean;
   /** whether the token given is this server's open setup link */
   tokenValid: boolean;
+  /** the server runs the simulated network: the dashboard offers a simulated scan in place of a phone */
+  simNetwork: boolean;
+  /** whether sign-up and log-in ask for a captcha (the screens show none when it is off) */
+  captcha: boolean;
   /** where verification codes, invitations and reset links go when no mail or SMS is set up */
   codes: { email: "mail" | "outbox"; mobile: "sms" | "outbox" };
 }
@@ -24,10 +28,10 @@ export function codeDelivery(config: AppDeps["config"]): SetupStatus["codes"] {
   return { email: config.smtpUrl ? "mail" : "outbox", mobile: config.mobileChannel === "log" ? "outbox" : "sms" };
 }
 
-/** GET /api/setup: whether the server still needs its first workspace, and whether a token opens it. */
+/** GET /api/setup: whether the server still needs its first workspace, whether a token opens it, and what the sign-in screens must know. */
 export function setupStatus(deps: AppDeps, token: string | undefined): SetupStatus {
   const needsSetup = countWorkspaces(deps.db) === 0;
-  return { needsSetup, tokenValid: needsSetup && isSetupToken(deps, token), codes: codeDelivery(deps.config) };
+  return { needsSetup, tokenValid: needsSetup && isSetupToken(deps, token), simNetwork: deps.config.network === "sim", captcha: deps.config.captcha === "image", codes: codeDelivery(deps.config) };
 }
 
 const GONE = "This setup link is no longer valid: it works once, and only until the server restarts. While there is no workspace, the start log prints a new one";

@@ -19,7 +19,7 @@ test("a new server's setup link creates the first owner and workspace with no ca
   expect(url).toStartWith("http://127.0.0.1:3000/app/setup?token=");
   const token = tokenOf(url!);
   const before = await t.request("GET", `/api/setup?token=${encodeURIComponent(token)}`);
-  expect(before.body.data).toEqual({ needsSetup: true, tokenValid: true, codes: { email: "outbox", mobile: "outbox" } });
+  expect(before.body.data).toEqual({ needsSetup: true, tokenValid: true, simNetwork: true, captcha: false, codes: { email: "outbox", mobile: "outbox" } });
   const r = await t.request("POST", "/api/setup", { body: { ...OWNER, token } });
   expect(r.status).toBe(201);
   expect(r.body.data).toMatchObject({ expiresIn: "15m", user: { email: "asha@example.com", role: "owner" } });

@@ -7,6 +7,7 @@ import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
 import { useAuth } from "../ui/hooks.ts";
 import { resumeVerification } from "./Signup.tsx";
+import { outboxNote, useServerFacts } from "../api/server-facts.ts";
 
 interface Tokens {
   accessToken: string;
@@ -23,6 +24,7 @@ interface Challenge {
 /** Log in, with the second factor when the account or workspace asks for it (D3). */
 export function Login() {
   const { endedReason } = useAuth();
+  const facts = useServerFacts();
   const [, navigate] = useLocation();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -96,7 +98,7 @@ export function Login() {
         <form onSubmit={submit} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} error={error} />
           <Field label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} error={error} />
-          <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />
+          {facts.data?.captcha !== false && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
             Sign in
@@ -105,6 +107,7 @@ export function Login() {
       ) : (
         <form onSubmit={verify} noValidate>
           <p role="status">{note}</p>
+          {outboxNote(facts.data, "mobile") && <p className="note">{outboxNote(facts.data, "mobile")}</p>}
           <Field label="Code from your phone" name="otpCode" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required value={code} onChange={(e) => setCode(e.target.value)} error={error} />
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
