@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
-import { runLifecycle } from "../../../src/modules/billing/subscription.ts";
+import { runLifecycle, setPlanManually } from "../../../src/modules/billing/subscription.ts";
+import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { openSetupLink } from "../../../src/modules/setup/link.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace } from "../../helpers/fixtures.ts";
@@ -104,4 +105,8 @@ test("the unlimited plan: no quotas, no billing, no lapse; not in the catalogue 
   const sell = await t.request("POST", "/api/billing/checkout", { token: other.owner.token, body: { planId: "unlimited", interval: "monthly" } });
   expect({ status: sell.status, code: sell.body.code, field: Object.keys(sell.body.errors ?? {}) }).toEqual({ status: 400, code: "VALIDATION_ERROR", field: ["planId"] });
   expect(t.deps.sqlite.query("SELECT plan_id AS p FROM workspaces WHERE id = ?").get(other.id)).toEqual({ p: "growth" });
+  // the operator can give it from the host (parley plan set), and no catalogue edit touches it
+  setPlanManually(t.deps, other.id, "unlimited", "monthly");
+  expect(t.deps.sqlite.query("SELECT plan_id AS p, subscription_status AS s, trial_ends_at AS te FROM workspaces WHERE id = ?").get(other.id)).toEqual({ p: "unlimited", s: "active", te: null });
+  expect(() => upsertPlan(t.deps.sqlite, "unlimited", { limits: { sessions: 1 } }, 0)).toThrow(/cannot be edited/);
 });

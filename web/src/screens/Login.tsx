@@ -98,7 +98,7 @@ export function Login() {
         <form onSubmit={submit} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} error={error} />
           <Field label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} error={error} />
-          {facts.data?.captcha !== false && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
+          {facts.data?.captcha === true && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
             Sign in

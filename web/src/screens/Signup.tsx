@@ -76,7 +76,7 @@ export function Signup() {
         />
         <Field label="Password" name="password" type="password" autoComplete="new-password" hint="8 to 128 characters" required value={form.password} onChange={set("password")} error={error} />
         <Field label="Password again" name="confirmPassword" type="password" autoComplete="new-password" required value={form.confirmPassword} onChange={set("confirmPassword")} error={error} />
-        {facts.data?.captcha !== false && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
+        {facts.data?.captcha === true && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
         <ErrorNote error={error} />
         <button type="submit" disabled={busy}>
           Create workspace

@@ -27,7 +27,7 @@ export function FirstSteps() {
   if (dismissed || !sessions.data || !contacts.data || !sent.data || !hooks.data) return null;
   const steps: Step[] = [
     { done: sessions.data.some((s) => s.status === "connected"), title: "Pair a number", href: "/sessions", how: "Create a session and scan its QR code with the phone's Linked devices screen." },
-    { done: (contacts.data.pagination?.total ?? contacts.data.data.length) > 0, title: "Import contacts", href: "/contacts", how: "Upload a CSV with a phone column (name, tags and any other columns are kept too)." },
+    { done: (contacts.data.pagination?.total ?? contacts.data.data.length) > 0, title: "Import a contact list", href: "/contacts", how: "Upload a CSV with a phone column (name, tags and any other columns are kept too)." },
     { done: sent.data.length > 0, title: "Send a first message", href: "/campaigns/new", how: "Start a campaign to your contacts, or reply in the inbox." },
     { done: hooks.data.length > 0, title: "Add a webhook", href: "/webhooks", how: "Have your own systems told about messages as they come and go." },
   ];
