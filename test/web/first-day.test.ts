@@ -63,6 +63,9 @@ describe.skipIf(!CHROMIUM)("a new owner's first day in Chromium", () => {
     expect(server.logs()).toContain(`"msg":"dashboard","url":"${server.url}/app/"`);
     const link = setupLink(server)!;
     expect(link).toStartWith(`${server.url}/app/setup?token=`);
+    // the dashboard's address alone leads to the log-in page, which says where to go instead
+    await page.goto(server.url + "/");
+    await page.getByTestId("needs-setup").getByText(/setup link from the server's start log/).waitFor();
     await page.goto(link);
     await page.getByRole("heading", { name: "Set up Parley" }).waitFor();
     expect(await page.getByRole("img", { name: /Captcha/ }).count()).toBe(0);

@@ -14,8 +14,8 @@ export const sendBody = lazySchema(() =>
   z
     .object({
       /** the documented name; `sessionId` (the name answers use) is accepted too */
-      session_id: z.uuid().optional(),
-      sessionId: z.uuid().optional(),
+      session_id: z.uuid().optional().describe("the session to send from (required; sessionId is accepted in its place)"),
+      sessionId: z.uuid().optional().describe("the same as session_id, under the name answers use; give one of the two"),
       to: recipientField,
       type: z.enum(MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */

@@ -94,6 +94,12 @@ export function Login() {
     <div className="auth">
       <h1>Sign in to Parley</h1>
       {endedReason && !challenge && <p className="note" role="status">{endedReason}</p>}
+      {facts.data?.needsSetup && !challenge && (
+        <p className="note" data-testid="needs-setup">
+          This server has no workspace yet. Open the one-time setup link from the server's start log (it begins with /app/setup?token=) to create yours; a restart prints a new
+          one.
+        </p>
+      )}
       {!challenge ? (
         <form onSubmit={submit} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} error={error} />
