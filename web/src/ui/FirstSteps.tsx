@@ -20,10 +20,11 @@ interface Step {
  */
 export function FirstSteps() {
   const [dismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED) === "1");
-  const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => get<Session[]>("/api/v1/chatapp?limit=100"), enabled: !dismissed });
-  const contacts = useQuery({ queryKey: ["contacts", "first-steps"], queryFn: () => api<unknown[]>("GET", "/api/v1/contacts?limit=1"), enabled: !dismissed });
-  const sent = useQuery({ queryKey: ["messages", "first-steps"], queryFn: () => get<unknown[]>("/api/v1/messages?direction=outbound&limit=1"), enabled: !dismissed });
-  const hooks = useQuery({ queryKey: ["webhooks"], queryFn: () => get<unknown[]>("/api/webhooks"), enabled: !dismissed });
+  // read afresh each time the home screen opens (staleTime 0): a step done elsewhere a moment ago must show as done
+  const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => get<Session[]>("/api/v1/chatapp?limit=100"), enabled: !dismissed, staleTime: 0 });
+  const contacts = useQuery({ queryKey: ["contacts", "first-steps"], queryFn: () => api<unknown[]>("GET", "/api/v1/contacts?limit=1"), enabled: !dismissed, staleTime: 0 });
+  const sent = useQuery({ queryKey: ["messages", "first-steps"], queryFn: () => get<unknown[]>("/api/v1/messages?direction=outbound&limit=1"), enabled: !dismissed, staleTime: 0 });
+  const hooks = useQuery({ queryKey: ["webhooks"], queryFn: () => get<unknown[]>("/api/webhooks"), enabled: !dismissed, staleTime: 0 });
   if (dismissed || !sessions.data || !contacts.data || !sent.data || !hooks.data) return null;
   const steps: Step[] = [
     { done: sessions.data.some((s) => s.status === "connected"), title: "Pair a number", href: "/sessions", how: "Create a session and scan its QR code with the phone's Linked devices screen." },
