@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { lazySchema } from "../../http/lazy-schema.ts";
-import { emailField, mobileField, newPasswordField } from "../auth/model.ts";
+import { confirmsPassword, emailField, mobileField, newPasswordField } from "../auth/model.ts";
 
 const label = () => z.string({ error: "is required" }).trim().min(2, "must be 2 to 80 characters").max(80, "must be 2 to 80 characters");
 
 /** POST /api/setup: the first owner and workspace, from the setup link. */
 export const setupBody = lazySchema(() =>
-  z
-    .object({
+  z.intersection(
+    z.object({
       token: z.string({ error: "is required" }).min(1, "is required").max(200, "is too long"),
       name: label(),
       email: emailField,
@@ -15,13 +15,10 @@ export const setupBody = lazySchema(() =>
       confirmPassword: z.string({ error: "is required" }),
       tenantName: label(),
       mobile: mobileField.optional(),
-    })
-    // said with the other errors, not after them
-    .refine((b) => b.password === b.confirmPassword, {
-      path: ["confirmPassword"],
-      message: "must equal password",
-      when: (p) => typeof (p.value as { password?: unknown }).password === "string" && typeof (p.value as { confirmPassword?: unknown }).confirmPassword === "string",
     }),
+    // said with the other errors, not after them
+    confirmsPassword,
+  ),
 );
 export type SetupInput = z.infer<typeof setupBody>;
 
