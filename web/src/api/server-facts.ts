@@ -19,9 +19,9 @@ export function useServerFacts(token?: string) {
   });
 }
 
-/** Where a code of this kind went, said for the person waiting for it; null when it went by mail or SMS. */
-export function outboxNote(facts: ServerFacts | undefined, kind: "email" | "mobile"): string | null {
+/** Where a code (or link) of this kind went, said for the person waiting for it; null when it went by mail or SMS. */
+export function outboxNote(facts: ServerFacts | undefined, kind: "email" | "mobile", what: "code" | "link" = "code"): string | null {
   if (!facts || facts.codes[kind] !== "outbox") return null;
-  const what = kind === "email" ? "email" : "SMS";
-  return `This server has no ${what} set up, so the code was not sent to you: it is in the server's local outbox. Whoever runs the server reads it with \`parley outbox\` on the server.`;
+  const channel = kind === "email" ? "email" : "SMS";
+  return `This server has no ${channel} set up, so the ${what} was not sent to you: it is in the server's local outbox. Whoever runs the server reads it with \`parley outbox\` on the server.`;
 }
