@@ -19,6 +19,7 @@ import { createServices, type Services } from "./services.ts";
 import { sessionManager } from "./modules/sessions/manager.ts";
 import { seedPlans } from "./modules/billing/plans.ts";
 import { VERSION } from "./version.ts";
+import { setDefaultCountry } from "./http/phone.ts";
 
 export interface Runtime {
   deps: AppDeps;
@@ -41,6 +42,7 @@ export interface RuntimeOverrides {
 
 /** Opens and migrates the database and builds deps, services and the app. */
 export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
+  setDefaultCountry(config.defaultCountry);
   const db = openStore(config, { path: o.dbPath, onError: (err) => log.error("after-commit callback failed", { err }) });
   let checkpointer: { stop(): Promise<void> } | undefined;
   try {

@@ -44,11 +44,24 @@ function captchaFields(required: boolean): { captchaId: z.ZodType<string | undef
   return required ? { captchaId: id, captchaAnswer: answer } : { captchaId: id.optional(), captchaAnswer: answer.optional() };
 }
 
+/**
+ * `confirmPassword` equals `password`, checked beside the other fields rather than after them:
+ * a check on the whole object is skipped once any field's own check stops short (a malformed
+ * mobile, say), so a mismatch would only be told on the next try, after a new captcha. As the
+ * other half of an intersection it runs whatever the fields say.
+ */
+export const confirmsPassword = lazySchema(() =>
+  z.object({ password: z.unknown().optional(), confirmPassword: z.unknown().optional() }).refine(
+    (b) => typeof b.password !== "string" || typeof b.confirmPassword !== "string" || b.password === b.confirmPassword,
+    { path: ["confirmPassword"], message: "must equal password" },
+  ),
+);
+
 /** POST /api/auth/register (docs/authentication.md). */
 export function registerBody(captcha: boolean) {
   return lazySchema(() =>
-    z
-      .object({
+    z.intersection(
+      z.object({
         name: label(),
         email: emailField,
         password: newPasswordField,
@@ -56,8 +69,9 @@ export function registerBody(captcha: boolean) {
         tenantName: label(),
         mobile: mobileField,
         ...captchaFields(captcha),
-      })
-      .refine((b) => b.password === b.confirmPassword, { path: ["confirmPassword"], message: "must equal password" }),
+      }),
+      confirmsPassword,
+    ),
   );
 }
 export type RegisterInput = z.infer<ReturnType<typeof registerBody>>;
