@@ -3,6 +3,7 @@ import { runLifecycle, setPlanManually } from "../../../src/modules/billing/subs
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { openSetupLink } from "../../../src/modules/setup/link.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { freshPostgres, testEngine } from "../../helpers/postgres.ts";
 import { createWorkspace } from "../../helpers/fixtures.ts";
 
 let t: TestApp;
@@ -109,4 +110,33 @@ test("the unlimited plan: no quotas, no billing, no lapse; not in the catalogue 
   await setPlanManually(t.deps, other.id, "unlimited", "monthly");
   expect(await t.deps.db.prepare("SELECT plan_id AS p, subscription_status AS s, trial_ends_at AS te FROM workspaces WHERE id = ?").get(other.id)).toEqual({ p: "unlimited", s: "active", te: null });
   await expect(upsertPlan(t.deps.db, "unlimited", { limits: { sessions: 1 } }, 0)).rejects.toThrow(/cannot be edited/);
+});
+
+test.skipIf(testEngine !== "postgres")("PostgreSQL only (nodes share a database there): two nodes each print a link of their own; each works only on its node, and of two used at once exactly one creates the workspace", async () => {
+  const pg = await freshPostgres();
+  const nodes: TestApp[] = [];
+  try {
+    nodes.push(await createTestApp({ config: { databaseUrl: pg.url } }), await createTestApp({ config: { databaseUrl: pg.url } }));
+    const [a, b] = nodes as [TestApp, TestApp];
+    const ta = tokenOf((await openSetupLink(a.deps, "http://a/app"))!);
+    const tb = tokenOf((await openSetupLink(b.deps, "http://b/app"))!);
+    expect(ta).not.toBe(tb);
+    // a token is known only to the node that printed it
+    const elsewhere = await b.request("POST", "/api/setup", { body: { ...OWNER, token: ta } });
+    expect({ status: elsewhere.status, code: elsewhere.body.code }).toEqual({ status: 404, code: "NOT_FOUND" });
+    const [ra, rb] = await Promise.all([
+      a.request("POST", "/api/setup", { body: { ...OWNER, token: ta } }),
+      b.request("POST", "/api/setup", { body: { ...OWNER, email: "other@example.com", token: tb } }),
+    ]);
+    expect([ra.status, rb.status].sort()).toEqual([201, 409]);
+    expect((await a.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM workspaces").get())!.n).toBe(1);
+    expect((await a.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM users").get())!.n).toBe(1);
+    // both links are done: the loser's node closed its own on the 409
+    for (const [node, token] of [[a, ta], [b, tb]] as const) {
+      expect((await node.request("GET", `/api/setup?token=${encodeURIComponent(token)}`)).body.data).toMatchObject({ needsSetup: false, tokenValid: false });
+    }
+  } finally {
+    for (const n of nodes) await n.close();
+    await pg.drop();
+  }
 });
