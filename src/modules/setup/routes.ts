@@ -3,6 +3,7 @@ import { ok } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import type { AuthKit } from "../auth/kit.ts";
 import { routeThrottle } from "../auth/throttle-plugin.ts";
+import { setupDoneDoc, setupStatusDoc } from "./docs.ts";
 import { setupBody, setupStatusQuery } from "./model.ts";
 import { completeSetup, setupStatus } from "./service.ts";
 
@@ -14,7 +15,11 @@ export function setupRoutes(kit: AuthKit) {
     .use(routeThrottle(kit))
     .get("/api/setup", async ({ query }) => ok(await setupStatus(kit.deps, query.token)), {
       query: setupStatusQuery,
-      detail: { summary: "Whether the server still needs its first workspace, whether a setup token is valid, and where codes are delivered", tags },
+      detail: {
+        summary: "Whether the server still needs its first workspace, whether a setup token is valid, and where codes are delivered",
+        tags,
+        responses: envelopeResponses({ data: setupStatusDoc }),
+      },
     })
     .post(
       "/api/setup",
@@ -27,7 +32,7 @@ export function setupRoutes(kit: AuthKit) {
         detail: {
           summary: "Create the first owner and workspace (unlimited plan) with the one-time setup link's token; answers tokens as a login",
           tags,
-          responses: envelopeResponses({ status: 201, errors: [404, 409] }),
+          responses: envelopeResponses({ status: 201, data: setupDoneDoc, errors: [404, 409] }),
         },
       },
     );
