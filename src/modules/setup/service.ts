@@ -52,7 +52,7 @@ export async function completeSetup(kit: AuthKit, input: SetupInput): Promise<Pa
   await deps.db.tx(async () => {
     if (!isSetupToken(deps, input.token)) throw errors.notFound(GONE);
     if ((await countWorkspaces(deps.db)) > 0) {
-      closeSetupLink(deps); // another link (another node's) was used first: this one is done too
+      closeSetupLink(deps); // a sign-up, or another node's link, came first: this link is done too
       throw errors.conflict("This server already has a workspace: sign in, or ask its owner for an invitation");
     }
     if (await findUserByEmail(deps.db, input.email)) throw errors.conflict("An account with this email already exists");
