@@ -7,6 +7,8 @@ import { createAccount } from "../src/modules/auth/repo.ts";
 import { findUserByEmail, insertInvitedMember, updateUser } from "../src/modules/users/repo.ts";
 import { ROLES, type Role } from "../src/modules/users/roles.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
+import { findPlan, UNLIMITED_PLAN_ID } from "../src/modules/billing/plans.ts";
+import { grantUnlimited, setPlanManually } from "../src/modules/billing/subscription.ts";
 import type { OperatorContext } from "./operator.ts";
 
 // The operator's way to the first account (docs/operations.md: power from the data dir): no captcha, no codes.
@@ -42,15 +44,27 @@ export function generatedPassword(): string {
   return randomFrom("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", 20);
 }
 
-/** A workspace on its trial (docs/team-and-billing.md: Growth quotas for `trialDays`) with its verified owner. */
-export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewWorkspaceInput): Promise<{ workspaceId: string; userId: string }> {
+/**
+ * A workspace with its verified owner, on its trial (docs/team-and-billing.md: Growth quotas for
+ * `trialDays`) unless `plan` says otherwise: `unlimited` (the operator's own business: no quotas,
+ * no billing) or a plan of the catalogue (one manual period, as `parley plan set`).
+ */
+export async function createWorkspaceWithOwner(ctx: OperatorContext, input: NewWorkspaceInput, plan = "trial"): Promise<{ workspaceId: string; userId: string }> {
   const v = parse(workspaceInput, input, WORKSPACE_FLAGS);
+  if (plan !== "trial" && plan !== UNLIMITED_PLAN_ID && !(await findPlan(ctx.db, plan))) {
+    throw errors.validation({ "--plan": `must be trial, unlimited or a plan of the catalogue (parley plan list); ${plan} is none of them` });
+  }
   if (await findUserByEmail(ctx.db, v.email)) throw errors.conflict(`An account with the email ${v.email} already exists`);
   const passwordHash = await new PasswordHasher(1).hash(v.password); // one password per command: no shared cap needed
   const now = ctx.clock.now().getTime();
   const ids = { workspaceId: Bun.randomUUIDv7(), userId: Bun.randomUUIDv7() };
-  await createAccount(ctx.db, { ...ids, tenantName: v.workspace, name: v.name, email: v.email, mobile: v.mobile ?? null, passwordHash, trialEndsAt: now + ctx.config.trialDays * DAY, now });
-  await updateUser(ctx.db, ids.workspaceId, ids.userId, { emailVerifiedAt: now, mobileVerifiedAt: v.mobile ? now : null }, now);
+  // the workspace is never seen on a trial it was not given
+  await ctx.db.tx(async () => {
+    await createAccount(ctx.db, { ...ids, tenantName: v.workspace, name: v.name, email: v.email, mobile: v.mobile ?? null, passwordHash, trialEndsAt: now + ctx.config.trialDays * DAY, now });
+    await updateUser(ctx.db, ids.workspaceId, ids.userId, { emailVerifiedAt: now, mobileVerifiedAt: v.mobile ? now : null }, now);
+    if (plan === UNLIMITED_PLAN_ID) await grantUnlimited(ctx, ids.workspaceId);
+    else if (plan !== "trial") await setPlanManually(ctx, ids.workspaceId, plan, "monthly");
+  });
   return ids;
 }
 

@@ -10,6 +10,7 @@ export const SETTING_HELP: Partial<Record<ConfigKey, string>> = {
   logFormat: "json lines, pretty, or auto (pretty on a terminal)",
   publicUrl: "base of links in mail",
   corsOrigins: "comma-separated dashboard origins allowed by CORS",
+  defaultCountry: "country of numbers typed without a country code, e.g. IN",
   dbSynchronous: "SQLite synchronous: normal or full (see Storage)",
   jsonBodyLimit: "JSON body cap in bytes (413 beyond)",
   mediaBodyLimit: "multipart upload cap in bytes",

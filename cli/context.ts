@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type Config, type ConfigKey } from "../src/config.ts";
 import { isTty } from "../src/node/tty.ts";
+import { setDefaultCountry } from "../src/http/phone.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
 /**
@@ -9,7 +10,9 @@ import { createLogger, type Logger } from "../src/log.ts";
  */
 export function configOrExit(flags: Partial<Record<ConfigKey, unknown>>, flagKeys: readonly string[] = ["dataDir"]): Config {
   try {
-    return loadConfig(pick(flags), process.env, { flagKeys });
+    const config = loadConfig(pick(flags), process.env, { flagKeys });
+    setDefaultCountry(config.defaultCountry); // numbers an operator types follow the server's setting
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`parley: ${err.message}\n`);

@@ -12,7 +12,8 @@ interface PairState {
   /** the 8-character code to type on the phone (`--code`) */
   pairCode?: string;
   codePhone?: string;
-  status: string;
+  /** the session's status as the running server said it; null until it answers (the data dir's copy may be stale) */
+  status: string | null;
   qr?: string;
   rotation: number;
   expiresAt?: string;
@@ -75,7 +76,7 @@ const pairScreen = ({ Box, Text }: Ink, color: boolean) =>
             </Text>
           </Box>
         ) : null}
-        <Text>Status: {s.status}</Text>
+        {s.status !== null ? <Text>Status: {s.status}</Text> : s.phase === "starting" ? <Text>Asking the server…</Text> : null}
         {s.phase === "connected" ? <Text color={color ? "green" : undefined}>Connected as +{s.phone}</Text> : null}
         {s.phase === "failed" ? <Text color={color ? "red" : undefined}>Pairing failed: {s.message}</Text> : null}
       </Box>
@@ -169,7 +170,8 @@ export async function pair(ref: string, flags: PairFlags): Promise<number> {
   // minted again before each call: the server refuses access tokens issued over 15 minutes ago
   const tokens = new FreshToken(() => ownerToken(op, session.workspaceId, TOKEN_TTL_SECONDS), TOKEN_MAX_AGE_MS);
   const api = async (method: string, path: string, body?: unknown) => callApi(op, await tokens.get(), method, path, body);
-  let state: PairState = { session, url: op.url, phase: "starting", status: session.status, rotation: 0 };
+  // the status stored in the data dir may be stale (a server that stopped while connected): shown only once the server says it
+  let state: PairState = { session, url: op.url, phase: "starting", status: null, rotation: 0 };
   const phone = flags.code === undefined ? null : phoneField.safeParse(flags.code);
   if (phone && !phone.success) throw new OperatorError(`--code ${flags.code}: the phone number ${phone.error.issues[0]!.message}`);
   const PairScreen = pairScreen(await import("ink"), colorEnabled());
@@ -209,7 +211,7 @@ export async function pair(ref: string, flags: PairFlags): Promise<number> {
     if (st?.status === "connected") update({ phase: "connected", status: "connected", phone: st.phoneNumber });
     else if (st?.status === "qr_pending") await fetchQr();
     else if (phone && st?.status === "qr_pending") return;
-    else update({ phase: "failed", status: st?.status ?? state.status, message: `the pairing ended while the connection to the server was down (${reasonDetail(st?.lastDisconnectReason)}); run parley pair again` });
+    else update({ phase: "failed", status: st?.status ?? null, message: `the pairing ended while the connection to the server was down (${reasonDetail(st?.lastDisconnectReason)}); run parley pair again` });
   };
   let lastQr = "";
   let events: EventStream | null = null;

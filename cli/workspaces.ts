@@ -28,22 +28,23 @@ export function workspacesCommand(program: Command): void {
 export function workspacesCreateCommand(cmd: Command): void {
   cmd
     .command("create")
-    .description("create a workspace on its trial with a verified owner (no captcha, no codes); prints the owner's password when generated")
+    .description("create a workspace with a verified owner (no captcha, no codes), on its trial unless --plan says otherwise; prints the owner's password when generated")
     .requiredOption("--name <workspace>", "name of the workspace (2-80 characters)")
     .requiredOption("--owner-email <email>", "the owner's email (their login)")
     .requiredOption("--owner-name <name>", "the owner's name")
     .option("--owner-mobile <phone>", "the owner's mobile, country code first (+, spaces and dashes allowed)")
     .option("--password <password>", "the owner's password (visible in the process list: prefer --password-stdin)")
     .option("--password-stdin", "read the owner's password from the first line of stdin")
+    .option("--plan <plan>", "trial (default), unlimited (your own business: no quotas, no billing) or a plan of the catalogue", "trial")
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
     .action((flags) =>
       runOperator(() =>
         withDataDir(configOrExit({ dataDir: flags.dataDir }), async (ctx) => {
           const { password, generated } = await passwordFrom(flags);
-          const ids = await createWorkspaceWithOwner(ctx, { workspace: flags.name, name: flags.ownerName, email: flags.ownerEmail, mobile: flags.ownerMobile, password });
-          if (flags.json) return ctx.out(JSON.stringify({ ...ids, email: flags.ownerEmail.trim().toLowerCase(), ...(generated ? { password } : {}) }));
-          ctx.out(`created workspace ${ids.workspaceId} "${flags.name}" (trial) with owner ${flags.ownerEmail} (${ids.userId}), verified`);
+          const ids = await createWorkspaceWithOwner(ctx, { workspace: flags.name, name: flags.ownerName, email: flags.ownerEmail, mobile: flags.ownerMobile, password }, flags.plan);
+          if (flags.json) return ctx.out(JSON.stringify({ ...ids, email: flags.ownerEmail.trim().toLowerCase(), plan: flags.plan, ...(generated ? { password } : {}) }));
+          ctx.out(`created workspace ${ids.workspaceId} "${flags.name}" (${flags.plan}) with owner ${flags.ownerEmail} (${ids.userId}), verified`);
           if (generated) ctx.out(`password: ${password}  (shown once; change it after the first login)`);
         }),
       ),

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { z } from "zod";
+import { isKnownCountry } from "./http/phone.ts";
 
 function buildConfigSchema() {
   const bool = z.preprocess((v) => {
@@ -42,6 +43,11 @@ function buildConfigSchema() {
     ),
     /** Connections each process keeps to PostgreSQL. */
     databasePoolSize: int(1, 200).default(10),
+    /** Country (two letters, e.g. IN) of phone numbers written without their country code; unset: every number needs one. */
+    defaultCountry: z.preprocess(
+      (v) => (v === "" ? undefined : typeof v === "string" ? v.trim().toUpperCase() : v),
+      z.string().regex(/^[A-Z]{2}$/, "must be a two-letter country code such as IN, GB or US").optional(),
+    ),
     /** SQLite synchronous pragma: NORMAL (WAL, safe on process crash) or FULL (also safe on power loss). */
     dbSynchronous: z.enum(["normal", "full"]).default("normal"),
     jsonBodyLimit: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
@@ -204,6 +210,7 @@ function crossCheck(c: z.infer<ConfigSchema>): string | null {
   if (oidc > 0 && oidc < 3) return "{oidcIssuer}, {oidcAudience} and {oidcJwksUrl} go together: set all three or none";
   if (!!c.razorpayKeyId !== !!c.razorpayKeySecret) return "{razorpayKeyId} and {razorpayKeySecret} go together: set both or neither";
   if (c.webhookCaFile && !existsSync(c.webhookCaFile)) return `{webhookCaFile}: no file at ${c.webhookCaFile}`;
+  if (c.defaultCountry && !isKnownCountry(c.defaultCountry)) return `{defaultCountry}: ${c.defaultCountry} is not a country with phone numbers (two letters such as IN, GB or US)`;
   if (existsSync(c.dataDir) && !statSync(c.dataDir).isDirectory()) return `{dataDir}: ${c.dataDir} is a file, not a directory`;
   return null;
 }

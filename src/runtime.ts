@@ -26,6 +26,7 @@ import { seedPlans } from "./modules/billing/plans.ts";
 import { SendBatcher } from "./modules/messages/send-batch.ts";
 import { DeliveryStore } from "./modules/webhooks/store.ts";
 import { VERSION } from "./version.ts";
+import { setDefaultCountry } from "./http/phone.ts";
 
 /**
  * One Parley: the store, the deps over it, the modules' services and the app, built once by
@@ -94,6 +95,7 @@ export type StopStep = (typeof STOP_ORDER)[number];
 
 /** Opens and migrates the database and builds deps, services and the app: the one place they are built. */
 export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
+  setDefaultCountry(config.defaultCountry);
   const db = openStore(config, { path: o.dbPath, onError: (err) => log.error("after-commit callback failed", { err }) });
   const clock = o.clock ?? systemClock;
   let checkpointer: { stop(): Promise<void> } | undefined;

@@ -4,7 +4,8 @@ import type { Logger } from "./log.ts";
 import { lockDataDir } from "./db/lock.ts";
 import { describeStore } from "./db/open.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
-import { hostUrl } from "./http/public-url.ts";
+import { hostUrl, publicBaseUrl } from "./http/public-url.ts";
+import { logFirstSteps } from "./modules/setup/start-log.ts";
 import { failureBody } from "./http/envelope.ts";
 import { ERROR_CODES } from "./errors.ts";
 
@@ -118,6 +119,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await runtime.start();
   const url = hostUrl(config.host, server.port ?? config.port);
   log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, database: describeStore(config), version: runtime.deps.version });
+  await logFirstSteps(runtime.deps, log, `${config.publicUrl ? publicBaseUrl(config) : hostUrl(config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host, server.port ?? config.port)}/app/`);
   let stopping: Promise<void> | null = null;
   return {
     runtime,

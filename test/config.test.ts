@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { statSync, mkdtempSync, readFileSync } from "node:fs";
+import { statSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, envName, flagName, loadConfig } from "../src/config.ts";

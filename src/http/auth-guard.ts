@@ -21,10 +21,16 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 /** The guard's verified-token cache, made once per runtime: it runs on every authenticated request. */
 const verifiedTokens = oncePer((deps: AppDeps) => new VerifiedTokens(tokenKeys(deps.config, deps.secrets.jwtSecret), deps.clock));
 
+/** The 401 of an API key sent as a bearer token: where keys go instead. */
+const KEY_AS_BEARER = "API keys go in the X-API-Key header (X-API-Key: pk_...), not in Authorization: Bearer; Authorization carries a dashboard access token";
+/** The 401 of an API key on a route that takes only a dashboard login. */
+const KEY_ON_JWT_ROUTE = "This route takes a dashboard access token (Authorization: Bearer <accessToken>); API keys (X-API-Key) work under /api/external and on POST /api/v1/messages/send";
+
 /** The claims of a valid `Authorization: Bearer <access token>`: at once when verified before, else a promise. */
 function jwtClaims(deps: AppDeps, header: string | undefined): TokenClaims | Promise<TokenClaims> {
   const token = header?.match(BEARER)?.[1];
   if (!token) throw errors.unauthorized("Missing bearer token");
+  if (token.startsWith("pk_")) throw errors.unauthorized(KEY_AS_BEARER);
   const tokens = verifiedTokens(deps);
   return tokens.cached(token) ?? verified(tokens.verify(token));
 }
@@ -236,6 +242,7 @@ export function authGuard(deps: AppDeps) {
     const loadSpace = memoSpace();
     const admitApiKey = async (request: Request, set: HeaderSet, key: string | null) => {
       const verified = earlyCaller(request, "apiKey");
+      if (!verified && !key && request.headers.get("authorization")?.match(BEARER)?.[1]?.startsWith("pk_")) throw errors.unauthorized(KEY_AS_BEARER);
       const sqlite = idleSqlite(deps.db);
       const { caller, loaded } = sqlite
         ? readSync(sqlite, (look) => verified ?? apiKeyCallerSync(deps, key ?? undefined, look), permission, load, loadSpace)
@@ -263,6 +270,7 @@ export function authGuard(deps: AppDeps) {
       if (kind === "apiKey") return admitApiKey(request, set, key);
       const authorization = request.headers.get("authorization");
       if (kind === "jwtOrApiKey" && key && !authorization) return admitApiKey(request, set, key);
+      if (key && !authorization && !earlyCaller(request, "jwt")) throw errors.unauthorized(KEY_ON_JWT_ROUTE);
       let claims = earlyCaller(request, "jwt") ? undefined : jwtClaims(deps, authorization ?? undefined);
       if (claims instanceof Promise) claims = await claims; // a token not verified before
       return admitJwt(request, set, claims);

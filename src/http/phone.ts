@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.ts";
 
+import type { CountryCode } from "libphonenumber-js/min";
+
 type Lib = typeof import("libphonenumber-js/min");
 let lib: Lib | undefined;
 /** libphonenumber and its metadata, required on the first number checked rather than at start (issue 13). */
@@ -10,9 +12,53 @@ const DIGITS = /^\d{8,15}$/;
 /** What people type around the digits: spaces, dashes, dots, parentheses, one leading plus. */
 const DECORATION = /[\s\-.()]/g;
 
+let defaultCountry: CountryCode | undefined;
+
+/**
+ * The country of numbers written without their country code (the server's defaultCountry
+ * setting, two letters such as IN), or undefined: such numbers are then read as if they began
+ * with one. Set once when a runtime is built; the phone fields of every request follow it.
+ */
+export function setDefaultCountry(country: string | undefined): void {
+  defaultCountry = country ? (country.toUpperCase() as CountryCode) : undefined;
+}
+
+/** The default country in force ("" when none): part of the key of anything that remembers parsed numbers. */
+export function defaultCountryKey(): string {
+  return defaultCountry ?? "";
+}
+
+/** Whether a two-letter code is a country libphonenumber knows (for the setting's check). */
+export function isKnownCountry(code: string): boolean {
+  return phoneLib().isSupportedCountry(code.toUpperCase());
+}
+
 /** Whether `digits` (country code first, no plus: docs/api.md) is a possible number of its country. */
 export function isPossiblePhone(digits: string): boolean {
   return DIGITS.test(digits) && phoneLib().isPossiblePhoneNumber("+" + digits);
+}
+
+/** Whether `digits` (country code first, no plus) is a valid number of its country, not only of a possible length. */
+export function isValidPhone(digits: string): boolean {
+  return DIGITS.test(digits) && phoneLib().isValidPhoneNumber("+" + digits);
+}
+
+/** What a number was understood as, for a refusal: "+91 98000 0001 (India)". */
+export function understoodAs(digits: string): string {
+  const parsed = phoneLib().parsePhoneNumberFromString("+" + digits);
+  if (!parsed) return `+${digits} (no country has the code it starts with)`;
+  // an invalid number has no country of its own: name the main one of its country code
+  const main = parsed.country ?? (require("libphonenumber-js/metadata.min.json") as { country_calling_codes: Record<string, string[]> }).country_calling_codes[parsed.countryCallingCode]?.[0];
+  const country = main ? countryName(main) : null;
+  return `${parsed.formatInternational()}${country ? ` (${country})` : ""}`;
+}
+
+function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames(["en"], { type: "region" }).of(code) ?? code;
+  } catch {
+    return code;
+  }
 }
 
 /**
@@ -28,7 +74,17 @@ export function normalisePhone(raw: string): string {
   const plus = s.startsWith("+");
   let digits = plus ? s.slice(1) : s;
   if (!/^\d+$/.test(digits)) return raw;
-  if (!plus) digits = digits.replace(/^(00|011)(?=[1-9])/, "");
+  if (!plus) {
+    const international = digits.replace(/^(00|011)(?=[1-9])/, "");
+    // with a default country, a number written as dialled at home (`98000 00001`, `020 7946
+    // 0958`) is that country's when it is valid there and not already a valid number read
+    // with a country code first (the documented form wins a tie: 14155550123 stays American)
+    if (defaultCountry && international === digits && !phoneLib().isValidPhoneNumber("+" + digits)) {
+      const national = phoneLib().parsePhoneNumberFromString(digits, defaultCountry);
+      if (national?.isValid()) return national.number.slice(1);
+    }
+    digits = international;
+  }
   const parsed = phoneLib().parsePhoneNumberFromString("+" + digits);
   return parsed?.isPossible() ? parsed.number.slice(1) : digits;
 }
@@ -50,7 +106,12 @@ export const phoneField = lazySchema(() =>
         .string()
         .regex(DIGITS, "must be 8 to 15 digits with the country code (a leading +, spaces and dashes are allowed)")
         .refine((d) => !d.startsWith("0"), { error: NATIONAL, abort: true })
-        .refine(isPossiblePhone, "is not a possible phone number for its country code"),
+        .refine(isPossiblePhone, { error: "is not a possible phone number for its country code", abort: true })
+        .superRefine((d, ctx) => {
+          if (isValidPhone(d)) return;
+          const hint = defaultCountry ? "" : "; write it with its country code";
+          ctx.addIssue({ code: "custom", message: `is not a valid number: understood as ${understoodAs(d)}${hint}` });
+        }),
     )
     .describe("phone number with the country code, e.g. 919800000000 (+, spaces, dashes and parentheses are dropped)"),
 );

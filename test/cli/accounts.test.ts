@@ -114,3 +114,16 @@ test("once the server is gone, the failure names the URL it tried and where it c
   expect(r.err).toContain("cannot reach the server: POST http://127.0.0.1:1/api/v1/chatapp");
   expect(r.err).toContain("no server announced itself");
 }, 30_000);
+
+test("workspaces create --plan unlimited: the operator's own business, no quotas and no billing; an unknown plan is refused", async () => {
+  const r = await parley(["workspaces", "create", "--name", "Own Shop", "--owner-email", "own@example.com", "--owner-name", "Owner", "--password", "Sturdy-pass-123", "--plan", "unlimited", "-d", dataDir, "--json"]);
+  expect(r.err).toBe("");
+  expect(JSON.parse(r.out)).toMatchObject({ plan: "unlimited" });
+  const token = (await login("own@example.com", "Sturdy-pass-123")).body.data.accessToken;
+  const sub = await (await fetch(`${server.url}/api/billing/subscription`, { headers: { authorization: `Bearer ${token}` } })).json();
+  expect(sub.data).toMatchObject({ planId: "unlimited", status: "active", unlimited: true, trialEndsAt: null });
+  const bad = await parley(["workspaces", "create", "--name", "X Shop", "--owner-email", "x@example.com", "--owner-name", "Xavier", "--password", "Sturdy-pass-123", "--plan", "platinum", "-d", dataDir]);
+  expect(bad.code).toBe(1);
+  expect(bad.err).toContain("--plan");
+  expect(await (await parley(["workspaces", "list", "-d", dataDir, "--json"])).out).not.toContain("x@example.com");
+});

@@ -151,6 +151,9 @@ export const RULES: Record<string, Rule> = {
   "POST /api/auth/logout": { auth: "public" },
   "POST /api/auth/forgot-password": { auth: "public" },
   "POST /api/auth/reset-password": { auth: "public" },
+  // the setup link: its one-time token, not a credential (404 without it)
+  "GET /api/setup": { auth: "public" },
+  "POST /api/setup": { auth: "public" },
 
   // registration steps (docs/authentication.md): a registration token, never an access token or a key
   "POST /api/auth/mobile/send-otp": { auth: "registration" },

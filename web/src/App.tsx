@@ -7,6 +7,7 @@ import { Layout } from "./ui/Layout.tsx";
 import { useAuth } from "./ui/hooks.ts";
 import { Login } from "./screens/Login.tsx";
 import { Signup } from "./screens/Signup.tsx";
+import { Setup } from "./screens/Setup.tsx";
 import { Forgot, Reset } from "./screens/Password.tsx";
 import { Sessions } from "./screens/Sessions.tsx";
 import { Inbox } from "./screens/Inbox.tsx";
@@ -22,7 +23,7 @@ import { ApiKeys } from "./screens/ApiKeys.tsx";
 import { Billing } from "./screens/Billing.tsx";
 import { Profile } from "./screens/Profile.tsx";
 
-const PUBLIC = ["/login", "/signup", "/forgot", "/reset"];
+const PUBLIC = ["/login", "/signup", "/forgot", "/reset", "/setup"];
 
 export function App() {
   const auth = useAuth();
@@ -49,6 +50,7 @@ export function App() {
         <Route path="/signup" component={Signup} />
         <Route path="/forgot" component={Forgot} />
         <Route path="/reset" component={Reset} />
+        <Route path="/setup" component={Setup} />
       </Switch>
     );
   }

@@ -44,11 +44,28 @@ function captchaFields(required: boolean): { captchaId: z.ZodType<string | undef
   return required ? { captchaId: id, captchaAnswer: answer } : { captchaId: id.optional(), captchaAnswer: answer.optional() };
 }
 
+/**
+ * `confirmPassword` equals `password`, checked beside the other fields rather than after them:
+ * a check on the whole object is skipped once any field's own check stops short (a malformed
+ * mobile, say), so a mismatch would only be told on the next try, after a new captcha. As the
+ * other half of an intersection it runs whatever the fields say. It declares no fields (it
+ * reads the two from the body as sent, and gives nothing to the merged result), so the API
+ * reference shows each field once, as the other half declares it.
+ */
+export const confirmsPassword = lazySchema(() =>
+  z.looseObject({}).transform((b: Record<string, unknown>, ctx) => {
+    if (typeof b.password === "string" && typeof b.confirmPassword === "string" && b.password !== b.confirmPassword) {
+      ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "must equal password", input: b.confirmPassword });
+    }
+    return {};
+  }),
+);
+
 /** POST /api/auth/register (docs/authentication.md). */
 export function registerBody(captcha: boolean) {
   return lazySchema(() =>
-    z
-      .object({
+    z.intersection(
+      z.object({
         name: label(),
         email: emailField,
         password: newPasswordField,
@@ -56,8 +73,9 @@ export function registerBody(captcha: boolean) {
         tenantName: label(),
         mobile: mobileField,
         ...captchaFields(captcha),
-      })
-      .refine((b) => b.password === b.confirmPassword, { path: ["confirmPassword"], message: "must equal password" }),
+      }),
+      confirmsPassword,
+    ),
   );
 }
 export type RegisterInput = z.infer<ReturnType<typeof registerBody>>;

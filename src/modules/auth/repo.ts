@@ -11,7 +11,7 @@ export interface NewAccount {
   email: string;
   mobile: string | null;
   passwordHash: string;
-  trialEndsAt: number;
+  trialEndsAt: number | null;
   now: number;
 }
 

@@ -5,6 +5,7 @@ import { loginRoutes } from "./routes-login.ts";
 import { passwordRoutes } from "./routes-password.ts";
 import { profileRoutes } from "./routes-profile.ts";
 import { registerRoutes } from "./routes-register.ts";
+import { setupRoutes } from "../setup/routes.ts";
 
 /** Every route under /api/auth (docs/authentication.md). */
 export function authRoutes(deps: AppDeps) {
@@ -16,5 +17,7 @@ export function authRoutes(deps: AppDeps) {
     .use(registerRoutes(kit))
     .use(loginRoutes(kit))
     .use(passwordRoutes(kit, deps))
-    .use(profileRoutes(kit, deps));
+    .use(profileRoutes(kit, deps))
+    // the setup link signs its owner in as a login does: it shares the auth kit
+    .use(setupRoutes(kit));
 }

@@ -32,9 +32,10 @@ export const subscriptionDoc = docSchema(() =>
     currentPeriodEnd: isoTime.nullable(),
     interval: interval().nullable(),
     provider: provider().nullable(),
-    checkoutAvailable: z.boolean().describe("false: billing is manual on this server"),
+    checkoutAvailable: z.boolean().describe("false: billing is manual on this server, or the workspace is on the unlimited plan"),
+    unlimited: z.boolean().describe("the operator's own plan: no quotas and no billing (the dashboard shows no billing screens)"),
     campaigns: z.boolean(),
-    usage: z.record(z.string(), z.object({ used: z.number().int(), limit: z.number().int() })).describe("quota name to its use and limit"),
+    usage: z.record(z.string(), z.object({ used: z.number().int(), limit: z.number().int().nullable().describe("null: no limit (the unlimited plan)") })).describe("quota name to its use and limit"),
   }),
 );
 

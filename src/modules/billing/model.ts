@@ -33,7 +33,8 @@ export interface PlanView {
 
 export interface UsageItem {
   used: number;
-  limit: number;
+  /** null: no limit (the unlimited plan) */
+  limit: number | null;
 }
 
 export interface SubscriptionView {
@@ -49,6 +50,8 @@ export interface SubscriptionView {
   /** whether checkout is available on this server (false: billing is manual) */
   checkoutAvailable: boolean;
   campaigns: boolean;
+  /** the operator's own plan: no quotas and no billing (the dashboard shows no billing screens) */
+  unlimited: boolean;
   usage: Record<string, UsageItem>;
 }
 

@@ -26,6 +26,19 @@ export interface Plan {
 
 export type BillingInterval = "monthly" | "annual";
 
+/**
+ * The operator's own plan: no quotas and no billing. Given by the operator only (the setup
+ * link's first workspace, `parley workspaces create --plan unlimited`, `parley plan set`); never
+ * in the catalogue a workspace sees, never for sale, and it never lapses.
+ */
+export const UNLIMITED_PLAN_ID = "unlimited";
+/** What "no quota" is in numbers: larger than any count a server reaches. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+export const UNLIMITED_PLAN: Plan = {
+  id: UNLIMITED_PLAN_ID, name: "Unlimited", currency: "INR", monthlyPaise: 0, annualPaise: 0, active: false,
+  limits: { sessions: NO_LIMIT, messagesPerMonth: NO_LIMIT, contacts: NO_LIMIT, apiRequestsPerDay: NO_LIMIT, webhooks: NO_LIMIT, teamSeats: NO_LIMIT, campaigns: true },
+};
+
 /** The plan whose quotas apply during the trial (docs/team-and-billing.md). */
 export const TRIAL_PLAN_ID = "growth";
 /** The plan of a workspace after the trial (policy `free`) or a lapsed subscription. */
@@ -108,6 +121,7 @@ export async function listPlans(db: DB): Promise<Plan[]> {
 
 /** One plan of the catalogue, or null. Built-in plans answer even before seeding. */
 export async function findPlan(db: DB, id: string): Promise<Plan | null> {
+  if (id === UNLIMITED_PLAN_ID) return UNLIMITED_PLAN;
   const row = await db.prepare<PlanRow>(`${SELECT} WHERE id = ?`).get(id);
   if (row) return fromRow(row);
   const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
@@ -119,6 +133,7 @@ export async function findPlan(db: DB, id: string): Promise<Plan | null> {
  * both rows (null when a row is missing): for callers that read them in one statement.
  */
 export function limitsOrFree(id: string, stored: string | null, freeStored: string | null): PlanLimits {
+  if (id === UNLIMITED_PLAN_ID) return UNLIMITED_PLAN.limits;
   if (stored !== null) return limitsOfText(stored);
   const builtIn = DEFAULT_PLANS.find((p) => p.id === id);
   if (builtIn) return builtIn.limits;
@@ -142,7 +157,8 @@ export interface PlanPatch {
  * Creates or changes a catalogue entry (operator CLI). A new plan needs a name and both prices.
  * The read and the write are one transaction: an edit merges into the plan as it is.
  */
-export function upsertPlan(db: DB, id: string, patch: PlanPatch, now: number): Promise<Plan> {
+export async function upsertPlan(db: DB, id: string, patch: PlanPatch, now: number): Promise<Plan> {
+  if (id === UNLIMITED_PLAN_ID) throw new Error(`plan ${id} is the operator's own plan (no quotas, no billing) and cannot be edited`);
   return db.tx(() => upsertPlanNow(db, id, patch, now));
 }
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { CheckoutInput, InvoiceView, PlanView, SubscriptionView, VerifyInput } from "./model.ts";
-import { findPlan, listPlans, priceOf, type Plan } from "./plans.ts";
+import { findPlan, listPlans, priceOf, UNLIMITED_PLAN_ID, type Plan } from "./plans.ts";
 import { effectiveLimits, windowedUsage } from "./quota.ts";
 import { createRazorpayOrder, paymentSignatureValid, razorpayConfigured } from "./razorpay.ts";
 import { findOrder, findWorkspace, insertOrder, listInvoices, markOrderPaid, type InvoiceRow } from "./repo.ts";
@@ -27,11 +27,12 @@ export async function subscriptionOf(deps: Deps, workspaceId: string): Promise<S
   if (!ws) throw errors.notFound("Workspace");
   const now = deps.clock.now();
   const limits = await effectiveLimits(deps, workspaceId);
+  const unlimited = ws.planId === UNLIMITED_PLAN_ID;
   const usage: SubscriptionView["usage"] = {};
   for (const r of QUOTA_RESOURCES) {
     // API requests include the ones counted in memory and not yet written
     const used = r === "apiRequestsPerDay" ? await windowedUsage(deps, workspaceId, r) : await readUsage(deps.db, workspaceId, r, now);
-    usage[r] = { used, limit: limits[r] };
+    usage[r] = { used, limit: unlimited ? null : limits[r] };
   }
   return {
     planId: ws.planId,
@@ -42,7 +43,8 @@ export async function subscriptionOf(deps: Deps, workspaceId: string): Promise<S
     currentPeriodEnd: iso(ws.currentPeriodEnd),
     interval: ws.billingInterval,
     provider: ws.billingProvider,
-    checkoutAvailable: razorpayConfigured(deps.config),
+    checkoutAvailable: !unlimited && razorpayConfigured(deps.config),
+    unlimited,
     campaigns: limits.campaigns,
     usage,
   };
@@ -54,6 +56,7 @@ export async function subscriptionOf(deps: Deps, workspaceId: string): Promise<S
  */
 export async function checkout(deps: Deps, workspaceId: string, input: CheckoutInput, userId: string | null) {
   const config = deps.config;
+  if ((await findWorkspace(deps.db, workspaceId))?.planId === UNLIMITED_PLAN_ID) throw errors.conflict("This workspace is on the operator's unlimited plan: there is nothing to buy");
   if (!razorpayConfigured(config)) {
     throw errors.conflict("Online checkout is not configured on this server: billing is manual, ask the operator to set your plan");
   }

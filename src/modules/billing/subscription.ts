@@ -1,6 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { FREE_PLAN_ID, findPlan, priceOf, type BillingInterval } from "./plans.ts";
+import { FREE_PLAN_ID, findPlan, priceOf, UNLIMITED_PLAN_ID, type BillingInterval } from "./plans.ts";
 import { effectivePlanId, type SubscriptionStatus } from "./quota.ts";
 import { findInvoiceByPayment, findWorkspace, insertInvoice, updateSubscription, type WorkspaceRow } from "./repo.ts";
 
@@ -89,6 +89,8 @@ export async function setPlanManually(deps: Deps, workspaceId: string, planId: s
     if (!(await findWorkspace(deps.db, workspaceId))) throw errors.notFound("Workspace");
     if (plan.id === FREE_PLAN_ID) {
       await updateSubscription(deps.db, workspaceId, { planId: FREE_PLAN_ID, subscriptionStatus: "free", billingInterval: null, currentPeriodEnd: null, billingProvider: "manual" }, now);
+    } else if (plan.id === UNLIMITED_PLAN_ID) {
+      await grantUnlimited(deps, workspaceId);
     } else {
       await activatePaidPeriod(deps, workspaceId, {
         provider: "manual",
@@ -102,6 +104,20 @@ export async function setPlanManually(deps: Deps, workspaceId: string, planId: s
     }
     return (await findWorkspace(deps.db, workspaceId))!;
   });
+}
+
+/**
+ * Puts a workspace on the operator's unlimited plan: active with no period end, so no trial
+ * ends, nothing lapses and nothing is invoiced. Operator paths only (never a route a
+ * workspace can call).
+ */
+export async function grantUnlimited(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string): Promise<void> {
+  await updateSubscription(
+    deps.db,
+    workspaceId,
+    { planId: UNLIMITED_PLAN_ID, subscriptionStatus: "active", billingInterval: null, trialEndsAt: null, currentPeriodEnd: null, billingProvider: "manual" },
+    deps.clock.now().getTime(),
+  );
 }
 
 /** Sets a status a provider reported (past_due, cancelled) on a workspace that exists. */

@@ -1,3 +1,4 @@
+import { WAITING_CODES } from "./pacing.ts";
 import { z } from "zod";
 import { docSchema, envelopeResponses } from "../../http/openapi.ts";
 import { MESSAGE_TYPES } from "../messages/table.ts";
@@ -34,6 +35,14 @@ export const campaignSchema = docSchema(() =>
     pacing: campaignPacing,
     stats: statsSchema(),
     waitingUntil: isoTime.nullable().describe("while running but every session waits for its daily cap or quiet hours: when sending goes on"),
+    waitingReason: z
+      .object({
+        code: z.enum(WAITING_CODES).describe("quiet_hours, warmup (a new number's daily allowance), daily_cap (pacing.dailyCapPerSession), reconnecting"),
+        message: z.string().describe("the reason in words, for people"),
+        allowance: z.number().int().nullable().describe("campaign messages each number may send today (warmup, daily_cap)"),
+      })
+      .nullable()
+      .describe("why a running campaign sends nothing now; null while it sends"),
     createdAt: isoTime,
     updatedAt: isoTime,
     startedAt: isoTime.nullable(),

@@ -52,7 +52,7 @@ async function planAllows(deps: Deps, workspaceId: string): Promise<boolean> {
   }
 }
 
-interface SessionFacts {
+export interface SessionFacts {
   id: string;
   status: string;
   phoneNumber: string | null;
@@ -62,7 +62,8 @@ interface SessionFacts {
   reconnecting: number;
 }
 
-async function sessionsOf(deps: Deps, c: EngineRow): Promise<SessionFacts[]> {
+/** The campaign's sessions as the engine sees them (also read to say why a campaign waits). */
+export async function sessionsOf(deps: Pick<AppDeps, "db">, c: Pick<EngineRow, "workspaceId" | "sessionIds">): Promise<SessionFacts[]> {
   const q = deps.db.prepare<SessionFacts>(
     `SELECT id, status, phone_number AS "phoneNumber", last_disconnect_reason AS "lastDisconnectReason",
             coalesce(first_connected_at, connected_at, created_at) AS "firstConnectedAt",

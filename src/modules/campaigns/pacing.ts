@@ -16,6 +16,9 @@ export interface Pacing {
 
 const DAY = 86_400_000;
 
+/** Why a running campaign may send nothing for a while (see waiting.ts). */
+export const WAITING_CODES = ["quiet_hours", "warmup", "daily_cap", "reconnecting"] as const;
+
 /** The gap before a session's next campaign message: 60 s / perMinute, varied by up to jitterPercent either way. */
 export function nextGapMs(p: Pick<Pacing, "perMinute" | "jitterPercent">, random = Math.random): number {
   const base = 60_000 / p.perMinute;

@@ -6,7 +6,8 @@ import { findSegment } from "../segments/repo.ts";
 import type { CampaignAudience, CampaignMessage, CreateCampaignBody, UpdateCampaignBody } from "./model.ts";
 import { deleteCampaign, findCampaign, insertCampaign, listCampaigns, pageRecipients, updateCampaign, type CampaignRow } from "./repo.ts";
 import type { CampaignStatus, RecipientStatus } from "./table.ts";
-import { campaignView, recipientView } from "./view.ts";
+import { recipientView } from "./view.ts";
+import { campaignOut } from "./waiting.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock">;
 
@@ -50,7 +51,7 @@ export async function createCampaign(deps: Deps, workspaceId: string, actorId: s
       updatedAt: now,
     });
   });
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 /** PATCH: only a draft changes; pacing fields merge into the current ones (read and written in one transaction). */
@@ -71,7 +72,7 @@ export async function updateDraft(deps: Deps, workspaceId: string, id: string, b
     }
     if (!(await updateCampaign(deps.db, workspaceId, id, patch, ["draft"]))) throw errors.conflict("Only a draft can be changed");
   });
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 const DELETABLE: CampaignStatus[] = ["draft", "completed", "cancelled", "failed"];
@@ -88,13 +89,15 @@ export async function removeCampaign(deps: Deps, workspaceId: string, id: string
 
 /** One campaign. */
 export async function getCampaign(deps: Deps, workspaceId: string, id: string) {
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 /** A page of campaigns, newest first. */
 export async function pageCampaigns(deps: Deps, workspaceId: string, q: { page: number; limit: number; status?: CampaignStatus }) {
   const { rows, total } = await listCampaigns(deps.db, workspaceId, { status: q.status, limit: q.limit, offset: (q.page - 1) * q.limit });
-  return { data: rows.map(campaignView), total };
+  const data = [];
+  for (const c of rows) data.push(await campaignOut(deps, c));
+  return { data, total };
 }
 
 /** A page of a campaign's recipients; the total comes from the campaign's counters (no count over the rows). */

@@ -12,7 +12,7 @@ import { changeStatus, moveCounter, publishProgress } from "./progress.ts";
 import { updateCampaign, type CampaignRow } from "./repo.ts";
 import { requireCampaign } from "./service.ts";
 import type { CampaignStatus } from "./table.ts";
-import { campaignView } from "./view.ts";
+import { campaignOut } from "./waiting.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log" | "config">;
 
@@ -69,7 +69,7 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
     throw err;
   }
   await materialize(deps, workspaceId, id);
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 /**
@@ -83,7 +83,7 @@ export async function pauseByUser(deps: Deps, workspaceId: string, id: string) {
     inStatus(c, ["running", "scheduled"], "pause");
     await pauseCampaign(deps, c, "user_request");
   });
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 /** POST resume: paused to running (or back to scheduled while its time is still ahead). */
@@ -100,7 +100,7 @@ export async function resumeCampaign(deps: Deps, workspaceId: string, id: string
     await wakeRun(deps, workspaceId, id, future ? new Date((s as { at: number }).at) : undefined);
     if (!future) await releaseHeld(deps, c);
   });
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 /**
@@ -115,7 +115,7 @@ export async function cancelCampaign(deps: Deps, workspaceId: string, id: string
     await moveCounter(deps, id, "pending", "skipped", await cancelQueued(deps, workspaceId, id, now));
     await changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
   });
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
 /** POST retry-failed: completed or paused with failed recipients; they go back to pending and the campaign runs again. */
@@ -139,5 +139,5 @@ export async function retryFailed(deps: Deps, workspaceId: string, id: string) {
     await wakeRun(deps, workspaceId, id);
     await releaseHeld(deps, c);
   });
-  return campaignView(await requireCampaign(deps, workspaceId, id));
+  return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }

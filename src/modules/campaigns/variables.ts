@@ -47,7 +47,20 @@ export function renderBody(body: string, v: VariableValues): string {
     let value: string | null | undefined;
     if (variable.path === "name") value = v.name?.trim() || v.pushName?.trim() || null;
     else if (variable.path === "phone") value = v.phone;
-    else value = v.attributes[variable.path.slice("attributes.".length)];
+    else value = attributeOf(v.attributes, variable.path.slice("attributes.".length));
     return value ? value : variable.fallback;
   });
 }
+
+/**
+ * An attribute by key; a key written in another case finds it too ({{attributes.city}} reads a
+ * `City` column of an import): people do not see case in a column header, and a miss would
+ * quietly send the default. The exact key wins when both exist.
+ */
+export function attributeOf(attributes: Record<string, string>, key: string): string | undefined {
+  if (Object.hasOwn(attributes, key)) return attributes[key];
+  const lower = key.toLowerCase();
+  for (const k of Object.keys(attributes)) if (k.toLowerCase() === lower) return attributes[k];
+  return undefined;
+}
+

@@ -1,9 +1,10 @@
 import type { CampaignRow, RecipientRow } from "./repo.ts";
+import type { WaitingReason } from "./waiting.ts";
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** API shape of a campaign (docs/contacts-and-campaigns.md). */
-export function campaignView(c: CampaignRow) {
+export function campaignView(c: CampaignRow, waitingReason: WaitingReason | null = null) {
   return {
     id: c.id,
     name: c.name,
@@ -17,6 +18,8 @@ export function campaignView(c: CampaignRow) {
     stats: { total: c.total, pending: c.pending, sent: c.sent, delivered: c.delivered, read: c.read, failed: c.failed, skipped: c.skipped },
     /** running, but every session waits (daily caps, quiet hours) until then */
     waitingUntil: c.status === "running" ? iso(c.waitingUntil) : null,
+    /** why it waits: quiet hours, warm-up (with today's allowance), the daily cap, or a session reconnecting */
+    waitingReason,
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt),
     startedAt: iso(c.startedAt),

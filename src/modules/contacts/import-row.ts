@@ -1,5 +1,5 @@
 // One CSV row of an import, checked alone (docs/contacts-and-campaigns.md): pure functions, no database.
-import { isPossiblePhone, normalisePhone } from "../../http/phone.ts";
+import { isPossiblePhone, isValidPhone, normalisePhone, understoodAs } from "../../http/phone.ts";
 import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_MESSAGE, MAX_ATTRIBUTE_VALUE, MAX_ATTRIBUTES, MAX_NAME, MAX_TAGS } from "./fields.ts";
 import type { StoredContact } from "./store.ts";
 
@@ -61,6 +61,7 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   if (!phone) return "phone: is required";
   if (!/^\d{8,15}$/.test(phone)) return "phone: must be 8 to 15 digits with the country code";
   if (!isPossiblePhone(phone)) return "phone: is not a possible phone number for its country code";
+  if (!isValidPhone(phone)) return `phone: is not a valid number: understood as ${understoodAs(phone)}`;
   const row: ImportRow = { phone, tags: [], attributes: {} };
   const name = cell(h.name);
   if (name.length > MAX_NAME) return `name: must be at most ${MAX_NAME} characters`;

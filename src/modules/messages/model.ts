@@ -13,7 +13,9 @@ const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 export const sendBody = lazySchema(() =>
   z
     .object({
-      session_id: z.uuid(),
+      /** the documented name; `sessionId` (the name answers use) is accepted too */
+      session_id: z.uuid().optional().describe("the session to send from (required; sessionId is accepted in its place)"),
+      sessionId: z.uuid().optional().describe("the same as session_id, under the name answers use; give one of the two"),
       to: recipientField,
       type: z.enum(MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
@@ -26,6 +28,8 @@ export const sendBody = lazySchema(() =>
       filename: z.string().min(1).max(255).optional(),
     })
     .superRefine((v, ctx) => {
+      if (v.session_id === undefined && v.sessionId === undefined) ctx.addIssue({ code: "custom", path: ["session_id"], message: "is required (the session to send from; sessionId is accepted too)" });
+      if (v.session_id !== undefined && v.sessionId !== undefined && v.session_id !== v.sessionId) ctx.addIssue({ code: "custom", path: ["sessionId"], message: "differs from session_id: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
       if (v.type === "text") {
         if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
@@ -36,7 +40,9 @@ export const sendBody = lazySchema(() =>
       for (const k of given.slice(1)) ctx.addIssue({ code: "custom", path: [k], message: `give only one of ${given.join(", ")}` });
     })
     // the API reference's sample body: a text message that is accepted as it is, given a session id of the workspace
-    .meta({ example: { session_id: "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a", to: "919876543210", type: "text", body: "Hello from Parley" } }),
+    .meta({ example: { session_id: "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a", to: "919876543210", type: "text", body: "Hello from Parley" } })
+    // one name downstream
+    .transform(({ sessionId, ...v }) => ({ ...v, session_id: (v.session_id ?? sessionId)! })),
 );
 export type SendBody = z.infer<typeof sendBody>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { phoneField } from "../../http/phone.ts";
+import { defaultCountryKey, phoneField } from "../../http/phone.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
 /**
@@ -23,7 +23,9 @@ const accepted = new Map<string, string>();
  * read exactly as without the memo.
  */
 const rememberedPhone = lazySchema(() => z.string().transform((raw, ctx) => {
-  const hit = accepted.get(raw);
+  // the same text is another number under another default country
+  const key = defaultCountryKey() + raw;
+  const hit = accepted.get(key);
   if (hit !== undefined) return hit;
   const r = phoneField.safeParse(raw);
   if (!r.success) {
@@ -31,7 +33,7 @@ const rememberedPhone = lazySchema(() => z.string().transform((raw, ctx) => {
     return z.NEVER;
   }
   if (accepted.size >= MEMO_MAX) accepted.clear();
-  accepted.set(raw, r.data);
+  accepted.set(key, r.data);
   return r.data;
 }));
 

@@ -62,12 +62,15 @@ test("quiet hours: the campaign stays running with waitingUntil, and sends when 
   const waiting = await campaign(t, ws, id);
   expect(waiting.status).toBe("running");
   expect(waiting.waitingUntil).toBe(new Date(Date.UTC(2026, 2, 11, 2, 30)).toISOString());
+  expect(waiting.waitingReason).toMatchObject({ code: "quiet_hours", allowance: null });
+  expect(waiting.waitingReason.message).toContain("21:00 to 08:00, Asia/Kolkata");
   clock.set(Date.UTC(2026, 2, 11, 2, 29));
   await settle(t);
   expect(sent()).toBe(0);
   await advanceUntil(t, 1000, async () => (await campaign(t, ws, id)).status === "completed", 200);
   expect(sent()).toBe(5);
   expect((await campaign(t, ws, id)).waitingUntil).toBeNull();
+  expect((await campaign(t, ws, id)).waitingReason).toBeNull();
 });
 
 test("daily cap per session: it stops at the cap, waits for the next UTC day, then goes on", async () => {
@@ -82,6 +85,7 @@ test("daily cap per session: it stops at the cap, waits for the next UTC day, th
   const c = await campaign(t, ws, id);
   expect(c.status).toBe("running");
   expect(c.waitingUntil).toBe(new Date(Date.UTC(2026, 2, 13)).toISOString());
+  expect(c.waitingReason).toMatchObject({ code: "daily_cap", allowance: 5 });
   clock.set(Date.UTC(2026, 2, 13, 0, 0, 1));
   await advanceUntil(t, 200, () => sent() >= 10, 200);
   for (let i = 0; i < 10; i++) {
@@ -96,11 +100,16 @@ test("warm-up: a number first connected today sends 50 campaign messages; on its
   const { ws, s, id, sent } = await setup(260, { warmup: true, dailyCapPerSession: 1000 });
   await advanceUntil(t, 200, async () => (await campaign(t, ws, id)).waitingUntil !== null, 2000);
   expect(sent()).toBe(50);
+  // the campaign says why it stalled: warm-up, with today's allowance
+  const day1 = await campaign(t, ws, id);
+  expect(day1.waitingReason).toMatchObject({ code: "warmup", allowance: 50 });
+  expect(day1.waitingReason.message).toContain("day 1");
   // the same number two days later: day 3 of its life
   clock.set(Date.UTC(2026, 2, 22, 6, 0));
   await t.deps.db.prepare("UPDATE chat_sessions SET first_connected_at = ? WHERE id = ?").run(Date.UTC(2026, 2, 20, 5, 0), s.id);
   await advanceUntil(t, 200, async () => sent() >= 250 && (await campaign(t, ws, id)).waitingUntil !== null, 3000);
   expect(sent()).toBe(250);
+  expect((await campaign(t, ws, id)).waitingReason).toMatchObject({ code: "warmup", allowance: 200 });
 });
 
 test("first_connected_at is set once, when a session first connects, and kept across reconnects", async () => {

@@ -117,6 +117,9 @@ function invalidateFor(qc: QueryClient, e: LiveEvent) {
       const { campaignId: _, status, pausedReason, ...stats } = e.data;
       return { ...old, status, pausedReason, stats: { ...(old.stats as object), ...stats } };
     });
+    // and read it again: why it waits, and its recipients table (a finished campaign's last
+    // sends must not stay "pending" there until a reload)
+    void qc.invalidateQueries({ queryKey: ["campaign", id] });
     void qc.invalidateQueries({ queryKey: ["campaigns"] });
   }
 }

@@ -81,6 +81,8 @@ export interface Campaign {
   schedule: { at: string } | null;
   stats: CampaignStats;
   waitingUntil?: string | null;
+  /** why a running campaign sends nothing now */
+  waitingReason?: { code: "quiet_hours" | "warmup" | "daily_cap" | "reconnecting"; message: string; allowance: number | null } | null;
   createdAt: string;
 }
 export interface Webhook {

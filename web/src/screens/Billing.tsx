@@ -14,7 +14,8 @@ interface Subscription {
   currentPeriodEnd: string | null;
   interval: string | null;
   checkoutAvailable: boolean;
-  usage: Record<string, { used: number; limit: number }>;
+  unlimited?: boolean;
+  usage: Record<string, { used: number; limit: number | null }>;
 }
 interface Plan {
   id: string;
@@ -57,6 +58,13 @@ export function Billing() {
   const [interval, setInterval] = useState("monthly");
   const checkout = useAction((planId: string) => post<Order>("/api/billing/checkout", { planId, interval }));
   const s = sub.data;
+  if (s?.unlimited)
+    return (
+      <section>
+        <h1>Plan</h1>
+        <p>This workspace is on the server operator's unlimited plan: no quotas, no trial and nothing to pay.</p>
+      </section>
+    );
 
   return (
     <section>
@@ -73,7 +81,7 @@ export function Billing() {
           {Object.entries(s.usage).map(([k, u]) => (
             <div key={k} className="usage">
               <span>{QUOTA[k] ?? k}</span>
-              <Progress label={QUOTA[k] ?? k} value={u.used} max={u.limit} />
+              <Progress label={QUOTA[k] ?? k} value={u.used} max={u.limit ?? u.used} />
             </div>
           ))}
         </div>

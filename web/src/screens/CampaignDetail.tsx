@@ -50,8 +50,14 @@ export function CampaignDetail() {
         </span>{" "}
         {c.pausedReason && <span>paused: {c.pausedReason.replace(/_/g, " ")}</span>}
         {c.waitingUntil && <span className="muted"> · waiting until {fmtDate(c.waitingUntil)}</span>}
+        {c.status === "running" && !c.waitingUntil && c.waitingReason && <span className="muted"> · waiting</span>}
         {c.schedule && <span className="muted"> · scheduled for {fmtDate(c.schedule.at)}</span>}
       </p>
+      {c.waitingReason && (
+        <p className="note" data-testid="campaign-waiting">
+          <strong>Why it waits:</strong> {c.waitingReason.message}.
+        </p>
+      )}
       <div role="status" aria-live="polite" data-testid="campaign-progress">
         <Progress label="Campaign progress" value={done(c)} max={s.total} />
         <dl className="stats">

@@ -10,7 +10,7 @@ import { fieldError } from "../ui/errors.tsx";
 import { fmtPhone, useAction } from "../ui/hooks.ts";
 import { typeOf, upload } from "../ui/download.ts";
 import { defaultPacing, PacingFields, toPacing, type PacingText } from "../ui/PacingFields.tsx";
-import { renderTemplate } from "./Campaigns.tsx";
+import { attributeKeysOf, attributeOf, renderTemplate } from "./Campaigns.tsx";
 
 /** A new campaign (draft): sessions, audience, message with a live preview, pacing, schedule. */
 export function CampaignNew() {
@@ -31,6 +31,11 @@ export function CampaignNew() {
   const segFilter = segments.data?.find((s) => s.id === segmentId)?.filter ?? {};
   const preview = usePreview(mode === "segment" ? segFilter : toFilter(filter));
   const sample: Contact | null = preview.data?.sample[sampleIdx] ?? preview.data?.sample[0] ?? null;
+  // sample contacts a {{attributes.KEY}} finds nothing for: they would get the default
+  const samples = preview.data?.sample ?? [];
+  const missing = attributeKeysOf(body)
+    .map((key) => ({ key, who: samples.filter((c) => !attributeOf(c.attributes, key)?.trim()) }))
+    .filter((m) => m.who.length > 0);
 
   const create = useAction(
     async () => {
@@ -113,8 +118,24 @@ export function CampaignNew() {
           <p className="bubble" data-testid="campaign-preview">
             {renderTemplate(body, sample)}
           </p>
+          {missing.map((m) => (
+            <p key={m.key} className="note warn" data-testid="missing-attribute">
+              {m.who.length} of the {samples.length} sample contacts {m.who.length === 1 ? "has" : "have"} no “{m.key}” attribute (
+              {m.who
+                .slice(0, 3)
+                .map((c) => c.name ?? c.pushName ?? fmtPhone(c.phone))
+                .join(", ")}
+              {m.who.length > 3 ? ", …" : ""}): they get the default after the pipe, or nothing.
+            </p>
+          ))}
         </section>
         <Field label="Attachment (optional; the message becomes its caption)" name="message.mediaId" type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} error={create.error} />
+        {pacing.warmup && (
+          <p className="note" data-testid="warmup-note">
+            New numbers warm up: each number sends at most 50 campaign messages a day on its first two days after it was first connected, 200 on days 3 to 5 and 500 on
+            days 6 to 10, then up to the daily cap. A larger campaign keeps running and goes on the next day (UTC); the campaign says when it waits for this.
+          </p>
+        )}
         <PacingFields value={pacing} onChange={setPacing} error={create.error} />
         <Field label="Start at (leave empty to start by hand)" name="schedule.at" type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} error={create.error} />
         <ErrorNote error={create.error} />

@@ -9,6 +9,8 @@ import { fmtDate, useAuth } from "../ui/hooks.ts";
 
 export const done = (c: Campaign) => c.stats.total - c.stats.pending;
 
+const WAITING: Record<string, string> = { quiet_hours: "quiet hours", warmup: "warm-up limit for today", daily_cap: "daily cap reached", reconnecting: "number reconnecting" };
+
 /** Campaigns (docs/contacts-and-campaigns.md): the list with live progress (campaign_progress refreshes it). */
 export function Campaigns() {
   const { claims } = useAuth();
@@ -31,6 +33,7 @@ export function Campaigns() {
             </h2>
             <p>
               <span className={`badge status-${c.status}`}>{c.status}</span> {c.pausedReason && <span className="muted">({c.pausedReason.replace(/_/g, " ")})</span>}
+              {c.waitingReason && <span className="muted"> · waiting: {WAITING[c.waitingReason.code]}</span>}
             </p>
             <Progress label={`Progress of ${c.name}`} value={done(c)} max={c.stats.total} />
             <p className="muted">Created {fmtDate(c.createdAt)}</p>
@@ -48,7 +51,20 @@ export function renderTemplate(body: string, c: { name: string | null; pushName:
     if (!c) v = undefined;
     else if (key === "name") v = c.name || c.pushName;
     else if (key === "phone") v = c.phone;
-    else if (key.startsWith("attributes.")) v = c.attributes?.[key.slice(11)];
+    else if (key.startsWith("attributes.")) v = attributeOf(c.attributes, key.slice(11));
     return v || (def ?? "").trim();
   });
+}
+
+/** An attribute by key, in any case ({{attributes.city}} reads a City column), as the server does; the exact key wins. */
+export function attributeOf(attributes: Record<string, string> | undefined, key: string): string | undefined {
+  if (!attributes) return undefined;
+  if (Object.hasOwn(attributes, key)) return attributes[key];
+  const k = Object.keys(attributes).find((x) => x.toLowerCase() === key.toLowerCase());
+  return k === undefined ? undefined : attributes[k];
+}
+
+/** The attribute keys a message body reads ({{attributes.KEY}}). */
+export function attributeKeysOf(body: string): string[] {
+  return [...new Set([...body.matchAll(/\{\{\s*attributes\.([a-zA-Z0-9_]+)\s*(?:\|[^}]*)?\}\}/g)].map((m) => m[1]!))];
 }

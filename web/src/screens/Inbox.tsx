@@ -7,6 +7,8 @@ import { ErrorNote } from "../ui/errors.tsx";
 import { Select } from "../ui/Field.tsx";
 import { contactName, useAuth } from "../ui/hooks.ts";
 import { Thread } from "./Thread.tsx";
+import { FirstSteps } from "../ui/FirstSteps.tsx";
+import { can } from "../api/roles.ts";
 
 /** Inbox: conversations with unread counts (live), and the open thread beside them. */
 export function Inbox() {
@@ -55,7 +57,16 @@ export function Inbox() {
           </button>
         )}
       </div>
-      <div className="thread-pane">{id ? <Thread id={id} /> : <p className="empty wide">Choose a conversation.</p>}</div>
+      <div className="thread-pane">
+        {id ? (
+          <Thread id={id} />
+        ) : (
+          <>
+            {can(claims?.role, "manage") && <FirstSteps />}
+            <p className="empty wide">Choose a conversation.</p>
+          </>
+        )}
+      </div>
     </section>
   );
 }

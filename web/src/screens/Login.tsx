@@ -7,6 +7,7 @@ import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
 import { useAuth } from "../ui/hooks.ts";
 import { resumeVerification } from "./Signup.tsx";
+import { outboxNote, useServerFacts } from "../api/server-facts.ts";
 
 interface Tokens {
   accessToken: string;
@@ -23,6 +24,7 @@ interface Challenge {
 /** Log in, with the second factor when the account or workspace asks for it (docs/authentication.md). */
 export function Login() {
   const { endedReason } = useAuth();
+  const facts = useServerFacts();
   const [, navigate] = useLocation();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -92,11 +94,17 @@ export function Login() {
     <div className="auth">
       <h1>Sign in to Parley</h1>
       {endedReason && !challenge && <p className="note" role="status">{endedReason}</p>}
+      {facts.data?.needsSetup && !challenge && (
+        <p className="note" data-testid="needs-setup">
+          This server has no workspace yet. Open the one-time setup link from the server's start log (it begins with /app/setup?token=) to create yours; a restart prints a new
+          one.
+        </p>
+      )}
       {!challenge ? (
         <form onSubmit={submit} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} error={error} />
           <Field label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} error={error} />
-          <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />
+          {facts.data?.captcha === true && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
             Sign in
@@ -105,6 +113,7 @@ export function Login() {
       ) : (
         <form onSubmit={verify} noValidate>
           <p role="status">{note}</p>
+          {outboxNote(facts.data, "mobile") && <p className="note">{outboxNote(facts.data, "mobile")}</p>}
           <Field label="Code from your phone" name="otpCode" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required value={code} onChange={(e) => setCode(e.target.value)} error={error} />
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { Link } from "wouter";
 import { post } from "../api/client.ts";
+import { outboxNote, useServerFacts } from "../api/server-facts.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
 
@@ -9,6 +10,7 @@ export function Forgot() {
   const [email, setEmail] = useState("");
   const [done, setDone] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const facts = useServerFacts();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
@@ -23,7 +25,10 @@ export function Forgot() {
     <div className="auth">
       <h1>Reset your password</h1>
       {done ? (
-        <p role="status">If an account uses {email}, a link to set a new password is on its way. It works once, for 30 minutes.</p>
+        <>
+          <p role="status">If an account uses {email}, a link to set a new password is on its way. It works once, for 30 minutes.</p>
+          {outboxNote(facts.data, "email", "link") && <p className="note">{outboxNote(facts.data, "email", "link")}</p>}
+        </>
       ) : (
         <form onSubmit={submit} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={error} />

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
-import { del, get, post } from "../api/client.ts";
+import { ApiError, del, get, post } from "../api/client.ts";
+import { useServerFacts } from "../api/server-facts.ts";
 import { onLive } from "../api/live.ts";
 import { can } from "../api/roles.ts";
 import type { Session } from "../api/types.ts";
@@ -61,10 +62,22 @@ export function Sessions() {
   );
 }
 
+/** A refused connect, said as one: the network could not be reached to link the number (nothing was being sent). */
+function connectFailure(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.status !== 502) return err;
+  return new ApiError(
+    502,
+    "CONNECT_FAILED",
+    `Could not start linking this number: ${err.message.replace(/\.$/, "")}. Try Connect again in a moment; if it keeps failing, the server may not reach the messaging network (its operator can check with \`parley doctor network\`)`,
+  );
+}
+
 function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?: { url: string; expiresAt: string }; onQr: (url: string, exp: string) => void }) {
   const connect = useAction(
     async () => {
-      const r = await post<{ status: string }>(`/api/v1/chatapp/${s.id}/connect`);
+      const r = await post<{ status: string }>(`/api/v1/chatapp/${s.id}/connect`).catch((err: unknown) => {
+        throw connectFailure(err);
+      });
       // the first QR may have been published before this page listened: read it once
       if (r.status === "qr_pending") {
         const q = await get<{ qrDataUrl: string; expiresAt: string }>(`/api/v1/chatapp/${s.id}/qr`).catch(() => null);
@@ -77,6 +90,9 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
   const disconnect = useAction(() => post(`/api/v1/chatapp/${s.id}/disconnect`), [["sessions"]]);
   const remove = useAction(() => del(`/api/v1/chatapp/${s.id}`), [["sessions"]]);
   const [phone, setPhone] = useState("");
+  const facts = useServerFacts();
+  const [simPhone, setSimPhone] = useState("");
+  const scan = useAction((phoneNumber: string) => post(`/api/sim/sessions/${s.id}/scan`, { phoneNumber }), [["sessions"]]);
   const pairing = useAction((phoneNumber: string) => post<{ code: string }>(`/api/v1/chatapp/${s.id}/pairing-code`, { phoneNumber }));
   const error = connect.error ?? disconnect.error ?? remove.error;
 
@@ -117,6 +133,23 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
             </p>
           )}
           <ErrorNote error={pairing.error} />
+          {facts.data?.simNetwork && (
+            <form
+              className="inline sim"
+              onSubmit={(e) => {
+                e.preventDefault();
+                scan.mutate(simPhone);
+              }}
+              noValidate
+            >
+              <p className="note">This server runs the simulated network (for trying Parley out): no phone needed, give the number the session should have.</p>
+              <Field label="Simulated number" name="phoneNumber" type="tel" hint="Digits with the country code" value={simPhone} onChange={(e) => setSimPhone(e.target.value)} error={scan.error} />
+              <button type="submit" aria-label={`Simulate the scan of ${s.name}`} disabled={scan.isPending}>
+                Simulate the scan
+              </button>
+              <ErrorNote error={scan.error} />
+            </form>
+          )}
         </div>
       )}
       {manage && (

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Link, useLocation } from "wouter";
-import { api, post } from "../api/client.ts";
+import { api, ApiError, post } from "../api/client.ts";
 import { signedOut } from "../api/tokens.ts";
 import { Captcha, captchaFields, type CaptchaValue } from "../ui/Captcha.tsx";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field } from "../ui/Field.tsx";
+import { outboxNote, useServerFacts } from "../api/server-facts.ts";
 
 interface Pending {
   registrationToken: string;
@@ -31,9 +32,15 @@ export function Signup() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const facts = useServerFacts();
 
   const register = async (e: FormEvent) => {
     e.preventDefault();
+    // a mismatch is said at once, before the captcha is spent on it
+    if (form.password !== form.confirmPassword) {
+      setError(new ApiError(400, "VALIDATION_ERROR", "Check the marked fields", { confirmPassword: "must equal the password" }));
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
@@ -69,7 +76,7 @@ export function Signup() {
         />
         <Field label="Password" name="password" type="password" autoComplete="new-password" hint="8 to 128 characters" required value={form.password} onChange={set("password")} error={error} />
         <Field label="Password again" name="confirmPassword" type="password" autoComplete="new-password" required value={form.confirmPassword} onChange={set("confirmPassword")} error={error} />
-        <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />
+        {facts.data?.captcha === true && <Captcha round={round} value={captcha} onChange={setCaptcha} error={error} />}
         <ErrorNote error={error} />
         <button type="submit" disabled={busy}>
           Create workspace
@@ -90,6 +97,7 @@ function Verify({ pending, onStep }: { pending: Pending; onStep: (s: string) => 
   const [busy, setBusy] = useState(false);
   const auto = useRef<string | null>(null);
   const step = pending.nextStep;
+  const facts = useServerFacts();
   const headers = { authorization: `Bearer ${pending.registrationToken}` };
 
   const send = async () => {
@@ -151,6 +159,7 @@ function Verify({ pending, onStep }: { pending: Pending; onStep: (s: string) => 
       <h1>Verify your {what}</h1>
       <p className="steps">Step {step === "mobile" ? 1 : 2} of 2</p>
       <p role="status">{sentTo ? `We sent a 6-digit code to ${sentTo}.` : "Sending a code…"}</p>
+      {outboxNote(facts.data, step === "mobile" ? "mobile" : "email") && <p className="note">{outboxNote(facts.data, step === "mobile" ? "mobile" : "email")}</p>}
       <form onSubmit={verify} noValidate>
         <Field
           label={`Code sent to your ${what}`}

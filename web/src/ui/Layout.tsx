@@ -37,6 +37,9 @@ export function Layout({ children }: { children: ReactNode }) {
     document.getElementById("main")?.focus({ preventScroll: true });
   }, [screen]);
   const profile = useQuery({ queryKey: ["profile"], queryFn: () => get<{ name: string; tenantName: string; email: string }>("/api/auth/profile") });
+  // the operator's own workspace (unlimited plan) has no billing to show
+  const subscription = useQuery({ queryKey: ["subscription"], queryFn: () => get<{ unlimited?: boolean }>("/api/billing/subscription") });
+  const hidden = (href: string) => href === "/billing" && subscription.data?.unlimited === true;
 
   const signOut = async () => {
     const refreshToken = storedRefreshToken();
@@ -66,7 +69,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </header>
       <nav id="nav" className={open ? "nav open" : "nav"} aria-label="Main">
         <ul>
-          {NAV.filter((n) => can(claims?.role, n.perm)).map((n) => (
+          {NAV.filter((n) => can(claims?.role, n.perm) && !hidden(n.href)).map((n) => (
             <li key={n.href}>
               <Link href={n.href} aria-current={location.startsWith(n.href) ? "page" : undefined} onClick={() => setOpen(false)}>
                 {n.label}

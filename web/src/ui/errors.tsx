@@ -19,6 +19,8 @@ export function describeError(e: unknown): string {
         ? `Too many attempts. Try again in ${e.retryAfter} second${e.retryAfter === 1 ? "" : "s"}.`
         : "Too many attempts. Wait a moment and try again.";
     case 502:
+      // a refused connect or pairing says its own words (not the ones meant for sending)
+      if (e.code !== "CHATAPP_UNAVAILABLE") return e.message;
       return `The session is not connected, so nothing could be sent (${e.message}). Connect it under Sessions and try again.`;
     default:
       return e.message;
