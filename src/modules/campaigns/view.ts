@@ -1,7 +1,15 @@
 import type { CampaignRow, RecipientRow } from "./repo.ts";
-import type { WaitingReason } from "./waiting.ts";
+import type { WAITING_CODES } from "./pacing.ts";
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/** Why a running campaign waits (computed when it is read: see waiting.ts). */
+export interface WaitingReason {
+  code: (typeof WAITING_CODES)[number];
+  message: string;
+  /** campaign messages each number may send today (warm-up or daily cap); null for the other codes */
+  allowance: number | null;
+}
 
 /** API shape of a campaign (docs/contacts-and-campaigns.md). */
 export function campaignView(c: CampaignRow, waitingReason: WaitingReason | null = null) {

@@ -2,17 +2,10 @@ import type { AppDeps } from "../../deps.ts";
 import { sentOnDay } from "./dispatch.ts";
 import { sessionsOf } from "./engine.ts";
 import { dailyCap, quietUntil, utcDay, type Pacing } from "./pacing.ts";
-import type { WAITING_CODES } from "./pacing.ts";
 import type { CampaignRow } from "./repo.ts";
-import { campaignView } from "./view.ts";
+import { campaignView, type WaitingReason } from "./view.ts";
 
 /** Why a running campaign sends nothing now, in words and in a code a client can act on. */
-export interface WaitingReason {
-  code: (typeof WAITING_CODES)[number];
-  message: string;
-  /** campaign messages each number may send today (warm-up or daily cap); null for the other codes */
-  allowance: number | null;
-}
 
 const DAY = 86_400_000;
 
