@@ -25,8 +25,11 @@ export interface BaileysOptions {
   waWebSocketUrl?: string;
   connectTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
-  /** WhatsApp Web version to announce (undefined: baileys' bundled one) */
-  version?: () => Promise<WAVersion | undefined>;
+  /**
+   * WhatsApp Web version to announce (undefined: baileys' bundled one); `fresh`: the network
+   * refused the last one (405), look it up again without a cache
+   */
+  version?: (fresh?: boolean) => Promise<WAVersion | undefined>;
   /** a socket with no frame for this long is closed and reconnected (0: off) */
   watchdogMs?: number;
   /** 440 (another client took the link): reconnects at most `max` times within `windowMs`, then ends `replaced` */
@@ -53,6 +56,9 @@ interface Conn {
   open: boolean;
   /** opened at least once: a linked, working session (its reconnects never give up) */
   everOpened: boolean;
+  /** after a 405: the next socket asks for a fresh version; set until the socket opens, so a second 405 ends the session */
+  versionRetried: boolean;
+  freshVersion: boolean;
   /** ids Parley sent (in flight or recent) with their content: echoes are skipped, retry requests answered */
   sent: SentLog;
   /** baileys' count of retry requests per message; outlives the socket */
@@ -112,6 +118,8 @@ export class BaileysDriver implements NetworkDriver {
       restarts: 0,
       open: false,
       everOpened: false,
+      versionRetried: false,
+      freshVersion: false,
       sent: new SentLog(opts.lookupSent),
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
@@ -188,7 +196,9 @@ export class BaileysDriver implements NetworkDriver {
   private async startSocket(conn: Conn): Promise<void> {
     conn.qrCount = 0;
     conn.open = false;
-    const version = await this.opts.version?.().catch(() => undefined);
+    const fresh = conn.freshVersion;
+    conn.freshVersion = false;
+    const version = await this.opts.version?.(fresh).catch(() => undefined);
     if (this.conns.get(conn.sessionId) !== conn) return; // disconnected while the version was looked up
     let sock: WASocket;
     try {
@@ -219,6 +229,7 @@ export class BaileysDriver implements NetworkDriver {
       } else if (action.kind === "open") {
         conn.open = true;
         conn.everOpened = true;
+        conn.versionRetried = false;
         conn.restarts = 0;
         conn.policy.opened(Date.now());
         const phone = phoneOfJid(conn.auth.state.creds.me?.id) ?? "";
@@ -276,6 +287,14 @@ export class BaileysDriver implements NetworkDriver {
     if (action.reconnect === "replaced" && !conn.replaced.allow(Date.now())) {
       const { max, windowMs } = conn.replaced;
       return this.end(conn, "replaced", `${action.detail}; replaced ${max} times within ${Math.round(windowMs / 1000)} s: another client keeps taking the link`);
+    }
+    if (action.reason === "version_rejected" && !conn.versionRetried && this.opts.version) {
+      // the network moved on: fetch its current version and try once more with it
+      conn.versionRetried = true;
+      conn.freshVersion = true;
+      this.log.warn("the network refused the WhatsApp Web version; fetching the current one and retrying once", { sessionId });
+      void this.startSocket(conn).catch((err) => this.fail(conn, err));
+      return;
     }
     if (action.reconnect === "never") {
       if (action.wipe) this.emitter.emit({ type: "credentials", sessionId, credentials: null });

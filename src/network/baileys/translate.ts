@@ -79,7 +79,7 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
           reconnect: "never",
           wipe: false,
           statusCode,
-          detail: `${detail}: the network refused this WhatsApp Web version; set waVersion to a current one, or waVersion=latest`,
+          detail: `${detail}: the network refused this WhatsApp Web version (also a freshly fetched one); set waVersion to a current one (see docs/network-checklist.md)`,
         };
       case WA.restartRequired:
         return close("connection_lost", "now", false);
