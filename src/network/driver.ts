@@ -12,6 +12,10 @@ export type DisconnectReason =
   | "banned"
   | "pairing_timeout"
   | "version_rejected"
+  /** the network's edge refused the WebSocket upgrade (HTTP 503 and the like): retried with backoff */
+  | "edge_refused"
+  /** the network keeps refusing the stored link (500 bad session): it must be paired again */
+  | "bad_session"
   | "error";
 
 /**

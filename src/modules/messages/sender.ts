@@ -11,7 +11,7 @@ import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, mar
 export const SENDER_JOB = "messages.send";
 
 /** Disconnect reasons after which a session does not come back by itself: its queue fails at once. */
-export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request", "logged_out", "banned", "replaced"]);
+export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request", "logged_out", "banned", "replaced", "bad_session"]);
 /** While a session is away but may come back, the queue is looked at again after this (doubling to the cap). */
 const HOLD_FIRST_MS = 5_000;
 const HOLD_MAX_MS = 30_000;

@@ -11,7 +11,7 @@ import { deleteSession, getSession, sessionForNetworkEvent, sessionsInStatus, se
 import type { SessionPatch, SessionRow } from "./repo.ts";
 
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
-const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
+const UNLINKING = new Set(["user_request", "logged_out", "banned", "bad_session"]);
 
 const managers = new WeakMap<AppDeps, SessionManager>();
 

@@ -1,4 +1,4 @@
-import { downloadMediaMessage, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
+import { DisconnectReason as WA, downloadMediaMessage, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
 import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage } from "../driver.ts";
 import { DriverEmitter } from "../emitter.ts";
@@ -11,7 +11,7 @@ import { KeyedSerializer } from "./chat-queue.ts";
 import { TtlCache } from "./retry-cache.ts";
 import { watchSocket } from "./watchdog.ts";
 import { InboundHandler } from "./inbound.ts";
-import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
+import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
@@ -32,6 +32,8 @@ export interface BaileysOptions {
   version?: (fresh?: boolean) => Promise<WAVersion | undefined>;
   /** a socket with no frame for this long is closed and reconnected (0: off) */
   watchdogMs?: number;
+  /** 500 (bad session) closes in a row, without a stable connection between them, before the session ends `bad_session` */
+  badSessionMax?: number;
   /** 440 (another client took the link): reconnects at most `max` times within `windowMs`, then ends `replaced` */
   replacedGuard?: { max: number; windowMs: number };
   /** shutdown waits this long for inbound messages already taken from the network to be handed over */
@@ -59,6 +61,10 @@ interface Conn {
   /** after a 405: the next socket asks for a fresh version; set until the socket opens, so a second 405 ends the session */
   versionRetried: boolean;
   freshVersion: boolean;
+  /** 500 (bad session) closes since the last stable connection */
+  badSessions: number;
+  /** when the current socket opened (a stable connection resets `badSessions`) */
+  openedAt: number | null;
   /** ids Parley sent (in flight or recent) with their content: echoes are skipped, retry requests answered */
   sent: SentLog;
   /** baileys' count of retry requests per message; outlives the socket */
@@ -120,6 +126,8 @@ export class BaileysDriver implements NetworkDriver {
       everOpened: false,
       versionRetried: false,
       freshVersion: false,
+      badSessions: 0,
+      openedAt: null,
       sent: new SentLog(opts.lookupSent),
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
@@ -220,6 +228,14 @@ export class BaileysDriver implements NetworkDriver {
     }
     conn.sock = sock;
     this.watch(conn, sock);
+    // baileys does not listen for an upgrade answered with an HTTP status (the edge's 503): it
+    // would wait out its connect timeout and report a timeout. Close at once with the status.
+    (sock.ws as unknown as { on(event: string, l: (...args: unknown[]) => void): void }).on("unexpected-response", (_req, res) => {
+      if (conn.sock !== sock) return;
+      const r = res as { statusCode?: number; headers?: Record<string, string | string[] | undefined> } | undefined;
+      const retryAfter = r?.headers?.["retry-after"];
+      sock.end(upgradeRefusal(r?.statusCode ?? 0, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) as never);
+    });
     sock.ev.on("connection.update", (u) => {
       if (conn.sock !== sock) return; // an old socket's last words
       const action = translateConnectionUpdate(u, { linked: conn.auth.linked(), qrShown: conn.qrCount > 0 });
@@ -230,6 +246,7 @@ export class BaileysDriver implements NetworkDriver {
         conn.open = true;
         conn.everOpened = true;
         conn.versionRetried = false;
+        conn.openedAt = Date.now();
         conn.restarts = 0;
         conn.policy.opened(Date.now());
         const phone = phoneOfJid(conn.auth.state.creds.me?.id) ?? "";
@@ -239,6 +256,8 @@ export class BaileysDriver implements NetworkDriver {
         conn.open = false;
         conn.unwatch?.();
         conn.policy.closed(Date.now());
+        if (conn.openedAt !== null && Date.now() - conn.openedAt >= conn.policy.opts.stableMs) conn.badSessions = 0;
+        conn.openedAt = null;
         this.onClose(conn, action);
       }
     });
@@ -296,13 +315,21 @@ export class BaileysDriver implements NetworkDriver {
       void this.startSocket(conn).catch((err) => this.fail(conn, err));
       return;
     }
+    if (action.statusCode === WA.badSession && action.reason === "connection_lost" && ++conn.badSessions >= (this.opts.badSessionMax ?? 5)) {
+      // the network keeps refusing this link: retrying forever cannot help, a new pairing can
+      this.emitter.emit({ type: "credentials", sessionId, credentials: null });
+      return this.end(conn, "bad_session", `${action.detail}; the network refused the stored link ${conn.badSessions} times in a row (bad session): pair the session again (connect shows a new QR code)`);
+    }
     if (action.reconnect === "never") {
       if (action.wipe) this.emitter.emit({ type: "credentials", sessionId, credentials: null });
       return this.end(conn, action.reason, action.detail);
     }
     // a drop, or a takeover under the loop guard: back off, then try again with the same link
     const linking = !conn.everOpened && !conn.auth.linked();
-    const delay = conn.policy.next(linking);
+    const policyDelay = conn.policy.next(linking);
+    // an edge that says when to come back (Retry-After) is not asked sooner, within reason
+    const asked = Math.min(action.retryAfterMs ?? 0, 10 * 60_000);
+    const delay = policyDelay === null ? null : Math.max(policyDelay, asked);
     const reason = action.reconnect === "replaced" ? "connection_lost" : action.reason;
     if (delay === null) return this.end(conn, reason, `${action.detail}; gave up after ${conn.policy.attempt} retries`);
     this.log.info("connection dropped; retrying", { sessionId, attempt: conn.policy.attempt, retryInMs: delay, detail: action.detail });

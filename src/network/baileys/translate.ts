@@ -35,11 +35,32 @@ export type ConnectionAction =
       wipe: boolean;
       statusCode: number | undefined;
       detail: string;
+      /** the edge asked to wait this long (Retry-After on a refused upgrade) */
+      retryAfterMs?: number;
     }
   | { kind: "none" };
 
 /** The close code of a connection refused for its client version (baileys has no name for it). */
 export const VERSION_REJECTED = 405;
+
+/**
+ * The error the driver closes a socket with when the WebSocket upgrade was answered with an
+ * HTTP status instead of 101 (baileys ignores that answer and waits for its connect timeout).
+ */
+export function upgradeRefusal(status: number, retryAfter?: string | null): Error {
+  const seconds = retryAfter && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : undefined;
+  return Object.assign(new Error(`the network's edge refused the WebSocket upgrade with HTTP ${status}`), {
+    output: { statusCode: status },
+    data: { upgradeStatus: status, ...(seconds !== undefined ? { retryAfterMs: seconds * 1000 } : {}) },
+  });
+}
+
+/** The HTTP status of a refused upgrade (see upgradeRefusal), if that is what closed the socket. */
+export function upgradeStatusOf(error: unknown): { status: number; retryAfterMs?: number } | undefined {
+  const data = (error as { data?: { upgradeStatus?: unknown; retryAfterMs?: unknown } } | undefined)?.data;
+  if (typeof data?.upgradeStatus !== "number") return undefined;
+  return { status: data.upgradeStatus, ...(typeof data.retryAfterMs === "number" ? { retryAfterMs: data.retryAfterMs } : {}) };
+}
 
 /** The HTTP-like status baileys puts on the error that closed the socket (a Boom), if any. */
 export function statusCodeOf(error: unknown): number | undefined {
@@ -64,6 +85,19 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
       statusCode,
       detail,
     });
+    const refused = upgradeStatusOf(error);
+    if (refused) {
+      // not a stream error of an open socket: the edge turned the connection away (overload, maintenance, a block)
+      return {
+        kind: "close",
+        reason: "edge_refused",
+        reconnect: "backoff",
+        wipe: false,
+        statusCode,
+        detail: `${detail}: the network's servers turned the connection away before it began; retrying with backoff`,
+        ...(refused.retryAfterMs !== undefined ? { retryAfterMs: refused.retryAfterMs } : {}),
+      };
+    }
     switch (statusCode) {
       case WA.loggedOut:
         return close("logged_out", "never", true);
@@ -85,11 +119,14 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
         return close("connection_lost", "now", false);
       case WA.multideviceMismatch:
         return close("error", "never", false);
+      case WA.badSession:
+        // transient at first; the driver stops after a few in a row (the link is broken: pair again)
+        return close("connection_lost", "backoff", false);
       case WA.timedOut: // also connectionLost: both are 408
         if (!ctx.linked && ctx.qrShown) return close("pairing_timeout", "never", true);
         return close("connection_lost", "backoff", false);
       default:
-        // 428 closed, 500 bad session, 503 unavailable, socket errors: transient
+        // 428 closed, 503 unavailable, socket errors: transient
         return close("connection_lost", "backoff", false);
     }
   }
