@@ -102,6 +102,13 @@ function buildConfigSchema() {
       (v) => (v === "" ? undefined : v),
       z.string().regex(/^(latest|bundled|\d+\.\d+\.\d+)$/, "must be latest, bundled or a version like 2.3000.1023223821").default("latest"),
     ),
+    /**
+     * The phone's history a new link downloads: `off` (only the small parts baileys needs:
+     * names and LID-to-number mappings) or `recent` (also the recent chats, up to
+     * waHistorySyncMaxMb). Parley does not import old messages either way.
+     */
+    waHistorySync: z.enum(["off", "recent"]).default("off"),
+    waHistorySyncMaxMb: int(1, 1024).default(16),
     /** A baileys socket that receives no frame for this long is closed and reconnected (0: off). */
     waWatchdogMs: int(0, 3_600_000)
       .refine((v) => v === 0 || v >= 10_000, "must be 0 (off) or at least 10000")

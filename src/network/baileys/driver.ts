@@ -11,6 +11,7 @@ import { KeyedSerializer } from "./chat-queue.ts";
 import { TtlCache } from "./retry-cache.ts";
 import { watchSocket } from "./watchdog.ts";
 import { InboundHandler } from "./inbound.ts";
+import { historyFilter, type HistoryOptions } from "./history.ts";
 import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
@@ -32,6 +33,8 @@ export interface BaileysOptions {
   version?: (fresh?: boolean) => Promise<WAVersion | undefined>;
   /** a socket with no frame for this long is closed and reconnected (0: off) */
   watchdogMs?: number;
+  /** how much of the phone's history a new link downloads (default: only the small parts) */
+  history?: HistoryOptions;
   /** 500 (bad session) closes in a row, without a stable connection between them, before the session ends `bad_session` */
   badSessionMax?: number;
   /** 440 (another client took the link): reconnects at most `max` times within `windowMs`, then ends `replaced` */
@@ -61,6 +64,8 @@ interface Conn {
   /** after a 405: the next socket asks for a fresh version; set until the socket opens, so a second 405 ends the session */
   versionRetried: boolean;
   freshVersion: boolean;
+  /** baileys' shouldSyncHistoryMessage, with the link's download budget */
+  history: ReturnType<typeof historyFilter>;
   /** 500 (bad session) closes since the last stable connection */
   badSessions: number;
   /** when the current socket opened (a stable connection resets `badSessions`) */
@@ -128,6 +133,7 @@ export class BaileysDriver implements NetworkDriver {
       freshVersion: false,
       badSessions: 0,
       openedAt: null,
+      history: historyFilter(this.opts.history ?? { mode: "off", maxBytes: 0 }),
       sent: new SentLog(opts.lookupSent),
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
@@ -218,6 +224,7 @@ export class BaileysDriver implements NetworkDriver {
         connectTimeoutMs: this.opts.connectTimeoutMs ?? 20_000,
         markOnlineOnConnect: false,
         syncFullHistory: false,
+        shouldSyncHistoryMessage: conn.history as never,
         msgRetryCounterCache: conn.retryCounts,
         shouldIgnoreJid,
         getMessage: async (key) => (await conn.sent.content(key.id)) as never,
