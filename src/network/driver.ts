@@ -90,6 +90,11 @@ export interface InboundMessage {
   /** a URL the media can be fetched from, when the network gives one (the sim's `mediaUrl`) */
   mediaUrl?: string;
   timestamp: Date;
+  /**
+   * the message arrived but could not be decrypted on this device: `text` is a placeholder; the
+   * network is asked to send it again, and a copy that decrypts arrives with the same id
+   */
+  undecryptable?: boolean;
 }
 
 /** A message the account's owner sent from the phone: the contact is `to`. */

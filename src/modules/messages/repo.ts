@@ -279,6 +279,19 @@ export function findByNetworkId(db: DB, workspaceId: string, sessionId: string, 
   return byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
 }
 
+/** An inbound message's content replaced: a placeholder of a message that could not be decrypted, by the copy that could. */
+export function replaceInboundContent(
+  db: DB,
+  workspaceId: string,
+  id: string,
+  c: { type: MessageRow["type"]; body: string | null; payload: string | null; mediaId: string | null; at: number },
+): void {
+  db.update(messages)
+    .set({ type: c.type, body: c.body, payload: c.payload, mediaId: c.mediaId, errorCode: null, errorMessage: null, updatedAt: c.at })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), eq(messages.direction, "inbound")))
+    .run();
+}
+
 const receiptStmts = preparedOnce((db) => {
   const move = (from: MessageStatus[]) =>
     db

@@ -206,6 +206,38 @@ export function shouldHandleUpsert(type: string, _msg?: Pick<WAMessage, "key">):
   return type === "notify" || type === "append";
 }
 
+/** The text kept in the thread in place of a message that could not be decrypted. */
+export const UNDECRYPTABLE_TEXT = "this message could not be read on this device";
+
+/**
+ * A message of a 1:1 chat that baileys could not decrypt: it upserts a stub without content
+ * (`messageStubType` CIPHERTEXT, the error in `messageStubParameters`) after it has asked the
+ * sender's device to send it again (a retry receipt); a copy that decrypts is upserted later
+ * with the same key id. Null for anything else.
+ */
+export function translateUndecryptable(msg: WAMessage, now: Date): (InboundTranslation & { error: string }) | null {
+  const key = msg.key;
+  if (!key?.id || msg.message || msg.messageStubType !== proto.WebMessageInfo.StubType.CIPHERTEXT) return null;
+  const server = key.remoteJid ? jidDecode(key.remoteJid)?.server : undefined;
+  if (server !== "s.whatsapp.net" && server !== "lid") return null;
+  const counterpart = counterpartOf(key);
+  if (!counterpart) return null;
+  const ts = seconds(msg.messageTimestamp);
+  return {
+    message: {
+      networkMessageId: key.id,
+      pushName: key.fromMe ? undefined : (msg.pushName ?? undefined),
+      type: "text",
+      text: UNDECRYPTABLE_TEXT,
+      timestamp: ts ? new Date(ts * 1000) : now,
+      undecryptable: true,
+    },
+    counterpart,
+    fromMe: Boolean(key.fromMe),
+    error: String(msg.messageStubParameters?.[0] ?? "no content"),
+  };
+}
+
 /** One message of `messages.upsert` in a 1:1 chat, or null for what Parley does not handle. */
 export function translateInbound(msg: WAMessage, now: Date): InboundTranslation | null {
   const key = msg.key;
