@@ -1,4 +1,4 @@
-import { DisconnectReason as WA, downloadMediaMessage, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
+import { DisconnectReason as WA, downloadMediaMessage, generateWAMessageContent, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
 import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage } from "../driver.ts";
 import { DriverEmitter } from "../emitter.ts";
@@ -134,7 +134,7 @@ export class BaileysDriver implements NetworkDriver {
       badSessions: 0,
       openedAt: null,
       history: historyFilter(this.opts.history ?? { mode: "off", maxBytes: 0 }),
-      sent: new SentLog(opts.lookupSent),
+      sent: new SentLog(opts.lookupSent, 500, (m) => this.rebuildMedia(sessionId, m)),
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit SQLite)
       keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
@@ -290,6 +290,21 @@ export class BaileysDriver implements NetworkDriver {
     sock.ev.on("message-receipt.update", (updates) => {
       for (const r of translateUserReceipts(updates)) this.emitter.emit({ type: "receipt", sessionId: conn.sessionId, ...r });
     });
+  }
+
+  /**
+   * The content of a stored media message for a retry request: its file uploaded again through
+   * the session's socket (fresh media keys), as a send would. Undefined when not connected.
+   */
+  private async rebuildMedia(sessionId: string, m: OutboundMessage): Promise<unknown> {
+    const sock = this.conns.get(sessionId)?.sock;
+    if (!sock) return undefined;
+    try {
+      return await generateWAMessageContent(outboundContent(m) as never, { upload: sock.waUploadToServer, logger: baileysLogger(this.log, this.opts.logLevel) });
+    } catch (err) {
+      this.log.warn("media of a message asked for again could not be uploaded again", { sessionId, err });
+      return undefined;
+    }
   }
 
   /** The watchdog: an open socket that hears nothing for `watchdogMs` is closed as lost (408: the close path backs off and reconnects). */
