@@ -115,6 +115,11 @@ export type DriverEvent =
   | { type: "credentials"; sessionId: string; credentials: string | null }
   | { type: "inbound"; sessionId: string; message: InboundMessage }
   | { type: "receipt"; sessionId: string; networkMessageId: string; status: "delivered" | "read"; at: Date }
+  /**
+   * the network told which phone number is behind a hidden address (`<digits>@lid`): what was
+   * recorded under the address (contact, conversations, messages) belongs to the number
+   */
+  | { type: "identity"; sessionId: string; lid: string; phone: string }
   /** the owner wrote from the phone (not through Parley): recorded as an outbound message, already sent */
   | { type: "outbound_echo"; sessionId: string; message: EchoMessage }
   /**

@@ -52,6 +52,16 @@ const touchInboundStmt = preparedOnce((db) =>
     .prepare(),
 );
 
+/** Moves a contact to another phone number (the LID it was recorded under turned out to be that number). */
+export function setContactPhone(db: DB, workspaceId: string, id: string, phone: string, at: number): void {
+  db.update(contacts).set({ phone, updatedAt: at }).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run();
+}
+
+/** Sets the push name and the time of the last inbound message (a merge keeps the latest of both contacts). */
+export function setContactActivity(db: DB, workspaceId: string, id: string, pushName: string | null, lastInboundAt: number | null, at: number): void {
+  db.update(contacts).set({ pushName, lastInboundAt, updatedAt: at }).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run();
+}
+
 /** Removes a contact; its tag and attribute rows go by cascade. Returns whether it existed. */
 export function deleteContactRow(db: DB, workspaceId: string, id: string): boolean {
   return db.delete(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).returning({ id: contacts.id }).all().length > 0;

@@ -65,6 +65,41 @@ export function findConversation(db: DB, workspaceId: string, id: string): Conve
   return db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id))).get();
 }
 
+/** The conversations (one per session) with a phone number or address. */
+export function conversationsOfPhone(db: DB, workspaceId: string, phone: string): ConversationRow[] {
+  return db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.phone, phone))).all();
+}
+
+/** Moves a conversation to another phone number (and contact). */
+export function setConversationPhone(db: DB, workspaceId: string, id: string, phone: string, contactId: string | null, at: number): void {
+  db.update(conversations)
+    .set({ phone, contactId: sql`coalesce(${contactId}, ${conversations.contactId})`, updatedAt: at })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+    .run();
+}
+
+/**
+ * Folds conversation `from` into `into` (same session, same person) and deletes it: unread
+ * counts add up, the later last message wins, an assignee is kept. The messages must have been
+ * moved first.
+ */
+export function absorbConversation(db: DB, workspaceId: string, from: ConversationRow, intoId: string, contactId: string | null, at: number): void {
+  const later = sql`${from.lastMessageAt} > ${conversations.lastMessageAt}`;
+  db.update(conversations)
+    .set({
+      unreadCount: sql`${conversations.unreadCount} + ${from.unreadCount}`,
+      lastMessageId: sql`CASE WHEN ${later} THEN ${from.lastMessageId} ELSE ${conversations.lastMessageId} END`,
+      lastMessageAt: sql`max(${conversations.lastMessageAt}, ${from.lastMessageAt})`,
+      lastReadAt: sql`max(coalesce(${conversations.lastReadAt}, 0), ${from.lastReadAt ?? 0})`,
+      assigneeId: sql`coalesce(${conversations.assigneeId}, ${from.assigneeId})`,
+      contactId: sql`coalesce(${contactId}, ${conversations.contactId})`,
+      updatedAt: at,
+    })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, intoId)))
+    .run();
+  db.delete(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, from.id))).run();
+}
+
 /** Marks a conversation read: no unread messages left. */
 export function markConversationRead(db: DB, workspaceId: string, id: string, at: number): void {
   db.update(conversations)

@@ -279,6 +279,24 @@ export function findByNetworkId(db: DB, workspaceId: string, sessionId: string, 
   return byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
 }
 
+/** Moves a conversation's messages to another conversation (two conversations of one person merged). */
+export function moveConversationMessages(db: DB, workspaceId: string, fromConversationId: string, toConversationId: string): void {
+  db.update(messages)
+    .set({ conversationId: toConversationId })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, fromConversationId)))
+    .run();
+}
+
+/** Rewrites the contact's address of every message from one phone (a LID) to another; returns how many. */
+export function setMessagesPhone(db: DB, workspaceId: string, fromPhone: string, toPhone: string, at: number): number {
+  return db
+    .update(messages)
+    .set({ phone: toPhone, updatedAt: at })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.phone, fromPhone)))
+    .returning({ id: messages.id })
+    .all().length;
+}
+
 /** An inbound message's content replaced: a placeholder of a message that could not be decrypted, by the copy that could. */
 export function replaceInboundContent(
   db: DB,

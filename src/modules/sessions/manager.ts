@@ -186,7 +186,7 @@ export class SessionManager {
   // ---- driver events ----
 
   private onDriverEvent(e: DriverEvent): void {
-    if (e.type === "inbound" || e.type === "receipt") return; // messaging handles these
+    if (e.type === "inbound" || e.type === "receipt" || e.type === "identity") return; // messaging handles these
     const row = sessionForNetworkEvent(this.deps.db, e.sessionId);
     if (!row) return;
     switch (e.type) {

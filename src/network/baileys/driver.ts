@@ -12,7 +12,7 @@ import { TtlCache } from "./retry-cache.ts";
 import { watchSocket } from "./watchdog.ts";
 import { InboundHandler } from "./inbound.ts";
 import { historyFilter, type HistoryOptions } from "./history.ts";
-import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
+import { lidPairOf, phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
@@ -64,6 +64,8 @@ interface Conn {
   /** after a 405: the next socket asks for a fresh version; set until the socket opens, so a second 405 ends the session */
   versionRetried: boolean;
   freshVersion: boolean;
+  /** LIDs whose phone number was announced (`identity`), so each is announced once */
+  identified: Map<string, string>;
   /** baileys' shouldSyncHistoryMessage, with the link's download budget */
   history: ReturnType<typeof historyFilter>;
   /** 500 (bad session) closes since the last stable connection */
@@ -133,6 +135,7 @@ export class BaileysDriver implements NetworkDriver {
       freshVersion: false,
       badSessions: 0,
       openedAt: null,
+      identified: new Map(),
       history: historyFilter(this.opts.history ?? { mode: "off", maxBytes: 0 }),
       sent: new SentLog(opts.lookupSent, 500, (m) => this.rebuildMedia(sessionId, m)),
       retryCounts: new TtlCache(),
@@ -272,9 +275,13 @@ export class BaileysDriver implements NetworkDriver {
     sock.ev.on("creds.update", () => {
       if (this.conns.get(conn.sessionId) === conn) conn.auth.saveCreds();
     });
+    // one person first seen by LID and later by number: what was recorded under the LID moves to the number
+    sock.ev.on("lid-mapping.update", ({ lid, pn }) => this.identify(conn, lidPairOf(lid, pn)));
     sock.ev.on("messages.upsert", ({ messages, type }) => {
       if (type !== "notify" && type !== "append") return;
       for (const m of messages) {
+        // a key addressed by LID with the number beside it (or the other way round) says the same
+        if (m.key.remoteJidAlt) this.identify(conn, lidPairOf(m.key.remoteJid, m.key.remoteJidAlt));
         if (m.key.fromMe && m.key.id && conn.sent.has(m.key.id)) continue; // our own send's echo
         const onError = (err: unknown) => this.log.error("inbound message not handled", { sessionId: conn.sessionId, err });
         void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound.handle(conn.sessionId, sock, m), onError);
@@ -290,6 +297,17 @@ export class BaileysDriver implements NetworkDriver {
     sock.ev.on("message-receipt.update", (updates) => {
       for (const r of translateUserReceipts(updates)) this.emitter.emit({ type: "receipt", sessionId: conn.sessionId, ...r });
     });
+  }
+
+  /** Announces a LID's phone number once per session and process (the merge behind it is idempotent, but not free). */
+  private identify(conn: Conn, pair: { lid: string; phone: string } | undefined): void {
+    if (!pair || conn.identified.get(pair.lid) === pair.phone) return;
+    conn.identified.set(pair.lid, pair.phone);
+    if (conn.identified.size > 10_000) conn.identified.delete(conn.identified.keys().next().value!);
+    // in the chat's order: a message of the chat taken before the mapping is stored first, then moved
+    const chat = `${conn.sessionId}:${pair.lid}`;
+    const emit = async () => this.emitter.emit({ type: "identity", sessionId: conn.sessionId, ...pair });
+    void this.chats.run(chat, emit, (err) => this.log.error("identity not handed over", { sessionId: conn.sessionId, err }));
   }
 
   /**

@@ -157,6 +157,17 @@ export function counterpartOf(key: Pick<WAMessageKey, "remoteJid" | "remoteJidAl
   return lid ? { lid: `${lid.user}@lid` } : undefined;
 }
 
+/**
+ * A LID and the phone number behind it, from baileys' `lid-mapping.update` ({lid, pn} JIDs) or a
+ * message key that carries both (remoteJid and remoteJidAlt): `<digits>@lid` and digits.
+ */
+export function lidPairOf(a: string | null | undefined, b: string | null | undefined): { lid: string; phone: string } | undefined {
+  const decoded = [a, b].filter((j): j is string => !!j).map((j) => jidDecode(j));
+  const lid = decoded.find((d) => d?.server === "lid" && d.user)?.user;
+  const phone = decoded.find((d) => d?.server === "s.whatsapp.net" && d.user)?.user;
+  return lid && phone && /^\d+$/.test(phone) ? { lid: `${lid}@lid`, phone } : undefined;
+}
+
 /** The sender's phone number when the key carries one (undefined for a LID-only key). */
 export function senderOf(key: WAMessageKey): string | undefined {
   const c = counterpartOf(key);
