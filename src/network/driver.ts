@@ -130,6 +130,12 @@ export type DriverEvent =
 
 export type DriverListener = (event: DriverEvent) => void;
 
+/** One number's presence on the network. */
+export interface NumberCheck {
+  phone: string;
+  onNetwork: boolean;
+}
+
 /** Raised by a driver when the network cannot be reached or refuses; maps to 502 CHATAPP_UNAVAILABLE. */
 export class NetworkError extends Error {
   constructor(
@@ -153,6 +159,11 @@ export interface NetworkDriver {
   disconnect(sessionId: string, opts: { logout: boolean }): Promise<void>;
   send(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }>;
   onEvent(listener: DriverListener): () => void;
+  /**
+   * Whether phone numbers (digits) are on the network, asked through a connected session (at
+   * most 50 at once). A number the answer cannot place is left out (unknown).
+   */
+  checkNumbers?(sessionId: string, phones: string[]): Promise<NumberCheck[]>;
   /** Closes every connection without unlinking (server shutdown). */
   shutdown(): Promise<void>;
 }

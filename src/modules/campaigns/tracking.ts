@@ -49,17 +49,21 @@ function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: R
   if (!r || !move.from.includes(r.status)) return;
   const now = deps.clock.now().getTime();
   const error = move.to === "failed" ? (e.data.error as { code?: string; message?: string } | undefined) : undefined;
+  // the sender found the number is not on the network (the check ahead did not know yet): a skip, not a failure
+  const absent = error?.code === "not_on_network";
+  const to: RecipientStatus = absent ? "skipped" : move.to;
   const changed = deps.sqlite
     .query(
-      `UPDATE campaign_recipients SET status = ?1, sent_at = CASE WHEN ?1 <> 'failed' THEN coalesce(sent_at, ?2) ELSE sent_at END,
-         error_code = ?3, error_message = ?4, updated_at = ?2
+      `UPDATE campaign_recipients SET status = ?1, sent_at = CASE WHEN ?1 NOT IN ('failed', 'skipped') THEN coalesce(sent_at, ?2) ELSE sent_at END,
+         error_code = ?3, error_message = ?4, skipped_reason = ?7, updated_at = ?2
        WHERE id = ?5 AND status = ?6`,
     )
-    .run(move.to, now, error?.code ?? null, error?.message ?? null, r.id, r.status);
+    .run(to, now, absent ? null : (error?.code ?? null), absent ? null : (error?.message ?? null), r.id, r.status, absent ? "not_on_network" : null);
   if (changed.changes !== 1) return;
-  moveCounter(deps, r.campaignId, r.status, move.to);
-  const outcome = move.to === "failed" ? "f" : r.status === "pending" ? "s" : "";
-  if (outcome) deps.sqlite.query("UPDATE campaigns SET recent_outcomes = substr(recent_outcomes || ?, -?) WHERE id = ?").run(outcome, FAILURE_WINDOW, r.campaignId);
+  moveCounter(deps, r.campaignId, r.status, to);
+  const outcome = to === "failed" ? "f" : to === "skipped" ? "k" : r.status === "pending" ? "s" : "";
+  // a skip is neither: it does not count towards the failure rate
+  if (outcome === "f" || outcome === "s") deps.sqlite.query("UPDATE campaigns SET recent_outcomes = substr(recent_outcomes || ?, -?) WHERE id = ?").run(outcome, FAILURE_WINDOW, r.campaignId);
   const c = findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (!c) return;
   if (c.status === "running" && outcome === "f" && [...c.recentOutcomes].filter((x) => x === "f").length >= FAILURE_LIMIT) {

@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
+import { pruneChecks } from "../numbers/repo.ts";
 import { mergeIdentity } from "./identity.ts";
 import { onRejected, recordEcho } from "./network-events.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
@@ -57,6 +58,8 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       // safety net: every session with queued messages has a sender job
       { name: "messages.sweep", schedule: "*/30 * * * * *", run: () => void sweepQueued(deps) },
       { name: "messages.idempotency-prune", schedule: "41 * * * *", run: () => void pruneIdempotencyKeys(deps) },
+      // answers of the network about numbers, expired (a day old)
+      { name: "numbers.prune", schedule: "47 * * * *", run: () => void pruneChecks(deps.db, deps.clock.now().getTime()) },
     ],
     async start() {
       const n = sweepQueued(deps);

@@ -4,7 +4,7 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import type { SimDriver } from "../../network/sim/driver.ts";
 import { sessionIdParams } from "../sessions/model.ts";
-import { failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
+import { absentBody, failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
 import { SimService } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { simInboundDoc } from "../docs/schemas.ts";
@@ -56,5 +56,13 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
         return ok({ sessionId: params.id, count: body.count, code: body.code ?? "send_failed" }, "The next sends will fail");
       },
       { jwt: "manage", params: sessionIdParams, body: failBody, detail: { summary: "Sim: make the next sends fail", tags } },
+    )
+    .post(
+      "/api/sim/absent",
+      ({ body }) => {
+        sim.markAbsent(body.phones);
+        return ok({ phones: body.phones }, "These numbers are not on the sim network");
+      },
+      { jwt: "manage", body: absentBody, detail: { summary: "Sim: numbers that are not on the network (every other number is)", tags } },
     );
 }

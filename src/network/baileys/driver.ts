@@ -1,6 +1,6 @@
 import { DisconnectReason as WA, downloadMediaMessage, generateWAMessageContent, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
-import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage } from "../driver.ts";
+import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type NumberCheck, type OutboundMessage } from "../driver.ts";
 import { DriverEmitter } from "../emitter.ts";
 import { loadAuthState, MemoryCredentialStore, type StoredAuthState } from "./auth-state.ts";
 import { LoopGuard, ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
@@ -190,6 +190,34 @@ export class BaileysDriver implements NetworkDriver {
     if (!id) throw new NetworkError("the network returned no message id", true, "send_failed");
     conn.sent.remember(id, sent?.message);
     return { networkMessageId: id };
+  }
+
+  /**
+   * Asks the network which numbers have an account (baileys' `onWhatsApp`, one query for up to
+   * 50). It answers with the accounts it found: a number among them is on the network, a number
+   * missing from a full answer is not. An account the answer names under another number (some
+   * countries' numbers are normalised by the network) cannot be matched to the number asked:
+   * then the unmatched numbers are left out (unknown) rather than declared absent.
+   */
+  async checkNumbers(sessionId: string, phones: string[]): Promise<NumberCheck[]> {
+    const conn = this.conns.get(sessionId);
+    if (!conn?.sock || !conn.open) throw new NetworkError("session is not connected", true, "not_connected");
+    if (phones.length > 50) throw new NetworkError("at most 50 numbers at once", false, "too_many");
+    let found: { jid: string; exists: unknown }[] | undefined;
+    try {
+      found = await conn.sock.onWhatsApp(...phones.map((p) => `${p}@s.whatsapp.net`));
+    } catch (err) {
+      throw new NetworkError(`the network did not answer the number check: ${(err as Error).message}`, true, "check_failed");
+    }
+    if (!found) throw new NetworkError("the network did not answer the number check", true, "check_failed");
+    const present = new Set(found.filter((f) => f.exists).map((f) => phoneOfJid(f.jid)));
+    const unmatched = [...present].filter((p) => !p || !phones.includes(p)).length;
+    const out: NumberCheck[] = [];
+    for (const phone of phones) {
+      if (present.has(phone)) out.push({ phone, onNetwork: true });
+      else if (!unmatched) out.push({ phone, onNetwork: false });
+    }
+    return out;
   }
 
   /**

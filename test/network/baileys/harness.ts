@@ -40,6 +40,13 @@ export class FakeSocket {
       },
     },
   };
+  /** numbers without an account (onWhatsApp leaves them out of its answer), and the queries it got */
+  absent = new Set<string>();
+  onWhatsAppCalls: string[][] = [];
+  async onWhatsApp(...jids: string[]) {
+    this.onWhatsAppCalls.push(jids);
+    return jids.filter((j) => !this.absent.has(j.split("@")[0]!)).map((jid) => ({ jid, exists: true }));
+  }
   /** the next sends fail with this (a Boom like baileys throws), once each */
   failNext: Error[] = [];
 
