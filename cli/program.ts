@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 import { campaignsCommand } from "./campaigns-command.ts";
 import { contactsCommand } from "./contacts-command.ts";
+import { doctorCommand } from "./doctor.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { opsCommands } from "./ops.ts";
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   opsCommands(program);
   campaignsCommand(program);
   contactsCommand(program);
+  doctorCommand(program);
   program
     .command("version")
     .description("print the version")

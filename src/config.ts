@@ -108,6 +108,8 @@ function buildConfigSchema() {
      * waHistorySyncMaxMb). Parley does not import old messages either way.
      */
     waHistorySync: z.enum(["off", "recent"]).default("off"),
+    /** The messaging network's WebSocket address (a stand-in for tests, or a relay the operator runs); `doctor network` checks it too. */
+    waWebSocketUrl: z.url({ protocol: /^wss?$/, error: "must be a ws:// or wss:// URL" }).default("wss://web.whatsapp.com/ws/chat"),
     waHistorySyncMaxMb: int(1, 1024).default(16),
     /** A baileys socket that receives no frame for this long is closed and reconnected (0: off). */
     waWatchdogMs: int(0, 3_600_000)

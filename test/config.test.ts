@@ -70,9 +70,12 @@ describe("secrets", () => {
   });
 });
 
-test("the README's configuration table lists every setting", async () => {
+test("the documentation (README and docs/) lists every setting", async () => {
   const { configSchema } = await import("../src/config.ts");
-  const readme = await Bun.file(join(import.meta.dir, "../README.md")).text();
-  const missing = Object.keys(configSchema().shape).filter((k) => !readme.includes("`" + envName(k) + "`"));
+  const root = join(import.meta.dir, "..");
+  const texts = [await Bun.file(join(root, "README.md")).text()];
+  for (const f of new Bun.Glob("docs/**/*.md").scanSync(root)) texts.push(await Bun.file(join(root, f)).text());
+  const docs = texts.join("\n");
+  const missing = Object.keys(configSchema().shape).filter((k) => !docs.includes("`" + envName(k) + "`"));
   expect(missing).toEqual([]);
 });

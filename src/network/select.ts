@@ -25,6 +25,7 @@ export async function createNetwork(config: Config, log: Logger, dataDir: string
     logLevel: config.logLevel,
     dataDir,
     watchdogMs: config.waWatchdogMs,
+    waWebSocketUrl: config.waWebSocketUrl,
     history: { mode: config.waHistorySync, maxBytes: config.waHistorySyncMaxMb * 1024 * 1024 },
     // resolved at the first connect (a fetch must not hold up start-up), again after the network refused it
     version: (fresh = false) => (fresh || !version ? (version = resolve(fresh)) : version),
