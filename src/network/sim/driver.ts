@@ -56,7 +56,7 @@ export class SimDriver implements NetworkDriver {
   readonly name = "sim" as const;
   readonly opts: SimOptions;
   readonly sent: SimSent[] = [];
-  /** every number check the network answered, in order (tests count the batches) */
+  /** the number checks the network answered, in order (tests count the batches; the last 1000 are kept) */
   readonly checks: { sessionId: string; phones: string[] }[] = [];
   private emitter = new DriverEmitter();
   private sessions = new Map<string, SimSession>();
@@ -248,6 +248,7 @@ export class SimDriver implements NetworkDriver {
     await Bun.sleep(0);
     this.requireConnected(sessionId);
     this.checks.push({ sessionId, phones: [...phones] });
+    if (this.checks.length > 1000) this.checks.shift();
     return phones.map((phone) => ({ phone, onNetwork: !this.absent.has(phone) }));
   }
 
