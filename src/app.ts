@@ -12,6 +12,7 @@ import { teamRoutes } from "./modules/team/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 import { realtimeRoutes } from "./modules/realtime/routes.ts";
 import { sessionRoutes } from "./modules/sessions/routes.ts";
+import { numberRoutes } from "./modules/numbers/routes.ts";
 import { simRoutes } from "./modules/sim/routes.ts";
 import { SimDriver } from "./network/sim/driver.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
@@ -52,6 +53,7 @@ export function buildApp(deps: AppDeps) {
     .use(workspaceRoutes(deps))
     .use(billingRoutes(deps))
     .use(sessionRoutes(deps))
+    .use(numberRoutes(deps))
     .use(realtimeRoutes(deps))
     .use(webhookRoutes(deps))
     .use(messagesRoutes(deps))

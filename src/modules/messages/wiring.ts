@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
-import type { EchoMessage, InboundMessage } from "../../network/driver.ts";
+import { pruneChecks } from "../numbers/repo.ts";
+import { mergeIdentity } from "./identity.ts";
 import { onRejected, recordEcho } from "./network-events.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import { receiveInbound } from "./inbound.ts";
@@ -23,19 +24,23 @@ export function messagingServices(deps: AppDeps): MessagingServices {
   deps.jobs.register(sender.handler());
   // inbound messages of one session are stored one after another, in arrival order
   const chains = new Map<string, Promise<void>>();
-  const inbound = (sessionId: string, message: InboundMessage | EchoMessage, store = () => receiveInbound(deps, sessionId, message as InboundMessage)) => {
+  const inOrder = (sessionId: string, what: Record<string, string>, store: () => Promise<void>) => {
     const next = (chains.get(sessionId) ?? Promise.resolve())
       .then(store)
-      .catch((err) => deps.log.error("inbound message not stored", { sessionId, networkMessageId: message.networkMessageId, err }))
+      .catch((err) => deps.log.error("inbound message not stored", { sessionId, ...what, err }))
       .finally(() => {
         if (chains.get(sessionId) === next) chains.delete(sessionId);
       });
     chains.set(sessionId, next);
   };
   const unsubscribe = deps.network.onEvent((e) => {
-    if (e.type === "inbound") inbound(e.sessionId, e.message);
-    else if (e.type === "outbound_echo") inbound(e.sessionId, e.message, () => recordEcho(deps, e.sessionId, e.message));
+    if (e.type === "inbound") inOrder(e.sessionId, { networkMessageId: e.message.networkMessageId }, () => receiveInbound(deps, e.sessionId, e.message));
+    else if (e.type === "outbound_echo") inOrder(e.sessionId, { networkMessageId: e.message.networkMessageId }, () => recordEcho(deps, e.sessionId, e.message));
     else if (e.type === "rejected") onRejected(deps, e);
+    // in the session's order with its inbound messages: a message stored under the LID just before is moved too
+    else if (e.type === "identity") inOrder(e.sessionId, { lid: e.lid }, async () => {
+      await mergeIdentity(deps, e.sessionId, e.lid, e.phone);
+    });
     else if (e.type === "receipt") {
       applyReceipt(deps, e).catch((err) => deps.log.error("receipt not applied", { sessionId: e.sessionId, networkMessageId: e.networkMessageId, err }));
     }
@@ -54,6 +59,8 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       // safety net: every session with queued messages has a sender job
       { name: "messages.sweep", schedule: "*/30 * * * * *", run: async () => { await sweepQueued(deps); } },
       { name: "messages.idempotency-prune", schedule: "41 * * * *", run: async () => { await pruneIdempotencyKeys(deps); } },
+      // answers of the network about numbers, expired (a day old)
+      { name: "numbers.prune", schedule: "47 * * * *", run: async () => { await pruneChecks(deps.db, deps.clock.now().getTime()); } },
     ],
     async start() {
       const n = await sweepQueued(deps);
