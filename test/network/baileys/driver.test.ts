@@ -85,6 +85,8 @@ test("405: the current version is fetched afresh and tried once; a second 405 en
     expect(asked).toEqual([false, true, true]);
     socks[2]!.close(405, "Connection Failure");
     await until(() => v.driverEvents.some((e) => e.type === "disconnected" && !e.willReconnect), "the end");
+    // the session manager records driver events in order, asynchronously: wait for the row
+    await until(async () => (await status(id)).status === "disconnected", "the session ended");
     expect(await status(id)).toEqual({ status: "disconnected", reason: "version_rejected", linked: 1 });
     expect(v.driverEvents.at(-1)).toMatchObject({ type: "disconnected", reason: "version_rejected", willReconnect: false });
     await Bun.sleep(30);

@@ -52,6 +52,8 @@ test("scripted socket: an upgrade answered 503 closes the socket at once as edge
   expect(sock.ended.length).toBe(1);
   const drop = await until(() => h.driverEvents.find((e) => e.type === "disconnected" && e.sessionId === id) as Extract<DriverEvent, { type: "disconnected" }> | undefined, "drop");
   expect(drop).toMatchObject({ reason: "edge_refused", willReconnect: true, retryInMs: 1000 });
+  // the session manager records driver events in order, asynchronously: wait for the row
+  await until(async () => (await row(h, id)).status === "disconnected", "recorded");
   expect(await row(h, id)).toMatchObject({ status: "disconnected", reason: "edge_refused", linked: 1 });
 });
 
