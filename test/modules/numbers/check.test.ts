@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { numberChecker } from "../../../src/modules/numbers/checker.ts";
+import { pruneChecks } from "../../../src/modules/numbers/repo.ts";
 import { createTestApp } from "../../helpers/app.ts";
 import { createWorkspace } from "../../helpers/fixtures.ts";
 import { advanceUntil, campaign, campaignBody, freshOwner, newCampaign, seedContacts, simSent } from "../campaigns/helpers.ts";
@@ -154,4 +155,17 @@ test("a campaign message the network refuses as not on it (the cached answer was
   expect(c.stats).toMatchObject({ total: 3, sent: 2, failed: 0, skipped: 1 });
   const skipped = await t.request("GET", `/api/v1/campaigns/${id}/recipients?status=skipped`, { token: await freshOwner(t, ws) });
   expect(skipped.body.data.map((r: any) => [r.phone, r.skippedReason])).toEqual([[people[1]!.phone, "not_on_network"]]);
+});
+
+test("expired answers are dropped by the periodic prune, fresh ones kept", async () => {
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  await numberChecker(t.deps).check(ws.id, s.id, ["919811100020", "919811100021"]);
+  const mine = async () => (await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM number_checks WHERE workspace_id = ?").get(ws.id))?.n;
+  const now = t.clock.now().getTime();
+  await pruneChecks(t.deps.db, now);
+  expect(await mine()).toBe(2);
+  // other tests' answers expire too: at least these two go
+  expect(await pruneChecks(t.deps.db, now + 86_400_001)).toBeGreaterThanOrEqual(2);
+  expect(await mine()).toBe(0);
 });
