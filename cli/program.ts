@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 import { campaignsCommand } from "./campaigns-command.ts";
 import { contactsCommand } from "./contacts-command.ts";
+import { doctorCommand } from "./doctor.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { migrateDataCommand } from "./migrate-data.ts";
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   opsCommands(program);
   campaignsCommand(program);
   contactsCommand(program);
+  doctorCommand(program);
   program
     .command("version")
     .description("print the version")

@@ -113,11 +113,23 @@ function buildConfigSchema() {
     sendTimeoutMs: int(10, 3_600_000).default(60_000),
     /** Whole fetch of a send request's `mediaUrl`. */
     mediaFetchTimeoutMs: int(100, 600_000).default(30_000),
-    /** WhatsApp Web version baileys announces: unset (its bundled one), `a.b.c`, or `latest` (fetched, cached a day in the data dir). */
+    /**
+     * WhatsApp Web version baileys announces: `latest` (the default: fetched, cached a day in the
+     * data dir, baileys' bundled one when it cannot be fetched), `bundled` (baileys' own), or `a.b.c`.
+     */
     waVersion: z.preprocess(
       (v) => (v === "" ? undefined : v),
-      z.string().regex(/^(latest|\d+\.\d+\.\d+)$/, "must be latest or a version like 2.3000.1023223821").optional(),
+      z.string().regex(/^(latest|bundled|\d+\.\d+\.\d+)$/, "must be latest, bundled or a version like 2.3000.1023223821").default("latest"),
     ),
+    /**
+     * The phone's history a new link downloads: `off` (only the small parts baileys needs:
+     * names and LID-to-number mappings) or `recent` (also the recent chats, up to
+     * waHistorySyncMaxMb). Parley does not import old messages either way.
+     */
+    waHistorySync: z.enum(["off", "recent"]).default("off"),
+    /** The messaging network's WebSocket address (a stand-in for tests, or a relay the operator runs); `doctor network` checks it too. */
+    waWebSocketUrl: z.url({ protocol: /^wss?$/, error: "must be a ws:// or wss:// URL" }).default("wss://web.whatsapp.com/ws/chat"),
+    waHistorySyncMaxMb: int(1, 1024).default(16),
     /** A baileys socket that receives no frame for this long is closed and reconnected (0: off). */
     waWatchdogMs: int(0, 3_600_000)
       .refine((v) => v === 0 || v >= 10_000, "must be 0 (off) or at least 10000")

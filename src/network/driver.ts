@@ -12,6 +12,10 @@ export type DisconnectReason =
   | "banned"
   | "pairing_timeout"
   | "version_rejected"
+  /** the network's edge refused the WebSocket upgrade (HTTP 503 and the like): retried with backoff */
+  | "edge_refused"
+  /** the network keeps refusing the stored link (500 bad session): it must be paired again */
+  | "bad_session"
   | "error";
 
 /**
@@ -87,6 +91,11 @@ export interface InboundMessage {
   /** a URL the media can be fetched from, when the network gives one (the sim's `mediaUrl`) */
   mediaUrl?: string;
   timestamp: Date;
+  /**
+   * the message arrived but could not be decrypted on this device: `text` is a placeholder; the
+   * network is asked to send it again, and a copy that decrypts arrives with the same id
+   */
+  undecryptable?: boolean;
 }
 
 /** A message the account's owner sent from the phone: the contact is `to`. */
@@ -107,6 +116,11 @@ export type DriverEvent =
   | { type: "credentials"; sessionId: string; credentials: string | null }
   | { type: "inbound"; sessionId: string; message: InboundMessage }
   | { type: "receipt"; sessionId: string; networkMessageId: string; status: "delivered" | "read"; at: Date }
+  /**
+   * the network told which phone number is behind a hidden address (`<digits>@lid`): what was
+   * recorded under the address (contact, conversations, messages) belongs to the number
+   */
+  | { type: "identity"; sessionId: string; lid: string; phone: string }
   /** the owner wrote from the phone (not through Parley): recorded as an outbound message, already sent */
   | { type: "outbound_echo"; sessionId: string; message: EchoMessage }
   /**
@@ -116,6 +130,12 @@ export type DriverEvent =
   | { type: "rejected"; sessionId: string; networkMessageId: string; code: string; restricted: boolean; detail: string };
 
 export type DriverListener = (event: DriverEvent) => void;
+
+/** One number's presence on the network. */
+export interface NumberCheck {
+  phone: string;
+  onNetwork: boolean;
+}
 
 /** Raised by a driver when the network cannot be reached or refuses; maps to 502 CHATAPP_UNAVAILABLE. */
 export class NetworkError extends Error {
@@ -140,6 +160,11 @@ export interface NetworkDriver {
   disconnect(sessionId: string, opts: { logout: boolean }): Promise<void>;
   send(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }>;
   onEvent(listener: DriverListener): () => void;
+  /**
+   * Whether phone numbers (digits) are on the network, asked through a connected session (at
+   * most 50 at once). A number the answer cannot place is left out (unknown).
+   */
+  checkNumbers?(sessionId: string, phones: string[]): Promise<NumberCheck[]>;
   /** Closes every connection without unlinking (server shutdown). */
   shutdown(): Promise<void>;
 }

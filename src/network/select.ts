@@ -18,12 +18,16 @@ export async function createNetwork(config: Config, log: Logger, dataDir: string
   const { fetchLatestWaWebVersion } = await import("baileys");
   const bl = log.child({ component: "baileys" });
   let version: ReturnType<typeof resolveWaVersion> | undefined;
+  const resolve = (fresh: boolean) =>
+    resolveWaVersion(config.waVersion, { dataDir, log: bl, fresh, fetchLatest: () => fetchLatestWaWebVersion({ signal: AbortSignal.timeout(10_000) }) });
   return new BaileysDriver({
     log: bl,
     logLevel: config.logLevel,
     dataDir,
     watchdogMs: config.waWatchdogMs,
-    // resolved once, at the first connect (a fetch must not hold up start-up)
-    version: () => (version ??= resolveWaVersion(config.waVersion, { dataDir, log: bl, fetchLatest: () => fetchLatestWaWebVersion({ signal: AbortSignal.timeout(10_000) }) })),
+    waWebSocketUrl: config.waWebSocketUrl,
+    history: { mode: config.waHistorySync, maxBytes: config.waHistorySyncMaxMb * 1024 * 1024 },
+    // resolved at the first connect (a fetch must not hold up start-up), again after the network refused it
+    version: (fresh = false) => (fresh || !version ? (version = resolve(fresh)) : version),
   });
 }

@@ -23,6 +23,7 @@ import { conversations } from "../modules/inbox/table.ts";
 import { campaignAudience, campaignRecipients, campaignSendDays, campaigns } from "../modules/campaigns/table.ts";
 import { jobs } from "../jobs/table.ts";
 import { notifications } from "../notify/table.ts";
+import { numberChecks } from "../modules/numbers/table.ts";
 import { instanceSecrets } from "../db/table.ts";
 
 const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
@@ -65,4 +66,5 @@ export const pgCampaignSendDays = twin(campaignSendDays);
 export const pgCampaignAudience = twin(campaignAudience);
 export const pgJobs = twin(jobs);
 export const pgNotifications = twin(notifications);
+export const pgNumberChecks = twin(numberChecks);
 export const pgInstanceSecrets = twin(instanceSecrets);

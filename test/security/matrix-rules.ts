@@ -189,6 +189,9 @@ export const RULES: Record<string, Rule> = {
   "GET /api/v1/chatapp/{id}/qr": { perm: "manage", params: sessionId, ok: [409] },
   "POST /api/v1/chatapp/{id}/pairing-code": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
   "POST /api/v1/chatapp/{id}/disconnect": { perm: "manage", params: sessionId, ok: [409] },
+  // the session is not connected and the number not cached: 502 CHATAPP_UNAVAILABLE
+  "POST /api/v1/chatapp/{id}/check": { perm: "messaging", params: sessionId, body: () => ({ phones: ["919812345678"] }), ok: [502] },
+  "POST /api/external/chatapp/{id}/check": { auth: "apiKey", perm: "messaging", params: sessionId, body: () => ({ phones: ["919812345678"] }), ok: [502] },
   "GET /api/external/sessions": { auth: "apiKey", ok: [200], seed: async (c) => void (await sessionId(c)) },
 
   // the sim network's controls (docs/network-drivers.md): the session is disconnected, so the network refuses (409)
@@ -197,6 +200,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/sim/sessions/{id}/receipt": { perm: "manage", params: sessionId, body: () => ({ messageId: "SIMX", status: "read" }), ok: [404, 409] },
   "POST /api/sim/sessions/{id}/logout": { perm: "manage", params: sessionId, body: () => ({}), ok: [409] },
   "POST /api/sim/sessions/{id}/fail": { perm: "manage", params: sessionId, body: () => ({ count: 1 }), ok: [200, 409] },
+  "POST /api/sim/absent": { perm: "manage", body: () => ({ phones: ["919812345699"] }), ok: [200] },
 
   // webhooks (docs/webhooks.md)
   "GET /api/webhooks/events": { auth: "public" },

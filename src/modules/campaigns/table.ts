@@ -8,7 +8,7 @@ export const PAUSED_REASONS = ["user_request", "missed_schedule", "session_disco
 export type PausedReason = (typeof PAUSED_REASONS)[number];
 export const RECIPIENT_STATUSES = ["pending", "sent", "delivered", "read", "failed", "skipped"] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
-export const SKIPPED_REASONS = ["opted_out", "duplicate", "cancelled", "contact_deleted"] as const;
+export const SKIPPED_REASONS = ["opted_out", "duplicate", "cancelled", "contact_deleted", "not_on_network"] as const;
 export type SkippedReason = (typeof SKIPPED_REASONS)[number];
 
 /**

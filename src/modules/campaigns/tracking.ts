@@ -54,17 +54,30 @@ async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; f
   if (!r || !move.from.includes(r.status)) return;
   const now = deps.clock.now().getTime();
   const error = move.to === "failed" ? (e.data.error as { code?: string; message?: string } | undefined) : undefined;
-  // a failure keeps sent_at as it was (coalesce with null); any other move sets it once
+  // the sender found the number is not on the network (the check ahead did not know yet): a skip, not a failure
+  const absent = error?.code === "not_on_network";
+  const to: RecipientStatus = absent ? "skipped" : move.to;
+  // a failure or a skip keeps sent_at as it was (coalesce with null); any other move sets it once
   const changed = await deps.db
     .prepare(
-      `UPDATE campaign_recipients SET status = ?, sent_at = coalesce(sent_at, ?), error_code = ?, error_message = ?, updated_at = ?
+      `UPDATE campaign_recipients SET status = ?, sent_at = coalesce(sent_at, ?), error_code = ?, error_message = ?, skipped_reason = ?, updated_at = ?
        WHERE id = ? AND status = ?`,
     )
-    .run(move.to, move.to === "failed" ? null : now, error?.code ?? null, error?.message ?? null, now, r.id, r.status);
+    .run(
+      to,
+      to === "failed" || to === "skipped" ? null : now,
+      absent ? null : (error?.code ?? null),
+      absent ? null : (error?.message ?? null),
+      absent ? "not_on_network" : null,
+      now,
+      r.id,
+      r.status,
+    );
   if (changed.changes !== 1) return;
-  await moveCounter(deps, r.campaignId, r.status, move.to);
-  const outcome = move.to === "failed" ? "f" : r.status === "pending" ? "s" : "";
-  if (outcome) await pushOutcome(deps.db, r.campaignId, outcome, FAILURE_WINDOW);
+  await moveCounter(deps, r.campaignId, r.status, to);
+  const outcome = to === "failed" ? "f" : to === "skipped" ? "k" : r.status === "pending" ? "s" : "";
+  // a skip is neither: it does not count towards the failure rate
+  if (outcome === "f" || outcome === "s") await pushOutcome(deps.db, r.campaignId, outcome, FAILURE_WINDOW);
   const c = await findEngineRow(deps.db, e.workspaceId, r.campaignId);
   if (!c) return;
   if (c.status === "running" && outcome === "f" && [...c.recentOutcomes].filter((x) => x === "f").length >= FAILURE_LIMIT) {

@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
 import { materialize } from "./audience.ts";
+import { precheckRecipients } from "./dispatch.ts";
 import { RUN_JOB, pauseCampaign, tick } from "./engine.ts";
 import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
 import { activeCampaigns, findCampaign } from "./repo.ts";
@@ -39,6 +40,8 @@ async function runCampaign(deps: AppDeps, { workspaceId, campaignId }: CampaignJ
   }
   if ((await findCampaign(deps.db, workspaceId, campaignId))?.status !== "running") return;
   await materialize(deps, workspaceId, campaignId);
+  // outside any transaction: it may ask the network
+  await precheckRecipients(deps, workspaceId, campaignId, c.sessionIds);
   // tick reads the campaign again in its transaction: a pause or cancel meanwhile is seen there
   const wakeAt = await deps.db.tx(() => tick(deps, workspaceId, campaignId));
   if (wakeAt === null) return;

@@ -53,6 +53,16 @@ const touchInboundStmt = preparedOnce((db) =>
     .prepare(),
 );
 
+/** Moves a contact to another phone number (the LID it was recorded under turned out to be that number). */
+export async function setContactPhone(db: DB, workspaceId: string, id: string, phone: string, at: number): Promise<void> {
+  await db.update(contacts).set({ phone, updatedAt: at }).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run();
+}
+
+/** Sets the push name and the time of the last inbound message (a merge keeps the latest of both contacts). */
+export async function setContactActivity(db: DB, workspaceId: string, id: string, pushName: string | null, lastInboundAt: number | null, at: number): Promise<void> {
+  await db.update(contacts).set({ pushName, lastInboundAt, updatedAt: at }).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run();
+}
+
 /** Removes a contact; its tag and attribute rows go by cascade. Returns whether it existed. */
 export async function deleteContactRow(db: DB, workspaceId: string, id: string): Promise<boolean> {
   return (await db.delete(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run()).changes > 0;

@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
-import { countContacts, deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, touchContactInbound, type ContactRow } from "./repo.ts";
+import { countContacts, deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchContactInbound, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
@@ -35,6 +35,48 @@ export async function upsertInboundContact(deps: Deps, workspaceId: string, phon
     return id;
   };
   return deps.db.inTx ? upsert() : deps.db.tx(upsert);
+}
+
+/**
+ * One person recorded twice: as `fromPhone` (a LID address, `<digits>@lid`) and as `toPhone`
+ * (the number behind it). The number's contact stays and takes over what the other one knew
+ * (its name when the number's has none, tags, attributes the number's lacks, an opt-out, the
+ * latest push name and inbound time); the other is deleted. With only the LID's contact, it
+ * simply moves to the number. Returns the contact of the number afterwards (null if neither
+ * existed). Call inside the caller's transaction (`db.tx`): the reads and writes must not interleave.
+ */
+export async function mergeContactInto(deps: Pick<AppDeps, "db">, workspaceId: string, fromPhone: string, toPhone: string, at: number): Promise<string | null> {
+  const from = await findContactByPhone(deps.db, workspaceId, fromPhone);
+  const into = await findContactByPhone(deps.db, workspaceId, toPhone);
+  if (!from) return into?.id ?? null;
+  if (!into) {
+    await setContactPhone(deps.db, workspaceId, from.id, toPhone, at);
+    return from.id;
+  }
+  const before: StoredContact = { id: into.id, name: into.name, tags: into.tags, attributes: into.attributes, optedOut: into.optedOut, optedOutAt: into.optedOutAt };
+  await updateStoredContact(
+    deps.db,
+    workspaceId,
+    before,
+    {
+      name: into.name ?? from.name,
+      tags: [...new Set([...into.tags, ...from.tags])],
+      attributes: { ...from.attributes, ...into.attributes },
+      optedOut: into.optedOut || from.optedOut,
+    },
+    at,
+  );
+  const fromLater = (from.lastInboundAt ?? 0) > (into.lastInboundAt ?? 0);
+  await setContactActivity(
+    deps.db,
+    workspaceId,
+    into.id,
+    (fromLater ? (from.pushName ?? into.pushName) : (into.pushName ?? from.pushName)) ?? null,
+    fromLater ? from.lastInboundAt : into.lastInboundAt,
+    at,
+  );
+  await deleteContactRow(deps.db, workspaceId, from.id);
+  return into.id;
 }
 
 /** The id of the contact of a phone number, if the workspace has one. */

@@ -65,6 +65,45 @@ export async function findConversation(db: DB, workspaceId: string, id: string):
   return await db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id))).get();
 }
 
+/** The conversations (one per session) with a phone number or address. */
+export async function conversationsOfPhone(db: DB, workspaceId: string, phone: string): Promise<ConversationRow[]> {
+  return await db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.phone, phone))).all();
+}
+
+/** Moves a conversation to another phone number (and contact). */
+export async function setConversationPhone(db: DB, workspaceId: string, id: string, phone: string, contactId: string | null, at: number): Promise<void> {
+  await db
+    .update(conversations)
+    .set({ phone, contactId: sql`coalesce(${contactId}, ${conversations.contactId})`, updatedAt: at })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+    .run();
+}
+
+/**
+ * Folds conversation `from` into `into` (same session, same person) and deletes it: unread
+ * counts add up, the later last message wins, an assignee is kept. The messages must have been
+ * moved first.
+ */
+export async function absorbConversation(db: DB, workspaceId: string, from: ConversationRow, intoId: string, contactId: string | null, at: number): Promise<void> {
+  const later = sql`${from.lastMessageAt} > ${conversations.lastMessageAt}`;
+  // SQLite's scalar max(a, b) is PostgreSQL's greatest(a, b)
+  const greatest = db.engine === "postgres" ? sql`greatest` : sql`max`;
+  await db
+    .update(conversations)
+    .set({
+      unreadCount: sql`${conversations.unreadCount} + ${from.unreadCount}`,
+      lastMessageId: sql`CASE WHEN ${later} THEN ${from.lastMessageId} ELSE ${conversations.lastMessageId} END`,
+      lastMessageAt: sql`${greatest}(${conversations.lastMessageAt}, ${from.lastMessageAt})`,
+      lastReadAt: sql`${greatest}(coalesce(${conversations.lastReadAt}, 0), ${from.lastReadAt ?? 0})`,
+      assigneeId: sql`coalesce(${conversations.assigneeId}, ${from.assigneeId})`,
+      contactId: sql`coalesce(${contactId}, ${conversations.contactId})`,
+      updatedAt: at,
+    })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, intoId)))
+    .run();
+  await db.delete(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, from.id))).run();
+}
+
 /** Marks a conversation read: no unread messages left. */
 export async function markConversationRead(db: DB, workspaceId: string, id: string, at: number): Promise<void> {
   await db

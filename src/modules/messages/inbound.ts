@@ -8,7 +8,8 @@ import { upsertInboundContact } from "../contacts/service.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
-import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
+import { instruments } from "../metrics/counters.ts";
+import { findByNetworkId, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
 
 /**
  * Stores an inbound message: its media file, the contact (phone, push name), the
@@ -25,7 +26,7 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
   }
   const ws = owner.workspaceId;
   // a repeat is refused in the transaction below; looking first only saves a media download
-  if (carriesMedia(msg) && (await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound"))) return;
+  if (carriesMedia(msg) && isStored(await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound"))) return;
   const prepared = await inboundMedia(deps, ws, sessionId, msg);
   try {
     await storeInbound(deps, owner, sessionId, msg, prepared);
@@ -47,10 +48,29 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
 async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: string | null }, sessionId: string, msg: InboundMessage, prepared: PreparedMedia | null): Promise<void> {
   const ws = owner.workspaceId;
   await deps.db.tx(async () => {
-    if (await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound")) throw new Duplicate();
+    const existing = await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound");
+    if (existing && (isStored(existing) || msg.undecryptable)) throw new Duplicate();
     const at = deps.clock.now().getTime();
     const media = prepared ? await commitMedia(deps, prepared) : null;
     const pushName = msg.pushName?.trim() || null;
+    const received = (row: Parameters<typeof publishReceived>[1]) =>
+      publishReceived(deps, row, {
+        // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
+        mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
+        mediaId: media?.id ?? null,
+        mimeType: media?.mimeType ?? null,
+        filename: media?.filename ?? null,
+        pushName,
+        timestamp: msg.timestamp,
+        payload: msg.payload ?? null,
+      });
+    if (existing) {
+      // the copy the network sent again decrypted: it takes the placeholder's place in the thread, and is announced now
+      const content = { type: msg.type, body: msg.text ?? null, payload: msg.payload ? JSON.stringify(msg.payload) : null, mediaId: media?.id ?? null };
+      await replaceInboundContent(deps.db, ws, existing.id, { ...content, at });
+      await received({ ...existing, ...content });
+      return;
+    }
     const contactId = await upsertInboundContact(deps, ws, msg.from, pushName, at);
     const id = Bun.randomUUIDv7();
     const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
@@ -68,21 +88,27 @@ async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNu
       mediaId: media?.id ?? null,
       status: "received" as const,
       networkMessageId: msg.networkMessageId,
+      ...(msg.undecryptable ? { errorCode: UNDECRYPTABLE, errorMessage: "the message could not be decrypted on this device; the network was asked to send it again" } : {}),
       createdAt: at,
       updatedAt: at,
     };
     await insertMessage(deps.db, ws, row);
-    await publishReceived(deps, row, {
-      // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
-      mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
-      mediaId: media?.id ?? null,
-      mimeType: media?.mimeType ?? null,
-      filename: media?.filename ?? null,
-      pushName,
-      timestamp: msg.timestamp,
-      payload: msg.payload ?? null,
-    });
+    if (msg.undecryptable) {
+      // kept in the thread as a placeholder; announced (message_received) once its content arrives
+      deps.log.warn("inbound message could not be decrypted; placeholder stored", { sessionId, messageId: id, networkMessageId: msg.networkMessageId });
+      instruments().undecryptable.inc();
+      return;
+    }
+    await received(row);
   });
+}
+
+/** The error code an inbound placeholder carries until the message's content arrives. */
+export const UNDECRYPTABLE = "undecryptable";
+
+/** Whether a stored inbound message is final (not a placeholder waiting for its content). */
+function isStored(m: { errorCode: string | null } | undefined): boolean {
+  return !!m && m.errorCode !== UNDECRYPTABLE;
 }
 
 class Duplicate extends Error {}

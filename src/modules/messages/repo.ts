@@ -280,6 +280,39 @@ export async function findByNetworkId(db: DB, workspaceId: string, sessionId: st
   return await byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
 }
 
+/** Moves a conversation's messages to another conversation (two conversations of one person merged). */
+export async function moveConversationMessages(db: DB, workspaceId: string, fromConversationId: string, toConversationId: string): Promise<void> {
+  await db
+    .update(messages)
+    .set({ conversationId: toConversationId })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, fromConversationId)))
+    .run();
+}
+
+/** Rewrites the contact's address of every message from one phone (a LID) to another; returns how many. */
+export async function setMessagesPhone(db: DB, workspaceId: string, fromPhone: string, toPhone: string, at: number): Promise<number> {
+  const r = await db
+    .update(messages)
+    .set({ phone: toPhone, updatedAt: at })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.phone, fromPhone)))
+    .run();
+  return r.changes;
+}
+
+/** An inbound message's content replaced: a placeholder of a message that could not be decrypted, by the copy that could. */
+export async function replaceInboundContent(
+  db: DB,
+  workspaceId: string,
+  id: string,
+  c: { type: MessageRow["type"]; body: string | null; payload: string | null; mediaId: string | null; at: number },
+): Promise<void> {
+  await db
+    .update(messages)
+    .set({ type: c.type, body: c.body, payload: c.payload, mediaId: c.mediaId, errorCode: null, errorMessage: null, updatedAt: c.at })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id), eq(messages.direction, "inbound")))
+    .run();
+}
+
 const receiptStmts = preparedOnce((db) => {
   const move = (from: MessageStatus[]) =>
     db

@@ -3,6 +3,7 @@ import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/que
 import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
 import { findMedia } from "../media/repo.ts";
 import { readMediaFile } from "../media/store.ts";
+import { numberChecker } from "../numbers/checker.ts";
 import { publishFailed, publishSent } from "./events.ts";
 import { OutcomeBatcher } from "./outcome-batch.ts";
 import { honourSendPause, sendPause } from "./send-pause.ts";
@@ -11,7 +12,7 @@ import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, mar
 export const SENDER_JOB = "messages.send";
 
 /** Disconnect reasons after which a session does not come back by itself: its queue fails at once. */
-export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request", "logged_out", "banned", "replaced"]);
+export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request", "logged_out", "banned", "replaced", "bad_session"]);
 /** While a session is away but may come back, the queue is looked at again after this (doubling to the cap). */
 const HOLD_FIRST_MS = 5_000;
 const HOLD_MAX_MS = 30_000;
@@ -283,6 +284,7 @@ export class OutboundSender {
     let networkMessageId: string;
     try {
       try {
+        await this.assertOnNetwork(head);
         const out = await this.outbound(head);
         networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
       } catch (err) {
@@ -314,6 +316,23 @@ export class OutboundSender {
       // in flight until its outcome is committed: a session ending meanwhile must not fail it
       this.inflight.delete(head.id);
     }
+  }
+
+  /**
+   * A number that is not on the network would take the message and never deliver it: it fails
+   * at once with `not_on_network`. The answer is cached (a day); a check that cannot be made
+   * (network busy, the number unplaceable) lets the send go ahead.
+   */
+  private async assertOnNetwork(head: MessageRow): Promise<void> {
+    if (!/^\d+$/.test(head.phone)) return; // a LID address is on the network by definition
+    let on: boolean | undefined;
+    try {
+      on = await numberChecker(this.deps).isOnNetwork(head.workspaceId, head.sessionId, head.phone);
+    } catch (err) {
+      this.deps.log.debug("number check before a send failed; sending anyway", { messageId: head.id, err });
+      return;
+    }
+    if (on === false) throw new PermanentSendError("not_on_network", "the number is not on the network");
   }
 
   private async outbound(head: MessageRow): Promise<OutboundMessage> {

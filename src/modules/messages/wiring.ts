@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
-import type { EchoMessage, InboundMessage } from "../../network/driver.ts";
+import { pruneChecks } from "../numbers/repo.ts";
+import { mergeIdentity } from "./identity.ts";
 import { onRejected, recordEcho } from "./network-events.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import { receiveInbound } from "./inbound.ts";
@@ -35,12 +36,12 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       });
     chains.set(sessionId, next);
   };
-  const inbound = (sessionId: string, message: InboundMessage | EchoMessage, store = () => receiveInbound(deps, sessionId, message as InboundMessage)) =>
-    inSessionOrder(sessionId, store, "inbound message not stored", message.networkMessageId);
   const unsubscribe = deps.network.onEvent((e) => {
-    if (e.type === "inbound") inbound(e.sessionId, e.message);
-    else if (e.type === "outbound_echo") inbound(e.sessionId, e.message, () => recordEcho(deps, e.sessionId, e.message));
+    if (e.type === "inbound") inSessionOrder(e.sessionId, () => receiveInbound(deps, e.sessionId, e.message), "inbound message not stored", e.message.networkMessageId);
+    else if (e.type === "outbound_echo") inSessionOrder(e.sessionId, () => recordEcho(deps, e.sessionId, e.message), "inbound message not stored", e.message.networkMessageId);
     else if (e.type === "rejected") onRejected(deps, e);
+    // in the session's order with its inbound messages: a message stored under the LID just before is moved too
+    else if (e.type === "identity") inSessionOrder(e.sessionId, () => mergeIdentity(deps, e.sessionId, e.lid, e.phone), "identity not merged", e.lid);
     else if (e.type === "receipt") inSessionOrder(e.sessionId, () => applyReceipt(deps, e), "receipt not applied", e.networkMessageId);
   });
   // a session that ended for good fails its whole queue at once (the sender job would find it too, later)
@@ -57,6 +58,8 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       // safety net: every session with queued messages has a sender job
       { name: "messages.sweep", schedule: "*/30 * * * * *", run: async () => { await sweepQueued(deps); } },
       { name: "messages.idempotency-prune", schedule: "41 * * * *", run: async () => { await pruneIdempotencyKeys(deps); } },
+      // answers of the network about numbers, expired (a day old)
+      { name: "numbers.prune", schedule: "47 * * * *", run: async () => { await pruneChecks(deps.db, deps.clock.now().getTime()); } },
     ],
     async start() {
       const n = await sweepQueued(deps);

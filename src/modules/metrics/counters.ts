@@ -18,6 +18,8 @@ export interface Instruments {
   messageTransitions: Counter<"direction" | "status">;
   /** Campaign messages handed to the network, by outcome (sent, failed, skipped). */
   campaignSends: Counter<"outcome">;
+  /** Inbound messages that arrived but could not be decrypted (a placeholder was stored; the network asked to send them again). */
+  undecryptable: Counter;
 }
 
 let made: Instruments | undefined;
@@ -51,6 +53,11 @@ export function instruments(): Instruments {
       name: "parley_campaign_sends_total",
       help: "Campaign sends by outcome",
       labelNames: ["outcome"] as const,
+      registers: [],
+    }),
+    undecryptable: new Counter({
+      name: "parley_inbound_undecryptable_total",
+      help: "Inbound messages that could not be decrypted on this device (a placeholder is kept; the network is asked to send them again)",
       registers: [],
     }),
   };

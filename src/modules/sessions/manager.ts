@@ -11,7 +11,7 @@ import { deleteSession, getSession, sessionForNetworkEvent, sessionsInStatus, se
 import type { SessionPatch, SessionRow } from "./repo.ts";
 
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
-const UNLINKING = new Set(["user_request", "logged_out", "banned"]);
+const UNLINKING = new Set(["user_request", "logged_out", "banned", "bad_session"]);
 
 /**
  * The one session manager of a runtime (built by createServices; its routes get it from there).
@@ -35,7 +35,7 @@ export class SessionManager {
 
   constructor(private deps: AppDeps) {
     deps.network.onEvent((e) => {
-      if (e.type === "inbound" || e.type === "receipt") return; // messaging handles these
+      if (e.type === "inbound" || e.type === "receipt" || e.type === "identity") return; // messaging handles these
       const next = (this.chains.get(e.sessionId) ?? Promise.resolve())
         .then(() => this.onDriverEvent(e))
         .catch((err) => deps.log.error("session event failed", { sessionId: e.sessionId, event: e.type, err }))

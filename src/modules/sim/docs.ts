@@ -7,3 +7,4 @@ export const scanDoc = docSchema(() => z.object({ sessionId: z.uuid(), phoneNumb
 export const receiptDoc = docSchema(() => z.object({ networkMessageId: z.string(), status: z.enum(["delivered", "read"]) }));
 export const logoutDoc = docSchema(() => z.object({ sessionId: z.uuid(), reason: z.string() }));
 export const failDoc = docSchema(() => z.object({ sessionId: z.uuid(), count: z.number().int(), code: z.string() }));
+export const absentDoc = docSchema(() => z.object({ phones: z.array(z.string()) }));

@@ -37,3 +37,8 @@ export const failBody = lazySchema(() =>
     code: z.string().trim().min(1).max(64).regex(/^[a-z0-9_]+$/, "must be lower-case letters, digits and underscores").optional(),
   }),
 );
+
+/** POST /api/sim/absent: numbers that are not on the sim network (every other number is). */
+export const absentBody = lazySchema(() =>
+  z.object({ phones: z.array(phoneNumber, { error: "must be a list of phone numbers" }).min(1, "must name at least one number").max(10_000, "must name at most 10000 numbers") }),
+);

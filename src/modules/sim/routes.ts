@@ -4,11 +4,11 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import type { SimDriver } from "../../network/sim/driver.ts";
 import { sessionIdParams } from "../sessions/model.ts";
-import { failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
+import { absentBody, failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
 import { SimService } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { simInboundDoc } from "../docs/schemas.ts";
-import { failDoc, logoutDoc, receiptDoc, scanDoc } from "./docs.ts";
+import { absentDoc, failDoc, logoutDoc, receiptDoc, scanDoc } from "./docs.ts";
 
 const tags = ["sim"];
 
@@ -57,5 +57,13 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
         return ok({ sessionId: params.id, count: body.count, code: body.code ?? "send_failed" }, "The next sends will fail");
       },
       { jwt: "manage", params: sessionIdParams, body: failBody, detail: { summary: "Sim: make the next sends fail", tags, responses: envelopeResponses({ data: failDoc, errors: [409] }) } },
+    )
+    .post(
+      "/api/sim/absent",
+      ({ body }) => {
+        sim.markAbsent(body.phones);
+        return ok({ phones: body.phones }, "These numbers are not on the sim network");
+      },
+      { jwt: "manage", body: absentBody, detail: { summary: "Sim: numbers that are not on the network (every other number is)", tags, responses: envelopeResponses({ data: absentDoc }) } },
     );
 }

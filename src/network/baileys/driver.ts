@@ -1,6 +1,6 @@
-import { downloadMediaMessage, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
+import { DisconnectReason as WA, downloadMediaMessage, generateWAMessageContent, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
-import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type OutboundMessage } from "../driver.ts";
+import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type NumberCheck, type OutboundMessage } from "../driver.ts";
 import { DriverEmitter } from "../emitter.ts";
 import { loadAuthState, MemoryCredentialStore, type StoredAuthState } from "./auth-state.ts";
 import { LoopGuard, ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
@@ -11,7 +11,8 @@ import { KeyedSerializer } from "./chat-queue.ts";
 import { TtlCache } from "./retry-cache.ts";
 import { watchSocket } from "./watchdog.ts";
 import { InboundHandler } from "./inbound.ts";
-import { phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
+import { historyFilter, type HistoryOptions } from "./history.ts";
+import { lidPairOf, phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
@@ -25,10 +26,17 @@ export interface BaileysOptions {
   waWebSocketUrl?: string;
   connectTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
-  /** WhatsApp Web version to announce (undefined: baileys' bundled one) */
-  version?: () => Promise<WAVersion | undefined>;
+  /**
+   * WhatsApp Web version to announce (undefined: baileys' bundled one); `fresh`: the network
+   * refused the last one (405), look it up again without a cache
+   */
+  version?: (fresh?: boolean) => Promise<WAVersion | undefined>;
   /** a socket with no frame for this long is closed and reconnected (0: off) */
   watchdogMs?: number;
+  /** how much of the phone's history a new link downloads (default: only the small parts) */
+  history?: HistoryOptions;
+  /** 500 (bad session) closes in a row, without a stable connection between them, before the session ends `bad_session` */
+  badSessionMax?: number;
   /** 440 (another client took the link): reconnects at most `max` times within `windowMs`, then ends `replaced` */
   replacedGuard?: { max: number; windowMs: number };
   /** shutdown waits this long for inbound messages already taken from the network to be handed over */
@@ -53,6 +61,17 @@ interface Conn {
   open: boolean;
   /** opened at least once: a linked, working session (its reconnects never give up) */
   everOpened: boolean;
+  /** after a 405: the next socket asks for a fresh version; set until the socket opens, so a second 405 ends the session */
+  versionRetried: boolean;
+  freshVersion: boolean;
+  /** LIDs whose phone number was announced (`identity`), so each is announced once */
+  identified: Map<string, string>;
+  /** baileys' shouldSyncHistoryMessage, with the link's download budget */
+  history: ReturnType<typeof historyFilter>;
+  /** 500 (bad session) closes since the last stable connection */
+  badSessions: number;
+  /** when the current socket opened (a stable connection resets `badSessions`) */
+  openedAt: number | null;
   /** ids Parley sent (in flight or recent) with their content: echoes are skipped, retry requests answered */
   sent: SentLog;
   /** baileys' count of retry requests per message; outlives the socket */
@@ -113,7 +132,13 @@ export class BaileysDriver implements NetworkDriver {
       restarts: 0,
       open: false,
       everOpened: false,
-      sent: new SentLog(opts.lookupSent),
+      versionRetried: false,
+      freshVersion: false,
+      badSessions: 0,
+      openedAt: null,
+      identified: new Map(),
+      history: historyFilter(this.opts.history ?? { mode: "off", maxBytes: 0 }),
+      sent: new SentLog(opts.lookupSent, 500, (m) => this.rebuildMedia(sessionId, m)),
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit the database)
       keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
@@ -169,6 +194,34 @@ export class BaileysDriver implements NetworkDriver {
   }
 
   /**
+   * Asks the network which numbers have an account (baileys' `onWhatsApp`, one query for up to
+   * 50). It answers with the accounts it found: a number among them is on the network, a number
+   * missing from a full answer is not. An account the answer names under another number (some
+   * countries' numbers are normalised by the network) cannot be matched to the number asked:
+   * then the unmatched numbers are left out (unknown) rather than declared absent.
+   */
+  async checkNumbers(sessionId: string, phones: string[]): Promise<NumberCheck[]> {
+    const conn = this.conns.get(sessionId);
+    if (!conn?.sock || !conn.open) throw new NetworkError("session is not connected", true, "not_connected");
+    if (phones.length > 50) throw new NetworkError("at most 50 numbers at once", false, "too_many");
+    let found: { jid: string; exists: unknown }[] | undefined;
+    try {
+      found = await conn.sock.onWhatsApp(...phones.map((p) => `${p}@s.whatsapp.net`));
+    } catch (err) {
+      throw new NetworkError(`the network did not answer the number check: ${(err as Error).message}`, true, "check_failed");
+    }
+    if (!found) throw new NetworkError("the network did not answer the number check", true, "check_failed");
+    const present = new Set(found.filter((f) => f.exists).map((f) => phoneOfJid(f.jid)));
+    const unmatched = [...present].filter((p) => !p || !phones.includes(p)).length;
+    const out: NumberCheck[] = [];
+    for (const phone of phones) {
+      if (present.has(phone)) out.push({ phone, onNetwork: true });
+      else if (!unmatched) out.push({ phone, onNetwork: false });
+    }
+    return out;
+  }
+
+  /**
    * Closes every socket first (the network stops handing over messages, so none is
    * acknowledged and then lost), then waits (bounded) for the inbound messages already taken
    * to be emitted. Keys and creds were written as they changed: nothing is left to save.
@@ -189,7 +242,9 @@ export class BaileysDriver implements NetworkDriver {
   private async startSocket(conn: Conn): Promise<void> {
     conn.qrCount = 0;
     conn.open = false;
-    const version = await this.opts.version?.().catch(() => undefined);
+    const fresh = conn.freshVersion;
+    conn.freshVersion = false;
+    const version = await this.opts.version?.(fresh).catch(() => undefined);
     if (this.conns.get(conn.sessionId) !== conn) return; // disconnected while the version was looked up
     let sock: WASocket;
     try {
@@ -201,6 +256,7 @@ export class BaileysDriver implements NetworkDriver {
         connectTimeoutMs: this.opts.connectTimeoutMs ?? 20_000,
         markOnlineOnConnect: false,
         syncFullHistory: false,
+        shouldSyncHistoryMessage: conn.history as never,
         msgRetryCounterCache: conn.retryCounts,
         shouldIgnoreJid,
         getMessage: async (key) => (await conn.sent.content(key.id)) as never,
@@ -211,6 +267,14 @@ export class BaileysDriver implements NetworkDriver {
     }
     conn.sock = sock;
     this.watch(conn, sock);
+    // baileys does not listen for an upgrade answered with an HTTP status (the edge's 503): it
+    // would wait out its connect timeout and report a timeout. Close at once with the status.
+    (sock.ws as unknown as { on(event: string, l: (...args: unknown[]) => void): void }).on("unexpected-response", (_req, res) => {
+      if (conn.sock !== sock) return;
+      const r = res as { statusCode?: number; headers?: Record<string, string | string[] | undefined> } | undefined;
+      const retryAfter = r?.headers?.["retry-after"];
+      sock.end(upgradeRefusal(r?.statusCode ?? 0, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) as never);
+    });
     sock.ev.on("connection.update", (u) => {
       if (conn.sock !== sock) return; // an old socket's last words
       const action = translateConnectionUpdate(u, { linked: conn.auth.linked(), qrShown: conn.qrCount > 0 });
@@ -220,6 +284,8 @@ export class BaileysDriver implements NetworkDriver {
       } else if (action.kind === "open") {
         conn.open = true;
         conn.everOpened = true;
+        conn.versionRetried = false;
+        conn.openedAt = Date.now();
         conn.restarts = 0;
         conn.policy.opened(Date.now());
         const phone = phoneOfJid(conn.auth.state.creds.me?.id) ?? "";
@@ -229,6 +295,8 @@ export class BaileysDriver implements NetworkDriver {
         conn.open = false;
         conn.unwatch?.();
         conn.policy.closed(Date.now());
+        if (conn.openedAt !== null && Date.now() - conn.openedAt >= conn.policy.opts.stableMs) conn.badSessions = 0;
+        conn.openedAt = null;
         this.onClose(conn, action);
       }
     });
@@ -238,9 +306,13 @@ export class BaileysDriver implements NetworkDriver {
         conn.auth.saveCreds().catch((err) => this.log.error("link credentials not saved", { sessionId: conn.sessionId, err }));
       }
     });
+    // one person first seen by LID and later by number: what was recorded under the LID moves to the number
+    sock.ev.on("lid-mapping.update", ({ lid, pn }) => this.identify(conn, lidPairOf(lid, pn)));
     sock.ev.on("messages.upsert", ({ messages, type }) => {
       if (type !== "notify" && type !== "append") return;
       for (const m of messages) {
+        // a key addressed by LID with the number beside it (or the other way round) says the same
+        if (m.key.remoteJidAlt) this.identify(conn, lidPairOf(m.key.remoteJid, m.key.remoteJidAlt));
         if (m.key.fromMe && m.key.id && conn.sent.has(m.key.id)) continue; // our own send's echo
         const onError = (err: unknown) => this.log.error("inbound message not handled", { sessionId: conn.sessionId, err });
         void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound.handle(conn.sessionId, sock, m), onError);
@@ -256,6 +328,32 @@ export class BaileysDriver implements NetworkDriver {
     sock.ev.on("message-receipt.update", (updates) => {
       for (const r of translateUserReceipts(updates)) this.emitter.emit({ type: "receipt", sessionId: conn.sessionId, ...r });
     });
+  }
+
+  /** Announces a LID's phone number once per session and process (the merge behind it is idempotent, but not free). */
+  private identify(conn: Conn, pair: { lid: string; phone: string } | undefined): void {
+    if (!pair || conn.identified.get(pair.lid) === pair.phone) return;
+    conn.identified.set(pair.lid, pair.phone);
+    if (conn.identified.size > 10_000) conn.identified.delete(conn.identified.keys().next().value!);
+    // in the chat's order: a message of the chat taken before the mapping is stored first, then moved
+    const chat = `${conn.sessionId}:${pair.lid}`;
+    const emit = async () => this.emitter.emit({ type: "identity", sessionId: conn.sessionId, ...pair });
+    void this.chats.run(chat, emit, (err) => this.log.error("identity not handed over", { sessionId: conn.sessionId, err }));
+  }
+
+  /**
+   * The content of a stored media message for a retry request: its file uploaded again through
+   * the session's socket (fresh media keys), as a send would. Undefined when not connected.
+   */
+  private async rebuildMedia(sessionId: string, m: OutboundMessage): Promise<unknown> {
+    const sock = this.conns.get(sessionId)?.sock;
+    if (!sock) return undefined;
+    try {
+      return await generateWAMessageContent(outboundContent(m) as never, { upload: sock.waUploadToServer, logger: baileysLogger(this.log, this.opts.logLevel) });
+    } catch (err) {
+      this.log.warn("media of a message asked for again could not be uploaded again", { sessionId, err });
+      return undefined;
+    }
   }
 
   /** The watchdog: an open socket that hears nothing for `watchdogMs` is closed as lost (408: the close path backs off and reconnects). */
@@ -280,13 +378,29 @@ export class BaileysDriver implements NetworkDriver {
       const { max, windowMs } = conn.replaced;
       return this.end(conn, "replaced", `${action.detail}; replaced ${max} times within ${Math.round(windowMs / 1000)} s: another client keeps taking the link`);
     }
+    if (action.reason === "version_rejected" && !conn.versionRetried && this.opts.version) {
+      // the network moved on: fetch its current version and try once more with it
+      conn.versionRetried = true;
+      conn.freshVersion = true;
+      this.log.warn("the network refused the WhatsApp Web version; fetching the current one and retrying once", { sessionId });
+      void this.startSocket(conn).catch((err) => this.fail(conn, err));
+      return;
+    }
+    if (action.statusCode === WA.badSession && action.reason === "connection_lost" && ++conn.badSessions >= (this.opts.badSessionMax ?? 5)) {
+      // the network keeps refusing this link: retrying forever cannot help, a new pairing can
+      this.emitter.emit({ type: "credentials", sessionId, credentials: null });
+      return this.end(conn, "bad_session", `${action.detail}; the network refused the stored link ${conn.badSessions} times in a row (bad session): pair the session again (connect shows a new QR code)`);
+    }
     if (action.reconnect === "never") {
       if (action.wipe) this.emitter.emit({ type: "credentials", sessionId, credentials: null });
       return this.end(conn, action.reason, action.detail);
     }
     // a drop, or a takeover under the loop guard: back off, then try again with the same link
     const linking = !conn.everOpened && !conn.auth.linked();
-    const delay = conn.policy.next(linking);
+    const policyDelay = conn.policy.next(linking);
+    // an edge that says when to come back (Retry-After) is not asked sooner, within reason
+    const asked = Math.min(action.retryAfterMs ?? 0, 10 * 60_000);
+    const delay = policyDelay === null ? null : Math.max(policyDelay, asked);
     const reason = action.reconnect === "replaced" ? "connection_lost" : action.reason;
     if (delay === null) return this.end(conn, reason, `${action.detail}; gave up after ${conn.policy.attempt} retries`);
     this.log.info("connection dropped; retrying", { sessionId, attempt: conn.policy.attempt, retryInMs: delay, detail: action.detail });

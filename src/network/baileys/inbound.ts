@@ -7,7 +7,7 @@ import type { InboundMessage, MediaFile, MessageType } from "../driver.ts";
 import type { DriverEmitter } from "../emitter.ts";
 import { downloadToFile, MediaTooLarge } from "./inbound-media.ts";
 import { baileysLogger } from "./logger.ts";
-import { phoneOfJid, translateInbound, type Counterpart } from "./translate.ts";
+import { phoneOfJid, translateInbound, translateUndecryptable, type Counterpart } from "./translate.ts";
 
 /** The media caps (docs/messages.md), the network's own: a bigger file is not downloaded. */
 export const DEFAULT_MEDIA_CAPS: Record<Exclude<MessageType, "text">, number> = {
@@ -74,6 +74,15 @@ export class InboundHandler {
   }
 
   async handle(sessionId: string, sock: WASocket, m: WAMessage): Promise<void> {
+    const lost = translateUndecryptable(m, new Date());
+    if (lost) {
+      // baileys already asked the sender's device for it again: keep a placeholder meanwhile
+      this.o.log.warn("inbound message could not be decrypted; placeholder kept, the network asked to send it again", { sessionId, networkMessageId: lost.message.networkMessageId, error: lost.error });
+      if (lost.fromMe) return; // the owner's own message from another device: nothing to show in its place
+      const from = await resolveCounterpart(sock as unknown as LidSocket, lost.counterpart, this.o.log);
+      this.o.emitter.emit({ type: "inbound", sessionId, message: { ...lost.message, from } });
+      return;
+    }
     const t = translateInbound(m, new Date());
     if (!t) return;
     const address = await resolveCounterpart(sock as unknown as LidSocket, t.counterpart, this.o.log);

@@ -45,8 +45,9 @@ export function outboundContent(m: OutboundMessage): Record<string, unknown> {
 }
 
 /**
- * The message content for the network's retry request, rebuilt from the database's copy: a
- * text only (media would need the upload keys of the first send, which are not stored).
+ * The message content for the network's retry request, rebuilt from the database's copy of a
+ * text. Media needs the upload keys of the first send, which are not stored: the driver
+ * uploads the stored file again instead (SentLog's rebuild).
  */
 export function storedContent(m: OutboundMessage): { conversation: string } | undefined {
   return m.type === "text" && m.text !== undefined ? { conversation: m.text } : undefined;

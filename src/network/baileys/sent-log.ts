@@ -1,11 +1,15 @@
-import type { SentLookup } from "../driver.ts";
+import type { OutboundMessage, SentLookup } from "../driver.ts";
 import { storedContent } from "./media.ts";
+
+/** Builds the network's content of a stored media message, uploading its file again (the first upload's keys are not stored). */
+export type MediaRebuild = (m: OutboundMessage) => Promise<unknown>;
 
 /**
  * What one session sent lately (ids with their content), kept beside the session so it
  * outlives sockets: the network's echo of a send is recognised by id before the send even
- * returns, and baileys' getMessage (the network asks for a message again to re-encrypt it)
- * answers from here, else from the database's copy (`lookupSent`: texts only).
+ * returns, and baileys' getMessage (the recipient's device asks for a message again to have
+ * it re-encrypted) answers from here, else from the database's copy (`lookupSent`): a text as
+ * it is, a media message from its stored file, uploaded again (`rebuild`).
  */
 export class SentLog {
   private recent = new Map<string, unknown>();
@@ -13,6 +17,7 @@ export class SentLog {
   constructor(
     private lookupSent?: SentLookup,
     private max = 500,
+    private rebuild?: MediaRebuild,
   ) {}
 
   /** Records an id (content null while the send is in flight). */
@@ -33,6 +38,13 @@ export class SentLog {
     const kept = this.recent.get(id);
     if (kept) return kept;
     const stored = await this.lookupSent?.(id).catch(() => undefined);
-    return stored ? storedContent(stored) : undefined;
+    if (!stored) return undefined;
+    if (stored.media && this.rebuild) {
+      const content = await this.rebuild(stored).catch(() => undefined);
+      // kept: the next retry request of the same message does not upload it again
+      if (content) this.remember(id, content);
+      return content;
+    }
+    return storedContent(stored);
   }
 }

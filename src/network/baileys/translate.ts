@@ -35,11 +35,32 @@ export type ConnectionAction =
       wipe: boolean;
       statusCode: number | undefined;
       detail: string;
+      /** the edge asked to wait this long (Retry-After on a refused upgrade) */
+      retryAfterMs?: number;
     }
   | { kind: "none" };
 
 /** The close code of a connection refused for its client version (baileys has no name for it). */
 export const VERSION_REJECTED = 405;
+
+/**
+ * The error the driver closes a socket with when the WebSocket upgrade was answered with an
+ * HTTP status instead of 101 (baileys ignores that answer and waits for its connect timeout).
+ */
+export function upgradeRefusal(status: number, retryAfter?: string | null): Error {
+  const seconds = retryAfter && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : undefined;
+  return Object.assign(new Error(`the network's edge refused the WebSocket upgrade with HTTP ${status}`), {
+    output: { statusCode: status },
+    data: { upgradeStatus: status, ...(seconds !== undefined ? { retryAfterMs: seconds * 1000 } : {}) },
+  });
+}
+
+/** The HTTP status of a refused upgrade (see upgradeRefusal), if that is what closed the socket. */
+export function upgradeStatusOf(error: unknown): { status: number; retryAfterMs?: number } | undefined {
+  const data = (error as { data?: { upgradeStatus?: unknown; retryAfterMs?: unknown } } | undefined)?.data;
+  if (typeof data?.upgradeStatus !== "number") return undefined;
+  return { status: data.upgradeStatus, ...(typeof data.retryAfterMs === "number" ? { retryAfterMs: data.retryAfterMs } : {}) };
+}
 
 /** The HTTP-like status baileys puts on the error that closed the socket (a Boom), if any. */
 export function statusCodeOf(error: unknown): number | undefined {
@@ -64,6 +85,19 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
       statusCode,
       detail,
     });
+    const refused = upgradeStatusOf(error);
+    if (refused) {
+      // not a stream error of an open socket: the edge turned the connection away (overload, maintenance, a block)
+      return {
+        kind: "close",
+        reason: "edge_refused",
+        reconnect: "backoff",
+        wipe: false,
+        statusCode,
+        detail: `${detail}: the network's servers turned the connection away before it began; retrying with backoff`,
+        ...(refused.retryAfterMs !== undefined ? { retryAfterMs: refused.retryAfterMs } : {}),
+      };
+    }
     switch (statusCode) {
       case WA.loggedOut:
         return close("logged_out", "never", true);
@@ -79,17 +113,20 @@ export function translateConnectionUpdate(u: Partial<ConnectionState>, ctx: { li
           reconnect: "never",
           wipe: false,
           statusCode,
-          detail: `${detail}: the network refused this WhatsApp Web version; set waVersion to a current one, or waVersion=latest`,
+          detail: `${detail}: the network refused this WhatsApp Web version (also a freshly fetched one); set waVersion to a current one (see docs/network-checklist.md)`,
         };
       case WA.restartRequired:
         return close("connection_lost", "now", false);
       case WA.multideviceMismatch:
         return close("error", "never", false);
+      case WA.badSession:
+        // transient at first; the driver stops after a few in a row (the link is broken: pair again)
+        return close("connection_lost", "backoff", false);
       case WA.timedOut: // also connectionLost: both are 408
         if (!ctx.linked && ctx.qrShown) return close("pairing_timeout", "never", true);
         return close("connection_lost", "backoff", false);
       default:
-        // 428 closed, 500 bad session, 503 unavailable, socket errors: transient
+        // 428 closed, 503 unavailable, socket errors: transient
         return close("connection_lost", "backoff", false);
     }
   }
@@ -118,6 +155,17 @@ export function counterpartOf(key: Pick<WAMessageKey, "remoteJid" | "remoteJidAl
   if (pn) return { phone: phoneOfJid(pn)! };
   const lid = candidates.map((j) => jidDecode(j)).find((d) => d?.server === "lid" && d.user);
   return lid ? { lid: `${lid.user}@lid` } : undefined;
+}
+
+/**
+ * A LID and the phone number behind it, from baileys' `lid-mapping.update` ({lid, pn} JIDs) or a
+ * message key that carries both (remoteJid and remoteJidAlt): `<digits>@lid` and digits.
+ */
+export function lidPairOf(a: string | null | undefined, b: string | null | undefined): { lid: string; phone: string } | undefined {
+  const decoded = [a, b].filter((j): j is string => !!j).map((j) => jidDecode(j));
+  const lid = decoded.find((d) => d?.server === "lid" && d.user)?.user;
+  const phone = decoded.find((d) => d?.server === "s.whatsapp.net" && d.user)?.user;
+  return lid && phone && /^\d+$/.test(phone) ? { lid: `${lid}@lid`, phone } : undefined;
 }
 
 /** The sender's phone number when the key carries one (undefined for a LID-only key). */
@@ -167,6 +215,38 @@ const MEDIA: Partial<Record<string, MessageType>> = {
  */
 export function shouldHandleUpsert(type: string, _msg?: Pick<WAMessage, "key">): boolean {
   return type === "notify" || type === "append";
+}
+
+/** The text kept in the thread in place of a message that could not be decrypted. */
+export const UNDECRYPTABLE_TEXT = "this message could not be read on this device";
+
+/**
+ * A message of a 1:1 chat that baileys could not decrypt: it upserts a stub without content
+ * (`messageStubType` CIPHERTEXT, the error in `messageStubParameters`) after it has asked the
+ * sender's device to send it again (a retry receipt); a copy that decrypts is upserted later
+ * with the same key id. Null for anything else.
+ */
+export function translateUndecryptable(msg: WAMessage, now: Date): (InboundTranslation & { error: string }) | null {
+  const key = msg.key;
+  if (!key?.id || msg.message || msg.messageStubType !== proto.WebMessageInfo.StubType.CIPHERTEXT) return null;
+  const server = key.remoteJid ? jidDecode(key.remoteJid)?.server : undefined;
+  if (server !== "s.whatsapp.net" && server !== "lid") return null;
+  const counterpart = counterpartOf(key);
+  if (!counterpart) return null;
+  const ts = seconds(msg.messageTimestamp);
+  return {
+    message: {
+      networkMessageId: key.id,
+      pushName: key.fromMe ? undefined : (msg.pushName ?? undefined),
+      type: "text",
+      text: UNDECRYPTABLE_TEXT,
+      timestamp: ts ? new Date(ts * 1000) : now,
+      undecryptable: true,
+    },
+    counterpart,
+    fromMe: Boolean(key.fromMe),
+    error: String(msg.messageStubParameters?.[0] ?? "no content"),
+  };
 }
 
 /** One message of `messages.upsert` in a 1:1 chat, or null for what Parley does not handle. */

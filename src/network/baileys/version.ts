@@ -31,21 +31,23 @@ async function readCache(file: string): Promise<Cached | null> {
 }
 
 /**
- * The WhatsApp Web version to connect with. `waVersion` unset: baileys' bundled one
- * (undefined). `a.b.c`: that one. `latest`: fetched from the network's web client
- * (`fetchLatestWaWebVersion`), cached in the data dir for a day; when the fetch fails the
- * cached value is used however old, else baileys' bundled one.
+ * The WhatsApp Web version to connect with. `waVersion` unset or `latest` (the default): the
+ * network's current one, fetched from its web client (`fetchLatestWaWebVersion`) and cached in
+ * the data dir with the time it was fetched, trusted for a day; when the fetch fails the cached
+ * value is used however old, else baileys' bundled one (undefined). `bundled`: baileys' bundled
+ * one, never fetched. `a.b.c`: that one. `fresh` skips the cache (the network just refused the
+ * version in use).
  */
 export async function resolveWaVersion(
   setting: string | undefined,
-  o: { dataDir: string; log: Logger; fetchLatest: FetchLatest; now?: () => number; ttlMs?: number },
+  o: { dataDir: string; log: Logger; fetchLatest: FetchLatest; now?: () => number; ttlMs?: number; fresh?: boolean },
 ): Promise<WAVersion | undefined> {
-  if (!setting) return undefined;
-  if (setting !== "latest") return parseWaVersion(setting);
+  if (setting === "bundled") return undefined;
+  if (setting && setting !== "latest" && !o.fresh) return parseWaVersion(setting);
   const now = o.now ?? Date.now;
   const file = join(o.dataDir, VERSION_CACHE_FILE);
   const cached = await readCache(file);
-  if (cached && now() - cached.fetchedAt < (o.ttlMs ?? VERSION_CACHE_TTL_MS)) return cached.version;
+  if (cached && !o.fresh && now() - cached.fetchedAt < (o.ttlMs ?? VERSION_CACHE_TTL_MS)) return cached.version;
   try {
     const latest = await o.fetchLatest();
     if (latest.error) throw latest.error;

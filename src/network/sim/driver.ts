@@ -7,6 +7,7 @@ import {
   type DriverListener,
   type InboundMessage,
   type NetworkDriver,
+  type NumberCheck,
   type OutboundMessage,
 } from "../driver.ts";
 
@@ -55,6 +56,8 @@ export class SimDriver implements NetworkDriver {
   readonly name = "sim" as const;
   readonly opts: SimOptions;
   readonly sent: SimSent[] = [];
+  /** the number checks the network answered, in order (tests count the batches; the last 1000 are kept) */
+  readonly checks: { sessionId: string; phones: string[] }[] = [];
   private emitter = new DriverEmitter();
   private sessions = new Map<string, SimSession>();
   /** The network's side of linked devices: credentials -> phone number. */
@@ -62,6 +65,8 @@ export class SimDriver implements NetworkDriver {
   private timers = new Set<ReturnType<typeof setTimeout>>();
   /** clientMessageId -> networkMessageId of every accepted message */
   private byClientId = new Map<string, string>();
+  /** numbers that are not on the network (every other number is) */
+  private absent = new Set<string>();
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
@@ -137,6 +142,7 @@ export class SimDriver implements NetworkDriver {
       s.failNext.count--;
       throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
     }
+    if (this.absent.has(message.to)) throw new NetworkError("the number is not on the network", false, "not_on_network");
     const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
@@ -236,6 +242,21 @@ export class SimDriver implements NetworkDriver {
     s.failNext = { count, code };
   }
 
+  /** Whether numbers are on the sim network: all are but those marked absent. */
+  async checkNumbers(sessionId: string, phones: string[]): Promise<NumberCheck[]> {
+    await Bun.sleep(0);
+    this.requireConnected(sessionId);
+    this.checks.push({ sessionId, phones: [...phones] });
+    if (this.checks.length > 1000) this.checks.shift();
+    return phones.map((phone) => ({ phone, onNetwork: !this.absent.has(phone) }));
+  }
+
+  /** Numbers leave the sim network (kept across restarts with the data dir). */
+  markAbsent(phones: string[]): void {
+    for (const p of phones) this.absent.add(p);
+    this.saveDevices();
+  }
+
   /** The network's state of a session (sim routes check it before acting). */
   stateOf(sessionId: string): "connecting" | "qr" | "connected" | undefined {
     return this.sessions.get(sessionId)?.state;
@@ -257,8 +278,9 @@ export class SimDriver implements NetworkDriver {
   private loadDevices(): void {
     const file = this.devicesFile();
     if (!file || !existsSync(file)) return;
-    const stored = JSON.parse(readFileSync(file, "utf8")) as { devices?: Record<string, string> };
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { devices?: Record<string, string>; absent?: string[] };
     for (const [cred, phone] of Object.entries(stored.devices ?? {})) this.devices.set(cred, phone);
+    for (const phone of stored.absent ?? []) this.absent.add(phone);
   }
 
   private saveDevices(): void {
@@ -267,7 +289,7 @@ export class SimDriver implements NetworkDriver {
     mkdirSync(this.opts.dataDir!, { recursive: true, mode: 0o700 });
     // write-then-rename: a crash never leaves half a file behind
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ devices: Object.fromEntries(this.devices) }, null, 2) + "\n", { mode: 0o600 });
+    writeFileSync(tmp, JSON.stringify({ devices: Object.fromEntries(this.devices), absent: [...this.absent] }, null, 2) + "\n", { mode: 0o600 });
     renameSync(tmp, file);
   }
 

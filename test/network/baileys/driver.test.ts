@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { harness, until, type Harness } from "./harness.ts";
+import { FakeSocket, harness, until, type Harness } from "./harness.ts";
 
 // The driver's failure handling over the scripted socket, through the whole runtime.
 
@@ -38,7 +38,7 @@ test("440 (another client took the link) reconnects with the same link, then end
   expect(h.sockets.length).toBe(before + 2);
 });
 
-test("405: the network refused the WhatsApp Web version; its own reason, link kept, no retry", async () => {
+test("405 without a way to look the version up: its own reason, link kept, no retry", async () => {
   const { id, sock } = await h.linkedSession();
   const before = h.sockets.length;
   sock.close(405, "Connection Failure");
@@ -49,6 +49,51 @@ test("405: the network refused the WhatsApp Web version; its own reason, link ke
   expect(ev).toEqual(["version_rejected"]);
   await Bun.sleep(50);
   expect(h.sockets.length).toBe(before);
+});
+
+test("405: the current version is fetched afresh and tried once; a second 405 ends the session version_rejected", async () => {
+  const asked: boolean[] = [];
+  const socks: FakeSocket[] = [];
+  let autoOpen = true;
+  const v = await harness({
+    driver: {
+      watchdogMs: 0,
+      version: async (fresh) => (asked.push(!!fresh), fresh ? [2, 3000, 20 + asked.length] : [2, 3000, 1]),
+      makeSocket: (config) => {
+        const s = new FakeSocket(config as never);
+        socks.push(s);
+        if (autoOpen) queueMicrotask(() => s.open());
+        return s as never;
+      },
+    },
+  });
+  const status = async (id: string) => (await v.rt.deps.db.prepare("SELECT status, last_disconnect_reason AS reason, credentials IS NOT NULL AS linked FROM chat_sessions WHERE id = ?").get(id)) as any;
+  try {
+    const { id } = await v.linkedSession();
+    expect(socks[0]!.config.version).toEqual([2, 3000, 1]);
+    socks[0]!.close(405, "Connection Failure");
+    await until(() => socks.length === 2, "a retry with a fresh version");
+    expect(asked).toEqual([false, true]);
+    expect(socks[1]!.config.version).toEqual([2, 3000, 22]);
+    await until(async () => (await status(id)).status === "connected", "connected with the fresh version");
+    // the retry worked: the session was never reported down
+    expect(v.driverEvents.filter((e) => e.type === "disconnected")).toEqual([]);
+    // once it opened, a later 405 gets its own single retry again; a 405 of that retry is final
+    autoOpen = false;
+    socks[1]!.close(405, "Connection Failure");
+    await until(() => socks.length === 3, "another retry");
+    expect(asked).toEqual([false, true, true]);
+    socks[2]!.close(405, "Connection Failure");
+    await until(() => v.driverEvents.some((e) => e.type === "disconnected" && !e.willReconnect), "the end");
+    // the session manager records driver events in order, asynchronously: wait for the row
+    await until(async () => (await status(id)).status === "disconnected", "the session ended");
+    expect(await status(id)).toEqual({ status: "disconnected", reason: "version_rejected", linked: 1 });
+    expect(v.driverEvents.at(-1)).toMatchObject({ type: "disconnected", reason: "version_rejected", willReconnect: false });
+    await Bun.sleep(30);
+    expect(socks.length).toBe(3);
+  } finally {
+    await v.rt.close();
+  }
 });
 
 test("the retry counter cache outlives the socket; groups, status and newsletters are ignored at the socket", async () => {

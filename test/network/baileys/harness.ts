@@ -40,6 +40,13 @@ export class FakeSocket {
       },
     },
   };
+  /** numbers without an account (onWhatsApp leaves them out of its answer), and the queries it got */
+  absent = new Set<string>();
+  onWhatsAppCalls: string[][] = [];
+  async onWhatsApp(...jids: string[]) {
+    this.onWhatsAppCalls.push(jids);
+    return jids.filter((j) => !this.absent.has(j.split("@")[0]!)).map((jid) => ({ jid, exists: true }));
+  }
   /** the next sends fail with this (a Boom like baileys throws), once each */
   failNext: Error[] = [];
 
@@ -77,6 +84,13 @@ export class FakeSocket {
   async updateMediaMessage(m: unknown) {
     return m;
   }
+  /** media uploads (baileys encrypts the file first): what was uploaded, and where it "went" */
+  uploads: { path: string; mediaType: string; bytes: number }[] = [];
+  waUploadToServer = async (path: string, o: { mediaType: string; fileEncSha256B64: string }) => {
+    this.uploads.push({ path, mediaType: o.mediaType, bytes: (await Bun.file(path).bytes()).length });
+    const directPath = `/v/t62.7118-24/${this.uploads.length}?ccb=11-4`;
+    return { mediaUrl: `https://mmg.whatsapp.net${directPath}`, directPath };
+  };
 }
 
 export interface Harness {

@@ -11,6 +11,7 @@ import {
   translateInbound,
   translateStatusUpdates,
   translateUserReceipts,
+  upgradeRefusal,
 } from "../../../src/network/baileys/translate.ts";
 
 // Recorded shapes of baileys 7.0.0-rc14 events (as its socket emits them), fed to the pure translation layer.
@@ -50,6 +51,15 @@ describe("connection.update", () => {
     const a = translateConnectionUpdate(close(code), ctx);
     expect(a).toMatchObject({ kind: "close", reason, reconnect, wipe, statusCode: code });
     expect((a as { detail: string }).detail).toContain(String(code));
+  });
+
+  test("an upgrade the edge answered with HTTP 503 is its own reason, retried with backoff, with the edge's Retry-After", () => {
+    const a = translateConnectionUpdate({ connection: "close", lastDisconnect: { error: upgradeRefusal(503, "30"), date: new Date() } }, linked);
+    expect(a).toMatchObject({ kind: "close", reason: "edge_refused", reconnect: "backoff", wipe: false, statusCode: 503, retryAfterMs: 30_000 });
+    expect((a as { detail: string }).detail).toContain("HTTP 503");
+    // a 503 stream error of an open socket (unavailableService) stays a plain drop
+    expect(translateConnectionUpdate(close(503), linked)).toMatchObject({ reason: "connection_lost" });
+    expect(translateConnectionUpdate({ connection: "close", lastDisconnect: { error: upgradeRefusal(429, "soon"), date: new Date() } }, linking)).not.toHaveProperty("retryAfterMs");
   });
 
   test("a socket error without a Boom is transient", () => {
