@@ -4,6 +4,7 @@ import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { ListenError, PortInUseError, startServer } from "../src/server.ts";
 import { isTty, writeStdoutLine } from "../src/node/tty.ts";
+import { writeHealth } from "../src/ops/write-health.ts";
 import { releaseMemory, releaseWhenIdle } from "./idle-release.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
@@ -66,6 +67,16 @@ export function serveCommand(program: Command): void {
       // operator commands read where to call from the data dir (a wildcard address is reached on loopback)
       const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
       announceUrl(config.dataDir, hostUrl(local, server.port));
+      // the last line of defence against a full disk: a refused write that escapes a timer or a
+      // promise somewhere makes the server unready, not gone (a crash loop under systemd or Docker
+      // while the disk stays full); any other uncaught error still ends the process
+      const onUncaught = (err: unknown) => {
+        if (writeHealth(server.runtime.deps.sqlite).failed("background write", err, log)) return;
+        log.error("uncaught error", { err });
+        process.exit(1);
+      };
+      process.on("uncaughtException", onUncaught);
+      process.on("unhandledRejection", onUncaught);
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "./deps.ts";
 import { corePlugin } from "./http/core-plugin.ts";
+import { writeHealth } from "./ops/write-health.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
@@ -37,7 +38,7 @@ export function buildApp(deps: AppDeps) {
   // path); the server speaks plain HTTP (TLS ends at a proxy).
   return new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
     .use(corePlugin(deps.config, deps.log))
-    .use(errorsPlugin(deps.log))
+    .use(errorsPlugin(deps.log, writeHealth(deps.sqlite)))
     .use(mediaCredentialGate(deps))
     // request timing only when /metrics exists: without a scraper it would be work for nobody
     .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { writeHealth, type WriteHealth } from "../ops/write-health.ts";
 
 /** Thrown by a handler to give up at once: the job is marked failed, not retried. */
 export class PermanentJobError extends Error {}
@@ -64,6 +65,7 @@ export class JobQueue {
   private stopping = false;
   private pumping = false;
   private stmts;
+  private health: WriteHealth;
 
   constructor(
     sqlite: Database,
@@ -71,6 +73,7 @@ export class JobQueue {
     private log: Logger,
     private opts: { concurrency: number; pollMs: number },
   ) {
+    this.health = writeHealth(sqlite);
     this.stmts = {
       insert: sqlite.prepare(
         `INSERT INTO jobs (id, kind, payload, status, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
@@ -179,22 +182,27 @@ export class JobQueue {
     this.timer = null;
     if (!this.started || this.stopping || this.pumping) return;
     this.pumping = true;
+    let next: number;
     try {
       while (this.running.size < this.opts.concurrency) {
         const row = this.claim();
         if (!row) break;
+        this.health.ok("job claim", this.log);
         const p = this.execute(row).finally(() => {
           this.running.delete(p);
           this.wake();
         });
         this.running.set(p, row);
       }
+      next = this.nextDelay();
     } catch (err) {
-      this.log.error("job claim failed", { err });
+      // a full disk: back off instead of claiming again at once (a due job would make it a spin)
+      if (!this.health.failed("job claim", err, this.log)) this.log.error("job claim failed", { err });
+      next = this.health.backoffMs("job claim");
     } finally {
       this.pumping = false;
     }
-    if (this.started && !this.stopping) this.schedule(this.nextDelay());
+    if (this.started && !this.stopping) this.schedule(next);
   }
 
   private nextDelay(): number {
@@ -209,33 +217,60 @@ export class JobQueue {
     return (this.stmts.claim.get(now + 60_000, now, now, now) as JobRow | null) ?? null;
   }
 
+  /** Runs one claimed job and records its outcome; never rejects (a failed write is reported, see `book`). */
   private async execute(row: JobRow): Promise<void> {
     const handler = this.handlers.get(row.kind);
     const now = () => this.clock.now().getTime();
     if (!handler) {
-      this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts);
+      this.book(row, "fail", () => this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts));
       this.log.error("job without handler", { jobId: row.id, kind: row.kind });
       return;
     }
     const leaseMs = handler.leaseMs ?? 60_000;
-    this.stmts.extend.run(now() + leaseMs, row.id, row.attempts);
-    const heartbeat = setInterval(() => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts), Math.max(50, leaseMs / 3));
+    // the lease and its heartbeat are bookkeeping: a write that fails (full disk) leaves the
+    // provisional lease in place, and a lease that ran out lets the job run again later, as
+    // after a crash; it never ends the process from a timer
+    this.book(row, "lease", () => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts));
+    const heartbeat = setInterval(() => this.book(row, "heartbeat", () => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts)), Math.max(50, leaseMs / 3));
     const ctx: JobContext = { jobId: row.id, attempt: row.attempts, maxAttempts: row.max_attempts };
+    let outcome: { err: unknown } | null = null;
     try {
       await handler.run(JSON.parse(row.payload), ctx);
-      this.stmts.done.run(now(), row.id, row.attempts);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof PermanentJobError || row.attempts >= row.max_attempts) {
-        this.stmts.fail.run(message, now(), row.id, row.attempts);
-        this.log.warn("job failed for good", { jobId: row.id, kind: row.kind, attempts: row.attempts, error: message });
-      } else {
-        const delay = err instanceof RetryLaterError ? err.delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
-        this.stmts.retry.run(now() + delay, message, now(), row.id, row.attempts);
-        this.log.debug("job will retry", { jobId: row.id, kind: row.kind, attempt: row.attempts, delayMs: delay, error: message });
-      }
+      outcome = { err };
     } finally {
       clearInterval(heartbeat);
+    }
+    if (!outcome) {
+      // not recorded (full disk): the job stays claimed until its lease runs out, then runs again
+      if (this.book(row, "done", () => this.stmts.done.run(now(), row.id, row.attempts))) this.health.ok(`job ${row.kind}`, this.log);
+      return;
+    }
+    const err = outcome.err;
+    const message = err instanceof Error ? err.message : String(err);
+    // the handler's own writes were refused (full disk): the job's fault it is not, so it is not
+    // failed for good however often that happens, and tries again soon after space returns
+    const storage = this.health.failed(`job ${row.kind}`, err, this.log);
+    if (!storage) this.health.ok(`job ${row.kind}`, this.log); // its writes went through: it failed (or waits) for its own reasons
+    if (!storage && (err instanceof PermanentJobError || row.attempts >= row.max_attempts)) {
+      if (this.book(row, "fail", () => this.stmts.fail.run(message, now(), row.id, row.attempts)))
+        this.log.warn("job failed for good", { jobId: row.id, kind: row.kind, attempts: row.attempts, error: message });
+    } else {
+      const delay = storage ? this.health.backoffMs(`job ${row.kind}`) : err instanceof RetryLaterError ? err.delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
+      if (this.book(row, "retry", () => this.stmts.retry.run(now() + delay, message, now(), row.id, row.attempts)))
+        this.log.debug("job will retry", { jobId: row.id, kind: row.kind, attempt: row.attempts, delayMs: delay, error: message });
+    }
+  }
+
+  /** One bookkeeping write of a job; a failure is logged and reported, never thrown. Returns whether it was written. */
+  private book(row: JobRow, step: string, write: () => unknown): boolean {
+    try {
+      write();
+      this.health.ok("job bookkeeping", this.log);
+      return true;
+    } catch (err) {
+      if (!this.health.failed("job bookkeeping", err, this.log)) this.log.error("job bookkeeping failed", { jobId: row.id, kind: row.kind, step, err });
+      return false;
     }
   }
 }

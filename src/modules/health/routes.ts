@@ -6,6 +6,7 @@ import { ok } from "../../http/envelope.ts";
 import { bundledMigrationCount } from "../../db/migrate.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { healthDoc, readyDoc } from "../docs/schemas.ts";
+import { writeHealth } from "../../ops/write-health.ts";
 
 /** A passed write probe is trusted this long: a flood of /ready costs at most one write a second. */
 const WRITE_PROBE_TTL_MS = 1000;
@@ -43,6 +44,10 @@ export function healthRoutes(deps: Pick<AppDeps, "sqlite" | "version" | "clock">
       () => {
         const n = step("the database does not answer", () => (deps.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n);
         if (n < bundledMigrationCount()) step("migrations are pending", () => { throw new Error("migrations pending"); });
+        // a background writer's failed write counts at once: the probe's own write, a small one,
+        // can still fit where a campaign's cannot, and it is trusted for a second after it passed
+        const failing = writeHealth(deps.sqlite).failing;
+        if (failing) step("the database refuses writes (disk full, read-only file or lock held)", () => { throw new Error(`${failing.what}: ${failing.error}`); });
         step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
         return ok({ status: "ready", database: "ok", writable: true, migrations: n });
       },

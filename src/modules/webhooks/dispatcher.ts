@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import { writeHealth, type WriteHealth } from "../../ops/write-health.ts";
 import { leaseMs, sendAttempt } from "./deliver.ts";
 import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
 import { deliveryStore, dueWindow, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
@@ -26,6 +27,7 @@ interface Finished {
  */
 export class WebhookDispatcher {
   private store: DeliveryStore;
+  private health: WriteHealth;
   /** entries of the due order a claim reads before it looks webhook by webhook (store.ts) */
   private window: number;
   private perWebhook = new Map<string, number>();
@@ -43,6 +45,7 @@ export class WebhookDispatcher {
 
   constructor(private deps: AppDeps) {
     this.store = deliveryStore(deps.sqlite);
+    this.health = writeHealth(deps.sqlite);
     this.window = dueWindow(deps.config.webhookConcurrency);
     this.recordAndRefill = deps.sqlite.transaction((attempts: FinishedAttempt[], webhookIds: string[]) => {
       recordAttempts(this.deps, attempts);
@@ -106,16 +109,21 @@ export class WebhookDispatcher {
     this.timer = null;
     if (!this.started || this.pumping) return;
     this.pumping = true;
+    let next: number;
     try {
       this.fill();
+      if (this.running.size) this.health.ok("webhook claim", this.deps.log);
+      // at the total cap, finishing attempts wake the loop; polling then only guards against a lost wake-up
+      const full = this.running.size >= this.deps.config.webhookConcurrency;
+      next = full ? this.deps.config.jobPollMs : this.nextDelay();
     } catch (err) {
-      this.deps.log.error("webhook claim failed", { err });
+      // a full disk: back off (claiming again at once, with deliveries due, would spin)
+      if (!this.health.failed("webhook claim", err, this.deps.log)) this.deps.log.error("webhook claim failed", { err });
+      next = this.health.backoffMs("webhook claim");
     } finally {
       this.pumping = false;
     }
-    // at the total cap, finishing attempts wake the loop; polling then only guards against a lost wake-up
-    const full = this.running.size >= this.deps.config.webhookConcurrency;
-    if (this.started) this.schedule(full ? this.deps.config.jobPollMs : this.nextDelay());
+    if (this.started) this.schedule(next);
   }
 
   /** Webhooks already at their in-flight cap. */
@@ -181,6 +189,7 @@ export class WebhookDispatcher {
     let claimed: ClaimedDelivery[] = [];
     try {
       claimed = this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId));
+      this.health.ok("webhook outcome", this.deps.log);
     } catch (err) {
       claimed = [];
       // one outcome that cannot be stored must not cost the others theirs: each on its own
@@ -188,13 +197,17 @@ export class WebhookDispatcher {
         try {
           recordAttempt(this.deps, a.d, a.o, a.opts);
         } catch (e) {
-          this.deps.log.error("webhook attempt failed to record", { deliveryId: a.d.id, err: e, batchErr: err });
+          // not recorded: the delivery's lease runs out and it is sent again (at least once)
+          if (!this.health.failed("webhook outcome", e, this.deps.log)) this.deps.log.error("webhook attempt failed to record", { deliveryId: a.d.id, err: e, batchErr: err });
         }
       }
     }
     for (const d of claimed) this.launch(d);
     for (const f of batch) f.done();
-    if (claimed.length < batch.length) this.wake();
+    if (claimed.length < batch.length) {
+      if (this.health.failing) this.schedule(this.health.backoffMs("webhook outcome"));
+      else this.wake();
+    }
   }
 
   private free(d: ClaimedDelivery): void {

@@ -1,0 +1,103 @@
+// A full disk while background work runs: the server stays up, reports itself unready at once,
+// and the work resumes once writes go through again. SQLite's own limits stand in for the disk:
+// `max_page_count` refuses every new page with SQLITE_FULL ("database or disk is full"), and
+// `query_only` refuses every write.
+import { afterEach, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { until } from "../helpers/crash.ts";
+import { createWorkspace } from "../helpers/fixtures.ts";
+import { isWriteFailure, writeHealth } from "../../src/ops/write-health.ts";
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.deps.jobs.stop(100);
+  await t?.close();
+  t = undefined;
+});
+
+/** Makes the database as full as it is now: the next write that needs a new page fails with SQLITE_FULL. */
+function fillDisk(app: TestApp): void {
+  const { page_count } = app.deps.sqlite.query("PRAGMA page_count").get() as { page_count: number };
+  app.deps.sqlite.exec(`PRAGMA max_page_count = ${page_count}`);
+}
+function freeDisk(app: TestApp): void {
+  app.deps.sqlite.exec("PRAGMA max_page_count = 1073741823");
+}
+
+test("a job's heartbeat that fails in its timer does not end the process; the job is recorded once writes return", async () => {
+  t = await createTestApp();
+  const app = t;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let running = false;
+  // a short lease: its heartbeat (a third of it) ticks while the job runs
+  app.deps.jobs.register({ kind: "test.slow", leaseMs: 150, run: async () => void ((running = true), await gate) });
+  const id = app.deps.jobs.enqueue("test.slow", {});
+  app.deps.jobs.start();
+  await until("the job runs", () => running);
+  app.deps.sqlite.exec("PRAGMA query_only = ON");
+  // before the fix the heartbeat's error escaped its setInterval: an uncaught error, the end of a server
+  await until("the heartbeat reports its failed write", () => writeHealth(app.deps.sqlite).failing);
+  expect(writeHealth(app.deps.sqlite).failing!.what).toBe("job bookkeeping");
+  const r = await app.request("GET", "/ready");
+  expect(r.status).toBe(503);
+  expect(r.body).toMatchObject({ success: false, code: "INTERNAL_ERROR" });
+  app.deps.sqlite.exec("PRAGMA query_only = OFF");
+  release();
+  await until("the job is done", () => (app.deps.sqlite.query("SELECT status FROM jobs WHERE id = ?").get(id) as { status: string }).status === "done");
+  expect(writeHealth(app.deps.sqlite).failing).toBeNull();
+  expect((await app.request("GET", "/ready")).status).toBe(200);
+});
+
+test("/ready answers 503 as soon as a background write fails, though its own small probe still fits and passed a moment ago", async () => {
+  t = await createTestApp();
+  const app = t;
+  app.deps.sqlite.exec("CREATE TABLE scratch (b BLOB)");
+  app.deps.jobs.register({ kind: "test.big", maxAttempts: 1, run: () => void app.deps.sqlite.query("INSERT INTO scratch VALUES (randomblob(100000))").run() });
+  expect((await app.request("GET", "/ready")).status).toBe(200);
+  fillDisk(app);
+  const id = app.deps.jobs.enqueue("test.big", {});
+  await app.deps.jobs.runDue();
+  // the probe's row exists (an update in place fits) and the manual clock has not moved: only the job's failure can say 503
+  const r = await app.request("GET", "/ready");
+  expect(r.status).toBe(503);
+  expect(r.body.message).toContain("refuses writes");
+  // one try of one allowed, but the disk's fault: not failed for good
+  const row = app.deps.sqlite.query("SELECT status, last_error FROM jobs WHERE id = ?").get(id) as { status: string; last_error: string };
+  expect(row).toEqual({ status: "pending", last_error: "database or disk is full" });
+  freeDisk(app);
+  app.clock.advance(writeHealth(app.deps.sqlite).backoffMs("job test.big"));
+  expect(await app.deps.jobs.runDue()).toBe(1);
+  expect((app.deps.sqlite.query("SELECT status FROM jobs WHERE id = ?").get(id) as { status: string }).status).toBe("done");
+  expect(app.deps.sqlite.query("SELECT count(*) AS n FROM scratch").get()).toEqual({ n: 1 });
+  expect((await app.request("GET", "/ready")).status).toBe(200);
+});
+
+test("a request whose write the disk refuses answers 500 and makes the server unready until a write goes through", async () => {
+  t = await createTestApp();
+  const app = t;
+  const ws = await createWorkspace(app);
+  const attributes = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`a${i}`, "y".repeat(500)]));
+  expect((await app.request("GET", "/ready")).status).toBe(200);
+  fillDisk(app);
+  let failed = 0;
+  for (let i = 0; i < 50 && !failed; i++) {
+    const r = await app.request("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: `91980000${String(i).padStart(4, "0")}`, attributes } });
+    if (r.status === 500) failed++;
+    else expect(r.status).toBe(201);
+  }
+  expect(failed).toBe(1);
+  expect((await app.request("GET", "/ready")).status).toBe(503);
+  freeDisk(app);
+  app.deps.jobs.enqueue("nothing.registered", {});
+  await app.deps.jobs.runDue(); // a background write that goes through clears it
+  expect((await app.request("GET", "/ready")).status).toBe(200);
+});
+
+test("write failures are told from other errors by their codes", () => {
+  const sqlite = (code: string) => Object.assign(new Error(code), { code });
+  for (const c of ["SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_READONLY", "SQLITE_BUSY", "ENOSPC", "EDQUOT", "EROFS"]) expect(isWriteFailure(sqlite(c))).toBe(true);
+  for (const c of ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "ENOENT"]) expect(isWriteFailure(sqlite(c))).toBe(false);
+  expect(isWriteFailure(new Error("boom"))).toBe(false);
+  expect(isWriteFailure(null)).toBe(false);
+});
