@@ -42,7 +42,8 @@ export function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: string, f
         neutralizeCell(c.tags.join(";")),
         c.optedOut ? "true" : "false",
         new Date(c.createdAt).toISOString(),
-        ...keys.map((k) => neutralizeCell(c.attributes[k] ?? "")),
+        // own keys only: a key named like an Object method (constructor, toString) is just a key
+        ...keys.map((k) => neutralizeCell(Object.hasOwn(c.attributes, k) ? String(c.attributes[k]) : "")),
       ]);
       controller.enqueue(encoder.encode(stringify(records)));
       if (rows.length < BATCH) controller.close();

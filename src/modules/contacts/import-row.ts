@@ -22,7 +22,14 @@ export interface ImportRow {
   attributes: Record<string, string>;
 }
 
-const KNOWN: Record<string, "phone" | "name" | "tags" | "optedOut"> = { phone: "phone", name: "name", tags: "tags", optedout: "optedOut", opted_out: "optedOut" };
+// a Map: a column named `constructor` or `__proto__` is not one of these (an object literal would find them on its prototype)
+const KNOWN = new Map<string, "phone" | "name" | "tags" | "optedOut">([
+  ["phone", "phone"],
+  ["name", "name"],
+  ["tags", "tags"],
+  ["optedout", "optedOut"],
+  ["opted_out", "optedOut"],
+]);
 /** Columns of Parley's own export that are not contact input: skipped, so an export imports back cleanly. */
 const SKIPPED = new Set(["createdat"]);
 
@@ -34,7 +41,7 @@ export function readHeader(cells: string[]): ImportHeader {
     const cell = raw.trim();
     if (!cell) throw new Error(`header: column ${index + 1} has no name`);
     if (SKIPPED.has(cell.toLowerCase())) return;
-    const known = KNOWN[cell.toLowerCase()];
+    const known = KNOWN.get(cell.toLowerCase());
     const id = known ?? cell;
     if (seen.has(id)) throw new Error(`header: column "${cell}" appears twice`);
     seen.add(id);
@@ -61,7 +68,7 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   if (!phone) return "phone: is required";
   if (!/^\d{8,15}$/.test(phone)) return "phone: must be 8 to 15 digits with the country code";
   if (!isPossiblePhone(phone)) return "phone: is not a possible phone number for its country code";
-  const row: ImportRow = { phone, tags: [], attributes: {} };
+  const row: ImportRow = { phone, tags: [], attributes: Object.create(null) as Record<string, string> };
   const name = cell(h.name);
   if (name.length > MAX_NAME) return `name: must be at most ${MAX_NAME} characters`;
   if (name) row.name = name;
