@@ -5,6 +5,7 @@ import { errors } from "../../errors.ts";
 import { authenticateJwt, type AuthContext } from "../../http/auth-guard.ts";
 import { RealtimeHub, type RealtimeClient } from "./hub.ts";
 import { memberRoleLookup } from "./repo.ts";
+import { instruments } from "../metrics/counters.ts";
 
 interface SocketState {
   client?: RealtimeClient;
@@ -34,6 +35,12 @@ function realtimeHub(deps: AppDeps): RealtimeHub {
       clock: deps.clock,
       log: deps.log.child({ component: "realtime" }),
       memberRole: memberRoleLookup(deps.sqlite),
+      maxBufferedBytes: deps.config.wsMaxBufferedBytes,
+      onSlowClosed: () => {
+        const m = instruments();
+        m.realtimeClosed.inc({ reason: "slow" });
+        m.realtimeDropped.inc();
+      },
     });
     hubs.set(deps, hub);
   }
@@ -55,6 +62,11 @@ export function realtimeRoutes(deps: AppDeps) {
       if (!token) throw errors.unauthorized("Missing access token (?token= or Sec-WebSocket-Protocol: bearer, <token>)");
       const auth = await authenticateJwt(deps, `Bearer ${token}`);
       if (auth.kind !== "user") throw errors.unauthorized("Invalid or expired token");
+      // each socket holds a buffer and a share of every event's fan-out: one user cannot open without bound
+      if (hub.socketsOf(auth.userId) >= deps.config.wsMaxSocketsPerUser) {
+        instruments().realtimeClosed.inc({ reason: "per_user_cap" });
+        throw errors.rateLimited(5, `At most ${deps.config.wsMaxSocketsPerUser} real-time connections per user; close another tab or window`);
+      }
       const exp = decodeJwt(token).exp!;
       Object.assign(ctx, { realtimeAuth: auth, realtimeExpiresAt: exp * 1000, realtimeState: {} } satisfies Upgraded);
       // the server that upgrades the socket publishes to its topics (native fan-out)
@@ -70,6 +82,7 @@ export function realtimeRoutes(deps: AppDeps) {
         userId: auth.userId,
         role: auth.role,
         send: (text) => void ws.raw.send(text),
+        buffered: () => (ws.raw as unknown as { getBufferedAmount(): number }).getBufferedAmount(),
         ping: () => void ws.raw.ping(),
         close: (code, reason) => ws.close(code, reason),
         subscribe: (topic) => void ws.raw.subscribe(topic),
