@@ -70,9 +70,11 @@ describe("secrets", () => {
   });
 });
 
-test("the README's configuration table lists every setting", async () => {
+test("the README's configuration table (or a page under docs/) lists every setting", async () => {
   const { configSchema } = await import("../src/config.ts");
-  const readme = await Bun.file(join(import.meta.dir, "../README.md")).text();
+  const { readdirSync } = await import("node:fs");
+  const docs = readdirSync(join(import.meta.dir, "../docs")).filter((f) => f.endsWith(".md"));
+  const readme = (await Promise.all(["../README.md", ...docs.map((f) => `../docs/${f}`)].map((p) => Bun.file(join(import.meta.dir, p)).text()))).join("\n");
   const missing = Object.keys(configSchema().shape).filter((k) => !readme.includes("`" + envName(k) + "`"));
   expect(missing).toEqual([]);
 });
