@@ -1,3 +1,4 @@
+import { countSkippedAtStart } from "./send-metric.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { CampaignAudience } from "./model.ts";
@@ -140,6 +141,7 @@ export function materializeBatch(deps: Deps, workspaceId: string, campaignId: st
     materializedAt: next === null ? at : null,
     updatedAt: at,
   });
+  countSkippedAtStart(deps.sqlite, campaignId, c.skipped + skipped, skipped);
   return { done: next === null, moved: pending + skipped > 0 || next === null };
 }
 

@@ -3,6 +3,7 @@ import type { AppEvent } from "../../events/bus.ts";
 import { pauseCampaign, tick } from "./engine.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
 import { findEngineRow, runningWithSession } from "./repo.ts";
+import { countCampaignSend } from "./send-metric.ts";
 import type { RecipientStatus } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "sqlite" | "bus" | "clock" | "jobs" | "log">;
@@ -58,6 +59,8 @@ function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: R
     .run(move.to, now, error?.code ?? null, error?.message ?? null, r.id, r.status);
   if (changed.changes !== 1) return;
   moveCounter(deps, r.campaignId, r.status, move.to);
+  // handed to the network (or given up on) once: a receipt that overtook `sent` counts as sent
+  if (r.status === "pending") countCampaignSend(deps.sqlite, r.id, move.to === "failed" ? "failed" : "sent");
   const outcome = move.to === "failed" ? "f" : r.status === "pending" ? "s" : "";
   if (outcome) deps.sqlite.query("UPDATE campaigns SET recent_outcomes = substr(recent_outcomes || ?, -?) WHERE id = ?").run(outcome, FAILURE_WINDOW, r.campaignId);
   const c = findEngineRow(deps.db, e.workspaceId, r.campaignId);

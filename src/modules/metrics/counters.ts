@@ -74,7 +74,8 @@ export function instruments(): Instruments {
 
 /**
  * Campaign messages handed to the network. The campaigns module calls
- * `campaignSends.inc({ outcome: "sent" })` (or "failed", "skipped") as it sends.
+ * `campaignSends.inc({ outcome: "sent" })` (or "failed", "skipped") once each recipient's
+ * outcome is committed (campaigns/send-metric.ts).
  */
 export const campaignSends = {
   inc(labels: { outcome: string }, value?: number): void {
