@@ -63,7 +63,9 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   // trailing empty fields (a spreadsheet's extra delimiters) are harmless; extra values are not
   if (cells.length > h.width && cells.slice(h.width).some((c) => c.trim())) return `has ${cells.length} fields, the header has ${h.width}`;
   // the `'` our export puts before a formula-like cell (CSV injection) is not part of the value
-  const cell = (i: number | null) => (i === null ? "" : (cells[i] ?? "").trim().replace(/^'(?=[=+\-@\t\r])/, ""));
+  // (one quote: `''=x` is the export of a value that was `'=x`)
+  const raw = (i: number | null) => (i === null ? "" : (cells[i] ?? "").replace(/^'(?='*[=+\-@\t\r])/, ""));
+  const cell = (i: number | null) => raw(i).trim();
   const phone = normalisePhone(cell(h.phone));
   if (!phone) return "phone: is required";
   if (!/^\d{8,15}$/.test(phone)) return "phone: must be 8 to 15 digits with the country code";
@@ -73,7 +75,7 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   if (name.length > MAX_NAME) return `name: must be at most ${MAX_NAME} characters`;
   if (name) row.name = name;
   const tags = new Set<string>();
-  for (const part of cell(h.tags).split(/[;|]/)) {
+  for (const part of splitTags(cell(h.tags))) {
     const tag = part.trim().toLowerCase();
     if (!tag) continue;
     if (tag.length > 40) return `tags: "${tag.slice(0, 40)}…" is longer than 40 characters`;
@@ -88,8 +90,9 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
     else return "optedOut: must be true or false (or yes/no, 1/0)";
   }
   for (const { index, key } of h.attributes) {
-    const value = cell(index);
-    if (!value) continue; // an empty cell sets nothing
+    // as given, spaces and all: the API keeps an attribute's spaces, and an export imports back unchanged
+    const value = raw(index);
+    if (!value.trim()) continue; // an empty cell sets nothing
     if (value.length > MAX_ATTRIBUTE_VALUE) return `${key}: must be at most ${MAX_ATTRIBUTE_VALUE} characters`;
     row.attributes[key] = value;
   }
@@ -120,4 +123,26 @@ export function detectDelimiter(firstLine: string): "," | ";" {
     else if (!quoted && ch === ";") semicolons++;
   }
   return semicolons > commas ? ";" : ",";
+}
+
+/**
+ * The tags of a cell: split at `;` or `|`, except one with a `\` before it (the export writes
+ * `\;`, `\|` and `\\` for those characters inside a tag). A `\` before anything else is kept.
+ */
+export function splitTags(cell: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  for (let i = 0; i < cell.length; i++) {
+    const ch = cell[i]!;
+    const next = cell[i + 1];
+    if (ch === "\\" && (next === ";" || next === "|" || next === "\\")) {
+      cur += next;
+      i++;
+    } else if (ch === ";" || ch === "|") {
+      out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
 }
