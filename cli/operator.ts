@@ -6,6 +6,7 @@ import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
 import { openDb, type OpenedDb } from "../src/db/open.ts";
 import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
+import { isBrokenPipe } from "../src/node/tty.ts";
 
 /** What an operator command works with: the data dir's database (D13) and a clock. */
 export interface OperatorContext {
@@ -48,6 +49,7 @@ export async function operatorAction(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {
+    if (isBrokenPipe(err)) process.exit(0); // `| head -1`: the reader has what it wanted
     if (err instanceof AppError || err instanceof Error) {
       const fields = err instanceof AppError && err.errors ? ` (${Object.entries(err.errors).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
       process.stderr.write(`parley: ${err.message}${fields}\n`);
