@@ -16,6 +16,8 @@ export interface RealtimeClient {
   buffered?(): number;
   ping(): void;
   close(code: number, reason: string): void;
+  /** Drops the connection at once, without a close handshake (and the buffered events with it). */
+  terminate?(): void;
   /** Joins the workspace's pub/sub topic (Bun's native fan-out), when the socket has one. */
   subscribe?(topic: string): void;
   unsubscribe?(topic: string): void;
@@ -194,6 +196,20 @@ export class RealtimeHub {
         c.close(CLOSE_TOO_SLOW, "too far behind; reload");
       } catch {
         // already closing
+      }
+      // the close frame waits behind the buffered events: a client that reads gets it (and
+      // reloads); one that never reads would keep that buffer for as long as its connection
+      // lives, so the connection is dropped after the grace period
+      if (c.terminate) {
+        const drop = c.terminate;
+        const timer = setTimeout(() => {
+          try {
+            drop();
+          } catch {
+            // gone already
+          }
+        }, SLOW_GRACE_MS);
+        (timer as { unref?: () => void }).unref?.();
       }
     }
   }

@@ -85,6 +85,7 @@ export function realtimeRoutes(deps: AppDeps) {
         buffered: () => (ws.raw as unknown as { getBufferedAmount(): number }).getBufferedAmount(),
         ping: () => void ws.raw.ping(),
         close: (code, reason) => ws.close(code, reason),
+        terminate: () => (ws.raw as unknown as { terminate(): void }).terminate(),
         subscribe: (topic) => void ws.raw.subscribe(topic),
         unsubscribe: (topic) => {
           try {
