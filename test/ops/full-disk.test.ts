@@ -101,3 +101,26 @@ test("write failures are told from other errors by their codes", () => {
   expect(isWriteFailure(new Error("boom"))).toBe(false);
   expect(isWriteFailure(null)).toBe(false);
 });
+
+test("a contacts import whose writes meet a full disk is not failed, however many tries; it completes once space returns", async () => {
+  t = await createTestApp();
+  const app = t;
+  const ws = await createWorkspace(app);
+  const csv = "phone,name,note\n" + Array.from({ length: 300 }, (_, i) => `9176${String(i).padStart(8, "0")},Person ${i},${"n".repeat(400)}`).join("\n") + "\n";
+  const form = new FormData();
+  form.append("file", new File([csv], "c.csv", { type: "text/csv" }));
+  const r = await app.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: form });
+  expect(r.status).toBe(202);
+  fillDisk(app);
+  for (let i = 0; i < 8; i++) {
+    await app.deps.jobs.runDue();
+    app.clock.advance(10_000);
+  }
+  const during = (await app.request("GET", `/api/v1/contacts/imports/${r.body.data.id}`, { token: ws.owner.token })).body.data;
+  expect(during.status).not.toBe("failed");
+  expect((await app.request("GET", "/ready")).status).toBe(503);
+  freeDisk(app);
+  await app.deps.jobs.runDue();
+  const done = (await app.request("GET", `/api/v1/contacts/imports/${r.body.data.id}`, { token: ws.owner.token })).body.data;
+  expect(done).toMatchObject({ status: "completed", total: 300, created: 300, rejected: 0 });
+});

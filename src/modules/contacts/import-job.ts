@@ -3,6 +3,7 @@ import { createReadStream, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AppDeps } from "../../deps.ts";
 import type { JobHandler } from "../../jobs/queue.ts";
+import { isWriteFailure } from "../../ops/write-health.ts";
 import { effectiveLimits } from "../billing/quota.ts";
 import { countImportErrors, findImport, finishImport, MAX_IMPORT_ERRORS, recordBatch, startImport, type ImportRowState } from "./import-repo.ts";
 import { detectDelimiter, mergeRow, readHeader, readRow, type ImportHeader } from "./import-row.ts";
@@ -196,7 +197,9 @@ export function importJob(deps: Deps): JobHandler<Payload> {
         deps.log.info("contacts import completed", { workspaceId, importId });
       } catch (err) {
         if (err instanceof FileProblem) return end("failed", err.message);
-        if (ctx.attempt >= ctx.maxAttempts) end("failed", "the import stopped on an internal error");
+        // a full disk is not the file's fault: the job tries again (the queue backs off) and goes on
+        // from the rows already applied once space returns, however long that takes
+        if (ctx.attempt >= ctx.maxAttempts && !isWriteFailure(err)) end("failed", "the import stopped on an internal error");
         throw err;
       }
     },
