@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEvent } from "../../events/bus.ts";
 import { changeStatus, countsMoved, moveCounter } from "./progress.ts";
 import { findEngineRow, pushOutcome, runningWithSession } from "./repo.ts";
+import { countCampaignSend } from "./send-metric.ts";
 import type { RecipientStatus } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
@@ -63,6 +64,8 @@ async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; f
     .run(move.to, move.to === "failed" ? null : now, error?.code ?? null, error?.message ?? null, now, r.id, r.status);
   if (changed.changes !== 1) return;
   await moveCounter(deps, r.campaignId, r.status, move.to);
+  // handed to the network (or given up on) once: a receipt that overtook `sent` counts as sent
+  if (r.status === "pending") countCampaignSend(deps.db, move.to === "failed" ? "failed" : "sent");
   const outcome = move.to === "failed" ? "f" : r.status === "pending" ? "s" : "";
   if (outcome) await pushOutcome(deps.db, r.campaignId, outcome, FAILURE_WINDOW);
   const c = await findEngineRow(deps.db, e.workspaceId, r.campaignId);

@@ -47,7 +47,17 @@ export function renderBody(body: string, v: VariableValues): string {
     let value: string | null | undefined;
     if (variable.path === "name") value = v.name?.trim() || v.pushName?.trim() || null;
     else if (variable.path === "phone") value = v.phone;
-    else value = v.attributes[variable.path.slice("attributes.".length)];
+    else value = ownValue(v.attributes, variable.path.slice("attributes.".length));
     return value ? value : variable.fallback;
   });
+}
+
+/**
+ * The contact's own attribute `key`, never one its object inherits: a contact without a
+ * `constructor` attribute must get the default, not the text of Object's constructor.
+ */
+export function ownValue(attributes: Record<string, string>, key: string): string | undefined {
+  if (!Object.hasOwn(attributes, key)) return undefined;
+  const v = attributes[key];
+  return typeof v === "string" ? v : undefined;
 }

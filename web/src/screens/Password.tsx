@@ -20,7 +20,7 @@ export function Forgot() {
     }
   };
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Reset your password</h1>
       {done ? (
         <p role="status">If an account uses {email}, a link to set a new password is on its way. It works once, for 30 minutes.</p>
@@ -34,7 +34,7 @@ export function Forgot() {
       <p className="links">
         <Link href="/login">Back to sign in</Link>
       </p>
-    </div>
+    </main>
   );
 }
 
@@ -60,7 +60,7 @@ export function Reset() {
     }
   };
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Set a new password</h1>
       {!token && <p className="error">This link has no token. Open the link from your mail again.</p>}
       {done ? (
@@ -77,6 +77,6 @@ export function Reset() {
           </button>
         </form>
       )}
-    </div>
+    </main>
   );
 }
