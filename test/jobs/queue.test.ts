@@ -84,13 +84,14 @@ describe("durable jobs", () => {
     q.register({ kind: "slow", leaseMs: 60_000, run: async () => { runs++; if (runs === 1) await gate; } });
     const id = await q.enqueue("slow", {});
     const first = q.runDue();
-    await Bun.sleep(5);
+    // the first run is under way (its lease set) before the lease is made to expire, however slow the machine
+    while (runs < 1) await Bun.sleep(5);
     // the lease expires while the first run hangs (e.g. the machine was suspended)
-    opened.db.prepare("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
+    await opened.db.prepare("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
     await q.runDue(); // second claim runs and completes
     expect(await row(id)).toMatchObject({ status: "done", attempts: 2 });
     // an operator then marks it failed; the stale worker's late "done" must not apply
-    opened.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
+    await opened.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
     release();
     await first;
     expect(await row(id)).toMatchObject({ status: "failed", attempts: 2 });
