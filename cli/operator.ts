@@ -13,6 +13,7 @@ import { hostUrl } from "../src/http/public-url.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
 import { ownerId } from "../src/modules/users/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
+import { isBrokenPipe } from "../src/node/tty.ts";
 
 /*
  * The one framework of the operator commands. Their power comes from the data directory: its
@@ -177,6 +178,7 @@ export async function runOperator(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (err) {
+    if (isBrokenPipe(err)) process.exit(0); // `| head -1`: the reader has what it wanted
     if (err instanceof Error) {
       const fields = err instanceof AppError && err.errors ? ` (${Object.entries(err.errors).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
       process.stderr.write(`parley: ${err.message}${fields}\n`);

@@ -66,6 +66,16 @@ export function serveCommand(program: Command): void {
       // operator commands read where to call from the data dir (a wildcard address is reached on loopback)
       const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
       announceUrl(config.dataDir, hostUrl(local, server.port));
+      // the last line of defence against a full disk: a refused write that escapes a timer or a
+      // promise somewhere makes the server unready, not gone (a crash loop under systemd or Docker
+      // while the disk stays full); any other uncaught error still ends the process
+      const onUncaught = (err: unknown) => {
+        if (server.runtime.deps.writeHealth.failed("background write", err, log)) return;
+        log.error("uncaught error", { err });
+        process.exit(1);
+      };
+      process.on("uncaughtException", onUncaught);
+      process.on("unhandledRejection", onUncaught);
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       // machine-readable readiness line for scripts and tests that start on port 0

@@ -3,6 +3,7 @@ import type { AppDeps } from "./deps.ts";
 import type { Services } from "./services.ts";
 import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
+import { allowedMethods, type AllowedMethods } from "./http/allowed-methods.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
 import { billingRoutes } from "./modules/billing/routes.ts";
@@ -37,9 +38,13 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
   // measured the same (issue 13). standardHostname false: its router then finds the path after
   // "http://" instead of assuming a host of 4 characters or more (`Host: x` routed to a wrong
   // path); the server speaks plain HTTP (TLS ends at a proxy).
-  return new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
+  // built on the first unmatched request, from the finished route table
+  let methods: AllowedMethods | undefined;
+  let routes: () => readonly { method: string; path: string }[] = () => [];
+  const allowed = (path: string): string[] => (methods ??= allowedMethods(routes()))(path);
+  const app = new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
     .use(corePlugin(deps.config, deps.log))
-    .use(errorsPlugin(deps.log))
+    .use(errorsPlugin(deps.log, deps.writeHealth, allowed))
     .use(mediaCredentialGate(deps))
     // request timing only when /metrics exists: without a scraper it would be work for nobody
     .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())
@@ -67,6 +72,8 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(segmentRoutes(deps))
     // the sim network's routes (docs/network-drivers.md) exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
+  routes = () => app.routes;
+  return app;
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -105,6 +105,15 @@ function buildConfigSchema() {
     sessionRestoreGapMs: int(0, 60_000).default(250),
     /** Interval of WebSocket keepalive pings on /api/ws. */
     wsPingIntervalMs: int(1000, 600_000).default(25_000),
+    /**
+     * Bytes of events a /api/ws socket may have waiting to be written (its client reads too
+     * slowly, or not at all). A socket past it for 5 s, or 8 times past it, is closed with
+     * 4009, which tells the dashboard to reload, instead of growing the server's memory or
+     * losing events in silence.
+     */
+    wsMaxBufferedBytes: int(16 * 1024, 64 * 1024 * 1024).default(256 * 1024),
+    /** Open /api/ws sockets one user may hold at once (each dashboard tab holds one); more are refused with 429. */
+    wsMaxSocketsPerUser: int(1, 1000).default(10),
     sendMinGapMs: int(0, 600_000).default(1000),
     sendJitterMs: int(0, 600_000).default(500),
     /** Attempts of one outbound message on transient network failures before it fails. */

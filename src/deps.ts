@@ -13,6 +13,7 @@ import type { DeliveryStore } from "./modules/webhooks/store.ts";
 import type { NetworkDriver } from "./network/driver.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import type { WriteHealth } from "./ops/write-health.ts";
 
 /** Secrets of the installation (generated on first start unless configured; see secrets.ts). */
 export interface Secrets {
@@ -53,4 +54,6 @@ export interface AppDeps {
   deliveries: DeliveryStore;
   /** groups concurrent sends into shared transactions */
   sends: SendBatcher;
+  /** whether writes go through (a full disk): background writers report here, /ready reads it */
+  writeHealth: WriteHealth;
 }

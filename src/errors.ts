@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   SUBSCRIPTION_INACTIVE: { status: 403, message: "This action is not allowed on the current plan" },
   LIMIT_EXCEEDED: { status: 403, message: "Plan limit reached" },
   NOT_FOUND: { status: 404, message: "Resource not found" },
+  METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed on this path" },
   CONFLICT: { status: 409, message: "Conflict with the current state" },
   RATE_LIMITED: { status: 429, message: "Too many requests; retry after backoff" },
   INTERNAL_ERROR: { status: 500, message: "Unexpected server error" },

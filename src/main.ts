@@ -1,4 +1,13 @@
 #!/usr/bin/env bun
 import { buildProgram } from "../cli/program.ts";
+import { isBrokenPipe, quietOnBrokenPipe } from "./node/tty.ts";
 
-await buildProgram().parseAsync(process.argv);
+// every command but serve prints for a reader that may go away (`parley keys list | head -1`)
+if (process.argv[2] !== "serve") quietOnBrokenPipe();
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (err) {
+  // the output's reader stopped reading (`| head -1`): nothing went wrong here, no stack trace
+  if (isBrokenPipe(err)) process.exit(0);
+  throw err;
+}

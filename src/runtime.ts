@@ -15,6 +15,7 @@ import { createNetwork } from "./network/select.ts";
 import { imageCaptcha, type CaptchaGenerator } from "./auth/captcha.ts";
 import { PasswordHasher } from "./auth/passwords.ts";
 import { RateLimiter } from "./rate-limiter.ts";
+import { WriteHealth } from "./ops/write-health.ts";
 import { ChannelNotifier } from "./notify/channel-notifier.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
@@ -114,13 +115,14 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
     o.notifier ?? new ChannelNotifier({ config, db, clock, log: log.child({ component: "notify" }), network });
+  const writeHealth = new WriteHealth();
   const deps: AppDeps = {
     config,
     db,
     clock,
     log,
     network,
-    jobs: new JobQueue(db, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }),
+    jobs: new JobQueue(db, clock, log.child({ component: "jobs" }), { concurrency: config.jobConcurrency, pollMs: config.jobPollMs }, writeHealth),
     bus: new EventBus(db, clock, log.child({ component: "events" })),
     notifier,
     captcha: o.captcha ?? imageCaptcha,
@@ -132,6 +134,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     lastUsed: new LastUsedTracker(db),
     deliveries: new DeliveryStore(db),
     sends: new SendBatcher(db),
+    writeHealth,
   };
   const services = createServices(deps);
   const app = buildApp(deps, services);

@@ -3,6 +3,7 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { lockDataDir } from "./db/lock.ts";
 import { describeStore } from "./db/open.ts";
+import { SLOW_HARD_FACTOR } from "./modules/realtime/hub.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { hostUrl, publicBaseUrl } from "./http/public-url.ts";
 import { logFirstSteps } from "./modules/setup/start-log.ts";
@@ -33,6 +34,20 @@ export class ListenError extends Error {
 
 /** The largest message a WebSocket client may send (Elysia JSON-parses each one). */
 export const WS_MAX_PAYLOAD = 64 * 1024;
+
+/** Bun's WebSocket settings of the server (tests that listen themselves use them too). */
+export function websocketOptions(config: Pick<Config, "wsMaxBufferedBytes">) {
+  return {
+    // /api/ws clients only send pings; Bun's default (16 MB) lets any member make the server
+    // JSON-parse 16 MB of nesting per message (0.7 s and 700 MB each). Larger: closed, 1009
+    maxPayloadLength: WS_MAX_PAYLOAD,
+    // Bun queues up to 16 MB by default for a socket that does not read, then drops events in
+    // silence; the hub closes such a socket (4009, reload) once it stays wsMaxBufferedBytes
+    // behind or is SLOW_HARD_FACTOR times that, and Bun's own limit sits just above the latter
+    backpressureLimit: config.wsMaxBufferedBytes * SLOW_HARD_FACTOR + 1024 * 1024,
+    closeOnBackpressureLimit: false,
+  };
+}
 
 export interface RunningServer {
   runtime: Runtime;
@@ -97,9 +112,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // every body cap (JSON 1 MiB, media) is enforced in the app, inside the envelope, also for
       // chunked bodies; Bun's own limit would answer a bare 413 before the app sees the request
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      // /api/ws clients only send pings; Bun's default (16 MB) lets any member make the server
-      // JSON-parse 16 MB of nesting per message (0.7 s and 700 MB each). Larger: closed, 1009
-      websocket: { maxPayloadLength: WS_MAX_PAYLOAD },
+      websocket: websocketOptions(config),
       // last resort for anything thrown outside Elysia's own error handling
       error: (err) => {
         const requestId = Bun.randomUUIDv7();

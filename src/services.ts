@@ -4,6 +4,7 @@ import { authPeriodicJobs } from "./modules/auth/periodic.ts";
 import { apiKeyJobs } from "./modules/apikeys/jobs.ts";
 import { billingJobs } from "./modules/billing/jobs.ts";
 import { SessionManager } from "./modules/sessions/manager.ts";
+import { instruments } from "./modules/metrics/counters.ts";
 import { RealtimeHub } from "./modules/realtime/hub.ts";
 import { memberRoleLookup } from "./modules/realtime/repo.ts";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher.ts";
@@ -66,6 +67,12 @@ export function createServices(deps: AppDeps): Services {
     clock: deps.clock,
     log: deps.log.child({ component: "realtime" }),
     memberRole: memberRoleLookup(deps.db),
+    maxBufferedBytes: deps.config.wsMaxBufferedBytes,
+    onSlowClosed: () => {
+      const m = instruments();
+      m.realtimeClosed.inc({ reason: "slow" });
+      m.realtimeDropped.inc();
+    },
   });
   let restoring: Promise<void> = Promise.resolve();
   return {

@@ -118,7 +118,7 @@ describe("one owner of lifecycle: every stateful service is built once per runti
   test("two runtimes share no service; the app's routes and guard use the runtime's own", async () => {
     const [t, other] = [await createTestApp(), await createTestApp()];
     apps.push(t, other);
-    for (const k of ["hasher", "apiQuota", "lastUsed", "deliveries", "sends", "jobs", "bus"] as const) expect(t.deps[k]).not.toBe(other.deps[k]);
+    for (const k of ["hasher", "apiQuota", "lastUsed", "deliveries", "sends", "writeHealth", "jobs", "bus"] as const) expect(t.deps[k]).not.toBe(other.deps[k]);
     expect(t.deps.limiters.user).not.toBe(other.deps.limiters.user);
     for (const k of ["sessions", "realtime", "webhooks", "messaging"] as const) expect(t.services[k]).not.toBe(other.services[k]);
 

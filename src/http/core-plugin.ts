@@ -68,6 +68,19 @@ function refuseDeepQuery(url: string): void {
 }
 
 /**
+ * A query string as names and values: a value is the text sent (commas, brackets and all), a
+ * name given more than once a list of them. No prototype: `?__proto__=x` is a name like any other.
+ */
+export function plainQuery(search: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(search)) {
+    const prev = out[name];
+    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
+
+/**
  * Request id, CORS, body caps and JSON parsing, and the access log.
  * JSON and other bodies are capped at `jsonBodyLimit` (docs/api.md); the media routes (uploads, sends, CSV import) at `mediaBodyLimit`.
  */
@@ -100,6 +113,13 @@ export function corePlugin(config: Config, log: Logger) {
         const limit = bodyLimit(config, pathOf(request));
         if (declared > limit) throw errors.tooLarge(limit);
       }
+    })
+    // query values as sent: Elysia splits every value with a comma into an array (a search for
+    // "Smith, John" was refused as an array, a tag with a comma could not be filtered) and
+    // JSON-parses one in brackets; only a repeated name makes a list here
+    .onTransform({ as: "global" }, (ctx) => {
+      const q = ctx.request.url.indexOf("?");
+      if (q >= 0) ctx.query = plainQuery(ctx.request.url.slice(q + 1)) as typeof ctx.query;
     })
     .onParse({ as: "global" }, async ({ request, contentType: given }) => {
       // media types are case-insensitive (RFC 9110): `Application/JSON` is JSON

@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import { AppError, ERROR_CODES, type FieldErrors } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { AllowedMethods } from "./allowed-methods.ts";
+import { REQUEST, type WriteHealth } from "../ops/write-health.ts";
 import { failureBody } from "./envelope.ts";
 import { requestMeta } from "./request-meta.ts";
 
@@ -28,7 +30,7 @@ function humanize(message: string): string {
 }
 
 /** Maps every error to the failure envelope; nothing leaks a stack. */
-export function errorsPlugin(log: Logger) {
+export function errorsPlugin(log: Logger, health?: WriteHealth, allowed?: AllowedMethods) {
   return new Elysia({ name: "parley-errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
     const meta = requestMeta(request);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -46,11 +48,18 @@ export function errorsPlugin(log: Logger) {
         return json(400, failureBody("VALIDATION_ERROR", "Request validation failed", meta.id, fieldErrors(error)));
       case "PARSE":
         return json(400, failureBody("VALIDATION_ERROR", "Malformed request body", meta.id, { body: "is not valid JSON" }));
-      case "NOT_FOUND":
+      case "NOT_FOUND": {
+        // the path exists with other methods: 405 and the ones it takes
+        const methods = allowed?.(new URL(request.url).pathname) ?? [];
+        if (methods.length && !methods.includes(request.method))
+          return json(405, failureBody("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${methods.join(", ")}`, meta.id), { allow: methods.join(", ") });
         return json(404, failureBody("NOT_FOUND", "Route not found", meta.id));
+      }
       case "INVALID_COOKIE_SIGNATURE":
         return json(400, failureBody("VALIDATION_ERROR", "Invalid cookie", meta.id, { cookie: "has an invalid signature" }));
     }
+    // a write the disk refused makes the server unready at once (it clears with the next write that goes through)
+    health?.failed(REQUEST, error, log);
     log.error("unhandled error", { requestId: meta.id, method: request.method, path: new URL(request.url).pathname, err: error });
     return json(500, failureBody("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.message, meta.id));
   });

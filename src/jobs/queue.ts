@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { DB, Statement } from "../db/store.ts";
 import type { Logger } from "../log.ts";
+import type { WriteHealth } from "../ops/write-health.ts";
 
 /** Thrown by a handler to give up at once: the job is marked failed, not retried. */
 export class PermanentJobError extends Error {}
@@ -73,6 +74,8 @@ export class JobQueue {
     private clock: Clock,
     private log: Logger,
     private opts: { concurrency: number; pollMs: number },
+    /** where failed writes are reported (the runtime's one; see src/ops/write-health.ts) */
+    private health: WriteHealth,
   ) {
     const pg = db.engine === "postgres";
     this.stmts = {
@@ -196,18 +199,18 @@ export class JobQueue {
       while (this.running.size < this.opts.concurrency && !this.stopping) {
         const row = await this.claim();
         if (!row) break;
-        const p = this.execute(row)
-          // its bookkeeping failed (a full disk): the lease runs out and the job is claimed again
-          .catch((err) => this.log.error("job bookkeeping failed", { jobId: row.id, kind: row.kind, err }))
-          .finally(() => {
-            this.running.delete(p);
-            this.wake();
-          });
+        this.health.ok("job claim", this.log);
+        const p = this.execute(row).finally(() => {
+          this.running.delete(p);
+          this.wake();
+        });
         this.running.set(p, row);
       }
       delay = await this.nextDelay();
     } catch (err) {
-      this.log.error("job claim failed", { err });
+      // a full disk: back off instead of claiming again at once (a due job would make it a spin)
+      if (!this.health.failed("job claim", err, this.log)) this.log.error("job claim failed", { err });
+      delay = this.health.backoffMs("job claim");
     } finally {
       this.pumping = false;
     }
@@ -226,37 +229,62 @@ export class JobQueue {
     return ((await this.stmts.claim.get(now + 60_000, now, now, now)) as JobRow | undefined) ?? null;
   }
 
+  /** Runs one claimed job and records its outcome; never rejects (a failed write is reported, see `book`). */
   private async execute(row: JobRow): Promise<void> {
     const handler = this.handlers.get(row.kind);
     const now = () => this.clock.now().getTime();
     if (!handler) {
-      await this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts);
+      await this.book(row, "fail", () => this.stmts.fail.run(`no handler for job kind ${row.kind}`, now(), row.id, row.attempts));
       this.log.error("job without handler", { jobId: row.id, kind: row.kind });
       return;
     }
     const leaseMs = handler.leaseMs ?? 60_000;
-    await this.stmts.extend.run(now() + leaseMs, row.id, row.attempts);
-    const heartbeat = setInterval(() => {
-      this.stmts.extend.run(now() + leaseMs, row.id, row.attempts).catch((err) => this.log.warn("job lease not extended", { jobId: row.id, err }));
-    }, Math.max(50, leaseMs / 3));
+    // the lease and its heartbeat are bookkeeping: a write that fails (full disk) leaves the
+    // provisional lease in place, and a lease that ran out lets the job run again later, as
+    // after a crash; it never ends the process from a timer
+    await this.book(row, "lease", () => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts));
+    const heartbeat = setInterval(() => void this.book(row, "heartbeat", () => this.stmts.extend.run(now() + leaseMs, row.id, row.attempts)), Math.max(50, leaseMs / 3));
     const ctx: JobContext = { jobId: row.id, attempt: row.attempts, maxAttempts: row.max_attempts };
+    let outcome: { err: unknown } | null = null;
     try {
       await handler.run(JSON.parse(row.payload), ctx);
-      await this.stmts.done.run(now(), row.id, row.attempts);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const later = err instanceof RetryLaterError;
-      if (err instanceof PermanentJobError || (!later && row.attempts >= row.max_attempts)) {
-        await this.stmts.fail.run(message, now(), row.id, row.attempts);
-        this.log.warn("job failed for good", { jobId: row.id, kind: row.kind, attempts: row.attempts, error: message });
-      } else {
-        const delay = later ? err.delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
-        // a reschedule gives its attempt back
-        await this.stmts.retry.run(now() + delay, message, now(), later ? 1 : 0, row.id, row.attempts);
-        this.log.debug("job will retry", { jobId: row.id, kind: row.kind, attempt: row.attempts, delayMs: delay, error: message });
-      }
+      outcome = { err };
     } finally {
       clearInterval(heartbeat);
+    }
+    if (!outcome) {
+      // not recorded (full disk): the job stays claimed until its lease runs out, then runs again
+      if (await this.book(row, "done", () => this.stmts.done.run(now(), row.id, row.attempts))) this.health.ok(`job ${row.kind}`, this.log);
+      return;
+    }
+    const err = outcome.err;
+    const message = err instanceof Error ? err.message : String(err);
+    // the handler's own writes were refused (full disk): the job's fault it is not, so it is not
+    // failed for good however often that happens, and tries again soon after space returns
+    const storage = this.health.failed(`job ${row.kind}`, err, this.log);
+    if (!storage) this.health.ok(`job ${row.kind}`, this.log); // its writes went through: it failed (or waits) for its own reasons
+    const later = !storage && err instanceof RetryLaterError;
+    if (!storage && (err instanceof PermanentJobError || (!later && row.attempts >= row.max_attempts))) {
+      if (await this.book(row, "fail", () => this.stmts.fail.run(message, now(), row.id, row.attempts)))
+        this.log.warn("job failed for good", { jobId: row.id, kind: row.kind, attempts: row.attempts, error: message });
+    } else {
+      const delay = storage ? this.health.backoffMs(`job ${row.kind}`) : later ? (err as RetryLaterError).delayMs : (handler.backoffMs ?? defaultBackoff)(row.attempts);
+      // a reschedule gives its attempt back
+      if (await this.book(row, "retry", () => this.stmts.retry.run(now() + delay, message, now(), later ? 1 : 0, row.id, row.attempts)))
+        this.log.debug("job will retry", { jobId: row.id, kind: row.kind, attempt: row.attempts, delayMs: delay, error: message });
+    }
+  }
+
+  /** One bookkeeping write of a job; a failure is logged and reported, never thrown. Resolves to whether it was written. */
+  private async book(row: JobRow, step: string, write: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await write();
+      this.health.ok("job bookkeeping", this.log);
+      return true;
+    } catch (err) {
+      if (!this.health.failed("job bookkeeping", err, this.log)) this.log.error("job bookkeeping failed", { jobId: row.id, kind: row.kind, step, err });
+      return false;
     }
   }
 }

@@ -23,3 +23,28 @@ export function writeStdoutLine(line: string): void {
     // nobody reads it
   }
 }
+
+/** A write to a pipe whose reader has gone (`parley keys list | head -1`): the reader has what it wanted. */
+export function isBrokenPipe(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "EPIPE";
+}
+
+let guarded = false;
+
+/**
+ * A command's output piped into `head -1` and the like: once the reader has gone, the next
+ * write fails with EPIPE, which Node-style streams report as an 'error' event after the write
+ * returned; unheard, it ends the process with a stack trace. This ends it quietly instead, with
+ * status 0 (the reader has what it wanted). Builds process.stdout: commands that print call it,
+ * not `serve`, which never writes to the stream (see above).
+ */
+export function quietOnBrokenPipe(): void {
+  if (guarded) return;
+  guarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: unknown) => {
+      if (isBrokenPipe(err)) process.exit(0);
+      throw err;
+    });
+  }
+}

@@ -9,6 +9,29 @@ export const LIVE = new Set(["parley.db", "parley.db-wal", "parley.db-shm", "par
 export const MANIFEST = "parley-backup.json";
 export const DB_FILE = "parley.db";
 
+/**
+ * The layout of a backup, and so of what a restore accepts: these files at the top, `media/`
+ * holding one folder per workspace of files, and `imports/` holding files. The data dir holds
+ * nothing else Parley wrote; anything else in it is not Parley's and is not archived.
+ */
+export const BACKUP_TOP_FILES: ReadonlySet<string> = new Set([MANIFEST, DB_FILE, "secrets.json", "sim-network.json", "sim-sent.jsonl", "wa-version.json"]);
+export const BACKUP_TOP_DIRS: ReadonlySet<string> = new Set(["media", "imports"]);
+/** A path segment of the layout: ids and file names Parley makes (no dot files, no `..`). */
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+/** Why a path (relative, `/`-separated) is not in a backup's layout, or null. `dir`: the entry is a directory. */
+export function layoutProblem(path: string, dir: boolean): string | null {
+  const rel = path.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+  if (rel === "" || rel === ".") return dir ? null : "not a name a backup holds"; // the archive's root folder
+  const parts = rel.split("/");
+  if (!parts.every((p) => SEGMENT.test(p))) return "not a name a backup holds";
+  const [top] = parts as [string];
+  if (parts.length === 1) return (dir ? BACKUP_TOP_DIRS.has(top) : BACKUP_TOP_FILES.has(top)) ? null : "not part of a backup";
+  if (top === "media" && ((parts.length === 2 && dir) || (parts.length === 3 && !dir))) return null;
+  if (top === "imports" && parts.length === 2 && !dir) return null;
+  return "not part of a backup";
+}
+
 export interface BackupManifest {
   format: 1;
   version: string;
@@ -69,8 +92,14 @@ export function snapshotDatabase(dataDir: string, dest: string): void {
 function sideFiles(dataDir: string, target: string): string[] {
   // never the archive being written, nor the scratch files of one in progress, nor the file
   // system's lost+found (a data dir on its own disk has one, root's, mode 0700: unreadable)
+  // only the backup's layout (what a restore accepts): a file the operator left here is not Parley's
   return readdirSync(dataDir).filter(
-    (name) => !LIVE.has(name) && name !== "lost+found" && !name.startsWith(".parley-") && !/\.tmp$|\.\d+$/.test(name) && resolve(dataDir, name) !== target,
+    (name) =>
+      !LIVE.has(name) &&
+      (BACKUP_TOP_FILES.has(name) || BACKUP_TOP_DIRS.has(name)) &&
+      !name.startsWith(".parley-") &&
+      !/\.tmp$|\.\d+$/.test(name) &&
+      resolve(dataDir, name) !== target,
   );
 }
 

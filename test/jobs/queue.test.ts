@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock, systemClock } from "../../src/clock.ts";
 import type { DB } from "../../src/db/store.ts";
 import { JobQueue, PermanentJobError, RetryLaterError } from "../../src/jobs/queue.ts";
+import { WriteHealth } from "../../src/ops/write-health.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openTestStore } from "../helpers/store.ts";
 
@@ -13,7 +14,7 @@ const row = async (id: string) => (await opened.db.prepare("SELECT * FROM jobs W
 beforeEach(async () => {
   opened = await openTestStore();
   clock = new ManualClock();
-  q = new JobQueue(opened.db, clock, silentLogger, { concurrency: 2, pollMs: 20 });
+  q = new JobQueue(opened.db, clock, silentLogger, { concurrency: 2, pollMs: 20 }, new WriteHealth());
 });
 afterEach(async () => {
   await q.stop(100);
@@ -83,13 +84,14 @@ describe("durable jobs", () => {
     q.register({ kind: "slow", leaseMs: 60_000, run: async () => { runs++; if (runs === 1) await gate; } });
     const id = await q.enqueue("slow", {});
     const first = q.runDue();
-    await Bun.sleep(5);
+    // the first run is under way (its lease set) before the lease is made to expire, however slow the machine
+    while (runs < 1) await Bun.sleep(5);
     // the lease expires while the first run hangs (e.g. the machine was suspended)
-    opened.db.prepare("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
+    await opened.db.prepare("UPDATE jobs SET lease_until = 0 WHERE id = ?").run(id);
     await q.runDue(); // second claim runs and completes
     expect(await row(id)).toMatchObject({ status: "done", attempts: 2 });
     // an operator then marks it failed; the stale worker's late "done" must not apply
-    opened.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
+    await opened.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(id);
     release();
     await first;
     expect(await row(id)).toMatchObject({ status: "failed", attempts: 2 });
@@ -151,7 +153,7 @@ describe("durable jobs", () => {
   });
 
   test("the worker loop runs jobs by itself, at most `concurrency` at once", async () => {
-    const real = new JobQueue(opened.db, systemClock, silentLogger, { concurrency: 2, pollMs: 10 });
+    const real = new JobQueue(opened.db, systemClock, silentLogger, { concurrency: 2, pollMs: 10 }, new WriteHealth());
     let active = 0;
     let peak = 0;
     let done = 0;
@@ -165,7 +167,7 @@ describe("durable jobs", () => {
   });
 
   test("stop releases a job still running after the grace period", async () => {
-    const real = new JobQueue(opened.db, systemClock, silentLogger, { concurrency: 1, pollMs: 10 });
+    const real = new JobQueue(opened.db, systemClock, silentLogger, { concurrency: 1, pollMs: 10 }, new WriteHealth());
     real.register({ kind: "stuck", run: () => new Promise(() => {}) });
     const id = await real.enqueue("stuck", {});
     real.start();
@@ -178,7 +180,7 @@ describe("durable jobs", () => {
 test("releaseAbandoned frees the leases of a dead process at start-up (SQLite, one server), never another node's (PostgreSQL), keeping the attempt count", async () => {
   const o = await openTestStore();
   const c = new ManualClock();
-  const q2 = new JobQueue(o.db, c, silentLogger, { concurrency: 1, pollMs: 10 });
+  const q2 = new JobQueue(o.db, c, silentLogger, { concurrency: 1, pollMs: 10 }, new WriteHealth());
   let ran = 0;
   q2.register({ kind: "k", run: () => void ran++ });
   const id = await q2.enqueue("k", {});

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { migrate } from "../../src/db/migrate.ts";
 import { openStore } from "../../src/db/open.ts";
 import { backup, BackupError } from "../../src/ops/backup.ts";
-import { restore } from "../../src/ops/restore.ts";
+import { restore, restoreLimits } from "../../src/ops/restore.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
 // A restore unpacks whatever archive it is handed. One a backup never writes (links, devices,
@@ -86,6 +86,55 @@ test("the hand-made archive of a real backup restores (the baseline of the refus
   expect(error).toBeNull();
   expect(readdirSync(dataDir).sort()).toEqual(["media", "parley.db", "secrets.json"]);
   expect(statSync(join(dataDir, "secrets.json")).mode & 0o777).toBe(0o600); // whatever the archive said
+});
+
+test("only the backup's own layout is accepted: another top-level file, a file loose in media/, a folder in imports/ are refused as a whole", async () => {
+  for (const hostile of [
+    { name: "notes.txt", data: "x" },
+    { name: "bin/run.sh", data: "#!/bin/sh" },
+    { name: "media/loose", data: "x" },
+    { name: "media/w/deeper/f", data: "x" },
+    { name: "imports/sub/f.csv", data: "x" },
+    { name: ".hidden", data: "x" },
+  ] as Entry[]) {
+    const { error, dataDir } = await attempt([...base(), hostile]);
+    expect({ name: hostile.name, error: error instanceof BackupError }).toEqual({ name: hostile.name, error: true });
+    expect((error as Error).message).toContain(hostile.name);
+    expect(readdirSync(dataDir)).toEqual([]);
+  }
+});
+
+test("no mode bits beyond read-write for the owner: a setuid or world-writable file is restored 0600, folders 0700", async () => {
+  const { error, dataDir } = await attempt([
+    ...base(),
+    { name: "secrets.json", data: "{}", mode: 0o4755 },
+    { name: "media/", type: "5", mode: 0o777 },
+    { name: "media/w/", type: "5", mode: 0o3777 },
+    { name: "media/w/f", data: "x", mode: 0o6777 },
+    { name: "imports/a.csv", data: "phone\n", mode: 0o777 },
+  ]);
+  expect(error).toBeNull();
+  for (const f of ["parley.db", "secrets.json", "media/w/f", "imports/a.csv"]) expect(`${f} ${(statSync(join(dataDir, f)).mode & 0o7777).toString(8)}`).toBe(`${f} 600`);
+  for (const d of ["media", "media/w", "imports"]) expect(`${d} ${(statSync(join(dataDir, d)).mode & 0o7777).toString(8)}`).toBe(`${d} 700`);
+});
+
+test("an archive that unpacks to far more entries than its size allows is refused before they are written", async () => {
+  const many: Entry[] = Array.from({ length: 12_000 }, (_, i) => ({ name: `imports/f${i}.csv`, data: "" }));
+  const archive = tarball([...base(), ...many]);
+  expect(restoreLimits(archive.length).maxEntries).toBeLessThan(12_000);
+  const { error, dataDir } = await attempt(archive);
+  expect(error).toBeInstanceOf(BackupError);
+  expect((error as Error).message).toMatch(/more than \d+ entries/);
+  expect(readdirSync(dataDir)).toEqual([]);
+}, 60_000);
+
+test("size caps follow the archive's size: a gigabyte from a few megabytes is over, a real backup's ratio is not", () => {
+  const small = restoreLimits(1.9 * 1024 * 1024);
+  expect(small.maxBytes).toBeLessThan(1024 ** 3);
+  expect(small.maxEntries).toBeLessThan(100_000);
+  const big = restoreLimits(2 * 1024 ** 3); // 2 GiB of media and a compact database
+  expect(big.maxBytes).toBeGreaterThan(20 * 1024 ** 3);
+  expect(big.maxEntries).toBeGreaterThan(1_000_000);
 });
 
 test("links, devices and FIFOs are refused, also links that stay inside the data dir", async () => {

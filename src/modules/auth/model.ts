@@ -14,7 +14,13 @@ export const emailField = lazySchema(() =>
   text()
     .trim()
     .toLowerCase()
-    .pipe(z.email({ error: "must be a valid email address" }).max(254, "must be at most 254 characters")),
+    .pipe(
+      z
+        .email({ error: "must be a valid email address" })
+        .max(254, "must be at most 254 characters")
+        // RFC 5321: a mailbox's local part is at most 64 octets; mail servers refuse longer ones
+        .refine((e) => Buffer.byteLength(e.slice(0, e.lastIndexOf("@"))) <= 64, "the part before @ must be at most 64 characters"),
+    ),
 );
 
 /** A new password (docs/authentication.md): 8-128 characters and not one of the most common passwords. */

@@ -1,3 +1,4 @@
+import { countSkippedAtStart } from "./send-metric.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { CampaignAudience } from "./model.ts";
@@ -145,6 +146,7 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
     materializedAt: next === null ? at : null,
     updatedAt: at,
   });
+  countSkippedAtStart(deps.db, skipped);
   return { done: next === null, moved: pending + skipped > 0 || next === null };
 }
 

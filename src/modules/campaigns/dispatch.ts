@@ -1,3 +1,4 @@
+import { countCampaignSend } from "./send-metric.ts";
 import type { AppDeps } from "../../deps.ts";
 import { numberChecker } from "../numbers/checker.ts";
 import { touchConversation } from "../inbox/repo.ts";
@@ -138,6 +139,7 @@ export async function dispatchNext(deps: Deps, c: EngineRow, session: { id: stri
           .prepare("UPDATE campaign_recipients SET status = 'skipped', skipped_reason = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND message_id IS NULL")
           .run(skip, at, r.id);
         await moveCounter(deps, c.id, "pending", "skipped");
+        countCampaignSend(deps.db, "skipped");
         skipped++;
         continue;
       }

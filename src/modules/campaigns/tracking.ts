@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEvent } from "../../events/bus.ts";
 import { changeStatus, countsMoved, moveCounter } from "./progress.ts";
 import { findEngineRow, pushOutcome, runningWithSession } from "./repo.ts";
+import { countCampaignSend } from "./send-metric.ts";
 import type { RecipientStatus } from "./table.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
@@ -75,6 +76,8 @@ async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; f
     );
   if (changed.changes !== 1) return;
   await moveCounter(deps, r.campaignId, r.status, to);
+  // handed to the network (or given up on) once: a receipt that overtook `sent` counts as sent
+  if (r.status === "pending") countCampaignSend(deps.db, to === "failed" ? "failed" : to === "skipped" ? "skipped" : "sent");
   const outcome = to === "failed" ? "f" : to === "skipped" ? "k" : r.status === "pending" ? "s" : "";
   // a skip is neither: it does not count towards the failure rate
   if (outcome === "f" || outcome === "s") await pushOutcome(deps.db, r.campaignId, outcome, FAILURE_WINDOW);

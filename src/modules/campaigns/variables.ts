@@ -53,14 +53,16 @@ export function renderBody(body: string, v: VariableValues): string {
 }
 
 /**
- * An attribute by key; a key written in another case finds it too ({{attributes.city}} reads a
- * `City` column of an import): people do not see case in a column header, and a miss would
- * quietly send the default. The exact key wins when both exist.
+ * An attribute by key, only the contact's own (a contact without a `constructor` attribute must
+ * get the default, not the text of Object's constructor); a key written in another case finds it
+ * too ({{attributes.city}} reads a `City` column of an import): people do not see case in a column
+ * header, and a miss would quietly send the default. The exact key wins when both exist.
  */
 export function attributeOf(attributes: Record<string, string>, key: string): string | undefined {
-  if (Object.hasOwn(attributes, key)) return attributes[key];
+  const own = (k: string) => (Object.hasOwn(attributes, k) && typeof attributes[k] === "string" ? attributes[k] : undefined);
+  if (Object.hasOwn(attributes, key)) return own(key);
   const lower = key.toLowerCase();
-  for (const k of Object.keys(attributes)) if (k.toLowerCase() === lower) return attributes[k];
+  for (const k of Object.keys(attributes)) if (k.toLowerCase() === lower) return own(k);
   return undefined;
 }
 

@@ -7,11 +7,21 @@ const BATCH = 1000;
 /**
  * OWASP CSV injection: a spreadsheet runs a cell that starts with = + - @ (or a tab or carriage
  * return before one) as a formula. Such a cell is written with a leading `'`, which the
- * spreadsheet shows as text; the import drops that quote again (import-row.ts), so an export
- * imports back unchanged.
+ * spreadsheet shows as text; the import drops that one quote again (import-row.ts), so an export
+ * imports back unchanged. A value that itself starts with quotes before such a character
+ * (`'=keep`) gets one more, so the import gives back exactly its own.
  */
 export function neutralizeCell(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /^'*[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/**
+ * A contact's tags in one cell, `;` between them. A `;`, `|` or `\` inside a tag is written
+ * with a `\` before it, which the import reads back (import-row.ts `splitTags`): a tag with
+ * a separator in it stays one tag.
+ */
+export function joinTags(tags: readonly string[]): string {
+  return tags.map((t) => t.replace(/[\\;|]/g, "\\$&")).join(";");
 }
 
 /**
@@ -39,10 +49,11 @@ export async function exportContacts(deps: Pick<AppDeps, "db">, workspaceId: str
       const records = rows.map((c) => [
         c.phone,
         neutralizeCell(c.name ?? ""),
-        neutralizeCell(c.tags.join(";")),
+        neutralizeCell(joinTags(c.tags)),
         c.optedOut ? "true" : "false",
         new Date(c.createdAt).toISOString(),
-        ...keys.map((k) => neutralizeCell(c.attributes[k] ?? "")),
+        // own keys only: a key named like an Object method (constructor, toString) is just a key
+        ...keys.map((k) => neutralizeCell(Object.hasOwn(c.attributes, k) ? String(c.attributes[k]) : "")),
       ]);
       controller.enqueue(encoder.encode(stringify(records)));
       if (rows.length < BATCH) controller.close();

@@ -23,13 +23,20 @@ export const tagsField = lazySchema(() =>
 
 /** A contact's attributes: string values, keys as in docs/contacts-and-campaigns.md (errors name the key: `attributes.KEY`). */
 export const attributesField = lazySchema(() =>
-  z
-    .record(
-      z.string().regex(ATTRIBUTE_KEY),
-      z.string({ error: "must be a string" }).max(MAX_ATTRIBUTE_VALUE, `must be at most ${MAX_ATTRIBUTE_VALUE} characters`),
-      { error: (iss) => (iss.code === "invalid_key" ? ATTRIBUTE_KEY_MESSAGE : undefined) },
-    )
-    .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`),
+  z.preprocess(
+    (v, ctx) => {
+      // JSON.parse keeps a "__proto__" key as an own key, which the record below would skip in silence
+      if (v && typeof v === "object" && Object.hasOwn(v, "__proto__")) ctx.addIssue({ code: "custom", path: ["__proto__"], message: ATTRIBUTE_KEY_MESSAGE, input: v });
+      return v;
+    },
+    z
+      .record(
+        z.string().regex(ATTRIBUTE_KEY),
+        z.string({ error: "must be a string" }).max(MAX_ATTRIBUTE_VALUE, `must be at most ${MAX_ATTRIBUTE_VALUE} characters`),
+        { error: (iss) => (iss.code === "invalid_key" ? ATTRIBUTE_KEY_MESSAGE : undefined) },
+      )
+      .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `must have at most ${MAX_ATTRIBUTES} keys`),
+  ),
 );
 
 /** A contact name the workspace gives (empty clears it). */

@@ -3,6 +3,7 @@ import { createReadStream, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AppDeps } from "../../deps.ts";
 import type { JobHandler } from "../../jobs/queue.ts";
+import { isWriteFailure } from "../../ops/write-health.ts";
 import { effectiveLimits } from "../billing/quota.ts";
 import { countImportErrors, findImport, finishImport, importProcessed, MAX_IMPORT_ERRORS, recordBatch, startImport, type ImportRowState } from "./import-repo.ts";
 import { detectDelimiter, mergeRow, readHeader, readRow, type ImportHeader } from "./import-row.ts";
@@ -40,7 +41,11 @@ const parserOptions = (delimiter: string): Options => ({
 const csvParse = () => import("csv-parse");
 
 async function sniffDelimiter(path: string): Promise<"," | ";"> {
-  const head = await Bun.file(path).slice(0, 64 * 1024).text();
+  const bytes = new Uint8Array(await Bun.file(path).slice(0, 64 * 1024).arrayBuffer());
+  const nul = bytes.indexOf(0);
+  // NUL bytes are no text a spreadsheet writes: a binary file (a zip, an image, a gzipped CSV)
+  if (nul >= 0) throw new FileProblem(`the file is not CSV text: it holds binary bytes (a NUL at byte ${nul + 1}); export it from the spreadsheet as CSV`);
+  const head = new TextDecoder().decode(bytes);
   return detectDelimiter(head.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "");
 }
 
@@ -56,9 +61,17 @@ async function countRows(path: string, delimiter: string): Promise<number> {
   return Math.max(0, n - 1);
 }
 
+/** csv-parse's own error: the file's fault (a misplaced quote, binary bytes, an overlong line), never worth a retry. */
+function isCsvError(err: unknown): boolean {
+  const e = err as { name?: string; code?: unknown; constructor?: { name?: string } } | null;
+  return !!e && typeof e.code === "string" && (e.constructor?.name === "CsvError" || e.code.startsWith("CSV_") || /^(INVALID|UNCLOSED|QUOTE|CSV)_/.test(e.code));
+}
+
+/** Where the parser stopped, as the file's line and column (1-based), and why. */
 const csvMessage = (err: unknown) => {
-  const e = err as { message?: string; lines?: number };
-  return e.lines ? `line ${e.lines}: ${e.message}` : (e.message ?? String(err));
+  const e = err as { message?: string; lines?: number; index?: number };
+  const at = e.lines ? `line ${e.lines}${typeof e.index === "number" ? `, column ${e.index + 1}` : ""}: ` : "";
+  return at + (e.message ?? String(err));
 };
 
 /**
@@ -152,7 +165,7 @@ async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimite
     }
   } catch (err) {
     if (err instanceof FileProblem) throw err;
-    if ((err as { code?: string }).code?.startsWith("CSV_")) {
+    if (isCsvError(err)) {
       // the rows read before the unreadable line are kept, like the batches before them
       if (header && batch.length) await applyBatch(deps, imp, header, batch, keptErrors);
       throw new FileProblem(csvMessage(err));
@@ -191,7 +204,9 @@ export function importJob(deps: Deps): JobHandler<Payload> {
       } catch (err) {
         if (err instanceof FileProblem) return end("failed", err.message);
         if (err instanceof OvertakenRun) return deps.log.warn("contacts import run stopped: another run of it is ahead", { workspaceId, importId });
-        if (ctx.attempt >= ctx.maxAttempts) await end("failed", "the import stopped on an internal error");
+        // a full disk is not the file's fault: the job tries again (the queue backs off) and goes on
+        // from the rows already applied once space returns, however long that takes
+        if (ctx.attempt >= ctx.maxAttempts && !isWriteFailure(err)) await end("failed", "the import stopped on an internal error");
         throw err;
       }
     },

@@ -22,7 +22,14 @@ export interface ImportRow {
   attributes: Record<string, string>;
 }
 
-const KNOWN: Record<string, "phone" | "name" | "tags" | "optedOut"> = { phone: "phone", name: "name", tags: "tags", optedout: "optedOut", opted_out: "optedOut" };
+// a Map: a column named `constructor` or `__proto__` is not one of these (an object literal would find them on its prototype)
+const KNOWN = new Map<string, "phone" | "name" | "tags" | "optedOut">([
+  ["phone", "phone"],
+  ["name", "name"],
+  ["tags", "tags"],
+  ["optedout", "optedOut"],
+  ["opted_out", "optedOut"],
+]);
 /** Columns of Parley's own export that are not contact input: skipped, so an export imports back cleanly. */
 const SKIPPED = new Set(["createdat"]);
 
@@ -34,7 +41,7 @@ export function readHeader(cells: string[]): ImportHeader {
     const cell = raw.trim();
     if (!cell) throw new Error(`header: column ${index + 1} has no name`);
     if (SKIPPED.has(cell.toLowerCase())) return;
-    const known = KNOWN[cell.toLowerCase()];
+    const known = KNOWN.get(cell.toLowerCase());
     const id = known ?? cell;
     if (seen.has(id)) throw new Error(`header: column "${cell}" appears twice`);
     seen.add(id);
@@ -56,18 +63,20 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
   // trailing empty fields (a spreadsheet's extra delimiters) are harmless; extra values are not
   if (cells.length > h.width && cells.slice(h.width).some((c) => c.trim())) return `has ${cells.length} fields, the header has ${h.width}`;
   // the `'` our export puts before a formula-like cell (CSV injection) is not part of the value
-  const cell = (i: number | null) => (i === null ? "" : (cells[i] ?? "").trim().replace(/^'(?=[=+\-@\t\r])/, ""));
+  // (one quote: `''=x` is the export of a value that was `'=x`)
+  const raw = (i: number | null) => (i === null ? "" : (cells[i] ?? "").replace(/^'(?='*[=+\-@\t\r])/, ""));
+  const cell = (i: number | null) => raw(i).trim();
   const phone = normalisePhone(cell(h.phone));
   if (!phone) return "phone: is required";
   if (!/^\d{8,15}$/.test(phone)) return "phone: must be 8 to 15 digits with the country code";
   if (!isPossiblePhone(phone)) return "phone: is not a possible phone number for its country code";
   if (!isValidPhone(phone)) return `phone: is not a valid number: understood as ${understoodAs(phone)}`;
-  const row: ImportRow = { phone, tags: [], attributes: {} };
+  const row: ImportRow = { phone, tags: [], attributes: Object.create(null) as Record<string, string> };
   const name = cell(h.name);
   if (name.length > MAX_NAME) return `name: must be at most ${MAX_NAME} characters`;
   if (name) row.name = name;
   const tags = new Set<string>();
-  for (const part of cell(h.tags).split(/[;|]/)) {
+  for (const part of splitTags(cell(h.tags))) {
     const tag = part.trim().toLowerCase();
     if (!tag) continue;
     if (tag.length > 40) return `tags: "${tag.slice(0, 40)}…" is longer than 40 characters`;
@@ -82,8 +91,9 @@ export function readRow(h: ImportHeader, cells: string[]): ImportRow | string {
     else return "optedOut: must be true or false (or yes/no, 1/0)";
   }
   for (const { index, key } of h.attributes) {
-    const value = cell(index);
-    if (!value) continue; // an empty cell sets nothing
+    // as given, spaces and all: the API keeps an attribute's spaces, and an export imports back unchanged
+    const value = raw(index);
+    if (!value.trim()) continue; // an empty cell sets nothing
     if (value.length > MAX_ATTRIBUTE_VALUE) return `${key}: must be at most ${MAX_ATTRIBUTE_VALUE} characters`;
     row.attributes[key] = value;
   }
@@ -114,4 +124,26 @@ export function detectDelimiter(firstLine: string): "," | ";" {
     else if (!quoted && ch === ";") semicolons++;
   }
   return semicolons > commas ? ";" : ",";
+}
+
+/**
+ * The tags of a cell: split at `;` or `|`, except one with a `\` before it (the export writes
+ * `\;`, `\|` and `\\` for those characters inside a tag). A `\` before anything else is kept.
+ */
+export function splitTags(cell: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  for (let i = 0; i < cell.length; i++) {
+    const ch = cell[i]!;
+    const next = cell[i + 1];
+    if (ch === "\\" && (next === ";" || next === "|" || next === "\\")) {
+      cur += next;
+      i++;
+    } else if (ch === ";" || ch === "|") {
+      out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
 }

@@ -18,8 +18,9 @@ export async function queueImport(deps: Deps, workspaceId: string, file: File): 
   const relative = join("imports", `${id}.csv`);
   const path = join(deps.config.dataDir, relative);
   mkdirSync(join(deps.config.dataDir, "imports"), { recursive: true, mode: 0o700 });
-  await Bun.write(path, file);
   try {
+    // a write cut short (a full disk) leaves no partial file behind
+    await Bun.write(path, file);
     await deps.db.tx(async () => {
       await insertImport(deps.db, workspaceId, { id, filePath: relative, filename: file.name?.slice(0, 200) || null, at: deps.clock.now().getTime() });
       await deps.jobs.enqueue(IMPORT_JOB, { workspaceId, importId: id });

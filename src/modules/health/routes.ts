@@ -10,7 +10,7 @@ import { healthDoc, readyDoc } from "../docs/schemas.ts";
 const WRITE_PROBE_TTL_MS = 1000;
 
 /** Liveness and readiness probes. */
-export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock">) {
+export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "writeHealth">) {
   const started = deps.clock.now().getTime();
   let lastWriteOk = -Infinity;
 
@@ -40,6 +40,10 @@ export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock">) {
       async () => {
         const n = await step("the database does not answer", async () => (await deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM __drizzle_migrations").get())!.n);
         if (n < bundledMigrationCount(deps.db.engine)) await step("migrations are pending", () => { throw new Error("migrations pending"); });
+        // a background writer's failed write counts at once: the probe's own write, a small one,
+        // can still fit where a campaign's cannot, and it is trusted for a second after it passed
+        const failing = deps.writeHealth.failing;
+        if (failing) await step("the database refuses writes (disk full, read-only file or lock held)", () => { throw new Error(`${failing.what}: ${failing.error}`); });
         await step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
         return ok({ status: "ready", database: "ok", writable: true, migrations: n });
       },

@@ -20,6 +20,10 @@ export interface Instruments {
   campaignSends: Counter<"outcome">;
   /** Inbound messages that arrived but could not be decrypted (a placeholder was stored; the network asked to send them again). */
   undecryptable: Counter;
+  /** Real-time sockets the server closed or refused, by reason (slow: too far behind; per_user_cap: one too many). */
+  realtimeClosed: Counter<"reason">;
+  /** Events a real-time socket did not get because it was too far behind (it was closed, its client reloads). */
+  realtimeDropped: Counter;
 }
 
 let made: Instruments | undefined;
@@ -60,13 +64,25 @@ export function instruments(): Instruments {
       help: "Inbound messages that could not be decrypted on this device (a placeholder is kept; the network is asked to send them again)",
       registers: [],
     }),
+    realtimeClosed: new Counter({
+      name: "parley_realtime_sockets_closed_total",
+      help: "Real-time WebSockets the server closed or refused, by reason (slow, per_user_cap)",
+      labelNames: ["reason"] as const,
+      registers: [],
+    }),
+    realtimeDropped: new Counter({
+      name: "parley_realtime_events_dropped_total",
+      help: "Events not delivered to a real-time WebSocket that was too far behind (closed with 4009)",
+      registers: [],
+    }),
   };
   return made;
 }
 
 /**
  * Campaign messages handed to the network. The campaigns module calls
- * `campaignSends.inc({ outcome: "sent" })` (or "failed", "skipped") as it sends.
+ * `campaignSends.inc({ outcome: "sent" })` (or "failed", "skipped") once each recipient's
+ * outcome is committed (campaigns/send-metric.ts).
  */
 export const campaignSends = {
   inc(labels: { outcome: string }, value?: number): void {

@@ -45,9 +45,9 @@ const POSTGRES_SCRAPE_SQL: Omit<Record<keyof typeof SCRAPE_SQL, string>, "pages"
 export function createMetricsRegistry(deps: Deps): { registry: Registry; close(): void } {
   // loaded here, not at import: only a server with a metrics token builds a registry
   const { Gauge, Registry } = require("prom-client") as typeof import("prom-client");
-  const { httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable } = instruments();
+  const { httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable, realtimeClosed, realtimeDropped } = instruments();
   const registry = new Registry();
-  for (const m of [httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable] as Metric[]) registry.registerMetric(m);
+  for (const m of [httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable, realtimeClosed, realtimeDropped] as Metric[]) registry.registerMetric(m);
   const unsubscribe = deps.bus.subscribe((e) => {
     const labels = MESSAGE_EVENTS[e.event];
     if (labels) messageTransitions.inc({ direction: labels[0], status: labels[1] });

@@ -12,8 +12,12 @@ export interface RealtimeClient {
   /** the member's role when last checked */
   role: Role;
   send(text: string): void;
+  /** Bytes queued for the socket and not yet written (its client reads slowly or not at all). */
+  buffered?(): number;
   ping(): void;
   close(code: number, reason: string): void;
+  /** Drops the connection at once, without a close handshake (and the buffered events with it). */
+  terminate?(): void;
   /** Joins the workspace's pub/sub topic (Bun's native fan-out), when the socket has one. */
   subscribe?(topic: string): void;
   unsubscribe?(topic: string): void;
@@ -37,12 +41,22 @@ interface WorkspaceSockets {
 export const MEMBERSHIP_RECHECK_MS = 5_000;
 /** Close code of a socket whose user left the workspace. */
 export const CLOSE_NOT_A_MEMBER = 4003;
+/** Close code of a socket too far behind: it missed events, and its client should reload (the dashboard does). */
+export const CLOSE_TOO_SLOW = 4009;
+/** A socket past its bound of unwritten events this long is closed (CLOSE_TOO_SLOW). */
+export const SLOW_GRACE_MS = 5_000;
+/** A socket this many times past its bound is closed at once. */
+export const SLOW_HARD_FACTOR = 8;
 
 export interface HubOptions {
   pingIntervalMs: number;
   clock: Clock;
   log: Logger;
   memberRole: MemberRoleLookup;
+  /** bytes a socket may have waiting; past it the socket is closed with CLOSE_TOO_SLOW */
+  maxBufferedBytes?: number;
+  /** counts sockets closed for being too far behind and the events they missed (/metrics) */
+  onSlowClosed?(): void;
 }
 
 /**
@@ -64,6 +78,8 @@ export interface HubOptions {
 export class RealtimeHub {
   private byWorkspace = new Map<string, WorkspaceSockets>();
   private checkedAt = new WeakMap<RealtimeClient, number>();
+  /** when each socket's unwritten events last went past the bound (absent: within it) */
+  private behindSince = new WeakMap<RealtimeClient, number>();
   private pinger: ReturnType<typeof setInterval> | null = null;
   private publisher: TopicPublisher | null = null;
   /** deliveries waiting for membership reads, in commit order (null when none waits) */
@@ -121,6 +137,13 @@ export class RealtimeHub {
     }
   }
 
+  /** Open sockets of one user (all workspaces). */
+  socketsOf(userId: string): number {
+    let n = 0;
+    for (const ws of this.byWorkspace.values()) for (const c of ws.clients) if (c.userId === userId) n++;
+    return n;
+  }
+
   /** Number of open sockets (all workspaces). */
   size(): number {
     let n = 0;
@@ -144,7 +167,10 @@ export class RealtimeHub {
   private async deliverAfterChecks(e: AppEvent): Promise<void> {
     const ws = this.byWorkspace.get(e.workspaceId);
     if (!ws) return;
-    if (e.event === "session_qr") return this.sendEach(ws, JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data }));
+    if (e.event === "session_qr") {
+      this.closeSlow(ws);
+      return this.sendEach(ws, JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data }));
+    }
     await this.recheckStale(ws);
     this.deliverChecked(e);
   }
@@ -154,6 +180,8 @@ export class RealtimeHub {
     const ws = this.byWorkspace.get(e.workspaceId);
     if (!ws || !ws.clients.size) return;
     const text = JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
+    this.closeSlow(ws);
+    if (!ws.clients.size) return;
     if (ws.allSubscribed && this.publisher) {
       try {
         this.publisher(workspaceTopic(e.workspaceId), text);
@@ -163,6 +191,57 @@ export class RealtimeHub {
       return;
     }
     for (const c of [...ws.clients]) this.trySend(c, text);
+  }
+
+  /**
+   * Closes the sockets that stay behind (a client that does not read): more than the bound of
+   * unwritten events for SLOW_GRACE_MS, or SLOW_HARD_FACTOR times the bound at once. A burst a
+   * reading client catches up with is not a reason; a client that never reads would otherwise
+   * grow the server's memory with every event, and lose the next ones in silence once the
+   * socket's own limit is reached. Closed with CLOSE_TOO_SLOW, its client knows it missed
+   * events and reloads.
+   */
+  private closeSlow(ws: WorkspaceSockets): void {
+    const max = this.opts.maxBufferedBytes;
+    if (!max) return;
+    const now = this.now();
+    for (const c of [...ws.clients]) {
+      let behind: number;
+      try {
+        behind = c.buffered?.() ?? 0;
+      } catch {
+        continue; // closing already
+      }
+      if (behind <= max) {
+        this.behindSince.delete(c);
+        continue;
+      }
+      const since = this.behindSince.get(c) ?? now;
+      this.behindSince.set(c, since);
+      if (behind <= max * SLOW_HARD_FACTOR && now - since < SLOW_GRACE_MS) continue;
+      this.remove(c);
+      this.opts.onSlowClosed?.();
+      this.opts.log.info("real-time socket closed: too far behind", { userId: c.userId, bufferedBytes: behind });
+      try {
+        c.close(CLOSE_TOO_SLOW, "too far behind; reload");
+      } catch {
+        // already closing
+      }
+      // the close frame waits behind the buffered events: a client that reads gets it (and
+      // reloads); one that never reads would keep that buffer for as long as its connection
+      // lives, so the connection is dropped after the grace period
+      if (c.terminate) {
+        const drop = c.terminate;
+        const timer = setTimeout(() => {
+          try {
+            drop();
+          } catch {
+            // gone already
+          }
+        }, SLOW_GRACE_MS);
+        (timer as { unref?: () => void }).unref?.();
+      }
+    }
   }
 
   /** A QR links a phone to the workspace: each member's role is read fresh, and only managers get it. */

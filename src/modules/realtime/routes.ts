@@ -5,6 +5,7 @@ import { errors } from "../../errors.ts";
 import type { AuthContext } from "../../auth/context.ts";
 import { authenticateJwt } from "../../http/auth-guard.ts";
 import type { RealtimeClient, RealtimeHub } from "./hub.ts";
+import { instruments } from "../metrics/counters.ts";
 
 interface SocketState {
   client?: RealtimeClient;
@@ -35,6 +36,11 @@ export function realtimeRoutes(deps: AppDeps, hub: RealtimeHub) {
       if (!token) throw errors.unauthorized("Missing access token (?token= or Sec-WebSocket-Protocol: bearer, <token>)");
       const auth = await authenticateJwt(deps, `Bearer ${token}`);
       if (auth.kind !== "user") throw errors.unauthorized("Invalid or expired token");
+      // each socket holds a buffer and a share of every event's fan-out: one user cannot open without bound
+      if (hub.socketsOf(auth.userId) >= deps.config.wsMaxSocketsPerUser) {
+        instruments().realtimeClosed.inc({ reason: "per_user_cap" });
+        throw errors.rateLimited(5, `At most ${deps.config.wsMaxSocketsPerUser} real-time connections per user; close another tab or window`);
+      }
       const exp = decodeJwt(token).exp!;
       Object.assign(ctx, { realtimeAuth: auth, realtimeExpiresAt: exp * 1000, realtimeState: {} } satisfies Upgraded);
       // the server that upgrades the socket publishes to its topics (native fan-out)
@@ -50,8 +56,10 @@ export function realtimeRoutes(deps: AppDeps, hub: RealtimeHub) {
         userId: auth.userId,
         role: auth.role,
         send: (text) => void ws.raw.send(text),
+        buffered: () => (ws.raw as unknown as { getBufferedAmount(): number }).getBufferedAmount(),
         ping: () => void ws.raw.ping(),
         close: (code, reason) => ws.close(code, reason),
+        terminate: () => (ws.raw as unknown as { terminate(): void }).terminate(),
         subscribe: (topic) => void ws.raw.subscribe(topic),
         unsubscribe: (topic) => {
           try {

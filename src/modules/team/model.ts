@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { phoneField } from "../../http/phone.ts";
-import { newPasswordField } from "../auth/model.ts";
+import { emailField, newPasswordField } from "../auth/model.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 
 /** Roles that can be given by invitation or role change; `owner` only moves by transfer. */
@@ -8,7 +8,7 @@ export const ASSIGNABLE_ROLES = ["admin", "agent", "viewer"] as const;
 
 export const inviteBody = lazySchema(() =>
   z.object({
-    email: z.email().max(254),
+    email: emailField,
     role: z.enum(ASSIGNABLE_ROLES),
   }),
 );

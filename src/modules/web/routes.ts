@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { errors } from "../../errors.ts";
 import { pageHeaders } from "./csp.ts";
+import { CompressedAsset } from "./compressed.ts";
 import { embeddedWeb } from "./embedded.macro.ts" with { type: "macro" };
 import type { WebAssets } from "../../../web/build.ts";
 
@@ -10,14 +11,19 @@ import type { WebAssets } from "../../../web/build.ts";
 function embedded(): WebAssets | null {
   return embeddedWeb();
 }
-let loading: Promise<WebAssets> | null = null;
+type Served = Record<keyof WebAssets, CompressedAsset>;
+let loading: Promise<Served> | null = null;
 
-function assets(): Promise<WebAssets> {
+/** The dashboard's files, each with its gzip and brotli forms made once (on its first request). */
+const served = (a: WebAssets): Served => ({ html: new CompressedAsset(a.html), js: new CompressedAsset(a.js), css: new CompressedAsset(a.css) });
+
+function assets(): Promise<Served> {
   if (loading) return loading;
   const inBinary = embedded();
-  if (inBinary) return (loading = Promise.resolve(inBinary));
+  if (inBinary) return (loading = Promise.resolve(served(inBinary)));
   loading = import("../../../web/build.ts")
     .then((m) => m.buildWeb())
+    .then(served)
     .catch((e: unknown) => {
       loading = null; // a fixed source builds on the next request
       throw e;
@@ -29,7 +35,7 @@ const ASSET_TYPES = { "app.js": "text/javascript; charset=utf-8", "app.css": "te
 
 async function index(request: Request): Promise<Response> {
   const a = await assets();
-  return new Response(a.html, { headers: pageHeaders(request.headers.get("host")) });
+  return a.html.respond(request, pageHeaders(request.headers.get("host")));
 }
 
 /**
@@ -42,13 +48,15 @@ export function webRoutes() {
     .get("/", ({ redirect }) => redirect("/app/", 302), { detail: { hide: true } })
     .get(
       "/app/assets/:file",
-      async ({ params }) => {
+      async ({ params, request }) => {
         const type = ASSET_TYPES[params.file as keyof typeof ASSET_TYPES];
         if (!type) throw errors.notFound("asset");
         const a = await assets();
-        const body = params.file === "app.js" ? a.js : a.css;
-        return new Response(body, {
-          headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" },
+        // the page names them with a version in the query string: cached for good, sent compressed
+        return (params.file === "app.js" ? a.js : a.css).respond(request, {
+          "content-type": type,
+          "cache-control": "public, max-age=31536000, immutable",
+          "x-content-type-options": "nosniff",
         });
       },
       { detail: { hide: true } },

@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import type { WriteHealth } from "../../ops/write-health.ts";
 import { leaseMs, sendAttempt } from "./deliver.ts";
 import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
 import { dueWindow, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
@@ -26,6 +27,7 @@ interface Finished {
  */
 export class WebhookDispatcher {
   private store: DeliveryStore;
+  private health: WriteHealth;
   /** entries of the due order a claim reads before it looks webhook by webhook (store.ts) */
   private window: number;
   private perWebhook = new Map<string, number>();
@@ -40,6 +42,7 @@ export class WebhookDispatcher {
 
   constructor(private deps: AppDeps) {
     this.store = deps.deliveries;
+    this.health = deps.writeHealth;
     this.window = dueWindow(deps.config.webhookConcurrency);
   }
 
@@ -112,11 +115,14 @@ export class WebhookDispatcher {
     let delay = this.deps.config.jobPollMs;
     try {
       await this.fill();
+      if (this.running.size) this.health.ok("webhook claim", this.deps.log);
       // at the total cap, finishing attempts wake the loop; polling then only guards against a lost wake-up
       const full = this.running.size >= this.deps.config.webhookConcurrency;
       if (!full) delay = await this.nextDelay();
     } catch (err) {
-      this.deps.log.error("webhook claim failed", { err });
+      // a full disk: back off (claiming again at once, with deliveries due, would spin)
+      if (!this.health.failed("webhook claim", err, this.deps.log)) this.deps.log.error("webhook claim failed", { err });
+      delay = this.health.backoffMs("webhook claim");
     } finally {
       this.pumping = false;
     }
@@ -186,6 +192,7 @@ export class WebhookDispatcher {
     let claimed: ClaimedDelivery[] = [];
     try {
       claimed = await this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId));
+      this.health.ok("webhook outcome", this.deps.log);
     } catch (err) {
       claimed = [];
       // one outcome that cannot be stored must not cost the others theirs: each on its own
@@ -193,13 +200,17 @@ export class WebhookDispatcher {
         try {
           await recordAttempt(this.deps, a.d, a.o, a.opts);
         } catch (e) {
-          this.deps.log.error("webhook attempt failed to record", { deliveryId: a.d.id, err: e, batchErr: err });
+          // not recorded: the delivery's lease runs out and it is sent again (at least once)
+          if (!this.health.failed("webhook outcome", e, this.deps.log)) this.deps.log.error("webhook attempt failed to record", { deliveryId: a.d.id, err: e, batchErr: err });
         }
       }
     }
     for (const d of claimed) this.launch(d);
     for (const f of batch) f.done();
-    if (claimed.length < batch.length) this.wake();
+    if (claimed.length < batch.length) {
+      if (this.health.failing) this.schedule(this.health.backoffMs("webhook outcome"));
+      else this.wake();
+    }
   }
 
   private free(d: ClaimedDelivery): void {

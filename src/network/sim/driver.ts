@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendLine } from "./append-line.ts";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
 import {
@@ -150,7 +151,8 @@ export class SimDriver implements NetworkDriver {
     const log = this.sentLogFile();
     if (log) {
       const { to, type, text, clientMessageId } = message;
-      appendFileSync(log, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }) + "\n");
+      // whole lines only: a send the disk refused is not in the log (and failed), the next one starts clean
+      appendLine(log, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }));
     }
     if (message.clientMessageId) this.byClientId.set(message.clientMessageId, networkMessageId);
     this.sent.push({ sessionId, networkMessageId, message, at });

@@ -103,3 +103,18 @@ test("job queue lag: the age of the oldest due job nobody has claimed", async ()
   await t.deps.db.prepare("INSERT INTO jobs (id, kind, payload, status, run_at, created_at, updated_at) VALUES (?, 'metrics.test', '{}', 'pending', ?, ?, ?)").run(Bun.randomUUIDv7(), now - 90_000, now, now);
   expect(value(await scrape(), "parley_job_queue_lag_seconds")).toBeGreaterThanOrEqual(90);
 });
+
+test("parley_campaign_sends_total gets a sample from a real campaign: sent and skipped recipients, each counted once", async () => {
+  const { advanceUntil, campaign, campaignBody, newCampaign, seedContacts } = await import("../campaigns/helpers.ts");
+  const before = await scrape();
+  const session = await connectedSession(t, ws);
+  const people = await seedContacts(t, ws, 4, (i) => ({ optedOut: i === 0 }));
+  const id = await newCampaign(t, ws, campaignBody([session.id], people.map((p) => p.id)));
+  await advanceUntil(t, 100, async () => (await campaign(t, ws, id)).status === "completed", 500);
+  await Bun.sleep(0); // the counts of the last commit are made right after it
+  const after = await scrape();
+  const delta = (sample: string) => value(after, sample) - value(before, sample);
+  expect(delta('parley_campaign_sends_total{outcome="sent"}')).toBe(3);
+  expect(delta('parley_campaign_sends_total{outcome="skipped"}')).toBe(1);
+  expect(delta('parley_campaign_sends_total{outcome="failed"}')).toBe(0);
+});

@@ -31,10 +31,14 @@ function setStatus(s: LiveStatus) {
   for (const l of statusListeners) l();
 }
 
+/** Close code of a socket the server found too far behind (it missed events): the page reloads. */
+export const TOO_FAR_BEHIND = 4009;
+
 /**
  * Keeps one WebSocket to /api/ws open while signed in. The token travels as the subprotocol
  * (`bearer`, token), never in the URL. The server closes the socket when the token expires
- * (4001); the client then reconnects with the refreshed one. Reconnects back off to 15 s.
+ * (4001); the client then reconnects with the refreshed one. Reconnects back off to 15 s. A
+ * socket closed for being too far behind (4009) reloads the page.
  */
 export function startLive(queryClient: QueryClient): () => void {
   let ws: WebSocket | null = null;
@@ -75,9 +79,11 @@ export function startLive(queryClient: QueryClient): () => void {
       invalidateFor(queryClient, e);
       for (const l of listeners) l(e);
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       ws = null;
       if (stopped) return;
+      // the server closed a socket that fell too far behind: what is on screen missed events
+      if (e.code === TOO_FAR_BEHIND) return void location.reload();
       setStatus("offline");
       const wait = Math.min(15_000, 500 * 2 ** attempt++) * (0.7 + Math.random() * 0.3);
       timer = setTimeout(() => void connect(), wait);

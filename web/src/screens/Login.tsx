@@ -91,7 +91,7 @@ export function Login() {
   };
 
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Sign in to Parley</h1>
       {endedReason && !challenge && <p className="note" role="status">{endedReason}</p>}
       {facts.data?.needsSetup && !challenge && (
@@ -127,6 +127,6 @@ export function Login() {
       <p className="links">
         <Link href="/signup">Create a workspace</Link> · <Link href="/forgot">Forgot your password?</Link>
       </p>
-    </div>
+    </main>
   );
 }

@@ -22,7 +22,7 @@ export function Forgot() {
     }
   };
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Reset your password</h1>
       {done ? (
         <>
@@ -39,7 +39,7 @@ export function Forgot() {
       <p className="links">
         <Link href="/login">Back to sign in</Link>
       </p>
-    </div>
+    </main>
   );
 }
 
@@ -65,7 +65,7 @@ export function Reset() {
     }
   };
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Set a new password</h1>
       {!token && <p className="error">This link has no token. Open the link from your mail again.</p>}
       {done ? (
@@ -82,6 +82,6 @@ export function Reset() {
           </button>
         </form>
       )}
-    </div>
+    </main>
   );
 }

@@ -56,7 +56,7 @@ export function Signup() {
 
   if (pending) return <Verify pending={pending} onStep={(nextStep) => setPending({ ...pending, nextStep })} />;
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Create your workspace</h1>
       <p>Your 14-day trial starts now. We will check your mobile number and then your email.</p>
       <form onSubmit={register} noValidate>
@@ -85,7 +85,7 @@ export function Signup() {
       <p className="links">
         Already have an account? <Link href="/login">Sign in</Link>
       </p>
-    </div>
+    </main>
   );
 }
 
@@ -139,7 +139,7 @@ function Verify({ pending, onStep }: { pending: Pending; onStep: (s: string) => 
 
   if (step === "done")
     return (
-      <div className="auth">
+      <main className="auth">
         <h1>You are all set</h1>
         <p role="status">Your mobile number and email are verified.</p>
         <button
@@ -151,11 +151,11 @@ function Verify({ pending, onStep }: { pending: Pending; onStep: (s: string) => 
         >
           Sign in
         </button>
-      </div>
+      </main>
     );
   const what = step === "mobile" ? "mobile number" : "email";
   return (
-    <div className="auth">
+    <main className="auth">
       <h1>Verify your {what}</h1>
       <p className="steps">Step {step === "mobile" ? 1 : 2} of 2</p>
       <p role="status">{sentTo ? `We sent a 6-digit code to ${sentTo}.` : "Sending a code…"}</p>
@@ -180,6 +180,6 @@ function Verify({ pending, onStep }: { pending: Pending; onStep: (s: string) => 
           Send a new code
         </button>
       </form>
-    </div>
+    </main>
   );
 }
