@@ -31,7 +31,7 @@ async function apiKeyFor(ws: TestWorkspace): Promise<{ key: string; id: string }
 const sessions = (apiKey: string) => t.request("GET", "/api/external/sessions", { apiKey });
 
 // the memo and the other process's commits are SQLite's (a file in WAL mode); PostgreSQL has no memo
-describe.skipIf(testEngine === "postgres")("API key guard over the snapshot memo", () => {
+describe.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skipped on PostgreSQL): API key guard over the snapshot memo", () => {
   test("a key revoked by another process is refused on the next request", async () => {
     const ws = await createWorkspace(t);
     const { key, id } = await apiKeyFor(ws);
@@ -74,7 +74,7 @@ describe.skipIf(testEngine === "postgres")("API key guard over the snapshot memo
   });
 });
 
-describe.skipIf(testEngine === "postgres")("JWT guard over the snapshot memo", () => {
+describe.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skipped on PostgreSQL): JWT guard over the snapshot memo", () => {
   test("a member demoted by another process gets the new role (and loses its permissions) on the next request", async () => {
     const ws = await createWorkspace(t);
     const admin = await ws.member("admin");

@@ -33,7 +33,7 @@ test("GET /ready answers 503 in the envelope when the database is gone", async (
 });
 
 // SQLite's own switches (query_only, busy_timeout, a second handle on the file)
-test.skipIf(testEngine === "postgres")("GET /ready does a real write: 503 in the envelope while writes fail (query_only), 200 again after", async () => {
+test.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skipped on PostgreSQL): GET /ready does a real write: 503 in the envelope while writes fail (query_only), 200 again after", async () => {
   const app = await createTestApp();
   try {
     expect((await app.request("GET", "/ready")).status).toBe(200);
@@ -55,7 +55,7 @@ test.skipIf(testEngine === "postgres")("GET /ready does a real write: 503 in the
   }
 });
 
-test.skipIf(testEngine === "postgres")("GET /ready answers 503 while another connection holds the write lock past busy_timeout", async () => {
+test.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skipped on PostgreSQL): GET /ready answers 503 while another connection holds the write lock past busy_timeout", async () => {
   const { join } = await import("node:path");
   const { Database } = await import("bun:sqlite");
   const app = await createTestApp({ fileDb: true });
