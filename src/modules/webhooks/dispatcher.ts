@@ -47,10 +47,10 @@ export class WebhookDispatcher {
   }
 
   /** one group commit: the outcomes, then the claims that refill their slots */
-  private recordAndRefill(attempts: FinishedAttempt[], webhookIds: string[]): Promise<ClaimedDelivery[]> {
+  private recordAndRefill(attempts: FinishedAttempt[], webhookIds: string[], freeing: number): Promise<ClaimedDelivery[]> {
     return this.deps.db.tx(async () => {
       await recordAttempts(this.deps, attempts);
-      return this.refill(webhookIds);
+      return this.refill(webhookIds, freeing);
     });
   }
 
@@ -187,11 +187,12 @@ export class WebhookDispatcher {
     this.flushQueued = false;
     const batch = this.finished.splice(0);
     if (!batch.length) return;
-    for (const f of batch) this.free(f.d);
+    // an attempt keeps its slot until its outcome is committed: runDue (and stop) must not see
+    // the dispatcher idle while a group commit is still under way
     const attempts = batch.flatMap((f) => (f.attempt ? [f.attempt] : []));
     let claimed: ClaimedDelivery[] = [];
     try {
-      claimed = await this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId));
+      claimed = await this.recordAndRefill(attempts, batch.map((f) => f.d.webhookId), batch.length);
       this.health.ok("webhook outcome", this.deps.log);
     } catch (err) {
       claimed = [];
@@ -205,6 +206,7 @@ export class WebhookDispatcher {
         }
       }
     }
+    for (const f of batch) this.free(f.d);
     for (const d of claimed) this.launch(d);
     for (const f of batch) f.done();
     if (claimed.length < batch.length) {
@@ -225,14 +227,15 @@ export class WebhookDispatcher {
    * ended: one index probe per webhook, no scan, and one statement per round (a webhook whose
    * k attempts ended is in the first k rounds), not one per webhook.
    */
-  private async refill(webhookIds: string[]): Promise<ClaimedDelivery[]> {
+  private async refill(webhookIds: string[], freeing: number): Promise<ClaimedDelivery[]> {
     const claimed: ClaimedDelivery[] = [];
     if (!this.started) return claimed;
     const freed = new Map<string, number>();
     for (const id of webhookIds) freed.set(id, (freed.get(id) ?? 0) + 1);
     const now = this.deps.clock.now().getTime();
     while (freed.size) {
-      const room = this.deps.config.webhookConcurrency - this.running.size - claimed.length;
+      // the batch's own slots are still held (freed once its outcomes are committed)
+      const room = this.deps.config.webhookConcurrency - (this.running.size - freeing) - claimed.length;
       if (room <= 0) break;
       const ids = [...freed.keys()].slice(0, room);
       const got = await this.store.claimNextOfEach(ids, now, leaseMs(this.deps));

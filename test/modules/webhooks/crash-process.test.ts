@@ -91,13 +91,19 @@ test.skipIf(!hasSimRoutes)(
       else if (st === "qr_pending") await api("POST", `/api/sim/sessions/${sessionId}/scan`, { phoneNumber: "919812345678" });
       await Bun.sleep(10);
     };
-    // a connected session is needed to create the webhook
-    for (let i = 0; i < 200 && (await status()) !== "connected"; i++) await step();
-    const hook = await api("POST", "/api/webhooks", {
-      name: "crash",
-      url: `${rx.url}/crash`,
-      events: ["session_connected", "session_disconnected", "message_received", "message_sent", "message_delivered", "message_read", "message_failed"],
-    });
+    // a connected session is needed to create the webhook (a status read can see `connected` a
+    // moment before the row the creation checks is written: step on and ask again then)
+    const createHook = () =>
+      api("POST", "/api/webhooks", {
+        name: "crash",
+        url: `${rx.url}/crash`,
+        events: ["session_connected", "session_disconnected", "message_received", "message_sent", "message_delivered", "message_read", "message_failed"],
+      });
+    let hook = { status: 0, body: {} as any };
+    for (let i = 0; i < 200 && hook.status !== 201; i++) {
+      if ((await status()) !== "connected") await step();
+      else hook = await createHook();
+    }
     expect(hook.status).toBe(201);
 
     const deliveryCount = async () => (await db.prepare<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE is_test = 0").get())!.n;
