@@ -101,10 +101,11 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       },
     };
   };
+  // raw SQL of every form names its camelCase result columns as `prepare` does (drizzle's own aliases are quoted already)
   const raw = (w: SQLWrapper | string) => {
-    if (typeof w === "string") return current().unsafe(w, [], { prepare: true });
+    if (typeof w === "string") return current().unsafe(quoteCamelAliases(w), [], { prepare: true });
     const built = (db as unknown as { dialect: { sqlToQuery(s: unknown): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(w.getSQL());
-    return current().unsafe(built.sql, normalise(built.params), { prepare: true });
+    return current().unsafe(quoteCamelAliases(built.sql), normalise(built.params), { prepare: true });
   };
 
   const prepared = new Map<string, Statement<unknown>>();
