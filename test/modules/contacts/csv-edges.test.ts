@@ -5,6 +5,7 @@ import { parse } from "csv-parse/sync";
 import { sqliteOf } from "../../../src/db/sqlite.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { exportCsv as exportOf, importCsv } from "./csv-helpers.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,16 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function runImport(ws: TestWorkspace, file: string | Uint8Array<ArrayBuffer>) {
-  const form = new FormData();
-  form.append("file", new File([file], "contacts.csv", { type: "text/csv" }));
-  const r = await t.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: form });
-  expect(r.status).toBe(202);
-  await t.deps.jobs.runDue();
-  return (await t.request("GET", `/api/v1/contacts/imports/${r.body.data.id}`, { token: ws.owner.token })).body.data;
-}
-const exportCsv = async (ws: TestWorkspace) =>
-  (await t.app.handle(new Request("http://localhost/api/v1/contacts/export", { headers: { authorization: `Bearer ${ws.owner.token}` } }))).text();
+const runImport = async (ws: TestWorkspace, file: string | Uint8Array<ArrayBuffer>) => (await importCsv(t, ws, file)).report;
+const exportCsv = (ws: TestWorkspace) => exportOf(t, ws);
 
 test("export: cells starting with = + - @ are written as text (leading '), and the export imports back unchanged", async () => {
   const ws = await createWorkspace(t);

@@ -6,20 +6,13 @@ import { createTestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { joinTags } from "../../../src/modules/contacts/export.ts";
 import { splitTags } from "../../../src/modules/contacts/import-row.ts";
+import { exportCsv as exportOf, importCsv } from "./csv-helpers.ts";
 
 const t = await createTestApp();
 afterAll(() => t.close());
 
-async function runImport(ws: TestWorkspace, file: string | Uint8Array<ArrayBuffer>) {
-  const form = new FormData();
-  form.append("file", new File([file], "contacts.csv", { type: "text/csv" }));
-  const r = await t.request("POST", "/api/v1/contacts/import", { token: ws.owner.token, body: form });
-  expect(r.status).toBe(202);
-  const runs = await t.deps.jobs.runDue();
-  return { runs, report: (await t.request("GET", `/api/v1/contacts/imports/${r.body.data.id}`, { token: ws.owner.token })).body.data };
-}
-const exportCsv = async (ws: TestWorkspace) =>
-  (await t.app.handle(new Request("http://localhost/api/v1/contacts/export", { headers: { authorization: `Bearer ${ws.owner.token}` } }))).text();
+const runImport = (ws: TestWorkspace, file: string | Uint8Array<ArrayBuffer>) => importCsv(t, ws, file);
+const exportCsv = (ws: TestWorkspace) => exportOf(t, ws);
 const strip = ({ id: _i, createdAt: _c, updatedAt: _u, ...rest }: Record<string, unknown>) => rest;
 
 test("export then import gives back the same contacts: separators in tags, a stored leading quote, spaces in attributes", async () => {
