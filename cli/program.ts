@@ -6,6 +6,7 @@ import { doctorCommand } from "./doctor.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { migrateDataCommand } from "./migrate-data.ts";
+import { nodesCommand } from "./nodes.ts";
 import { opsCommands } from "./ops.ts";
 import { outboxCommand } from "./outbox.ts";
 import { planCommand } from "./plan.ts";
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   planCommand(program);
   pairCommand(program);
   sessionsCommand(program);
+  nodesCommand(program);
   simCommand(program);
   opsCommands(program);
   campaignsCommand(program);

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from "node:fs";
+import { hostname } from "node:os";
 import { z } from "zod";
 import { isKnownCountry } from "./http/phone.ts";
 
@@ -41,6 +42,20 @@ function buildConfigSchema() {
         .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
         .optional(),
     ),
+    /** This node's name in a cluster (the nodes table, leases, /health); default: host name and process id. */
+    nodeId: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1-100 letters, digits, dots, dashes, colons or underscores")
+        .default(() => `${hostname()}-${process.pid}`),
+    ),
+    /**
+     * How long a node's hold on a session lasts without renewal. Renewed every quarter of it; a
+     * node that cannot renew closes its links at 70 % of it; another node takes the session over
+     * once it expired (docs/cluster.md).
+     */
+    sessionLeaseMs: int(2_000, 600_000).default(10_000),
     /** Connections each process keeps to PostgreSQL. */
     databasePoolSize: int(1, 200).default(10),
     /** Country (two letters, e.g. IN) of phone numbers written without their country code; unset: every number needs one. */

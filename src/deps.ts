@@ -9,6 +9,7 @@ import type { Logger } from "./log.ts";
 import type { DailyApiQuota } from "./modules/apikeys/daily-quota.ts";
 import type { LastUsedTracker } from "./modules/apikeys/last-used.ts";
 import type { SendBatcher } from "./modules/messages/send-batch.ts";
+import type { LeaseKeeper } from "./modules/sessions/leases.ts";
 import type { DeliveryStore } from "./modules/webhooks/store.ts";
 import type { NetworkDriver } from "./network/driver.ts";
 import type { Notifier } from "./notify/notifier.ts";
@@ -56,4 +57,6 @@ export interface AppDeps {
   sends: SendBatcher;
   /** whether writes go through (a full disk): background writers report here, /ready reads it */
   writeHealth: WriteHealth;
+  /** this node's session leases: which sessions it may link, and their fencing tokens (docs/cluster.md) */
+  leases: LeaseKeeper;
 }

@@ -26,6 +26,7 @@ import { LastUsedTracker } from "./modules/apikeys/last-used.ts";
 import { seedPlans } from "./modules/billing/plans.ts";
 import { SendBatcher } from "./modules/messages/send-batch.ts";
 import { DeliveryStore } from "./modules/webhooks/store.ts";
+import { LeaseKeeper } from "./modules/sessions/leases.ts";
 import { VERSION } from "./version.ts";
 import { setDefaultCountry } from "./http/phone.ts";
 
@@ -135,6 +136,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     deliveries: new DeliveryStore(db),
     sends: new SendBatcher(db),
     writeHealth,
+    leases: new LeaseKeeper({ db, clock, log: log.child({ component: "leases" }), nodeId: config.nodeId, version: VERSION, leaseMs: config.sessionLeaseMs }),
   };
   const services = createServices(deps);
   const app = buildApp(deps, services);
@@ -154,6 +156,8 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     "sessions.settled": async () => {
       await services.restored();
       await services.sessions.settled();
+      // the links are closed: other nodes may take the sessions at once
+      await deps.leases.stop();
     },
     messaging: () => services.messaging.stop(),
     webhooks: () => services.webhooks.stop(config.shutdownTimeoutMs),

@@ -56,7 +56,7 @@ export const externalSessionDoc = docSchema(() => z.object({
   phoneNumber: z.string().nullable(),
 }));
 
-export const healthDoc = docSchema(() => z.object({ status: z.literal("ok"), version: z.string(), uptimeSeconds: z.number().int() }));
+export const healthDoc = docSchema(() => z.object({ status: z.literal("ok"), version: z.string(), node: z.string(), uptimeSeconds: z.number().int() }));
 export const readyDoc = docSchema(() => z.object({ status: z.literal("ready"), database: z.literal("ok"), writable: z.literal(true), migrations: z.number().int() }));
 export const simInboundDoc = docSchema(() => z.object({ networkMessageId: z.string(), messageId: z.uuid() }));
 

@@ -10,7 +10,7 @@ import { healthDoc, readyDoc } from "../docs/schemas.ts";
 const WRITE_PROBE_TTL_MS = 1000;
 
 /** Liveness and readiness probes. */
-export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "writeHealth">) {
+export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "writeHealth" | "config">) {
   const started = deps.clock.now().getTime();
   let lastWriteOk = -Infinity;
 
@@ -32,7 +32,7 @@ export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "w
   };
 
   return new Elysia({ tags: ["health"] })
-    .get("/health", () => ok({ status: "ok", version: deps.version, uptimeSeconds: Math.round((deps.clock.now().getTime() - started) / 1000) }), {
+    .get("/health", () => ok({ status: "ok", version: deps.version, node: deps.config.nodeId, uptimeSeconds: Math.round((deps.clock.now().getTime() - started) / 1000) }), {
       detail: { summary: "Liveness: the process answers", responses: envelopeResponses({ data: healthDoc }) },
     })
     .get(

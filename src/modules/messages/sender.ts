@@ -16,6 +16,8 @@ export const SESSION_ENDED_REASONS: ReadonlySet<string> = new Set(["user_request
 /** While a session is away but may come back, the queue is looked at again after this (doubling to the cap). */
 const HOLD_FIRST_MS = 5_000;
 const HOLD_MAX_MS = 30_000;
+/** A session another node holds: its queue is looked at again this soon, by whichever node claims the job (docs/cluster.md). */
+const ELSEWHERE_MS = 250;
 /** One run of a session's queue sends at most this many messages, for at most this long (then the job runs again). */
 const RUN_MAX_MESSAGES = 500;
 const RUN_MAX_MS = 250;
@@ -210,6 +212,7 @@ export class OutboundSender {
   private async sendHead({ workspaceId, sessionId }: SenderPayload, c: Claim, goesOn: () => boolean): Promise<Sent> {
     const gap = this.nextGap();
     const r = await this.attempt(c, async () => (gap === 0 && goesOn() ? this.claimIfDue(workspaceId, sessionId) : undefined));
+    if (r === "elsewhere") throw new RetryLaterError(ELSEWHERE_MS, "session held by another node; left for its holder");
     if (r === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
     return this.paced(sessionId, gap, r.next);
   }
@@ -278,14 +281,20 @@ export class OutboundSender {
    * One send attempt of a claimed head (in `inflight`); `held` when the network says the session
    * is not connected (not counted). `claimNext` runs in the transaction of a successful outcome.
    */
-  private async attempt({ head, token }: Claim, claimNext: () => Promise<Claim | undefined>): Promise<"held" | { next?: Claim }> {
-    const { db, clock, log, network, config } = this.deps;
+  private async attempt({ head, token }: Claim, claimNext: () => Promise<Claim | undefined>): Promise<"held" | "elsewhere" | { next?: Claim }> {
+    const { db, clock, log, network, config, leases } = this.deps;
     const ws = head.workspaceId;
     let networkMessageId: string;
     try {
       try {
         await this.assertOnNetwork(head);
         const out = await this.outbound(head);
+        // only the node holding the session's lease sends, and only before its lease could have
+        // run out (a node frozen past it wakes up here with its links closed, and sends nothing)
+        if (leases.running && !leases.usable(head.sessionId)) {
+          await releaseClaim(db, ws, head.id, token, clock.now().getTime());
+          return "elsewhere";
+        }
         networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
       } catch (err) {
         if (err instanceof NetworkError && err.code === "not_connected") {

@@ -4,7 +4,7 @@ import type { Metric, Registry } from "prom-client";
 import type { AppDeps } from "../../deps.ts";
 import { instruments } from "./counters.ts";
 
-type Deps = Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version">;
+type Deps = Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version" | "leases">;
 
 /** Message events and the direction and status each one means. */
 const MESSAGE_EVENTS: Record<string, [direction: string, status: string]> = {
@@ -111,6 +111,28 @@ export function createMetricsRegistry(deps: Deps): { registry: Registry; close()
       },
     });
   }
+  // this node's session leases (docs/cluster.md); each node of a cluster answers for itself
+  const node = deps.config.nodeId;
+  new Gauge({
+    name: "parley_session_leases",
+    help: "Sessions whose lease this node holds",
+    labelNames: ["node"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ node }, deps.leases.heldIds().length);
+    },
+  });
+  new Gauge({
+    name: "parley_session_lease_moves",
+    help: "Since start: sessions this node took over from another node (takeover), gave away to even the load (handoff), and times it closed every link because it could not renew in time (expiry)",
+    labelNames: ["node", "kind"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ node, kind: "takeover" }, deps.leases.takeovers);
+      this.set({ node, kind: "handoff" }, deps.leases.handedOff);
+      this.set({ node, kind: "expiry" }, deps.leases.expiries);
+    },
+  });
   new Gauge({
     name: "parley_process_memory_bytes",
     help: "Process memory: resident set, JavaScript heap used and total, external",

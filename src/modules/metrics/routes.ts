@@ -21,7 +21,7 @@ function tokenMatches(header: string | null, expected: Buffer): boolean {
  * GET /metrics (docs/operations.md): Prometheus text, for a scraper holding `metricsToken` as a bearer token.
  * Without the setting the route does not exist (404 like any unknown path); a wrong token is 401.
  */
-export function metricsRoutes(deps: Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version">) {
+export function metricsRoutes(deps: Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version" | "leases">) {
   const token = deps.config.metricsToken;
   if (!token) return new Elysia({ name: "parley-metrics-off" });
   // required here, not imported: prom-client and the registry load only with a metrics token

@@ -1,7 +1,7 @@
 import { seal, unseal } from "../../crypto/seal.ts";
 import type { DB } from "../../db/store.ts";
 import type { CredentialStore } from "../../network/driver.ts";
-import { readKeys, wipeKeys, writeCredentialsDoc, writeKeys } from "./keys-repo.ts";
+import { readKeys, wipeKeys, writeCredentialsDoc, writeKeys, type Fence } from "./keys-repo.ts";
 
 /** Seals network credentials; the session id is bound in, so they only open on their own row. */
 export function encryptCredentials(hexKey: string, sessionId: string, plaintext: string): string {
@@ -23,13 +23,20 @@ const keyAad = (sessionId: string, type: string, id: string) => `${sessionId}\u0
  * order they were made: a later creds document is never overwritten by an earlier one, and a
  * read sees every write asked for before it. `live()` false (the session was unlinked, deleted
  * or handed to another connect) turns writes into no-ops, so a socket's late words cannot
- * bring a wiped link back.
+ * bring a wiped link back. With a `fence` (the lease the link was opened under), every write
+ * checks the session's lease in its transaction: once another node took the session over,
+ * the write does nothing and `fenced` is called (the link must close).
  */
 export function sessionCredentialStore(
   deps: { db: DB; secrets: { credentialKey: string } },
   sessionId: string,
   live: () => boolean,
+  fencing?: { fence: Fence; fenced: () => void },
 ): CredentialStore {
+  const fence = fencing?.fence;
+  const refused = (written: boolean) => {
+    if (!written) fencing?.fenced();
+  };
   const key = deps.secrets.credentialKey;
   let last: Promise<unknown> = Promise.resolve();
   const inOrder = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -40,7 +47,7 @@ export function sessionCredentialStore(
   return {
     save(doc) {
       return inOrder(async () => {
-        if (live()) await writeCredentialsDoc(deps.db, sessionId, encryptCredentials(key, sessionId, doc));
+        if (live()) refused(await writeCredentialsDoc(deps.db, sessionId, encryptCredentials(key, sessionId, doc), fence));
       });
     },
     getKeys(type, ids) {
@@ -59,16 +66,13 @@ export function sessionCredentialStore(
     setKeys(changes) {
       return inOrder(async () => {
         if (!live() || changes.length === 0) return;
-        await writeKeys(
-          deps.db,
-          sessionId,
-          changes.map((c) => ({ type: c.type, id: c.id, sealed: c.value === null ? null : seal(key, c.value, keyAad(sessionId, c.type, c.id)) })),
-        );
+        const sealed = changes.map((c) => ({ type: c.type, id: c.id, sealed: c.value === null ? null : seal(key, c.value, keyAad(sessionId, c.type, c.id)) }));
+        refused(await writeKeys(deps.db, sessionId, sealed, fence));
       });
     },
     clearKeys() {
       return inOrder(async () => {
-        if (live()) await wipeKeys(deps.db, sessionId);
+        if (live()) refused(await wipeKeys(deps.db, sessionId, fence));
       });
     },
   };

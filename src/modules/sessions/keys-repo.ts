@@ -1,4 +1,18 @@
 import type { DB } from "../../db/store.ts";
+import { leaseHolder } from "./lease-repo.ts";
+
+/** The lease a write is made under (docs/cluster.md): the write does nothing once the session's lease says otherwise. */
+export interface Fence {
+  nodeId: string;
+  epoch: number;
+}
+
+/** Inside a transaction: whether the fence still matches the session's lease (no fence: always). */
+async function fenceHolds(db: DB, sessionId: string, fence: Fence | undefined): Promise<boolean> {
+  if (!fence) return true;
+  const now = await leaseHolder(db, sessionId);
+  return now !== undefined && now.nodeId === fence.nodeId && now.epoch === fence.epoch;
+}
 
 // The signal keys of one session (`session_keys`). System-level like `sessionForNetworkEvent`:
 // only the session manager's credential store calls these, for a session it already owns.
@@ -19,24 +33,43 @@ export async function readKeys(db: DB, sessionId: string, type: string, ids: str
   return out;
 }
 
-/** Upserts (sealed value) and deletes (null) in one transaction. */
-export async function writeKeys(db: DB, sessionId: string, changes: { type: string; id: string; sealed: string | null }[]): Promise<void> {
+/** Upserts (sealed value) and deletes (null) in one transaction; false (nothing written) when the fence no longer holds. */
+export async function writeKeys(db: DB, sessionId: string, changes: { type: string; id: string; sealed: string | null }[], fence?: Fence): Promise<boolean> {
   const put = db.prepare(PUT);
   const del = db.prepare(DEL);
-  await db.tx(async () => {
+  return db.tx(async () => {
+    if (!(await fenceHolds(db, sessionId, fence))) return false;
     for (const c of changes) {
       if (c.sealed === null) await del.run(sessionId, c.type, c.id);
       else await put.run(sessionId, c.type, c.id, c.sealed);
     }
+    return true;
   });
 }
 
-/** Drops every key of a session (its link is gone). */
-export async function wipeKeys(db: DB, sessionId: string): Promise<void> {
-  await db.prepare("DELETE FROM session_keys WHERE session_id = ?").run(sessionId);
+/** Drops every key of a session (its link is gone); false (nothing dropped) when the fence no longer holds. */
+export async function wipeKeys(db: DB, sessionId: string, fence?: Fence): Promise<boolean> {
+  const del = () => db.prepare("DELETE FROM session_keys WHERE session_id = ?").run(sessionId);
+  if (!fence) return void (await del()), true;
+  return db.tx(async () => {
+    if (!(await fenceHolds(db, sessionId, fence))) return false;
+    await del();
+    return true;
+  });
 }
 
-/** Writes the sealed credentials document of a session. */
-export async function writeCredentialsDoc(db: DB, sessionId: string, sealed: string): Promise<void> {
-  await db.prepare("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(sealed, sessionId);
+/** Writes the sealed credentials document of a session; false (nothing written) when the fence no longer holds. */
+export async function writeCredentialsDoc(db: DB, sessionId: string, sealed: string, fence?: Fence): Promise<boolean> {
+  const write = () => db.prepare("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run(sealed, sessionId);
+  if (!fence) return void (await write()), true;
+  return db.tx(async () => {
+    if (!(await fenceHolds(db, sessionId, fence))) return false;
+    await write();
+    return true;
+  });
+}
+
+/** Inside a transaction: whether a write under `fence` may go ahead (the manager's own credential writes). */
+export function fenceStillHolds(db: DB, sessionId: string, fence: Fence | undefined): Promise<boolean> {
+  return fenceHolds(db, sessionId, fence);
 }

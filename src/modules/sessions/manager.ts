@@ -7,7 +7,10 @@ import type { LiveQr } from "./model.ts";
 import { qrDataUrl } from "./qr-image.ts";
 import { Pauses, restorable, restoreGap } from "./restore.ts";
 import { OutcomeWaiters } from "./waiters.ts";
-import { deleteSession, getSession, sessionForNetworkEvent, sessionsInStatus, sessionsToRestore, updateSession } from "./repo.ts";
+import { deleteSession, getSession, sessionForNetworkEvent, updateSession } from "./repo.ts";
+import { fenceStillHolds } from "./keys-repo.ts";
+import type { LinkControl } from "./leases.ts";
+import { hostUrl } from "../../http/public-url.ts";
 import type { SessionPatch, SessionRow } from "./repo.ts";
 
 /** Reasons after which the link is gone for good: credentials and number are wiped. */
@@ -20,8 +23,13 @@ const UNLINKING = new Set(["user_request", "logged_out", "banned", "bad_session"
  * and brings back connected (and dropped) sessions after a restart. The events of a session
  * are handled one after another, in order, so a status written to the database follows the
  * network's own order; each reads the session's row in the transaction that changes it.
+ *
+ * In a cluster (docs/cluster.md) a session's link lives on the node holding its lease
+ * (`deps.leases`): a connect here takes the lease, the lease keeper hands this manager the
+ * sessions it took over (`take`) and the links it lost (`drop`), and the driver's events of a
+ * session this node no longer holds are ignored.
  */
-export class SessionManager {
+export class SessionManager implements LinkControl {
   /** Sessions the driver is working on (linking, connected or reconnecting). */
   private active = new Set<string>();
   private qrs = new Map<string, LiveQr>();
@@ -32,8 +40,12 @@ export class SessionManager {
   private pauses = new Pauses();
   /** the driver events of each session still being handled, in order */
   private chains = new Map<string, Promise<void>>();
+  /** sessions taken over by this node, waiting for their reconnect */
+  private queue: string[] = [];
+  private draining: Promise<void> | null = null;
 
   constructor(private deps: AppDeps) {
+    deps.leases.attach(this);
     deps.network.onEvent((e) => {
       if (e.type === "inbound" || e.type === "receipt" || e.type === "identity") return; // messaging handles these
       const next = (this.chains.get(e.sessionId) ?? Promise.resolve())
@@ -67,6 +79,8 @@ export class SessionManager {
     if (!row) return this.require(workspaceId, id);
     const outcome = this.waiters.waitFor(id, this.deps.config.sessionConnectWaitMs);
     try {
+      // the node that connects holds the session; a node that held it closes its link at its next heartbeat
+      await this.deps.leases.acquire(id, true);
       await this.deps.network.connect(id, await this.connectOptions(row));
     } catch (err) {
       outcome.cancel();
@@ -117,7 +131,7 @@ export class SessionManager {
       if (this.active.has(id) || this.qrs.has(id)) {
         this.active.delete(id);
         this.qrs.delete(id);
-        await this.logout(id);
+        await this.logout(id, false);
       }
     } finally {
       this.deleting.delete(id);
@@ -156,37 +170,81 @@ export class SessionManager {
   }
 
   /**
-   * After a start: sessions that were connected, and linked ones that had dropped
-   * (`connection_lost`), reconnect with their stored link, one after another with a random gap
-   * (`sessionRestoreGapMs`) so a server with many sessions does not open them all at once;
-   * pending QRs died with the process. Resolves when every session was started or on stop().
+   * After a start: the lease keeper starts (this node's row, its first heartbeat), sessions left
+   * waiting for a QR by a process that is gone go back to disconnected, and the sessions this
+   * node takes (all of them on a single node; its share in a cluster) reconnect with their
+   * stored link, one after another with a random gap (`sessionRestoreGapMs`) so a server with
+   * many sessions does not open them all at once. Resolves when those were started or on stop().
    */
   async restore(): Promise<void> {
-    for (const row of await sessionsInStatus(this.deps.db, ["qr_pending"])) {
+    const { config } = this.deps;
+    await this.deps.leases.start(config.publicUrl ?? hostUrl(config.host, config.port));
+    await this.draining;
+  }
+
+  // ---- the lease keeper's side (LinkControl) ----
+
+  /** Sessions whose leases this node just took: reconnected in the background, in order, with gaps. */
+  take(ids: string[]): void {
+    this.queue.push(...ids);
+    this.draining ??= this.drain().finally(() => (this.draining = null));
+  }
+
+  /** A link this node no longer holds: closed without unlinking and without writing anything. */
+  async drop(id: string, why: string): Promise<void> {
+    const wasLive = this.active.delete(id);
+    this.qrs.delete(id);
+    this.waiters.settle(id, { kind: "failed", reason: "moved", detail: why });
+    if (!wasLive) return;
+    try {
+      await this.deps.network.disconnect(id, { logout: false });
+    } catch (err) {
+      this.deps.log.warn("closing a moved session's link failed", { sessionId: id, err });
+    }
+  }
+
+  /** A session whose QR waits for its scan stays where it is. */
+  movable(id: string): boolean {
+    return !this.qrs.has(id) && !this.deleting.has(id);
+  }
+
+  async resetPending(ids: string[]): Promise<void> {
+    for (const id of ids) {
       await this.deps.db.tx(async () => {
         // read again in the transaction: a connect may have taken it meanwhile
-        const fresh = await sessionForNetworkEvent(this.deps.db, row.id);
-        if (fresh?.status === "qr_pending" && !this.active.has(row.id)) await this.change(fresh, { status: "disconnected" }, false);
+        const fresh = await sessionForNetworkEvent(this.deps.db, id);
+        if (fresh?.status === "qr_pending" && !this.active.has(id)) await this.change(fresh, { status: "disconnected" }, false);
       });
     }
-    const ids = (await sessionsToRestore(this.deps.db)).map((r) => r.id);
-    for (const [i, id] of ids.entries()) {
-      if (i > 0) await this.pauses.pause(restoreGap(this.deps.config.sessionRestoreGapMs));
+  }
+
+  private async drain(): Promise<void> {
+    for (let first = true; this.queue.length; first = false) {
+      if (!first) await this.pauses.pause(restoreGap(this.deps.config.sessionRestoreGapMs));
       if (this.stopping) return;
-      // read again: a user may have connected, disconnected or deleted it meanwhile
-      const row = await sessionForNetworkEvent(this.deps.db, id);
-      if (!row || this.active.has(id) || this.deleting.has(id) || !restorable(row)) continue;
-      this.active.add(id); // before any await: a connect meanwhile sees the session live
-      const opts = await this.connectOptions(row);
-      if (!opts.credentials) {
-        await this.endSession(id, "error", "no stored credentials");
-        continue;
-      }
-      try {
-        await this.deps.network.connect(id, opts);
-      } catch (err) {
-        if (!this.stopping) await this.endSession(id, "error", err instanceof Error ? err.message : String(err));
-      }
+      await this.reconnect(this.queue.shift()!).catch((err) => this.deps.log.error("reconnecting a session failed", { err }));
+    }
+  }
+
+  /** Reconnects one session whose lease this node took, from its stored link. */
+  private async reconnect(id: string): Promise<void> {
+    if (!this.deps.leases.usable(id)) return; // lost again meanwhile
+    // read again: a user may have connected, disconnected or deleted it meanwhile
+    const row = await sessionForNetworkEvent(this.deps.db, id);
+    if (!row || this.active.has(id) || this.deleting.has(id) || !restorable(row)) {
+      if (!this.active.has(id)) await this.deps.leases.release(id);
+      return;
+    }
+    this.active.add(id); // before any await: a connect meanwhile sees the session live
+    const opts = await this.connectOptions(row);
+    if (!opts.credentials) {
+      await this.endSession(id, "error", "no stored credentials");
+      return;
+    }
+    try {
+      await this.deps.network.connect(id, opts);
+    } catch (err) {
+      if (!this.stopping) await this.endSession(id, "error", err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -206,6 +264,11 @@ export class SessionManager {
 
   /** One driver event of a session (after the previous one of that session was handled). */
   private async onDriverEvent(e: DriverEvent): Promise<void> {
+    // the lease keeper checks its deadline here too: a node that was frozen drops its links first
+    if (this.deps.leases.running && !this.deps.leases.usable(e.sessionId) && this.active.has(e.sessionId)) {
+      await this.drop(e.sessionId, "lease not held");
+      return;
+    }
     switch (e.type) {
       case "credentials":
         return this.onCredentials(e.sessionId, e.credentials);
@@ -220,12 +283,17 @@ export class SessionManager {
 
   private async onCredentials(id: string, credentials: string | null): Promise<void> {
     const sealed = credentials === null ? null : encryptCredentials(this.deps.secrets.credentialKey, id, credentials);
-    await this.deps.db.tx(async () => {
+    const fence = this.deps.leases.fence(id);
+    const refused = await this.deps.db.tx(async () => {
       // checked in the transaction: an unlink (which wipes the link) commits before or after it, never between
-      if (sealed !== null && !this.active.has(id)) return;
+      if (sealed !== null && !this.active.has(id)) return false;
+      // a link opened under a lease another node has taken since writes nothing
+      if (fence && !(await fenceStillHolds(this.deps.db, id, fence))) return true;
       const row = await sessionForNetworkEvent(this.deps.db, id);
       if (row) await this.change(row, { credentials: sealed }, false);
+      return false;
     });
+    if (refused) await this.fenced(id);
   }
 
   private async onQr(id: string, qr: string, expiresAt: Date): Promise<void> {
@@ -277,6 +345,7 @@ export class SessionManager {
   private async endSession(id: string, reason: string, detail?: string): Promise<void> {
     this.active.delete(id);
     this.qrs.delete(id);
+    await this.deps.leases.release(id).catch((err) => this.deps.log.warn("freeing a session lease failed", { sessionId: id, err }));
     await this.deps.db.tx(async () => {
       const row = await sessionForNetworkEvent(this.deps.db, id);
       if (!row) return;
@@ -323,13 +392,16 @@ export class SessionManager {
   }
 
   /** The network side of an unlink. */
-  private async logout(id: string): Promise<void> {
+  private async logout(id: string, takeLease = true): Promise<void> {
+    // taken from whichever node held it: that node closes its link at its next heartbeat
+    if (takeLease) await this.deps.leases.acquire(id, true).catch((err) => this.deps.log.warn("taking a session lease failed", { sessionId: id, err }));
     try {
       await this.deps.network.disconnect(id, { logout: true });
     } catch (err) {
       // the local unlink stands: the credentials are gone whatever the network said
       this.deps.log.warn("network logout failed", { sessionId: id, err });
     }
+    await this.deps.leases.release(id).catch((err) => this.deps.log.warn("freeing a session lease failed", { sessionId: id, err }));
   }
 
   /**
@@ -338,9 +410,10 @@ export class SessionManager {
    */
   private async connectOptions(row: SessionRow): Promise<ConnectOptions> {
     const id = row.id;
+    const fence = this.deps.leases.fence(id);
     return {
       credentials: await this.credentialsOf(row),
-      store: sessionCredentialStore(this.deps, id, () => this.active.has(id) && !this.deleting.has(id)),
+      store: sessionCredentialStore(this.deps, id, () => this.active.has(id) && !this.deleting.has(id), fence && { fence, fenced: () => void this.fenced(id) }),
       lookupSent: (networkMessageId) => recentOutbound(this.deps, row.workspaceId, id, networkMessageId),
     };
   }
@@ -355,6 +428,13 @@ export class SessionManager {
       await this.deps.db.tx(() => this.change(row, { credentials: null }, false));
       return null;
     }
+  }
+
+  /** A write under this node's lease was refused: another node holds the session now, so the link closes. */
+  private async fenced(id: string): Promise<void> {
+    this.deps.log.warn("a write under a lease another node has taken was refused; closing the link", { sessionId: id });
+    this.deps.leases.forget(id);
+    await this.drop(id, "lease taken by another node");
   }
 
   private now(): number {

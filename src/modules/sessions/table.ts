@@ -52,3 +52,24 @@ export const sessionKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.type, t.id] })],
 );
+
+/**
+ * Which node holds a session's network link (docs/cluster.md): one row per session that was
+ * ever held. `epoch` grows with every new holder and is the fencing token: a credential or key
+ * write carries the epoch its node was given and does nothing once the row says otherwise.
+ * A lease whose `expiresAt` (ms) has passed may be taken by any node.
+ */
+export const sessionLeases = sqliteTable(
+  "session_leases",
+  {
+    sessionId: text("session_id")
+      .primaryKey()
+      .references(() => chatSessions.id, { onDelete: "cascade" }),
+    nodeId: text("node_id").notNull(),
+    epoch: integer("epoch").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    /** when the current holder took it (ms) */
+    acquiredAt: integer("acquired_at").notNull(),
+  },
+  (t) => [index("session_leases_node_idx").on(t.nodeId)],
+);

@@ -68,13 +68,19 @@ export class SimDriver implements NetworkDriver {
   private byClientId = new Map<string, string>();
   /** numbers that are not on the network (every other number is) */
   private absent = new Set<string>();
+  /** links this process removed: reading the shared file again does not bring them back */
+  private unlinked = new Set<string>();
+  /** bytes of the sent log read so far (other processes on the same data dir append to it too) */
+  private sentLogRead = 0;
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
     this.loadDevices();
     const log = this.sentLogFile();
     if (log && existsSync(log)) {
-      for (const line of readFileSync(log, "utf8").split("\n")) {
+      const text = readFileSync(log, "utf8");
+      this.sentLogRead = Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1));
+      for (const line of text.split("\n")) {
         if (!line.trim()) continue;
         try {
           const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
@@ -96,6 +102,8 @@ export class SimDriver implements NetworkDriver {
     if (existing && existing.state !== "connecting") return;
     const s: SimSession = existing ?? { state: "connecting", rotations: 0, failNext: { count: 0, code: "send_failed" } };
     this.sessions.set(sessionId, s);
+    // another process on the same data dir (a node of a cluster) may have linked it: read the file again
+    if (opts.credentials && !this.devices.has(opts.credentials)) this.loadDevices();
     const phone = opts.credentials ? this.devices.get(opts.credentials) : undefined;
     if (opts.credentials && !phone) {
       // like the real network: a link removed while we were away fails with a logout
@@ -144,6 +152,8 @@ export class SimDriver implements NetworkDriver {
       throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
     }
     if (this.absent.has(message.to)) throw new NetworkError("the number is not on the network", false, "not_on_network");
+    // a message another process on the same data dir (a node of a cluster) sent is recognised too
+    if (message.clientMessageId && !this.byClientId.has(message.clientMessageId)) this.catchUpSentLog();
     const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
@@ -270,7 +280,10 @@ export class SimDriver implements NetworkDriver {
   }
 
   private unlink(credentials: string | undefined): void {
-    if (credentials && this.devices.delete(credentials)) this.saveDevices();
+    if (credentials && this.devices.delete(credentials)) {
+      this.unlinked.add(credentials);
+      this.saveDevices();
+    }
   }
 
   private devicesFile(): string | null {
@@ -281,7 +294,7 @@ export class SimDriver implements NetworkDriver {
     const file = this.devicesFile();
     if (!file || !existsSync(file)) return;
     const stored = JSON.parse(readFileSync(file, "utf8")) as { devices?: Record<string, string>; absent?: string[] };
-    for (const [cred, phone] of Object.entries(stored.devices ?? {})) this.devices.set(cred, phone);
+    for (const [cred, phone] of Object.entries(stored.devices ?? {})) if (!this.unlinked.has(cred)) this.devices.set(cred, phone);
     for (const phone of stored.absent ?? []) this.absent.add(phone);
   }
 
@@ -289,10 +302,30 @@ export class SimDriver implements NetworkDriver {
     const file = this.devicesFile();
     if (!file) return;
     mkdirSync(this.opts.dataDir!, { recursive: true, mode: 0o700 });
+    // what other processes on the same data dir linked meanwhile is kept
+    this.loadDevices();
     // write-then-rename: a crash never leaves half a file behind
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ devices: Object.fromEntries(this.devices), absent: [...this.absent] }, null, 2) + "\n", { mode: 0o600 });
     renameSync(tmp, file);
+  }
+
+  /** Reads the sent log's lines appended since the last look: their client ids are known sends. */
+  private catchUpSentLog(): void {
+    const log = this.sentLogFile();
+    if (!log || !existsSync(log)) return;
+    const buf = readFileSync(log);
+    const end = buf.lastIndexOf(0x0a) + 1;
+    if (end <= this.sentLogRead) return;
+    for (const line of buf.subarray(this.sentLogRead, end).toString("utf8").split("\n")) {
+      try {
+        const e = JSON.parse(line) as { networkMessageId: string; clientMessageId?: string };
+        if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+      } catch {
+        // an empty or torn line
+      }
+    }
+    this.sentLogRead = end;
   }
 
   private sentLogFile(): string | null {
