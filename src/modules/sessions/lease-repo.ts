@@ -46,11 +46,6 @@ export async function releaseLeasesOf(db: DB, nodeId: string): Promise<number> {
   return (await db.prepare("UPDATE session_leases SET expires_at = 0 WHERE node_id = ? AND expires_at > 0").run(nodeId)).changes;
 }
 
-/** Frees every lease (SQLite at start-up: one process per data dir, so none belongs to a live node). */
-export async function releaseAllLeases(db: DB): Promise<number> {
-  return (await db.prepare("UPDATE session_leases SET expires_at = 0 WHERE expires_at > 0").run()).changes;
-}
-
 /**
  * Inside a transaction: the lease's holder and epoch now. On PostgreSQL the row is locked
  * (FOR SHARE) until the commit, so a takeover waits for the write it fences instead of

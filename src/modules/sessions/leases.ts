@@ -3,7 +3,7 @@ import type { DB } from "../../db/store.ts";
 import type { Logger } from "../../log.ts";
 import { liveNodeIds, nodeStopped, registerNode, touchNode } from "../nodes/repo.ts";
 import type { Fence } from "./keys-repo.ts";
-import { acquireLease, orphanSessions, releaseAllLeases, releaseLease, releaseLeasesOf, renewLeases, sessionsToHold, stalePending } from "./lease-repo.ts";
+import { acquireLease, liveLeases, orphanSessions, releaseLease, releaseLeasesOf, renewLeases, sessionsToHold, stalePending } from "./lease-repo.ts";
 
 /** What the keeper asks of the session manager. */
 export interface LinkControl {
@@ -75,7 +75,8 @@ export class LeaseKeeper {
 
   /**
    * Registers the node, frees the leases no live process can hold (SQLite: every one, one
-   * process per data dir; PostgreSQL: only this node id's, left by its previous run), starts
+   * process per data dir; PostgreSQL: only this node id's, left by its previous run; either way
+   * not those this process took before its start), starts
    * the heartbeat and the guard and runs the first heartbeat.
    */
   async start(url: string | null): Promise<void> {
@@ -84,7 +85,14 @@ export class LeaseKeeper {
     const { db } = this.o;
     const now = this.now();
     await registerNode(db, { id: this.nodeId, url, version: this.o.version, now });
-    const freed = db.engine === "sqlite" ? await releaseAllLeases(db) : await releaseLeasesOf(db, this.nodeId);
+    // the leases this process took before its start (a connect) stay
+    let freed = 0;
+    for (const l of await liveLeases(db, now)) {
+      if (db.engine !== "sqlite" && l.nodeId !== this.nodeId) continue;
+      if (l.nodeId === this.nodeId && this.held.get(l.sessionId) === l.epoch) continue;
+      await releaseLease(db, l.sessionId, l.nodeId, l.epoch);
+      freed++;
+    }
     if (freed) this.o.log.info("freed session leases left by a previous run", { leases: freed });
     this.deadline = this.held.size ? Math.min(this.deadline, now + this.localDeadlineMs) : Number.POSITIVE_INFINITY;
     this.beat = setInterval(() => void this.tick(), this.heartbeatMs);
