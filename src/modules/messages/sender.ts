@@ -7,6 +7,7 @@ import { numberChecker } from "../numbers/checker.ts";
 import { publishFailed, publishSent } from "./events.ts";
 import { OutcomeBatcher } from "./outcome-batch.ts";
 import { honourSendPause, sendPause } from "./send-pause.ts";
+import { fenceStillHolds } from "../sessions/keys-repo.ts";
 import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, markSent, nextQueued, releaseClaim, sessionsWithQueued, type MessageRow } from "./repo.ts";
 
 export const SENDER_JOB = "messages.send";
@@ -285,6 +286,7 @@ export class OutboundSender {
     const { db, clock, log, network, config, leases } = this.deps;
     const ws = head.workspaceId;
     let networkMessageId: string;
+    let fence: ReturnType<typeof leases.fence>;
     try {
       try {
         await this.assertOnNetwork(head);
@@ -295,6 +297,7 @@ export class OutboundSender {
           await releaseClaim(db, ws, head.id, token, clock.now().getTime());
           return "elsewhere";
         }
+        fence = leases.fence(head.sessionId);
         networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
       } catch (err) {
         if (err instanceof NetworkError && err.code === "not_connected") {
@@ -314,10 +317,19 @@ export class OutboundSender {
       }
       // outside the catch: a database error here must not fail a message the network accepted;
       // the job retries and the resend is recognised by its client id
+      let fenced = false;
       const next = await this.outcomes.run(async () => {
+        // "sent" is written under the session's lease: once another node took the session, it is
+        // left to the new holder, whose resend carries the same client id and is recognised
+        if (fence && !(await fenceStillHolds(db, head.sessionId, fence))) return void (fenced = true);
         if (await markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) await publishSent(this.deps, head);
         return claimNext();
       });
+      if (fenced) {
+        log.warn("a send's outcome under a lease another node has taken was refused; closing the link", { messageId: head.id, sessionId: head.sessionId });
+        await leases.lost(head.sessionId, "lease taken by another node");
+        return {};
+      }
       // only once committed: a rolled-back claim must not stay in flight
       if (next) this.inflight.add(next.head.id);
       return { next };

@@ -145,9 +145,10 @@ export class LeaseKeeper {
     await releaseLease(this.o.db, id, this.nodeId, epoch);
   }
 
-  /** Forgets a session locally (its lease turned out to be another node's). */
-  forget(id: string): void {
+  /** A write under the session's lease was refused (another node holds it now): forgotten here, its link closed. */
+  async lost(id: string, why: string): Promise<void> {
     this.held.delete(id);
+    await this.links?.drop(id, why);
   }
 
   /** One heartbeat (serialised: a slow one is not overlapped by the next). */

@@ -433,8 +433,7 @@ export class SessionManager implements LinkControl {
   /** A write under this node's lease was refused: another node holds the session now, so the link closes. */
   private async fenced(id: string): Promise<void> {
     this.deps.log.warn("a write under a lease another node has taken was refused; closing the link", { sessionId: id });
-    this.deps.leases.forget(id);
-    await this.drop(id, "lease taken by another node");
+    await this.deps.leases.lost(id, "lease taken by another node");
   }
 
   private now(): number {

@@ -5,11 +5,13 @@ import { acquireLease, leaseHolder, liveLeases } from "../../../src/modules/sess
 import { sessionCredentialStore } from "../../../src/modules/sessions/credentials.ts";
 import { readKeys } from "../../../src/modules/sessions/keys-repo.ts";
 import { linkSession, newSession, statusOf } from "./helpers.ts";
+import { SimDriver } from "../../../src/network/sim/driver.ts";
+import type { OutboundMessage } from "../../../src/network/driver.ts";
 
 let t: TestApp;
 afterEach(async () => {
   await t?.close();
-});
+}, 30_000);
 
 test("a user's connect takes the session's lease for this node; the epoch grows with every new holder", async () => {
   t = await createTestApp();
@@ -25,7 +27,7 @@ test("a user's connect takes the session's lease for this node; the epoch grows 
   const epoch = await acquireLease(t.deps.db, { sessionId: id, nodeId: "other", now, expiresAt: now + 10_000, force: true });
   expect(epoch).toBe(first!.epoch + 1);
   expect((await liveLeases(t.deps.db, now)).map((l) => l.nodeId)).toEqual(["other"]);
-});
+}, 30_000);
 
 test("fencing: after another node took the session, the old holder's credential, key and wipe writes do nothing and close its link", async () => {
   t = await createTestApp();
@@ -52,7 +54,7 @@ test("fencing: after another node took the session, the old holder's credential,
   expect([...keys.keys()]).toEqual(["1"]);
   expect((await store.getKeys("pre-key", ["1"]))["1"]).toBe('"mine"');
   expect((await t.deps.db.prepare<{ c: string }>("SELECT credentials AS c FROM chat_sessions WHERE id = ?").get(id))!.c).toBe(credsBefore);
-});
+}, 30_000);
 
 test("a stale holder's credentials event is refused and its link closes; the session row keeps the new holder's link", async () => {
   t = await createTestApp();
@@ -71,4 +73,73 @@ test("a stale holder's credentials event is refused and its link closes; the ses
   expect(t.sim.stateOf(id)).toBeUndefined(); // the link is closed
   expect(t.services.sessions.isLive(id)).toBe(false);
   expect((await statusOf(t, ws, id)).status).toBe("connected"); // the new holder's state is left alone
-});
+}, 30_000);
+
+class StallingSim extends SimDriver {
+  gate: { started: () => void; release: Promise<void> } | null = null;
+  override async send(sessionId: string, message: OutboundMessage) {
+    if (this.gate) {
+      const g = this.gate;
+      this.gate = null;
+      g.started();
+      await g.release;
+    }
+    return super.send(sessionId, message);
+  }
+}
+
+test("a send whose session was taken over while it was on the network is not recorded as sent here, and the link closes", async () => {
+  const sim = new StallingSim({ latencyMs: 1 });
+  t = await createTestApp({ simDriver: sim, config: { sendMinGapMs: 0, sendJitterMs: 0 } });
+  const ws = await createWorkspace(t);
+  const id = await newSession(t, ws);
+  await linkSession(t, ws, id);
+  let started!: () => void;
+  const onNetwork = new Promise<void>((r) => (started = r));
+  let release!: () => void;
+  sim.gate = { started, release: new Promise<void>((r) => (release = r)) };
+  const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: id, to: "919822222222", body: "in flight" } });
+  expect(sent.status).toBe(202);
+  const running = t.deps.jobs.runDue();
+  await onNetwork;
+  const now = Date.now();
+  await acquireLease(t.deps.db, { sessionId: id, nodeId: "node-b", now, expiresAt: now + 10_000, force: true });
+  release();
+  await running;
+  const row = (await t.deps.db.prepare<{ status: string; tok: string | null }>("SELECT status, sending_token AS tok FROM messages WHERE id = ?").get(sent.body.data.id))!;
+  // left for the new holder: its resend carries the same client id, which the network recognises
+  expect(row.status).toBe("queued");
+  expect(sim.sent.length).toBe(1); // the network took it once
+  expect(sim.stateOf(id)).toBeUndefined();
+  expect(t.services.sessions.isLive(id)).toBe(false);
+}, 30_000);
+
+test("a node that cannot renew its leases closes its links before they can expire, and sends nothing", async () => {
+  t = await createTestApp({ config: { sessionLeaseMs: 2_000 } });
+  const ws = await createWorkspace(t);
+  const id = await newSession(t, ws);
+  await linkSession(t, ws, id);
+  await t.services.start();
+  await t.services.restored();
+  expect(t.deps.leases.usable(id)).toBe(true);
+  // the database stops taking the renewals
+  const db = t.deps.db;
+  const prepare = db.prepare.bind(db);
+  (db as { prepare: typeof db.prepare }).prepare = ((sql: string) => {
+    if (/UPDATE session_leases SET expires_at = \? WHERE node_id/.test(sql)) return { all: () => Promise.reject(new Error("database unreachable")), get: () => Promise.reject(new Error("x")), run: () => Promise.reject(new Error("x")) };
+    return prepare(sql);
+  }) as typeof db.prepare;
+  const lease = (await leaseHolder(db, id))!;
+  const expiresAt = (await db.prepare<{ e: number }>("SELECT expires_at AS e FROM session_leases WHERE session_id = ?").get(id))!.e;
+  for (;;) {
+    if (!t.services.sessions.isLive(id)) break;
+    expect(Date.now()).toBeLessThan(expiresAt); // closed before the lease could expire
+    await Bun.sleep(20);
+  }
+  expect(Date.now()).toBeLessThan(expiresAt);
+  expect(t.sim.stateOf(id)).toBeUndefined();
+  expect(t.deps.leases.usable(id)).toBe(false);
+  expect(t.deps.leases.expiries).toBe(1);
+  expect(lease.nodeId).toBe(t.deps.config.nodeId);
+  (db as { prepare: typeof db.prepare }).prepare = prepare;
+}, 30_000);
