@@ -201,7 +201,8 @@ export class LeaseKeeper {
   /** Evens the sessions out over the live nodes. */
   private async balance(now: number): Promise<void> {
     const { db, log } = this.o;
-    const live = new Set(await liveNodeIds(db, now - this.nodeStaleMs));
+    // SQLite: one process per data dir, so a previous process that crashed a moment ago is not a node
+    const live = new Set(db.engine === "sqlite" ? [] : await liveNodeIds(db, now - this.nodeStaleMs));
     live.add(this.nodeId);
     const total = await sessionsToHold(db, now);
     const share = Math.ceil(total / live.size);
