@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { chatSessions, type SessionStatus } from "./table.ts";
 
@@ -89,30 +89,3 @@ export async function sessionForNetworkEvent(db: DB, id: string): Promise<Sessio
   return await db.select().from(chatSessions).where(eq(chatSessions.id, id)).get();
 }
 
-/** Sessions of every workspace in the given states (restoring at start-up). */
-export async function sessionsInStatus(db: DB, statuses: SessionStatus[]): Promise<SessionRow[]> {
-  return await db.select().from(chatSessions).where(inArray(chatSessions.status, statuses)).all();
-}
-
-/**
- * Sessions of every workspace to bring back at start-up: connected ones, and linked ones that
- * had dropped (disconnected by `connection_lost` with their link and number kept).
- */
-export async function sessionsToRestore(db: DB): Promise<SessionRow[]> {
-  return await db
-    .select()
-    .from(chatSessions)
-    .where(
-      or(
-        eq(chatSessions.status, "connected"),
-        and(
-          eq(chatSessions.status, "disconnected"),
-          eq(chatSessions.lastDisconnectReason, "connection_lost"),
-          isNotNull(chatSessions.credentials),
-          isNotNull(chatSessions.phoneNumber),
-        ),
-      ),
-    )
-    .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))
-    .all();
-}

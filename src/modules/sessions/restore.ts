@@ -1,6 +1,6 @@
 import type { SessionRow } from "./repo.ts";
 
-/** Whether a start-up brings the session back (the same rule as `sessionsToRestore`, on a fresh row). */
+/** Whether a start-up brings the session back (the same rule as `orphanSessions` in lease-repo.ts, on a fresh row). */
 export function restorable(row: SessionRow): boolean {
   if (row.status === "connected") return true;
   return row.status === "disconnected" && row.lastDisconnectReason === "connection_lost" && row.credentials !== null && row.phoneNumber !== null;
