@@ -44,6 +44,8 @@ export class LeaseKeeper {
   /** a node silent this long no longer counts among the live nodes that share the sessions */
   readonly nodeStaleMs: number;
   private held = new Map<string, number>();
+  /** when this node took each held session (a session moves on only after a lease's time here) */
+  private heldSince = new Map<string, number>();
   private deadline = Number.POSITIVE_INFINITY;
   private links?: LinkControl;
   private beat?: ReturnType<typeof setInterval>;
@@ -134,6 +136,7 @@ export class LeaseKeeper {
     if (epoch === null) return undefined;
     if (this.held.size === 0 && this.started) this.deadline = now + this.localDeadlineMs;
     this.held.set(id, epoch);
+    this.heldSince.set(id, now);
     return { nodeId: this.nodeId, epoch };
   }
 
@@ -141,13 +144,13 @@ export class LeaseKeeper {
   async release(id: string): Promise<void> {
     const epoch = this.held.get(id);
     if (epoch === undefined) return;
-    this.held.delete(id);
+    this.unhold(id);
     await releaseLease(this.o.db, id, this.nodeId, epoch);
   }
 
   /** A write under the session's lease was refused (another node holds it now): forgotten here, its link closed. */
   async lost(id: string, why: string): Promise<void> {
-    this.held.delete(id);
+    this.unhold(id);
     await this.links?.drop(id, why);
   }
 
@@ -169,6 +172,7 @@ export class LeaseKeeper {
     await this.ticking;
     const held = this.held.size;
     this.held.clear();
+    this.heldSince.clear();
     if (!this.started) return;
     await releaseLeasesOf(this.o.db, this.nodeId);
     await nodeStopped(this.o.db, this.nodeId, this.now());
@@ -184,7 +188,7 @@ export class LeaseKeeper {
     this.deadline = started + this.localDeadlineMs;
     for (const [id, epoch] of [...this.held]) {
       if (kept.get(id) === epoch) continue;
-      this.held.delete(id);
+      this.unhold(id);
       log.warn("session lease lost to another node; closing its link", { sessionId: id });
       await this.links?.drop(id, "lease lost");
     }
@@ -222,7 +226,9 @@ export class LeaseKeeper {
         this.links!.take(taken);
       }
     } else if (this.held.size > share && live.size > 1) {
-      const give = [...this.held.keys()].filter((id) => this.links!.movable(id)).slice(0, Math.min(RELEASE_PER_BEAT, this.held.size - share));
+      // not a session that just arrived (a burst of pairings on one node is not moved at once)
+      const settled = (id: string) => now - (this.heldSince.get(id) ?? 0) >= this.o.leaseMs;
+      const give = [...this.held.keys()].filter((id) => settled(id) && this.links!.movable(id)).slice(0, Math.min(RELEASE_PER_BEAT, this.held.size - share));
       for (const id of give) {
         await this.links!.drop(id, "handed to a node with fewer sessions");
         await this.release(id);
@@ -237,9 +243,15 @@ export class LeaseKeeper {
     if (!this.started || this.stopped || this.held.size === 0 || this.now() < this.deadline) return;
     const ids = [...this.held.keys()];
     this.held.clear();
+    this.heldSince.clear();
     this.expiries++;
     this.o.log.warn("session leases could not be renewed in time; closing every link", { sessions: ids.length });
     for (const id of ids) void this.links?.drop(id, "lease not renewed in time");
+  }
+
+  private unhold(id: string): void {
+    this.held.delete(id);
+    this.heldSince.delete(id);
   }
 
   private now(): number {
