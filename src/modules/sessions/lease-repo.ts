@@ -1,6 +1,8 @@
 import type { DB } from "../../db/store.ts";
 
-// The session leases (`session_leases`, docs/cluster.md). Rows are never deleted while their
+// The session leases (`session_leases`, docs/cluster.md). System-level like
+// `sessionForNetworkEvent`: the lease keeper and the session manager work for every workspace,
+// on sessions by id. Rows are never deleted while their
 // session exists (a release sets `expires_at` to 0), so the epoch only ever grows and a fencing
 // token once replaced can never match again. Each statement here is atomic by itself.
 
