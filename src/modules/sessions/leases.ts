@@ -131,6 +131,9 @@ export class LeaseKeeper {
    * or undefined when another node holds it and `force` is false.
    */
   async acquire(id: string, force: boolean): Promise<Fence | undefined> {
+    // held here already: the same lease (a new epoch would fence off the link's own store)
+    const mine = this.fence(id);
+    if (mine) return mine;
     const now = this.now();
     const epoch = await acquireLease(this.o.db, { sessionId: id, nodeId: this.nodeId, now, expiresAt: now + this.o.leaseMs, force });
     if (epoch === null) return undefined;
@@ -182,12 +185,14 @@ export class LeaseKeeper {
   private async beatOnce(): Promise<void> {
     const { db, log } = this.o;
     const started = this.now();
+    // only what was held when the renewal began can be missing from its answer (a connect meanwhile is not)
+    const before = new Map(this.held);
     const kept = await renewLeases(db, this.nodeId, started, started + this.o.leaseMs);
     if (this.stopped) return;
     // renewed in time: the links may stay open until 70 % of a lease after this renewal began
     this.deadline = started + this.localDeadlineMs;
-    for (const [id, epoch] of [...this.held]) {
-      if (kept.get(id) === epoch) continue;
+    for (const [id, epoch] of before) {
+      if (kept.get(id) === epoch || this.held.get(id) !== epoch) continue;
       this.unhold(id);
       log.warn("session lease lost to another node; closing its link", { sessionId: id });
       await this.links?.drop(id, "lease lost");
