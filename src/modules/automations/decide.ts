@@ -60,6 +60,7 @@ export async function decide(deps: AppDeps, workspaceId: string, d: Received): P
         inboundMessageId: d.messageId,
         sessionId: d.sessionId,
         phone: d.from,
+        decidedAt: now,
         reply: { type: a.reply.type, body: a.reply.body === null ? null : renderBody(a.reply.body, valuesOf(contact, d.from)), mediaId: "mediaId" in a.reply ? a.reply.mediaId : null },
       };
       await deps.jobs.enqueue(REPLY_JOB, job, { dedupeKey: `${REPLY_JOB}:${d.messageId}` });
