@@ -46,7 +46,7 @@ const reply = z
 
 const name = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters");
 const sessionIds = z.array(z.uuid("must be session ids")).min(1, "give at least one session, or leave it out for every session").max(100).nullable();
-const cooldownMinutes = z.number().int("must be a whole number of minutes").min(0).max(43_200, "must be at most 43200 (30 days)");
+const cooldownMinutes = z.number().int("must be a whole number of minutes").min(0, "must be 0 or more").max(43_200, "must be at most 43200 (30 days)");
 
 export const createAutomationBody = lazySchema(() =>
   z.object({ name, trigger, reply, sessionIds: sessionIds.optional(), cooldownMinutes: cooldownMinutes.default(60), isActive: z.boolean().default(true) }),
