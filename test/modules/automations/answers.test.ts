@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession, drain, recordEvents, waitFor } from "../messages/helpers.ts";
+import { png } from "../media/samples.ts";
 import { REPLY_JOB, sendReply, type ReplyJob } from "../../../src/modules/automations/job.ts";
 
 let t: TestApp;
@@ -108,6 +109,44 @@ test("inactive automations and other workspaces' automations do not answer", asy
   expect(await inbound(newPhone(), "hello")).toEqual([]);
   await t.request("PATCH", `/api/v1/automations/${id}`, { token: await owner(), body: { isActive: true } });
   expect(await inbound(newPhone(), "hello")).toEqual(["x"]);
+});
+
+test("a media reply: the stored image goes out with its caption; another workspace's media is refused", async () => {
+  await clear();
+  const fd = new FormData();
+  fd.append("file", new File([png()], "menu.png", { type: "image/png" }));
+  const media = await t.request("POST", "/api/v1/media", { token: await owner(), body: fd });
+  expect(media.status).toBe(201);
+  const other = await createWorkspace(t);
+  const refused = await t.request("POST", "/api/v1/automations", { token: await owner(other), body: { name: "Menu", trigger: { type: "keyword", keywords: ["menu"] }, reply: { type: "image", mediaId: media.body.data.id } } });
+  expect(refused.status).toBe(400);
+  expect(Object.keys(refused.body.errors)).toEqual(["reply.mediaId"]);
+  await create({ name: "Menu", trigger: { type: "keyword", keywords: ["menu"] }, reply: { type: "image", mediaId: media.body.data.id, body: "Today's menu, {{name}}" } });
+  const phone = newPhone();
+  expect(await inbound(phone, "MENU")).toEqual(["Today's menu, Asha"]);
+  const sent = t.sim.sent.filter((m) => m.message.to === phone);
+  expect(sent.map((m) => m.message.type)).toEqual(["image"]);
+});
+
+test("an answer decided before the contact opted out is not sent; a group's message is never answered", async () => {
+  await clear();
+  await create({ name: "Prices", trigger: { type: "keyword", keywords: ["price"] }, reply: { body: "prices" }, cooldownMinutes: 0 });
+  const phone = newPhone();
+  const events = recordEvents(t);
+  t.sim.inbound(session.id, { from: phone, type: "text", text: "price" });
+  t.sim.inbound(session.id, { from: phone, type: "text", text: "STOP" });
+  await waitFor(() => events.filter((e) => e.event === "message_received" && e.data.from === phone).length === 2, "both messages");
+  expect(await inbound(phone, "price")).toEqual([]);
+  expect(t.sim.sent.filter((m) => m.message.to === phone)).toEqual([]);
+  const decided = await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM automation_replies WHERE phone = ?").get(phone);
+  expect(decided!.n).toBe(1); // the first "price" was decided while the contact was still opted in
+
+  const group = newPhone();
+  await t.deps.db.tx(() =>
+    t.deps.bus.publish(ws.id, "message_received", { sessionId: session.id, from: group, messageId: Bun.randomUUIDv7(), type: "text", text: "price", groupId: "120363000000000001@g.us" }),
+  );
+  const none = await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM automation_replies WHERE phone = ?").get(group);
+  expect(none!.n).toBe(0);
 });
 
 test("the send job run twice (a crash before it was marked done) queues one message", async () => {
