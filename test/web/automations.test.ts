@@ -71,6 +71,18 @@ describe.skipIf(!CHROMIUM)("automations in Chromium", () => {
     await page.getByTestId("automation").getByText("Away: outside the working hours").waitFor();
     const list = await call(server.url, "GET", "/api/v1/automations", undefined, token);
     expect(list.body.data[0].trigger).toEqual({ type: "away", hours: { mon: [{ from: "09:00", to: "17:00" }], sat: [{ from: "10:00", to: "13:00" }] } });
+    // the away hours are read in the workspace's time zone, set with the workspace's settings
+    await page.getByRole("link", { name: "Team" }).click();
+    await page.getByText("Workspace settings").click();
+    await page.getByLabel(/Time zone/).fill("Mars/Olympus");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.locator(".field.invalid", { hasText: "not a known IANA time zone" }).waitFor();
+    await page.getByLabel(/Time zone/).fill("Asia/Kolkata");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").getByText("Saved.").waitFor();
+    expect((await call(server.url, "GET", "/api/workspace", undefined, token)).body.data.timezone).toBe("Asia/Kolkata");
+    await page.getByRole("link", { name: "Automations" }).click();
+    await page.getByTestId("automation").first().waitFor();
     await page.setViewportSize(PHONE);
     expect(await scrollsSideways(page)).toBe(false);
     expect(await axe(page)).toEqual([]);
