@@ -6,7 +6,7 @@ import { hasEarlierInbound } from "../messages/repo.ts";
 import { findWorkspace } from "../workspaces/repo.ts";
 import { withinHours } from "./hours.ts";
 import { REPLY_JOB, type ReplyJob } from "./job.ts";
-import { activeAutomations, answeredSince, insertReply, type AutomationRow } from "./repo.ts";
+import { activeAutomations, answeredSince, insertReply, type ActiveAutomation } from "./repo.ts";
 import { TRIGGER_TYPES } from "./table.ts";
 
 /** What the decision reads of message_received. */
@@ -30,7 +30,9 @@ export function automationSubscriber(deps: AppDeps): TransactionalSubscriber {
     // a group is messaged only when named, and an automation names no group
     if (d.groupId) return;
     try {
-      await deps.db.tx(() => decide(deps, e.workspaceId, d));
+      // most messages meet no automation: that read needs no savepoint
+      const candidates = await candidatesFor(deps, e.workspaceId, d.sessionId);
+      if (candidates.length) await deps.db.tx(() => decide(deps, e.workspaceId, d, candidates));
     } catch (err) {
       deps.log.error("auto-reply decision failed; the message is stored unanswered", { messageId: d.messageId, err });
     }
@@ -42,8 +44,8 @@ export function automationSubscriber(deps: AppDeps): TransactionalSubscriber {
  * oldest first within a kind, skipping one that answered this number within its cooldown.
  * Records the answer (the cooldown's memory) and enqueues the job that sends it.
  */
-export async function decide(deps: AppDeps, workspaceId: string, d: Received): Promise<string | null> {
-  const candidates = (await activeAutomations(deps.db, workspaceId)).filter((a) => !a.sessionIds || a.sessionIds.includes(d.sessionId));
+export async function decide(deps: AppDeps, workspaceId: string, d: Received, candidates?: ActiveAutomation[]): Promise<string | null> {
+  candidates ??= await candidatesFor(deps, workspaceId, d.sessionId);
   if (candidates.length === 0) return null;
   const contact = await findContactByPhone(deps.db, workspaceId, d.from);
   if (contact?.optedOut) return null;
@@ -70,6 +72,11 @@ export async function decide(deps: AppDeps, workspaceId: string, d: Received): P
   return null;
 }
 
+/** The active automations that answer on the session. */
+async function candidatesFor(deps: AppDeps, workspaceId: string, sessionId: string): Promise<ActiveAutomation[]> {
+  return (await activeAutomations(deps.db, workspaceId)).filter((a) => !a.sessionIds || a.sessionIds.includes(sessionId));
+}
+
 function valuesOf(contact: ContactRow | undefined, phone: string) {
   return { name: contact?.name ?? null, pushName: contact?.pushName ?? null, phone, attributes: contact?.attributes ?? {} };
 }
@@ -89,7 +96,7 @@ class Facts {
     this.text = (d.text ?? "").trim().toLowerCase();
   }
 
-  async triggers(a: AutomationRow): Promise<boolean> {
+  async triggers(a: ActiveAutomation): Promise<boolean> {
     const t = a.trigger;
     if (t.type === "keyword") {
       if (!this.text) return false;

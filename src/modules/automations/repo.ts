@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { oncePer } from "../../db/prepared.ts";
 import { automationReplies, automations } from "./table.ts";
 
 export type AutomationRow = typeof automations.$inferSelect;
@@ -9,14 +10,29 @@ export async function listAutomations(db: DB, workspaceId: string): Promise<Auto
   return db.select().from(automations).where(eq(automations.workspaceId, workspaceId)).orderBy(asc(automations.id)).all();
 }
 
+/** What the decision on an inbound message reads of an automation. */
+export type ActiveAutomation = Pick<AutomationRow, "id" | "triggerType" | "trigger" | "reply" | "sessionIds" | "cooldownMinutes">;
+
+// read on every inbound message, so a raw statement prepared once per store: drizzle's prepared
+// select with its JSON columns cost ~75 µs a call here, this ~4 µs when the workspace has none
+const activeStmt = oncePer((db: DB) =>
+  db.prepare<{ id: string; triggerType: string; trigger: string; reply: string; sessionIds: string | null; cooldownMinutes: number }>(
+    `SELECT id, trigger_type AS "triggerType", trigger, reply, session_ids AS "sessionIds", cooldown_minutes AS "cooldownMinutes"
+     FROM automations WHERE workspace_id = ? AND is_active = 1 ORDER BY id`,
+  ),
+);
+
 /** The active automations of a workspace, oldest first (the order ties are broken in). */
-export async function activeAutomations(db: DB, workspaceId: string): Promise<AutomationRow[]> {
-  return db
-    .select()
-    .from(automations)
-    .where(and(eq(automations.workspaceId, workspaceId), eq(automations.isActive, true)))
-    .orderBy(asc(automations.id))
-    .all();
+export async function activeAutomations(db: DB, workspaceId: string): Promise<ActiveAutomation[]> {
+  const rows = await activeStmt(db).all(workspaceId);
+  return rows.map((r) => ({
+    id: r.id,
+    triggerType: r.triggerType as ActiveAutomation["triggerType"],
+    trigger: JSON.parse(r.trigger),
+    reply: JSON.parse(r.reply),
+    sessionIds: r.sessionIds === null ? null : JSON.parse(r.sessionIds),
+    cooldownMinutes: Number(r.cooldownMinutes),
+  }));
 }
 
 /** One automation of the workspace, or null (also for another workspace's id). */
