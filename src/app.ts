@@ -30,6 +30,7 @@ import { mediaCredentialGate } from "./http/media-gate.ts";
 import { metricsRoutes } from "./modules/metrics/routes.ts";
 import { webRoutes } from "./modules/web/routes.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
+import { automationRoutes } from "./modules/automations/routes.ts";
 
 /** Composes the whole HTTP application over the runtime's deps and services; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "realtime">) {
@@ -70,6 +71,7 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(externalContactsRoutes(deps))
     .use(campaignRoutes(deps))
     .use(segmentRoutes(deps))
+    .use(automationRoutes(deps))
     // the sim network's routes (docs/network-drivers.md) exist only while the server runs on it
     .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
   routes = () => app.routes;

@@ -12,6 +12,7 @@ import { webhookServices } from "./modules/webhooks/setup.ts";
 import { messagingServices, type MessagingServices } from "./modules/messages/wiring.ts";
 import { campaignServices } from "./modules/campaigns/wiring.ts";
 import { contactsServices } from "./modules/contacts/wiring.ts";
+import { automationServices } from "./modules/automations/wiring.ts";
 
 /**
  * The modules' long-lived services, built once per runtime over its deps (createRuntime builds
@@ -58,6 +59,8 @@ export function createServices(deps: AppDeps): Services {
   const sessions = new SessionManager(deps);
   const messaging = messagingServices(deps);
   contactsServices(deps);
+  // after the opt-out keywords: a STOP is seen before an auto-reply is decided
+  automationServices(deps);
   periodic.push(...messaging.periodic);
   const campaigns = campaignServices(deps);
   periodic.push(...campaigns.periodic);

@@ -22,6 +22,7 @@ import { idempotencyKeys, messageUsage, messages } from "../modules/messages/tab
 import { webhookDeliveries, webhooks } from "../modules/webhooks/table.ts";
 import { conversations } from "../modules/inbox/table.ts";
 import { campaignAudience, campaignRecipients, campaignSendDays, campaigns } from "../modules/campaigns/table.ts";
+import { automationReplies, automations } from "../modules/automations/table.ts";
 import { jobs } from "../jobs/table.ts";
 import { notifications } from "../notify/table.ts";
 import { numberChecks } from "../modules/numbers/table.ts";
@@ -67,6 +68,8 @@ export const pgCampaigns = twin(campaigns);
 export const pgCampaignRecipients = twin(campaignRecipients);
 export const pgCampaignSendDays = twin(campaignSendDays);
 export const pgCampaignAudience = twin(campaignAudience);
+export const pgAutomations = twin(automations);
+export const pgAutomationReplies = twin(automationReplies);
 export const pgJobs = twin(jobs);
 export const pgNotifications = twin(notifications);
 export const pgNumberChecks = twin(numberChecks);

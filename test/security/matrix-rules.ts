@@ -81,6 +81,11 @@ const deliveryIds = async (c: Ctx) => {
   return { id, deliveryId: row.id };
 };
 
+const automationBody = { name: "matrix", trigger: { type: "keyword", keywords: ["price"] }, reply: { body: "prices" } };
+const automationId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/v1/automations", { token: ws.owner.token, body: automationBody })).body.data.id as string,
+});
+
 const connectedSessionId = async ({ t, ws }: Ctx) => {
   const id = Bun.randomUUIDv7();
   const now = t.clock.now().getTime();
@@ -263,6 +268,13 @@ export const RULES: Record<string, Rule> = {
   "GET /api/v1/segments/{id}": { params: segmentId, ok: [200] },
   "PATCH /api/v1/segments/{id}": { perm: "messaging", params: segmentId, body: () => ({ filter: { tagsNone: ["x"] } }), ok: [200] },
   "DELETE /api/v1/segments/{id}": { perm: "messaging", params: segmentId, ok: [200] },
+
+  // auto-replies (docs/automations.md): owner and admin manage, every role reads
+  "GET /api/v1/automations": { ok: [200], seed: async (c) => void (await automationId(c)) },
+  "POST /api/v1/automations": { perm: "manage", body: () => automationBody, ok: [201] },
+  "GET /api/v1/automations/{id}": { params: automationId, ok: [200] },
+  "PATCH /api/v1/automations/{id}": { perm: "manage", params: automationId, body: () => ({ name: "renamed" }), ok: [200] },
+  "DELETE /api/v1/automations/{id}": { perm: "manage", params: automationId, ok: [200] },
 
   // campaigns (docs/contacts-and-campaigns.md): owner and admin manage, every role reads
   "POST /api/v1/campaigns": { perm: "manage", body: campaignBody, bodyIds: true, ok: [201] },

@@ -259,7 +259,7 @@ describe.skipIf(!CHROMIUM)("dashboard in Chromium", () => {
     const phone = await browser.newContext({ viewport: PHONE });
     const p = await newPage(phone);
     await uiLogin(p.page, base, OWNER.email);
-    const screens = ["inbox", "sessions", "contacts", "segments", "campaigns", "campaigns/new", "webhooks", "team", "api-keys", "billing", "profile"];
+    const screens = ["inbox", "sessions", "contacts", "segments", "campaigns", "campaigns/new", "automations", "webhooks", "team", "api-keys", "billing", "profile"];
     for (const s of screens) {
       await p.page.goto(`${base}/app/${s}`);
       await p.page.locator("main h1").first().waitFor();

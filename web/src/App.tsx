@@ -17,6 +17,7 @@ import { Campaigns } from "./screens/Campaigns.tsx";
 import { CampaignNew } from "./screens/CampaignNew.tsx";
 import { CampaignDetail } from "./screens/CampaignDetail.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
+import { Automations } from "./screens/Automations.tsx";
 import { WebhookDetail } from "./screens/WebhookDetail.tsx";
 import { Team } from "./screens/Team.tsx";
 import { ApiKeys } from "./screens/ApiKeys.tsx";
@@ -73,6 +74,7 @@ export function App() {
           </Guard>
         </Route>
         <Route path="/campaigns/:id" component={CampaignDetail} />
+        <Route path="/automations" component={Automations} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/webhooks/:id" component={WebhookDetail} />
         <Route path="/team" component={Team} />

@@ -41,6 +41,8 @@ export const messageDoc = docSchema(() => z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** the campaign that sent it (docs/contacts-and-campaigns.md), else null */
   campaignId: z.uuid().nullable(),
+  /** the auto-reply that sent it (docs/automations.md), else null */
+  automationId: z.uuid().nullable(),
   createdAt: nullableIso,
   sentAt: nullableIso,
   deliveredAt: nullableIso,

@@ -4,11 +4,13 @@ import type { MessageRow } from "./repo.ts";
 // Payloads of spec part 6 and docs/messages.md. Publish inside db.tx, with the change.
 type Bus = Pick<AppDeps, "bus">;
 const iso = (t: number) => new Date(t).toISOString();
-type Msg = Pick<MessageRow, "id" | "workspaceId" | "sessionId" | "phone">;
+type Msg = Pick<MessageRow, "id" | "workspaceId" | "sessionId" | "phone"> & { automationId?: string | null };
+/** An auto-reply's events name its automation (docs/automations.md); other messages' events are unchanged. */
+const origin = (m: Msg) => (m.automationId ? { automationId: m.automationId } : {});
 
 /** message_sent: the network accepted an outbound message. */
 export async function publishSent(deps: Bus, m: Msg): Promise<void> {
-  await deps.bus.publish(m.workspaceId, "message_sent", { sessionId: m.sessionId, to: m.phone, messageId: m.id });
+  await deps.bus.publish(m.workspaceId, "message_sent", { sessionId: m.sessionId, to: m.phone, messageId: m.id, ...origin(m) });
 }
 
 /** message_delivered: a delivery receipt arrived. */
@@ -23,7 +25,7 @@ export async function publishRead(deps: Bus, m: Msg, readAt: number): Promise<vo
 
 /** message_failed (docs/messages.md): the message will not be sent. */
 export async function publishFailed(deps: Bus, m: Msg, error: { code: string; message: string }): Promise<void> {
-  await deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error });
+  await deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error, ...origin(m) });
 }
 
 /** message_received (docs/messages.md): both `text` and `content`, and `mediaUrl` (null for text). */

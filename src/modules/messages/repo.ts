@@ -355,3 +355,14 @@ export async function markInboundRead(db: DB, workspaceId: string, conversationI
     .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.direction, "inbound"), isNull(messages.readAt)))
     .run();
 }
+
+/** Whether the number sent the workspace an inbound message before `messageId` (any session): a contact's first message has none. */
+export async function hasEarlierInbound(db: DB, workspaceId: string, phone: string, messageId: string): Promise<boolean> {
+  const row = await db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.phone, phone), lt(messages.id, messageId), eq(messages.direction, "inbound")))
+    .limit(1)
+    .get();
+  return !!row;
+}

@@ -71,6 +71,8 @@ export async function acceptSend(
   caller: { workspaceId: string; actorId: string },
   input: SendBody,
   idempotencyKey?: string,
+  /** an auto-reply's message carries its automation (docs/automations.md) */
+  origin: { automationId?: string } = {},
 ): Promise<{ data: SendAnswer; replayed: boolean }> {
   const ws = caller.workspaceId;
   const hash = idempotencyKey ? requestHash("POST /messages/send", input) : "";
@@ -106,6 +108,7 @@ export async function acceptSend(
         body: input.body ?? null,
         mediaId: media?.mediaId ?? null,
         createdBy: caller.actorId,
+        automationId: origin.automationId ?? null,
         at,
       });
       await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));

@@ -48,6 +48,8 @@ export const messages = sqliteTable(
     createdBy: text("created_by"),
     /** the campaign that sent it (docs/contacts-and-campaigns.md), else null; no foreign key: history outlives a deleted campaign */
     campaignId: text("campaign_id"),
+    /** the auto-reply that sent it (docs/automations.md), else null; no foreign key, as for campaigns */
+    automationId: text("automation_id"),
     createdAt: integer("created_at").notNull(),
     sentAt: integer("sent_at"),
     deliveredAt: integer("delivered_at"),

@@ -26,6 +26,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia, audi
     networkMessageId: m.networkMessageId,
     attempts: m.attempts,
     campaignId: m.campaignId,
+    automationId: m.automationId,
     error: m.status === "failed" && m.errorCode ? { code: m.errorCode, message: m.errorMessage ?? "" } : null,
     createdAt: iso(m.createdAt),
     sentAt: iso(m.sentAt),

@@ -52,10 +52,11 @@ const eventData: Record<WebhookEvent, () => z.ZodType> = {
       timestamp: isoTime,
       payload: z.record(z.string(), z.unknown()).optional().describe("reactions, locations and contact cards only: their fields"),
     }),
-  message_sent: () => z.object({ sessionId: uuid(), to: phone(), messageId: uuid() }),
+  message_sent: () => z.object({ sessionId: uuid(), to: phone(), messageId: uuid(), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
   message_delivered: () => z.object({ sessionId: uuid(), messageId: uuid(), deliveredAt: isoTime }),
   message_read: () => z.object({ sessionId: uuid(), messageId: uuid(), readAt: isoTime }),
-  message_failed: () => z.object({ sessionId: uuid(), messageId: uuid(), to: phone(), error: z.object({ code: z.string(), message: z.string() }) }),
+  message_failed: () =>
+    z.object({ sessionId: uuid(), messageId: uuid(), to: phone(), error: z.object({ code: z.string(), message: z.string() }), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
   campaign_progress: () =>
     z.object({
       campaignId: uuid(),

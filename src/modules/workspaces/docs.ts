@@ -13,6 +13,7 @@ export const workspaceDoc = docSchema(() =>
     require2fa: z.boolean(),
     optOutKeywords: z.array(z.string()),
     optInKeywords: z.array(z.string()),
+    timezone: z.string().describe("IANA time zone of the workspace's hours (auto-reply away hours)"),
     createdAt: z.string().describe("ISO 8601, UTC, milliseconds"),
   }),
 );

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../../http/lazy-schema.ts";
+import { isTimeZone } from "../campaigns/pacing.ts";
 
 /** An opt-in/out keyword (docs/contacts-and-campaigns.md): matched trimmed and case-insensitively, stored upper-case. */
 const keywordList = lazySchema(() =>
@@ -19,9 +20,11 @@ export const updateWorkspaceBody = lazySchema(() =>
       optOutKeywords: keywordList.optional(),
       /** inbound texts that opt a contact back in (default START) */
       optInKeywords: keywordList.optional(),
+      /** IANA time zone of the workspace's hours (auto-reply away hours, docs/automations.md) */
+      timezone: z.string().trim().min(1).max(64).refine(isTimeZone, "is not a known IANA time zone").optional(),
     })
-    .refine((b) => b.name !== undefined || b.require2fa !== undefined || b.optOutKeywords !== undefined || b.optInKeywords !== undefined, {
-      message: "give name, require2fa, optOutKeywords or optInKeywords",
+    .refine((b) => b.name !== undefined || b.require2fa !== undefined || b.optOutKeywords !== undefined || b.optInKeywords !== undefined || b.timezone !== undefined, {
+      message: "give name, require2fa, optOutKeywords, optInKeywords or timezone",
       path: ["name"],
     }),
 );
@@ -35,5 +38,6 @@ export interface WorkspaceView {
   require2fa: boolean;
   optOutKeywords: string[];
   optInKeywords: string[];
+  timezone: string;
   createdAt: string;
 }

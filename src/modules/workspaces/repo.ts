@@ -14,7 +14,7 @@ export async function findWorkspace(db: DB, workspaceId: string): Promise<Worksp
 export async function updateWorkspace(
   db: DB,
   workspaceId: string,
-  patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords">>,
+  patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords" | "timezone">>,
   at: number,
 ): Promise<void> {
   await db.update(workspaces).set({ ...patch, updatedAt: at }).where(eq(workspaces.id, workspaceId)).run();

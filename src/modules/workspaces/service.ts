@@ -7,7 +7,7 @@ import { findWorkspace, findWorkspacesByRef, updateWorkspace, type WorkspaceRow 
 type Deps = Pick<AppDeps, "db" | "clock" | "config">;
 
 function view(w: WorkspaceRow): WorkspaceView {
-  return { id: w.id, name: w.name, planId: w.planId, subscriptionStatus: w.subscriptionStatus, require2fa: w.require2fa, optOutKeywords: w.optOutKeywords, optInKeywords: w.optInKeywords, createdAt: new Date(w.createdAt).toISOString() };
+  return { id: w.id, name: w.name, planId: w.planId, subscriptionStatus: w.subscriptionStatus, require2fa: w.require2fa, optOutKeywords: w.optOutKeywords, optInKeywords: w.optInKeywords, timezone: w.timezone, createdAt: new Date(w.createdAt).toISOString() };
 }
 
 /** The caller's workspace. */
@@ -23,11 +23,12 @@ export async function getWorkspace(deps: Deps, workspaceId: string): Promise<Wor
  * identity provider for an ID token would lock them out.
  */
 export async function changeWorkspace(deps: Deps, workspaceId: string, input: UpdateWorkspaceInput): Promise<WorkspaceView> {
-  const patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords">> = {};
+  const patch: Partial<Pick<WorkspaceRow, "name" | "require2fa" | "optOutKeywords" | "optInKeywords" | "timezone">> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.require2fa !== undefined) patch.require2fa = input.require2fa;
   if (input.optOutKeywords !== undefined) patch.optOutKeywords = input.optOutKeywords;
   if (input.optInKeywords !== undefined) patch.optInKeywords = input.optInKeywords;
+  if (input.timezone !== undefined) patch.timezone = input.timezone;
   const db = deps.db;
   await db.tx(async () => {
     if (patch.optOutKeywords || patch.optInKeywords) {

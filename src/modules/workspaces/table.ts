@@ -19,6 +19,8 @@ export const workspaces = sqliteTable("workspaces", {
   /** inbound texts (trimmed, any case) that opt a contact out, and back in (docs/contacts-and-campaigns.md) */
   optOutKeywords: text("opt_out_keywords", { mode: "json" }).$type<string[]>().notNull().default(["STOP", "UNSUBSCRIBE"]),
   optInKeywords: text("opt_in_keywords", { mode: "json" }).$type<string[]>().notNull().default(["START"]),
+  /** IANA time zone of the workspace's hours (auto-reply away hours, docs/automations.md) */
+  timezone: text("timezone").notNull().default("UTC"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

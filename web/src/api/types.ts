@@ -28,6 +28,21 @@ export interface Message {
   mimeType: string | null;
   status: string;
   error: { code?: string; message?: string } | string | null;
+  /** the auto-reply that sent it, else null */
+  automationId?: string | null;
+  createdAt: string;
+}
+export interface Automation {
+  id: string;
+  name: string;
+  trigger:
+    | { type: "keyword"; keywords: string[]; match: "exact" | "contains" }
+    | { type: "welcome" }
+    | { type: "away"; hours: Record<string, { from: string; to: string }[]> };
+  reply: { type: string; body: string | null; mediaId?: string };
+  sessionIds: string[] | null;
+  cooldownMinutes: number;
+  isActive: boolean;
   createdAt: string;
 }
 export interface Member {

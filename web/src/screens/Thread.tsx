@@ -87,6 +87,14 @@ export function Thread({ id }: { id: string }) {
             {m.body && <p>{m.body}</p>}
             <small>
               {fmtDate(m.createdAt)}
+              {m.automationId && (
+                <>
+                  {" · "}
+                  <span className="badge" data-testid="automated">
+                    Automated
+                  </span>
+                </>
+              )}
               {m.direction === "outbound" && <> · {TICK[m.status] ?? m.status}</>}
               {m.status === "failed" && m.error && <> · {typeof m.error === "string" ? m.error : m.error.message}</>}
             </small>

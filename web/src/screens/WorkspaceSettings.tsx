@@ -10,6 +10,8 @@ interface Workspace {
   require2fa: boolean;
   optOutKeywords?: string[];
   optInKeywords?: string[];
+  /** IANA time zone of the auto-replies' away hours */
+  timezone?: string;
 }
 
 const words = (s: string) => s.split(",").map((w) => w.trim()).filter(Boolean);
@@ -26,6 +28,7 @@ function Form({ w }: { w: Workspace }) {
   const [require2fa, setRequire2fa] = useState(w.require2fa);
   const [optOut, setOptOut] = useState(w.optOutKeywords?.join(", ") ?? "");
   const [optIn, setOptIn] = useState(w.optInKeywords?.join(", ") ?? "");
+  const [timezone, setTimezone] = useState(w.timezone ?? "");
   const save = useAction(() => {
     const body: Record<string, unknown> = {};
     if (name !== w.name) body.name = name;
@@ -33,6 +36,7 @@ function Form({ w }: { w: Workspace }) {
     // only servers with contacts (docs/contacts-and-campaigns.md) know the keywords
     if (w.optOutKeywords && optOut !== w.optOutKeywords.join(", ")) body.optOutKeywords = words(optOut);
     if (w.optInKeywords && optIn !== w.optInKeywords.join(", ")) body.optInKeywords = words(optIn);
+    if (w.timezone !== undefined && timezone !== w.timezone) body.timezone = timezone;
     return patch("/api/workspace", body);
   }, [["workspace"], ["profile"]]);
   return (
@@ -48,6 +52,9 @@ function Form({ w }: { w: Workspace }) {
           <Field label="Opt-out keywords (comma-separated)" name="optOutKeywords" value={optOut} onChange={(e) => setOptOut(e.target.value)} error={save.error} />
         )}
         {w.optInKeywords && <Field label="Opt-in keywords (comma-separated)" name="optInKeywords" value={optIn} onChange={(e) => setOptIn(e.target.value)} error={save.error} />}
+        {w.timezone !== undefined && (
+          <Field label="Time zone (IANA, for auto-replies' away hours)" name="timezone" hint="For example Asia/Kolkata or Europe/Berlin" value={timezone} onChange={(e) => setTimezone(e.target.value)} error={save.error} />
+        )}
         <ErrorNote error={save.error} />
         {save.isSuccess && <p role="status">Saved.</p>}
         <button type="submit">Save settings</button>

@@ -13,6 +13,7 @@ const NAV: { href: string; label: string; perm: Permission }[] = [
   { href: "/contacts", label: "Contacts", perm: "read" },
   { href: "/segments", label: "Segments", perm: "read" },
   { href: "/campaigns", label: "Campaigns", perm: "read" },
+  { href: "/automations", label: "Automations", perm: "read" },
   { href: "/webhooks", label: "Webhooks", perm: "read" },
   { href: "/team", label: "Team", perm: "read" },
   { href: "/api-keys", label: "API keys", perm: "manage" },
