@@ -24,13 +24,13 @@ export async function findSession(db: DB, workspaceId: string, sessionId: string
 
 const ownerStmt = preparedOnce((db) =>
   db
-    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber })
+    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber, groups: chatSessions.groups })
     .from(chatSessions)
     .where(eq(chatSessions.id, sql.placeholder("id")))
     .prepare(),
 );
 
-/** Which workspace a session belongs to: driver events carry only the session id. */
+/** Which workspace a session belongs to (and whether it keeps group messages): driver events carry only the session id. */
 export async function sessionOwner(db: DB, sessionId: string) {
   return await ownerStmt(db).get({ id: sessionId });
 }

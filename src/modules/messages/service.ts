@@ -12,6 +12,7 @@ import { addUsage, usageOf } from "./usage-repo.ts";
 import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
+import { requireGroup } from "../groups/service.ts";
 import { messageView } from "./view.ts";
 
 /** The 202 answer of a send (docs/messages.md). */
@@ -20,6 +21,8 @@ export interface SendAnswer {
   status: "queued";
   sessionId: string;
   to: string;
+  /** a send to a group: the group (`to` holds it too) */
+  groupId?: string;
   type: string;
   createdAt: string;
 }
@@ -79,7 +82,8 @@ export async function acceptSend(
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
   // media is fetched or stored only for a session that can send; a text send checks it in its group
-  const early = input.type === "text" ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  const early = input.type === "text" && !input.groupId ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  if (input.groupId) await requireGroup(deps, ws, input.session_id, input.groupId);
   const media = await resolveSendMedia(deps, ws, input);
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
@@ -109,7 +113,15 @@ export async function acceptSend(
         at,
       });
       await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
-      const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString() };
+      const answer: SendAnswer = {
+        id,
+        status: "queued",
+        sessionId: session.id,
+        to: input.to,
+        ...(input.groupId ? { groupId: input.groupId } : {}),
+        type: input.type,
+        createdAt: new Date(at).toISOString(),
+      };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
       return answer;

@@ -26,8 +26,11 @@ export const messages = sqliteTable(
     sessionId: text("session_id").notNull(),
     conversationId: text("conversation_id").notNull(),
     direction: text("direction", { enum: DIRECTIONS }).notNull(),
-    /** the contact's number (recipient of outbound, sender of inbound) */
+    /** the contact's number (recipient of outbound, sender of inbound), or the group's address (`...@g.us`) */
     phone: text("phone").notNull(),
+    /** a group's inbound message: the member who wrote it (phone, or `<digits>@lid`) and the name they go by */
+    participant: text("participant"),
+    participantName: text("participant_name"),
     /** the session's own number when the message was made */
     sessionPhone: text("session_phone"),
     type: text("type", { enum: STORED_MESSAGE_TYPES }).notNull(),

@@ -1,4 +1,5 @@
 import { appendLine } from "./append-line.ts";
+import { SimGroups } from "./groups.ts";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
@@ -6,6 +7,7 @@ import {
   NetworkError,
   type DisconnectReason,
   type DriverListener,
+  type GroupInfo,
   type InboundMessage,
   type NetworkDriver,
   type NumberCheck,
@@ -68,6 +70,8 @@ export class SimDriver implements NetworkDriver {
   private byClientId = new Map<string, string>();
   /** numbers that are not on the network (every other number is) */
   private absent = new Set<string>();
+  /** the group chats of the sessions (groups.ts) */
+  readonly groups = new SimGroups();
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
@@ -144,6 +148,7 @@ export class SimDriver implements NetworkDriver {
       throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
     }
     if (this.absent.has(message.to)) throw new NetworkError("the number is not on the network", false, "not_on_network");
+    if (!this.groups.canReach(sessionId, message.to)) throw new NetworkError("the session is not in this group", false, "not_in_group");
     const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
@@ -251,6 +256,13 @@ export class SimDriver implements NetworkDriver {
     this.checks.push({ sessionId, phones: [...phones] });
     if (this.checks.length > 1000) this.checks.shift();
     return phones.map((phone) => ({ phone, onNetwork: !this.absent.has(phone) }));
+  }
+
+  /** The groups the session is in. */
+  async listGroups(sessionId: string): Promise<GroupInfo[]> {
+    await Bun.sleep(0);
+    this.requireConnected(sessionId);
+    return this.groups.list(sessionId);
   }
 
   /** Numbers leave the sim network (kept across restarts with the data dir). */
