@@ -45,6 +45,8 @@ export interface ConnectOptions {
   /** where the link's secrets live (baileys); without it they stay in memory */
   store?: CredentialStore;
   lookupSent?: SentLookup;
+  /** the session's `groups` setting: its group chats are read (off: the driver may ignore them entirely) */
+  groups?: boolean;
 }
 
 export interface MediaPayload {
@@ -184,6 +186,8 @@ export interface NetworkDriver {
   checkNumbers?(sessionId: string, phones: string[]): Promise<NumberCheck[]>;
   /** The groups the connected session is in, as the network describes them now. */
   listGroups?(sessionId: string): Promise<GroupInfo[]>;
+  /** The session's `groups` setting changed (takes effect on the live connection). */
+  setGroups?(sessionId: string, on: boolean): void;
   /** Closes every connection without unlinking (server shutdown). */
   shutdown(): Promise<void>;
 }

@@ -342,6 +342,7 @@ export class SessionManager {
       credentials: await this.credentialsOf(row),
       store: sessionCredentialStore(this.deps, id, () => this.active.has(id) && !this.deleting.has(id)),
       lookupSent: (networkMessageId) => recentOutbound(this.deps, row.workspaceId, id, networkMessageId),
+      groups: row.groups,
     };
   }
 

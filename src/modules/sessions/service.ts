@@ -46,5 +46,7 @@ export async function patchSettings(deps: AppDeps, workspaceId: string, id: stri
     if (!(await getSession(deps.db, workspaceId, id))) throw errors.notFound("Session");
     if (settings.groups !== undefined) await updateSession(deps.db, workspaceId, id, { groups: settings.groups, updatedAt: deps.clock.now().getTime() });
   });
+  // the live connection follows at once (a driver may skip group chats entirely while it is off)
+  if (settings.groups !== undefined) deps.network.setGroups?.(id, settings.groups);
   return sessionOf(deps, workspaceId, id);
 }
