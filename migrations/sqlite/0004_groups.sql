@@ -12,4 +12,5 @@ CREATE TABLE `chat_groups` (
 CREATE INDEX `chat_groups_session_idx` ON `chat_groups` (`session_id`);--> statement-breakpoint
 ALTER TABLE `messages` ADD `participant` text;--> statement-breakpoint
 ALTER TABLE `messages` ADD `participant_name` text;--> statement-breakpoint
+CREATE INDEX `messages_ws_participant_idx` ON `messages` (`workspace_id`,`participant`) WHERE participant IS NOT NULL;--> statement-breakpoint
 ALTER TABLE `chat_sessions` ADD `groups` integer DEFAULT false NOT NULL;

@@ -57,3 +57,13 @@ export async function findGroup(db: DB, workspaceId: string, sessionId: string, 
     .get();
   return r ? parse(r) : undefined;
 }
+
+/** A member known by LID turned out to be a phone number: every group list of the workspace names the number. */
+export async function renameMember(db: DB, workspaceId: string, lid: string, phone: string, at: number): Promise<void> {
+  // the members are a JSON array of strings: the quoted address is replaced whole, never a part of another
+  await db
+    .update(chatGroups)
+    .set({ participants: sql`replace(${chatGroups.participants}, ${JSON.stringify(lid)}, ${JSON.stringify(phone)})`, updatedAt: at })
+    .where(and(eq(chatGroups.workspaceId, workspaceId), sql`${chatGroups.participants} LIKE ${"%" + JSON.stringify(lid) + "%"}`))
+    .run();
+}

@@ -76,6 +76,8 @@ export const messageListQuery = lazySchema(() =>
       ...cursorFields,
       sessionId: z.uuid().optional(),
       phone: recipientField.optional(),
+      /** a group chat's messages (its id, …@g.us) */
+      groupId: z.string().regex(GROUP_ADDRESS, "must be a group id (…@g.us)").optional(),
       contactId: z.uuid().optional(),
       direction: z.enum(DIRECTIONS).optional(),
       status: z.enum(MESSAGE_STATUSES).optional(),

@@ -299,6 +299,16 @@ export async function setMessagesPhone(db: DB, workspaceId: string, fromPhone: s
   return r.changes;
 }
 
+/** A group member known by LID turned out to be a phone number: their group messages name the number. */
+export async function setParticipantPhone(db: DB, workspaceId: string, fromAddress: string, toPhone: string, at: number): Promise<number> {
+  const r = await db
+    .update(messages)
+    .set({ participant: toPhone, updatedAt: at })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.participant, fromAddress)))
+    .run();
+  return r.changes;
+}
+
 /** An inbound message's content replaced: a placeholder of a message that could not be decrypted, by the copy that could. */
 export async function replaceInboundContent(
   db: DB,

@@ -152,7 +152,9 @@ export async function listMessages(
   q: MessageListQuery & { conversationId?: string },
   audience: "external" | "dashboard" = "dashboard",
 ) {
-  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
+  if (q.groupId && q.phone) throw errors.validation({ groupId: "cannot be combined with phone" });
+  if (q.groupId && q.contactId) throw errors.validation({ groupId: "cannot be combined with contactId" });
+  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.groupId ?? q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
   if (q.contactId) {
     const contact = await findContact(deps.db, workspaceId, q.contactId);
     // an unknown contact (or another workspace's) simply matches nothing

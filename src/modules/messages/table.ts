@@ -66,6 +66,8 @@ export const messages = sqliteTable(
     index("messages_ws_status_idx").on(t.workspaceId, t.status, t.id),
     index("messages_ws_campaign_idx").on(t.workspaceId, t.campaignId, t.id).where(sql`campaign_id IS NOT NULL`),
     index("messages_network_idx").on(t.workspaceId, t.sessionId, t.networkMessageId),
+    // group messages by their writer (a LID member's number learnt later rewrites them)
+    index("messages_ws_participant_idx").on(t.workspaceId, t.participant).where(sql`participant IS NOT NULL`),
     // the sender's queue: small, holds only messages waiting to go out
     index("messages_queue_idx").on(t.workspaceId, t.sessionId, t.id).where(sql`status = 'queued'`),
   ],

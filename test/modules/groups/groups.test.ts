@@ -118,6 +118,14 @@ test("three members write in a group: one group conversation, each message with 
   expect(after.length).toBe(5);
   expect(after[0]).toMatchObject({ direction: "outbound", to: group.id, groupId: group.id, participant: null });
 
+  // the message list filters by group
+  const byGroup = await t.request("GET", `/api/v1/messages?groupId=${encodeURIComponent(group.id)}`, owner());
+  expect(byGroup.status).toBe(200);
+  expect(byGroup.body.data.length).toBe(5);
+  const mixed = await t.request("GET", `/api/v1/messages?groupId=${encodeURIComponent(group.id)}&phone=${members[0]}`, owner());
+  expect(mixed.status).toBe(400);
+  expect(mixed.body.errors.groupId).toBeDefined();
+
   // the webhook receiver
   await waitFor(async () => {
     await t.services.webhooks.runDue();

@@ -113,3 +113,18 @@ test("the owner writing in a group from the phone is recorded as an outbound mes
   const row = await until(() => stored("GECHO1"), "echo");
   expect(row).toMatchObject({ direction: "outbound", phone: GROUP, body: "from my phone", status: "sent", participant: null });
 });
+
+test("a member first known by LID whose number the network tells later: their group messages and the group's member list name the number", async () => {
+  const { id, sock } = await h.linkedSession();
+  await h.call("PATCH", `/api/v1/chatapp/${id}`, { settings: { groups: true } });
+  sock.groupMeta.set(GROUP, meta());
+  sock.upsert([groupMessage("GLID1", "303030303030303@lid", "Chand", "who am I")]);
+  const before = await until(() => stored("GLID1"), "stored");
+  expect(before.participant).toBe("303030303030303@lid");
+  sock.ev.emit("lid-mapping.update", { lid: "303030303030303@lid", pn: "919800033333@s.whatsapp.net" });
+  await until(async () => (await stored("GLID1")).participant === "919800033333", "participant rewritten");
+  const conv = (await h.call("GET", `/api/v1/inbox/conversations/${before.conversation_id}`)).body.data;
+  expect(conv.participants).toContain("919800033333");
+  expect(conv.participants).not.toContain("303030303030303@lid");
+  expect((await h.call("GET", `/api/v1/messages/${before.id}`)).body.data).toMatchObject({ from: "919800033333", participant: "919800033333", groupId: GROUP });
+});
