@@ -1,14 +1,11 @@
-import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { authGuard } from "../../http/auth-guard.ts";
-import { ok } from "../../http/envelope.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
-import { docSchema, envelopeResponses } from "../../http/openapi.ts";
+import { docSchema } from "../../http/openapi.ts";
 import type { GroupInfo } from "../../network/driver.ts";
 import type { SimDriver } from "../../network/sim/driver.ts";
-import { phoneNumber, sessionIdParams } from "../sessions/model.ts";
+import { phoneNumber } from "../sessions/model.ts";
 import { sessionOf } from "../sessions/service.ts";
 
 // The sim network's group chats (docs/groups.md): creating a group the session is in.
@@ -23,7 +20,7 @@ export const createGroupBody = lazySchema(() =>
   }),
 );
 
-const groupDoc = docSchema(() => z.object({ id: z.string().describe("the group's id (…@g.us)"), name: z.string(), participants: z.array(z.string()) }));
+export const groupDoc = docSchema(() => z.object({ id: z.string().describe("the group's id (…@g.us)"), name: z.string(), participants: z.array(z.string()) }));
 
 /** Creates a group on the sim network that the session (connected) is in. */
 export async function createSimGroup(deps: AppDeps, sim: SimDriver, workspaceId: string, sessionId: string, name: string, participants: string[]): Promise<GroupInfo> {
@@ -37,24 +34,4 @@ export function simGroupOf(sim: SimDriver, sessionId: string, groupId: string): 
   const group = sim.groups.get(sessionId, groupId);
   if (!group) throw errors.notFound("Group");
   return group;
-}
-
-/** POST /api/sim/sessions/{id}/groups. */
-export function simGroupRoutes(deps: AppDeps, sim: SimDriver) {
-  return new Elysia({ name: "parley-sim-groups" })
-    .use(authGuard(deps))
-    .post(
-      "/api/sim/sessions/:id/groups",
-      async ({ auth, params, body, set }) => {
-        const group = await createSimGroup(deps, sim, auth.workspaceId, params.id, body.name, body.participants);
-        set.status = 201;
-        return ok(group, "Group created on the sim network");
-      },
-      {
-        jwt: "manage",
-        params: sessionIdParams,
-        body: createGroupBody,
-        detail: { summary: "Sim: create a group chat the session is in", tags: ["sim"], responses: envelopeResponses({ status: 201, data: groupDoc, errors: [409] }) },
-      },
-    );
 }

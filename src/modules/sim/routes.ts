@@ -9,7 +9,7 @@ import { SimService } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { simInboundDoc } from "../docs/schemas.ts";
 import { absentDoc, failDoc, logoutDoc, receiptDoc, scanDoc } from "./docs.ts";
-import { simGroupRoutes } from "./groups.ts";
+import { simGroupRoutes } from "./routes-groups.ts";
 
 const tags = ["sim"];
 
