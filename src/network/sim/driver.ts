@@ -71,10 +71,11 @@ export class SimDriver implements NetworkDriver {
   /** numbers that are not on the network (every other number is) */
   private absent = new Set<string>();
   /** the group chats of the sessions (groups.ts) */
-  readonly groups = new SimGroups();
+  readonly groups: SimGroups;
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
+    this.groups = new SimGroups(this.opts.dataDir ? join(this.opts.dataDir, "sim-groups.json") : undefined);
     this.loadDevices();
     const log = this.sentLogFile();
     if (log && existsSync(log)) {
