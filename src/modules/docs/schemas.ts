@@ -15,7 +15,7 @@ export const queuedMessageDoc = docSchema(() => z.object({
   status: z.literal("queued"),
   sessionId: z.uuid(),
   to: z.string(),
-  groupId: z.string().optional().describe("a send to a group: the group (to holds it too)"),
+  groupId: z.string().nullable().describe("a send to a group: the group (to holds it too); null for a person"),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
 }));

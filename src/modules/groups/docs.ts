@@ -8,7 +8,7 @@ export const groupsDoc = docSchema(() =>
     z.object({
       id: z.string().describe("the group's id (…@g.us): a send's groupId"),
       name: z.string().nullable(),
-      participants: z.array(z.string()).describe("the members: phone numbers, or <digits>@lid where the network hides one"),
+      participants: z.array(z.string()).describe("the members: phone numbers, or `…@lid` where the network hides one"),
     }),
   ),
 );

@@ -21,8 +21,8 @@ export interface SendAnswer {
   status: "queued";
   sessionId: string;
   to: string;
-  /** a send to a group: the group (`to` holds it too) */
-  groupId?: string;
+  /** a send to a group: the group (`to` holds it too); null for a person */
+  groupId: string | null;
   type: string;
   createdAt: string;
 }
@@ -118,7 +118,7 @@ export async function acceptSend(
         status: "queued",
         sessionId: session.id,
         to: input.to,
-        ...(input.groupId ? { groupId: input.groupId } : {}),
+        groupId: input.groupId ?? null,
         type: input.type,
         createdAt: new Date(at).toISOString(),
       };
