@@ -188,3 +188,20 @@ test("the sim's group routes: 404 for an unknown group on inbound or another wor
   const foreign = await t.request("POST", `/api/sim/sessions/${session.id}/groups`, { token: other.owner.token, body: { name: "x", participants: members } });
   expect(foreign.status).toBe(404);
 });
+
+test("STOP said in a group opts nobody out, even a member who is a contact; a group member is not made or changed as a contact", async () => {
+  const s = await connectedSession(t, ws);
+  expect((await setGroups(s.id, true)).status).toBe(200);
+  const person = "919811100099";
+  const direct = await t.request("POST", `/api/sim/sessions/${s.id}/inbound`, { token: ws.owner.token, body: { from: person, pushName: "Direct name", text: "hi" } });
+  expect(direct.body.data.messageId).toBeTruthy();
+  const group = await createGroup(s.id, "Stoppers", [person]);
+  const r = await groupInbound(s.id, group.id, person, "Group name", "STOP");
+  expect(r.body.data.messageId).toBeTruthy();
+  const contact = await t.deps.db.prepare('SELECT opted_out AS "optedOut", push_name AS "pushName" FROM contacts WHERE workspace_id = ? AND phone = ?').get(ws.id, person);
+  expect(contact).toEqual({ optedOut: 0, pushName: "Direct name" });
+  // the same word said to the business directly does opt out
+  await t.request("POST", `/api/sim/sessions/${s.id}/inbound`, { token: ws.owner.token, body: { from: person, text: "STOP" } });
+  const after = (await t.deps.db.prepare('SELECT opted_out AS "optedOut" FROM contacts WHERE workspace_id = ? AND phone = ?').get(ws.id, person)) as { optedOut: number };
+  expect(Number(after.optedOut)).toBe(1);
+});

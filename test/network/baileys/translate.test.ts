@@ -143,6 +143,10 @@ describe("messages.upsert", () => {
     expect(byLid).toMatchObject({ group, counterpart: { phone: "919800000002" } });
     const lidOnly = translateInbound({ key: { ...key, remoteJid: group, participant: "101010101010101@lid" }, message: { conversation: "hi" } }, NOW);
     expect(lidOnly).toMatchObject({ group, counterpart: { lid: "101010101010101@lid" } });
+    // a member's first message carries the sender key beside its content; a key alone is no message
+    const skdm = { groupId: group, axolotlSenderKeyDistributionMessage: new Uint8Array([1, 2]) };
+    expect(translateInbound({ key: { ...key, remoteJid: group, participant: "919800000001@s.whatsapp.net" }, message: { senderKeyDistributionMessage: skdm, conversation: "first" } }, NOW)).toMatchObject({ message: { type: "text", text: "first" } });
+    expect(translateInbound({ key: { ...key, remoteJid: group, participant: "919800000001@s.whatsapp.net" }, message: { senderKeyDistributionMessage: skdm, messageContextInfo: {} } }, NOW)).toBeNull();
     // a member's message without a member is not a message Parley can place
     expect(translateInbound({ key: { ...key, remoteJid: group }, message: { conversation: "who?" } }, NOW)).toBeNull();
   });
