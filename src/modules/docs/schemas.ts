@@ -14,8 +14,7 @@ export const queuedMessageDoc = docSchema(() => z.object({
   id: z.uuid(),
   status: z.literal("queued"),
   sessionId: z.uuid(),
-  to: z.string(),
-  groupId: z.string().nullable().describe("a send to a group: the group (to holds it too); null for a person"),
+  to: z.string().describe("the recipient, or the group's id for a send with groupId"),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
 }));

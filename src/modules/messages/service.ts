@@ -20,9 +20,8 @@ export interface SendAnswer {
   id: string;
   status: "queued";
   sessionId: string;
+  /** the recipient, or the group of a send with groupId */
   to: string;
-  /** a send to a group: the group (`to` holds it too); null for a person */
-  groupId: string | null;
   type: string;
   createdAt: string;
 }
@@ -118,7 +117,6 @@ export async function acceptSend(
         status: "queued",
         sessionId: session.id,
         to: input.to,
-        groupId: input.groupId ?? null,
         type: input.type,
         createdAt: new Date(at).toISOString(),
       };
