@@ -81,7 +81,8 @@ export class InboundHandler {
       this.o.log.warn("inbound message could not be decrypted; placeholder kept, the network asked to send it again", { sessionId, networkMessageId: lost.message.networkMessageId, error: lost.error });
       if (lost.fromMe) return; // the owner's own message from another device: nothing to show in its place
       const from = await resolveCounterpart(sock as unknown as LidSocket, lost.counterpart, this.o.log);
-      this.o.emitter.emit({ type: "inbound", sessionId, message: { ...lost.message, from } });
+      const group = lost.group ? ((await describeGroup?.(lost.group)) ?? { id: lost.group }) : undefined;
+      this.o.emitter.emit({ type: "inbound", sessionId, message: { ...lost.message, from, ...(group ? { group } : {}) } });
       return;
     }
     const t = translateInbound(m, new Date());

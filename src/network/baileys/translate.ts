@@ -229,7 +229,7 @@ export function shouldHandleUpsert(type: string, _msg?: Pick<WAMessage, "key">):
 export const UNDECRYPTABLE_TEXT = "this message could not be read on this device";
 
 /**
- * A message of a 1:1 chat that baileys could not decrypt: it upserts a stub without content
+ * A message of a 1:1 chat or a group that baileys could not decrypt: it upserts a stub without content
  * (`messageStubType` CIPHERTEXT, the error in `messageStubParameters`) after it has asked the
  * sender's device to send it again (a retry receipt); a copy that decrypts is upserted later
  * with the same key id. Null for anything else.
@@ -238,11 +238,13 @@ export function translateUndecryptable(msg: WAMessage, now: Date): (InboundTrans
   const key = msg.key;
   if (!key?.id || msg.message || msg.messageStubType !== proto.WebMessageInfo.StubType.CIPHERTEXT) return null;
   const server = key.remoteJid ? jidDecode(key.remoteJid)?.server : undefined;
-  if (server !== "s.whatsapp.net" && server !== "lid") return null;
-  const counterpart = counterpartOf(key);
+  const group = server === "g.us" ? key.remoteJid! : undefined;
+  if (server !== "s.whatsapp.net" && server !== "lid" && !group) return null;
+  const counterpart = group ? groupSenderOf(key) : counterpartOf(key);
   if (!counterpart) return null;
   const ts = seconds(msg.messageTimestamp);
   return {
+    ...(group ? { group } : {}),
     message: {
       networkMessageId: key.id,
       pushName: key.fromMe ? undefined : (msg.pushName ?? undefined),

@@ -128,3 +128,17 @@ test("a member first known by LID whose number the network tells later: their gr
   expect(conv.participants).not.toContain("303030303030303@lid");
   expect((await h.call("GET", `/api/v1/messages/${before.id}`)).body.data).toMatchObject({ from: "919800033333", participant: "919800033333", groupId: GROUP });
 });
+
+test("a group message that could not be decrypted keeps a placeholder in the group conversation, replaced by the copy sent again", async () => {
+  const { id, sock } = await h.linkedSession();
+  await h.call("PATCH", `/api/v1/chatapp/${id}`, { settings: { groups: true } });
+  sock.groupMeta.set(GROUP, meta());
+  const key = { remoteJid: GROUP, fromMe: false, id: "GBAD1", participant: "101010101010101@lid", participantAlt: "919800011111@s.whatsapp.net" };
+  sock.upsert([{ key, messageTimestamp: 1767225600, pushName: "Anil", messageStubType: 2, messageStubParameters: ["No session"] } as never]);
+  const placeholder = await until(async () => (await stored("GBAD1"))?.error_code === "undecryptable" && (await stored("GBAD1")), "placeholder");
+  expect(placeholder).toMatchObject({ phone: GROUP, participant: "919800011111", participant_name: "Anil" });
+  sock.upsert([{ key, messageTimestamp: 1767225600, pushName: "Anil", message: { conversation: "readable now" } }]);
+  await until(async () => (await stored("GBAD1")).body === "readable now", "replaced");
+  const received = h.appEvents.filter((e) => e.event === "message_received" && e.data.sessionId === id);
+  expect(received.map((e) => [e.data.groupId, e.data.participant, e.data.text])).toEqual([[GROUP, "919800011111", "readable now"]]);
+});
