@@ -23,6 +23,13 @@ export async function upsertGroup(
   at: number,
 ): Promise<void> {
   const participants = g.participants ? JSON.stringify(g.participants) : null;
+  // every message of a group names it: a group already known as it is costs a read, not a write
+  const known = await db
+    .select({ name: chatGroups.name, participants: chatGroups.participants })
+    .from(chatGroups)
+    .where(and(eq(chatGroups.workspaceId, workspaceId), eq(chatGroups.sessionId, sessionId), eq(chatGroups.id, g.id)))
+    .get();
+  if (known && (g.name == null || g.name === known.name) && (participants === null || participants === known.participants)) return;
   await db
     .insert(chatGroups)
     .values({ workspaceId, sessionId, id: g.id, name: g.name ?? null, participants: participants ?? "[]", updatedAt: at })
