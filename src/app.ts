@@ -15,6 +15,7 @@ import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 import { realtimeRoutes } from "./modules/realtime/routes.ts";
 import { sessionRoutes } from "./modules/sessions/routes.ts";
 import { numberRoutes } from "./modules/numbers/routes.ts";
+import { groupRoutes } from "./modules/groups/routes.ts";
 import { simRoutes } from "./modules/sim/routes.ts";
 import { SimDriver } from "./network/sim/driver.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
@@ -61,6 +62,7 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(billingRoutes(deps))
     .use(sessionRoutes(deps, services.sessions))
     .use(numberRoutes(deps))
+    .use(groupRoutes(deps))
     .use(realtimeRoutes(deps, services.realtime))
     .use(webhookRoutes(deps))
     .use(messagesRoutes(deps))

@@ -45,6 +45,8 @@ export interface ConnectOptions {
   /** where the link's secrets live (baileys); without it they stay in memory */
   store?: CredentialStore;
   lookupSent?: SentLookup;
+  /** the session's `groups` setting: its group chats are read (off: the driver may ignore them entirely) */
+  groups?: boolean;
 }
 
 export interface MediaPayload {
@@ -62,7 +64,10 @@ export interface MediaFile {
 }
 
 export interface OutboundMessage {
-  /** digits with country code, no plus; or a `<digits>@lid` address taken from an inbound message */
+  /**
+   * digits with country code, no plus; or a `<digits>@lid` address taken from an inbound
+   * message; or a group's address (`...@g.us`, see group-address.ts)
+   */
   to: string;
   /** a MessageType: only those are queued (the stored types a row may carry are wider) */
   type: InboundType;
@@ -77,10 +82,24 @@ export interface OutboundMessage {
   clientMessageId?: string;
 }
 
+/** A group chat the session is in. */
+export interface GroupInfo {
+  /** the group's address, `...@g.us` */
+  id: string;
+  name: string | null;
+  /** the members: phone numbers, or `<digits>@lid` where the network hides one */
+  participants: string[];
+}
+
 export interface InboundMessage {
   networkMessageId: string;
-  /** digits with country code; `<digits>@lid` when the network hides the number (never LID digits as a phone) */
+  /**
+   * digits with country code; `<digits>@lid` when the network hides the number (never LID
+   * digits as a phone). In a group: the member who wrote.
+   */
   from: string;
+  /** set when the message was written in a group: the group (its name and members when the driver knows them) */
+  group?: { id: string; name?: string | null; participants?: string[] };
   pushName?: string;
   type: InboundType;
   /** text, caption, or the text rendering of a reaction, location or contact card */
@@ -98,7 +117,7 @@ export interface InboundMessage {
   undecryptable?: boolean;
 }
 
-/** A message the account's owner sent from the phone: the contact is `to`. */
+/** A message the account's owner sent from the phone: the contact (or group address) is `to`. */
 export type EchoMessage = Omit<InboundMessage, "from" | "pushName"> & { to: string };
 
 export type DriverEvent =
@@ -165,6 +184,10 @@ export interface NetworkDriver {
    * most 50 at once). A number the answer cannot place is left out (unknown).
    */
   checkNumbers?(sessionId: string, phones: string[]): Promise<NumberCheck[]>;
+  /** The groups the connected session is in, as the network describes them now. */
+  listGroups?(sessionId: string): Promise<GroupInfo[]>;
+  /** The session's `groups` setting changed (takes effect on the live connection). */
+  setGroups?(sessionId: string, on: boolean): void;
   /** Closes every connection without unlinking (server shutdown). */
   shutdown(): Promise<void>;
 }

@@ -27,6 +27,7 @@ import { jobs } from "../jobs/table.ts";
 import { notifications } from "../notify/table.ts";
 import { numberChecks } from "../modules/numbers/table.ts";
 import { instanceSecrets } from "../db/table.ts";
+import { chatGroups } from "../modules/groups/table.ts";
 
 const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
 const twin = (t: SQLiteTable) => pgTwin(t, twins);
@@ -74,3 +75,4 @@ export const pgJobs = twin(jobs);
 export const pgNotifications = twin(notifications);
 export const pgNumberChecks = twin(numberChecks);
 export const pgInstanceSecrets = twin(instanceSecrets);
+export const pgChatGroups = twin(chatGroups);

@@ -28,6 +28,7 @@ const same = (a: string, b: string) => bare(a) === bare(b);
 export function keywordSubscriber(deps: Pick<AppDeps, "db" | "clock">): TransactionalSubscriber {
   return async (e) => {
     if (e.event !== "message_received" || e.data.type !== "text") return; // a caption is not a reply
+    if (e.data.groupId) return; // a word said in a group is not said to the business
     const text = typeof e.data.text === "string" ? e.data.text.trim() : "";
     const from = e.data.from;
     if (!text || text.length > 40 || typeof from !== "string") return;

@@ -14,7 +14,7 @@ export const queuedMessageDoc = docSchema(() => z.object({
   id: z.uuid(),
   status: z.literal("queued"),
   sessionId: z.uuid(),
-  to: z.string(),
+  to: z.string().describe("the recipient, or the group's id for a send with groupId"),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
 }));
@@ -27,6 +27,9 @@ export const messageDoc = docSchema(() => z.object({
   direction: z.enum(DIRECTIONS),
   from: z.string().nullable(),
   to: z.string().nullable(),
+  groupId: z.string().nullable().describe("a group chat's message: the group's id (…@g.us)"),
+  participant: z.string().nullable().describe("a group's inbound message: the member who wrote it"),
+  participantName: z.string().nullable().describe("a group's inbound message: the member's profile name"),
   type: z.enum(STORED_MESSAGE_TYPES),
   body: z.string().nullable(),
   /** reactions, locations and contact cards: their fields (null for other types) */
@@ -60,7 +63,9 @@ export const externalSessionDoc = docSchema(() => z.object({
 
 export const healthDoc = docSchema(() => z.object({ status: z.literal("ok"), version: z.string(), node: z.string(), uptimeSeconds: z.number().int() }));
 export const readyDoc = docSchema(() => z.object({ status: z.literal("ready"), database: z.literal("ok"), writable: z.literal(true), migrations: z.number().int() }));
-export const simInboundDoc = docSchema(() => z.object({ networkMessageId: z.string(), messageId: z.uuid() }));
+export const simInboundDoc = docSchema(() =>
+  z.object({ networkMessageId: z.string(), messageId: z.uuid().nullable().describe("null when the message was not kept (a group message while the session's groups setting is off)") }),
+);
 
 /** A stored media file (POST /media 201). */
 export const mediaDoc = docSchema(() => z.object({ id: z.uuid(), mimeType: z.string(), size: z.number().int(), filename: z.string().nullable(), createdAt: isoTime }));

@@ -10,7 +10,10 @@ export const conversationDoc = docSchema(() =>
   z.object({
     id: z.uuid(),
     sessionId: z.uuid(),
-    phone: z.string(),
+    phone: z.string().describe("the contact's number, or a group's id (…@g.us)"),
+    groupId: z.string().nullable().describe("a group conversation: the group's id (…@g.us); null for a person's"),
+    groupName: z.string().nullable().describe("a group conversation: the group's name as last known"),
+    participants: z.array(z.string()).nullable().describe("a group conversation: its members as last known (phones, or `…@lid`)"),
     contact: z.object({ id: z.uuid(), phone: z.string(), name: z.string().nullable(), pushName: z.string().nullable() }).nullable(),
     lastMessage: z
       .object({

@@ -149,17 +149,22 @@ export interface ConversationListRow {
   lastBody: string | null;
   lastStatus: string | null;
   lastCreatedAt: number | null;
+  /** a group conversation: the group's name and members (JSON) as last known */
+  groupName: string | null;
+  groupParticipants: string | null;
 }
 
 const LIST_SELECT = `
   SELECT c.id, c.session_id AS "sessionId", c.phone, c.contact_id AS "contactId", ct.name AS "contactName", ct.push_name AS "contactPushName",
          c.unread_count AS "unreadCount", c.last_message_at AS "lastMessageAt", c.last_read_at AS "lastReadAt", c.created_at AS "createdAt",
          c.assignee_id AS "assigneeId", u.name AS "assigneeName", u.email AS "assigneeEmail",
-         m.id AS "lastId", m.direction AS "lastDirection", m.type AS "lastType", m.body AS "lastBody", m.status AS "lastStatus", m.created_at AS "lastCreatedAt"
+         m.id AS "lastId", m.direction AS "lastDirection", m.type AS "lastType", m.body AS "lastBody", m.status AS "lastStatus", m.created_at AS "lastCreatedAt",
+         g.name AS "groupName", g.participants AS "groupParticipants"
   FROM conversations c
   LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id
   ${usersSql.joinMember("u", "c.workspace_id", "c.assignee_id")}
-  LEFT JOIN messages m ON m.id = c.last_message_id AND m.workspace_id = c.workspace_id`;
+  LEFT JOIN messages m ON m.id = c.last_message_id AND m.workspace_id = c.workspace_id
+  LEFT JOIN chat_groups g ON g.workspace_id = c.workspace_id AND g.session_id = c.session_id AND g.id = c.phone`;
 
 function whereClause(workspaceId: string, f: ConversationFilter & { id?: string }): { sql: string; args: (string | number)[] } {
   const parts = ["c.workspace_id = ?"];

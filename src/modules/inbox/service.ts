@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { can } from "../../auth/permissions.ts";
 import { errors } from "../../errors.ts";
 import { memberRole } from "../users/repo.ts";
+import { isGroupAddress } from "../../network/group-address.ts";
 import { markInboundRead } from "../messages/repo.ts";
 import {
   findConversation,
@@ -18,10 +19,15 @@ const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString()
 
 /** API shape of a conversation. */
 export function conversationView(c: ConversationListRow) {
+  const group = isGroupAddress(c.phone);
   return {
     id: c.id,
     sessionId: c.sessionId,
     phone: c.phone,
+    // a group conversation (docs/groups.md): its id, name and members; null for a person's
+    groupId: group ? c.phone : null,
+    groupName: group ? c.groupName : null,
+    participants: group ? (c.groupParticipants ? (JSON.parse(c.groupParticipants) as string[]) : []) : null,
     contact: c.contactId ? { id: c.contactId, phone: c.phone, name: c.contactName, pushName: c.contactPushName } : null,
     lastMessage: c.lastId
       ? { id: c.lastId, direction: c.lastDirection, type: c.lastType, body: c.lastBody, status: c.lastStatus, createdAt: iso(c.lastCreatedAt) }

@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import type { MessageRow } from "./repo.ts";
+import { isGroupAddress } from "../../network/group-address.ts";
 
 // Payloads of spec part 6 and docs/messages.md. Publish inside db.tx, with the change.
 type Bus = Pick<AppDeps, "bus">;
@@ -8,37 +9,44 @@ type Msg = Pick<MessageRow, "id" | "workspaceId" | "sessionId" | "phone"> & { au
 /** An auto-reply's events name its automation (docs/automations.md); other messages' events are unchanged. */
 const origin = (m: Msg) => (m.automationId ? { automationId: m.automationId } : {});
 
+/** A group chat's message names its group (docs/groups.md); other messages carry nothing more. */
+const inGroup = (m: Msg) => (isGroupAddress(m.phone) ? { groupId: m.phone } : {});
+
 /** message_sent: the network accepted an outbound message. */
 export async function publishSent(deps: Bus, m: Msg): Promise<void> {
-  await deps.bus.publish(m.workspaceId, "message_sent", { sessionId: m.sessionId, to: m.phone, messageId: m.id, ...origin(m) });
+  await deps.bus.publish(m.workspaceId, "message_sent", { sessionId: m.sessionId, to: m.phone, messageId: m.id, ...origin(m), ...inGroup(m) });
 }
 
 /** message_delivered: a delivery receipt arrived. */
 export async function publishDelivered(deps: Bus, m: Msg, deliveredAt: number): Promise<void> {
-  await deps.bus.publish(m.workspaceId, "message_delivered", { sessionId: m.sessionId, messageId: m.id, deliveredAt: iso(deliveredAt) });
+  await deps.bus.publish(m.workspaceId, "message_delivered", { sessionId: m.sessionId, messageId: m.id, deliveredAt: iso(deliveredAt), ...inGroup(m) });
 }
 
 /** message_read: a read receipt arrived. */
 export async function publishRead(deps: Bus, m: Msg, readAt: number): Promise<void> {
-  await deps.bus.publish(m.workspaceId, "message_read", { sessionId: m.sessionId, messageId: m.id, readAt: iso(readAt) });
+  await deps.bus.publish(m.workspaceId, "message_read", { sessionId: m.sessionId, messageId: m.id, readAt: iso(readAt), ...inGroup(m) });
 }
 
 /** message_failed (docs/messages.md): the message will not be sent. */
 export async function publishFailed(deps: Bus, m: Msg, error: { code: string; message: string }): Promise<void> {
-  await deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error, ...origin(m) });
+  await deps.bus.publish(m.workspaceId, "message_failed", { sessionId: m.sessionId, messageId: m.id, to: m.phone, error, ...origin(m), ...inGroup(m) });
 }
 
-/** message_received (docs/messages.md): both `text` and `content`, and `mediaUrl` (null for text). */
+/**
+ * message_received (docs/messages.md): both `text` and `content`, and `mediaUrl` (null for
+ * text). A group's message: `from` and `participant` are the member who wrote, `groupId` the group.
+ */
 export async function publishReceived(
   deps: Bus,
-  m: Msg & Pick<MessageRow, "type" | "body">,
+  m: Msg & Pick<MessageRow, "type" | "body"> & { participant?: string | null },
   extra: { mediaUrl: string | null; mediaId: string | null; mimeType: string | null; filename: string | null; pushName: string | null; timestamp: Date; payload?: unknown },
 ): Promise<void> {
   const text = m.body ?? "";
   await deps.bus.publish(m.workspaceId, "message_received", {
     sessionId: m.sessionId,
-    from: m.phone,
+    from: m.participant ?? m.phone,
     messageId: m.id,
+    ...(isGroupAddress(m.phone) ? { groupId: m.phone, participant: m.participant ?? null } : {}),
     type: m.type,
     text,
     content: text,

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { mergeContactInto } from "../contacts/service.ts";
 import { absorbConversation, conversationsOfPhone, setConversationPhone } from "../inbox/repo.ts";
-import { moveConversationMessages, sessionOwner, setMessagesPhone } from "./repo.ts";
+import { moveConversationMessages, sessionOwner, setMessagesPhone, setParticipantPhone } from "./repo.ts";
+import { renameMember } from "../groups/repo.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
 
@@ -17,7 +18,8 @@ export interface IdentityMerge {
  * recorded twice, first by the LID and later by the number. Everything of the workspace
  * recorded under the LID moves to the number, in ONE transaction: the contacts merge (see
  * mergeContactInto), each session's LID conversation is renamed, or folded into that session's
- * conversation with the number, and every message's address is rewritten. Idempotent: nothing
+ * conversation with the number, and every message's address is rewritten (a group message's
+ * writer, and the member lists of groups, too). Idempotent: nothing
  * recorded under the LID, nothing changes. Returns null for an unknown session.
  */
 export async function mergeIdentity(deps: Deps, sessionId: string, lid: string, phone: string): Promise<IdentityMerge | null> {
@@ -37,7 +39,8 @@ export async function mergeIdentity(deps: Deps, sessionId: string, lid: string, 
       await moveConversationMessages(deps.db, ws, c.id, own.id);
       await absorbConversation(deps.db, ws, c, own.id, contactId, at);
     }
-    const messages = await setMessagesPhone(deps.db, ws, lid, phone, at);
+    const messages = (await setMessagesPhone(deps.db, ws, lid, phone, at)) + (await setParticipantPhone(deps.db, ws, lid, phone, at));
+    await renameMember(deps.db, ws, lid, phone, at);
     return { contactId, conversations: moved.length, messages };
   });
   if (result.conversations || result.messages) deps.log.info("a LID address turned out to be a phone number; merged", { sessionId, lid, phone, ...result });

@@ -6,6 +6,7 @@ import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
 import { touchConversation } from "../inbox/repo.ts";
+import { upsertGroup } from "../groups/repo.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
@@ -25,6 +26,11 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
     return;
   }
   const ws = owner.workspaceId;
+  if (msg.group && !owner.groups) {
+    // the session's `groups` setting is off: group chats are not kept (nor a file the driver downloaded)
+    if (msg.media && "file" in msg.media) await Bun.file(msg.media.file).delete().catch(() => {});
+    return;
+  }
   // a repeat is refused in the transaction below; looking first only saves a media download
   if (carriesMedia(msg) && isStored(await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound"))) return;
   const prepared = await inboundMedia(deps, ws, sessionId, msg);
@@ -71,16 +77,21 @@ async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNu
       await received({ ...existing, ...content });
       return;
     }
-    const contactId = await upsertInboundContact(deps, ws, msg.from, pushName, at);
+    // a group's members are not made contacts (they wrote to the group, not to the business): the conversation is the group's
+    if (msg.group) await upsertGroup(deps.db, ws, sessionId, msg.group, at);
+    const contactId = msg.group ? null : await upsertInboundContact(deps, ws, msg.from, pushName, at);
+    const address = msg.group?.id ?? msg.from;
     const id = Bun.randomUUIDv7();
-    const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: msg.from, contactId, messageId: id, at, inbound: true });
+    const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: address, contactId, messageId: id, at, inbound: true });
     const row = {
       id,
       workspaceId: ws,
       sessionId,
       conversationId,
       direction: "inbound" as const,
-      phone: msg.from,
+      phone: address,
+      participant: msg.group ? msg.from : null,
+      participantName: msg.group ? pushName : null,
       sessionPhone: owner.phoneNumber,
       type: msg.type,
       body: msg.text ?? null,

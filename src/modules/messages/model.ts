@@ -3,6 +3,7 @@ import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
 import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
+import { GROUP_ADDRESS } from "../../network/group-address.ts";
 
 /** Digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
@@ -16,7 +17,10 @@ export const sendBody = lazySchema(() =>
       /** the documented name; `sessionId` (the name answers use) is accepted too */
       session_id: z.uuid().optional().describe("the session to send from (required; sessionId is accepted in its place)"),
       sessionId: z.uuid().optional().describe("the same as session_id, under the name answers use; give one of the two"),
-      to: recipientField,
+      to: recipientField.optional().describe("the recipient (required unless groupId is given)"),
+      /** a group the session is in (GET /api/v1/chatapp/{id}/groups), in place of `to` */
+      groupId: z.string().regex(GROUP_ADDRESS, "must be a group id (…@g.us) from GET /api/v1/chatapp/{id}/groups").optional()
+        .describe("a group of the session (GET /api/v1/chatapp/{id}/groups), in place of to"),
       type: z.enum(MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
       body: z.string().max(4096).optional(),
@@ -30,6 +34,8 @@ export const sendBody = lazySchema(() =>
     .superRefine((v, ctx) => {
       if (v.session_id === undefined && v.sessionId === undefined) ctx.addIssue({ code: "custom", path: ["session_id"], message: "is required (the session to send from; sessionId is accepted too)" });
       if (v.session_id !== undefined && v.sessionId !== undefined && v.session_id !== v.sessionId) ctx.addIssue({ code: "custom", path: ["sessionId"], message: "differs from session_id: give one of them" });
+      if (v.to === undefined && v.groupId === undefined) ctx.addIssue({ code: "custom", path: ["to"], message: "is required (or groupId, to send to a group)" });
+      if (v.to !== undefined && v.groupId !== undefined) ctx.addIssue({ code: "custom", path: ["groupId"], message: "cannot be combined with to: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
       if (v.type === "text") {
         if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
@@ -41,8 +47,8 @@ export const sendBody = lazySchema(() =>
     })
     // the API reference's sample body: a text message that is accepted as it is, given a session id of the workspace
     .meta({ example: { session_id: "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a", to: "919876543210", type: "text", body: "Hello from Parley" } })
-    // one name downstream
-    .transform(({ sessionId, ...v }) => ({ ...v, session_id: (v.session_id ?? sessionId)! })),
+    // one name downstream; `to` is the address the message goes to (a group's too)
+    .transform(({ sessionId, ...v }) => ({ ...v, to: (v.groupId ?? v.to)!, session_id: (v.session_id ?? sessionId)! })),
 );
 export type SendBody = z.infer<typeof sendBody>;
 
@@ -70,6 +76,8 @@ export const messageListQuery = lazySchema(() =>
       ...cursorFields,
       sessionId: z.uuid().optional(),
       phone: recipientField.optional(),
+      /** a group chat's messages (its id, …@g.us) */
+      groupId: z.string().regex(GROUP_ADDRESS, "must be a group id (…@g.us)").optional(),
       contactId: z.uuid().optional(),
       direction: z.enum(DIRECTIONS).optional(),
       status: z.enum(MESSAGE_STATUSES).optional(),

@@ -9,6 +9,7 @@ import { publishFailed, publishSent } from "./events.ts";
 import { findByNetworkId, insertMessage, sessionOwner } from "./repo.ts";
 import { pauseSending, RESTRICTION_PAUSE_MS } from "./send-pause.ts";
 import { messages } from "./table.ts";
+import { isGroupAddress } from "../../network/group-address.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "log" | "config">;
 
@@ -56,7 +57,9 @@ export async function recordEcho(deps: Deps, sessionId: string, echo: EchoMessag
   const owner = await sessionOwner(deps.db, sessionId);
   if (!owner) return;
   const ws = owner.workspaceId;
-  if (await findByNetworkId(deps.db, ws, sessionId, echo.networkMessageId, "outbound")) {
+  const group = isGroupAddress(echo.to);
+  // the session's `groups` setting is off: group chats are not kept
+  if ((group && !owner.groups) || (await findByNetworkId(deps.db, ws, sessionId, echo.networkMessageId, "outbound"))) {
     if (echo.media && "file" in echo.media) await Bun.file(echo.media.file).delete().catch(() => {});
     return;
   }
@@ -74,7 +77,7 @@ export async function recordEcho(deps: Deps, sessionId: string, echo: EchoMessag
       const sentAt = echo.timestamp.getTime();
       const media = prepared ? await commitMedia(deps, prepared) : null;
       const id = Bun.randomUUIDv7();
-      const contactId = await contactIdByPhone(deps, ws, echo.to);
+      const contactId = group ? null : await contactIdByPhone(deps, ws, echo.to);
       const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: echo.to, contactId, messageId: id, at, inbound: false });
       const row = {
         id,

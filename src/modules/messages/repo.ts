@@ -24,13 +24,13 @@ export async function findSession(db: DB, workspaceId: string, sessionId: string
 
 const ownerStmt = preparedOnce((db) =>
   db
-    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber })
+    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber, groups: chatSessions.groups })
     .from(chatSessions)
     .where(eq(chatSessions.id, sql.placeholder("id")))
     .prepare(),
 );
 
-/** Which workspace a session belongs to: driver events carry only the session id. */
+/** Which workspace a session belongs to (and whether it keeps group messages): driver events carry only the session id. */
 export async function sessionOwner(db: DB, sessionId: string) {
   return await ownerStmt(db).get({ id: sessionId });
 }
@@ -295,6 +295,16 @@ export async function setMessagesPhone(db: DB, workspaceId: string, fromPhone: s
     .update(messages)
     .set({ phone: toPhone, updatedAt: at })
     .where(and(eq(messages.workspaceId, workspaceId), eq(messages.phone, fromPhone)))
+    .run();
+  return r.changes;
+}
+
+/** A group member known by LID turned out to be a phone number: their group messages name the number. */
+export async function setParticipantPhone(db: DB, workspaceId: string, fromAddress: string, toPhone: string, at: number): Promise<number> {
+  const r = await db
+    .update(messages)
+    .set({ participant: toPhone, updatedAt: at })
+    .where(and(eq(messages.workspaceId, workspaceId), eq(messages.participant, fromAddress)))
     .run();
   return r.changes;
 }

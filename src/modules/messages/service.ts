@@ -12,6 +12,7 @@ import { addUsage, usageOf } from "./usage-repo.ts";
 import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
+import { requireGroup } from "../groups/service.ts";
 import { messageView } from "./view.ts";
 
 /** The 202 answer of a send (docs/messages.md). */
@@ -19,6 +20,7 @@ export interface SendAnswer {
   id: string;
   status: "queued";
   sessionId: string;
+  /** the recipient, or the group of a send with groupId */
   to: string;
   type: string;
   createdAt: string;
@@ -81,7 +83,8 @@ export async function acceptSend(
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
   // media is fetched or stored only for a session that can send; a text send checks it in its group
-  const early = input.type === "text" ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  const early = input.type === "text" && !input.groupId ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  if (input.groupId) await requireGroup(deps, ws, input.session_id, input.groupId);
   const media = await resolveSendMedia(deps, ws, input);
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
@@ -112,7 +115,14 @@ export async function acceptSend(
         at,
       });
       await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
-      const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString() };
+      const answer: SendAnswer = {
+        id,
+        status: "queued",
+        sessionId: session.id,
+        to: input.to,
+        type: input.type,
+        createdAt: new Date(at).toISOString(),
+      };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
       return answer;
@@ -143,7 +153,9 @@ export async function listMessages(
   q: MessageListQuery & { conversationId?: string },
   audience: "external" | "dashboard" = "dashboard",
 ) {
-  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
+  if (q.groupId && q.phone) throw errors.validation({ groupId: "cannot be combined with phone" });
+  if (q.groupId && q.contactId) throw errors.validation({ groupId: "cannot be combined with contactId" });
+  const filter: MessageFilter = { sessionId: q.sessionId, phone: q.groupId ?? q.phone, conversationId: q.conversationId, direction: q.direction, status: q.status, campaignId: q.campaignId };
   if (q.contactId) {
     const contact = await findContact(deps.db, workspaceId, q.contactId);
     // an unknown contact (or another workspace's) simply matches nothing

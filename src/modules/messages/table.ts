@@ -26,8 +26,11 @@ export const messages = sqliteTable(
     sessionId: text("session_id").notNull(),
     conversationId: text("conversation_id").notNull(),
     direction: text("direction", { enum: DIRECTIONS }).notNull(),
-    /** the contact's number (recipient of outbound, sender of inbound) */
+    /** the contact's number (recipient of outbound, sender of inbound), or the group's address (`...@g.us`) */
     phone: text("phone").notNull(),
+    /** a group's inbound message: the member who wrote it (phone, or `<digits>@lid`) and the name they go by */
+    participant: text("participant"),
+    participantName: text("participant_name"),
     /** the session's own number when the message was made */
     sessionPhone: text("session_phone"),
     type: text("type", { enum: STORED_MESSAGE_TYPES }).notNull(),
@@ -65,6 +68,8 @@ export const messages = sqliteTable(
     index("messages_ws_status_idx").on(t.workspaceId, t.status, t.id),
     index("messages_ws_campaign_idx").on(t.workspaceId, t.campaignId, t.id).where(sql`campaign_id IS NOT NULL`),
     index("messages_network_idx").on(t.workspaceId, t.sessionId, t.networkMessageId),
+    // group messages by their writer (a LID member's number learnt later rewrites them)
+    index("messages_ws_participant_idx").on(t.workspaceId, t.participant).where(sql`participant IS NOT NULL`),
     // the sender's queue: small, holds only messages waiting to go out
     index("messages_queue_idx").on(t.workspaceId, t.sessionId, t.id).where(sql`status = 'queued'`),
   ],

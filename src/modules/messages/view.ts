@@ -2,19 +2,26 @@ import type { AppDeps } from "../../deps.ts";
 import { mediaUrl } from "../media/service.ts";
 import type { MessageWithMedia } from "./repo.ts";
 import { parsePayload } from "./rich-types.ts";
+import { isGroupAddress } from "../../network/group-address.ts";
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** API shape of a message (both directions). */
 export function messageView(config: AppDeps["config"], m: MessageWithMedia, audience: "external" | "dashboard" = "dashboard") {
   const outbound = m.direction === "outbound";
+  const group = isGroupAddress(m.phone);
   return {
     id: m.id,
     sessionId: m.sessionId,
     conversationId: m.conversationId,
     direction: m.direction,
-    from: outbound ? m.sessionPhone : m.phone,
-    to: outbound ? m.phone : m.sessionPhone,
+    // a group's inbound message is from the member who wrote it, to the group
+    from: outbound ? m.sessionPhone : (m.participant ?? m.phone),
+    to: outbound || group ? m.phone : m.sessionPhone,
+    groupId: group ? m.phone : null,
+    /** a group's inbound message: the member who wrote it and the name they go by */
+    participant: m.participant,
+    participantName: m.participantName,
     type: m.type,
     body: m.body,
     payload: parsePayload(m.payload),

@@ -15,6 +15,7 @@ export const sessionDoc = docSchema(() =>
     connected: z.boolean(),
     lastDisconnectReason: z.string().nullable().describe("user_request, logged_out, connection_lost, ..."),
     connectedAt: isoTime.nullable(),
+    settings: z.object({ groups: z.boolean().describe("group messages are stored (off: dropped); docs/groups.md") }),
     createdAt: isoTime,
     updatedAt: isoTime,
   }),

@@ -415,6 +415,7 @@ export class SessionManager implements LinkControl {
       credentials: await this.credentialsOf(row),
       store: sessionCredentialStore(this.deps, id, () => this.active.has(id) && !this.deleting.has(id), fence && { fence, fenced: () => void this.fenced(id) }),
       lookupSent: (networkMessageId) => recentOutbound(this.deps, row.workspaceId, id, networkMessageId),
+      groups: row.groups,
     };
   }
 

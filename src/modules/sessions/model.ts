@@ -13,6 +13,13 @@ export const createSessionBody = lazySchema(() =>
   }),
 );
 
+/** PATCH /api/v1/chatapp/{id}: the session's settings (docs/groups.md). */
+export const patchSessionBody = lazySchema(() =>
+  z.object({
+    settings: z.object({ groups: z.boolean({ error: "must be true or false" }).optional() }, { error: "must be an object of settings" }).strict(),
+  }),
+);
+
 /** Digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
 
@@ -28,6 +35,8 @@ export interface SessionView {
   connected: boolean;
   lastDisconnectReason: string | null;
   connectedAt: string | null;
+  /** groups: the session's group messages are stored (off: dropped) */
+  settings: { groups: boolean };
   createdAt: string;
   updatedAt: string;
 }
@@ -44,6 +53,7 @@ export function sessionView(row: SessionRow): SessionView {
     connected: row.status === "connected",
     lastDisconnectReason: row.lastDisconnectReason,
     connectedAt: iso(row.connectedAt),
+    settings: { groups: row.groups },
     createdAt: iso(row.createdAt)!,
     updatedAt: iso(row.updatedAt)!,
   };

@@ -4,8 +4,8 @@ import type { AuthContext } from "../../auth/context.ts";
 import { authGuard, guardLoaded } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import type { SessionManager } from "./manager.ts";
-import { createSessionBody, pairingCodeBody, sessionIdParams } from "./model.ts";
-import { createSession, pageOfSessions, removeSession, sessionOf, sessionStatuses } from "./service.ts";
+import { createSessionBody, pairingCodeBody, patchSessionBody, sessionIdParams } from "./model.ts";
+import { createSession, pageOfSessions, patchSettings, removeSession, sessionOf, sessionStatuses } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { externalSessionsDoc } from "../docs/schemas.ts";
 import { connectDoc, pairingCodeDoc, qrDoc, sessionDoc } from "./docs.ts";
@@ -40,6 +40,16 @@ export function sessionRoutes(deps: AppDeps, manager: SessionManager) {
       params: sessionIdParams,
       detail: { summary: "One session", tags, responses: envelopeResponses({ data: sessionDoc }) },
     })
+    .patch(
+      "/api/v1/chatapp/:id",
+      async ({ auth, params, body }) => ok(await patchSettings(deps, auth.workspaceId, params.id, body.settings), "Session settings saved"),
+      {
+        jwt: "manage",
+        params: sessionIdParams,
+        body: patchSessionBody,
+        detail: { summary: "Change a session's settings (groups: keep its group messages)", tags, responses: envelopeResponses({ data: sessionDoc }) },
+      },
+    )
     .delete(
       "/api/v1/chatapp/:id",
       async ({ auth, params }) => {

@@ -3,7 +3,7 @@ import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { SessionManager } from "./manager.ts";
 import { sessionView, type SessionView } from "./model.ts";
-import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions } from "./repo.ts";
+import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions, updateSession } from "./repo.ts";
 
 /** Creates a disconnected session (docs/sessions.md); the plan limit is checked in the same transaction as the insert. */
 export async function createSession(deps: AppDeps, workspaceId: string, name: string): Promise<SessionView> {
@@ -38,4 +38,15 @@ export async function sessionStatuses(deps: AppDeps, workspaceId: string): Promi
 /** DELETE (docs/sessions.md): a live session is disconnected (unlinked) first, then the row goes (see SessionManager.remove). */
 export async function removeSession(manager: SessionManager, workspaceId: string, id: string): Promise<void> {
   await manager.remove(workspaceId, id);
+}
+
+/** PATCH: changes the session's settings (docs/groups.md); a setting left out keeps its value. */
+export async function patchSettings(deps: AppDeps, workspaceId: string, id: string, settings: { groups?: boolean }): Promise<SessionView> {
+  await deps.db.tx(async () => {
+    if (!(await getSession(deps.db, workspaceId, id))) throw errors.notFound("Session");
+    if (settings.groups !== undefined) await updateSession(deps.db, workspaceId, id, { groups: settings.groups, updatedAt: deps.clock.now().getTime() });
+  });
+  // the live connection follows at once (a driver may skip group chats entirely while it is off)
+  if (settings.groups !== undefined) deps.network.setGroups?.(id, settings.groups);
+  return sessionOf(deps, workspaceId, id);
 }

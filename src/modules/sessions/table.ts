@@ -29,6 +29,8 @@ export const chatSessions = sqliteTable(
     sendPauseReason: text("send_pause_reason"),
     /** the first time the session ever connected: campaign warm-up counts its days from here (docs/contacts-and-campaigns.md) */
     firstConnectedAt: integer("first_connected_at"),
+    /** setting: store the session's group messages (docs/groups.md); off drops them */
+    groups: integer("groups", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

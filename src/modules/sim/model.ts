@@ -8,6 +8,10 @@ export const inboundBody = lazySchema(() =>
   z
     .object({
       from: phoneNumber,
+      /** the sender's profile name */
+      pushName: z.string().trim().min(1).max(100, "must be at most 100 characters").optional(),
+      /** a group the session is in (POST /api/sim/sessions/{id}/groups): `from` writes in it */
+      groupId: z.string().max(64).optional(),
       type: z.enum(["text", "image", "document", "audio", "video"]).default("text"),
       text: z.string().max(65_536, "must be at most 65536 characters").optional(),
       mediaUrl: z.url("must be a URL").optional(),

@@ -9,6 +9,7 @@ import { SimService } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { simInboundDoc } from "../docs/schemas.ts";
 import { absentDoc, failDoc, logoutDoc, receiptDoc, scanDoc } from "./docs.ts";
+import { simGroupRoutes } from "./routes-groups.ts";
 
 const tags = ["sim"];
 
@@ -17,6 +18,7 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
   const service = new SimService(deps, sim);
   return new Elysia({ name: "parley-sim" })
     .use(authGuard(deps))
+    .use(simGroupRoutes(deps, sim))
     .post(
       "/api/sim/sessions/:id/scan",
       async ({ auth, params, body }) => {
@@ -27,7 +29,10 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
     )
     .post(
       "/api/sim/sessions/:id/inbound",
-      async ({ auth, params, body }) => ok(await service.inbound(auth.workspaceId, params.id, body), "Inbound message received and stored"),
+      async ({ auth, params, body }) => {
+        const r = await service.inbound(auth.workspaceId, params.id, body);
+        return ok(r, r.messageId ? "Inbound message received and stored" : "Inbound group message received and dropped: the session's groups setting is off");
+      },
       {
         jwt: "manage",
         params: sessionIdParams,

@@ -4,6 +4,7 @@ import type { MessageType } from "../../network/driver.ts";
 import type { SimDriver } from "../../network/sim/driver.ts";
 import { sessionOf } from "../sessions/service.ts";
 import { watchStored } from "./stored.ts";
+import { simGroupOf } from "./groups.ts";
 
 /** The simulated network's side (docs/network-drivers.md), acting on a session of the caller's workspace. */
 export class SimService {
@@ -26,13 +27,17 @@ export class SimService {
   async inbound(
     workspaceId: string,
     sessionId: string,
-    m: { from: string; type: MessageType; text?: string; mediaUrl?: string },
-  ): Promise<{ networkMessageId: string; messageId: string }> {
-    await this.requireConnected(workspaceId, sessionId);
+    m: { from: string; pushName?: string; groupId?: string; type: MessageType; text?: string; mediaUrl?: string },
+  ): Promise<{ networkMessageId: string; messageId: string | null }> {
+    const session = await this.requireConnected(workspaceId, sessionId);
+    const group = m.groupId ? simGroupOf(this.sim, sessionId, m.groupId) : undefined;
+    const message = { from: m.from, pushName: m.pushName, type: m.type, text: m.text, mediaUrl: m.mediaUrl, ...(group ? { group } : {}) };
+    // the session drops group messages while its groups setting is off: nothing to wait for
+    if (group && !session.settings.groups) return { networkMessageId: this.sim.inbound(sessionId, message), messageId: null };
     const stored = watchStored(this.deps, workspaceId, sessionId);
     let networkMessageId: string;
     try {
-      networkMessageId = this.sim.inbound(sessionId, { from: m.from, type: m.type, text: m.text, mediaUrl: m.mediaUrl });
+      networkMessageId = this.sim.inbound(sessionId, message);
     } catch (err) {
       stored.cancel();
       throw err;
@@ -62,9 +67,10 @@ export class SimService {
     this.sim.failNextSends(sessionId, count, code);
   }
 
-  private async requireConnected(workspaceId: string, sessionId: string): Promise<void> {
-    await sessionOf(this.deps, workspaceId, sessionId);
+  private async requireConnected(workspaceId: string, sessionId: string) {
+    const session = await sessionOf(this.deps, workspaceId, sessionId);
     if (this.sim.stateOf(sessionId) !== "connected") throw errors.conflict("The session is not connected on the sim network");
+    return session;
   }
 
   /** Receipts name the network's message id; the id Parley gave the message is accepted too. */

@@ -41,6 +41,8 @@ const eventData: Record<WebhookEvent, () => z.ZodType> = {
       sessionId: uuid(),
       from: phone(),
       messageId: uuid(),
+      groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)"),
+      participant: z.string().optional().describe("a group's message: the member who wrote it (from holds it too)"),
       type: z.enum(STORED_MESSAGE_TYPES),
       text: z.string().describe("the text, or the caption of media (empty when none)"),
       content: z.string().describe("the same value as text"),
@@ -52,11 +54,11 @@ const eventData: Record<WebhookEvent, () => z.ZodType> = {
       timestamp: isoTime,
       payload: z.record(z.string(), z.unknown()).optional().describe("reactions, locations and contact cards only: their fields"),
     }),
-  message_sent: () => z.object({ sessionId: uuid(), to: phone(), messageId: uuid(), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
-  message_delivered: () => z.object({ sessionId: uuid(), messageId: uuid(), deliveredAt: isoTime }),
-  message_read: () => z.object({ sessionId: uuid(), messageId: uuid(), readAt: isoTime }),
+  message_sent: () => z.object({ sessionId: uuid(), to: phone(), messageId: uuid(), groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)"), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
+  message_delivered: () => z.object({ sessionId: uuid(), messageId: uuid(), deliveredAt: isoTime, groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)") }),
+  message_read: () => z.object({ sessionId: uuid(), messageId: uuid(), readAt: isoTime, groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)") }),
   message_failed: () =>
-    z.object({ sessionId: uuid(), messageId: uuid(), to: phone(), error: z.object({ code: z.string(), message: z.string() }), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
+    z.object({ sessionId: uuid(), messageId: uuid(), to: phone(), error: z.object({ code: z.string(), message: z.string() }), groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)"), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
   campaign_progress: () =>
     z.object({
       campaignId: uuid(),

@@ -1,6 +1,7 @@
 import { DisconnectReason as WA, downloadMediaMessage, generateWAMessageContent, makeCacheableSignalKeyStore, makeWASocket, type WAMessage, type WASocket, type WAVersion } from "baileys";
 import type { Logger } from "../../log.ts";
-import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type MessageType, type NetworkDriver, type NumberCheck, type OutboundMessage } from "../driver.ts";
+import { NetworkError, type ConnectOptions, type DisconnectReason, type CredentialStore, type DriverListener, type GroupInfo, type MessageType, type NetworkDriver, type NumberCheck, type OutboundMessage } from "../driver.ts";
+import { GroupCache, groupInfoOf } from "./groups.ts";
 import { DriverEmitter } from "../emitter.ts";
 import { loadAuthState, MemoryCredentialStore, type StoredAuthState } from "./auth-state.ts";
 import { LoopGuard, ReconnectPolicy, type BackoffOptions } from "./backoff.ts";
@@ -12,7 +13,7 @@ import { TtlCache } from "./retry-cache.ts";
 import { watchSocket } from "./watchdog.ts";
 import { InboundHandler } from "./inbound.ts";
 import { historyFilter, type HistoryOptions } from "./history.ts";
-import { lidPairOf, phoneOfJid, shouldIgnoreJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
+import { ignoredChat, lidPairOf, phoneOfJid, translateConnectionUpdate, upgradeRefusal, translateRejections, translateStatusUpdates, translateUserReceipts } from "./translate.ts";
 
 export interface BaileysOptions {
   log: Logger;
@@ -77,6 +78,10 @@ interface Conn {
   /** baileys' count of retry requests per message; outlives the socket */
   retryCounts: TtlCache;
   keys: ReturnType<typeof makeCacheableSignalKeyStore>;
+  /** the session's `groups` setting: group chats are decrypted and handed over only while on */
+  groups: boolean;
+  /** metadata of the session's groups (baileys' cachedGroupMetadata) */
+  groupCache: GroupCache;
 }
 
 const FIRST_QR_MS = 60_000; // baileys: the first QR lives 60 s, the next ones 20 s
@@ -104,6 +109,7 @@ export class BaileysDriver implements NetworkDriver {
   async connect(sessionId: string, opts: ConnectOptions): Promise<void> {
     const existing = this.conns.get(sessionId);
     if (existing) {
+      if (opts.groups !== undefined) existing.groups = opts.groups;
       if (existing.sock) return; // connecting or open already
       // waiting for a retry: the user asked, so try now with a fresh count
       clearTimeout(existing.retryTimer);
@@ -142,6 +148,8 @@ export class BaileysDriver implements NetworkDriver {
       retryCounts: new TtlCache(),
       // baileys' recommended cache in front of the rows (reads per message would hit the database)
       keys: makeCacheableSignalKeyStore(auth.state.keys, baileysLogger(this.log, this.opts.logLevel)),
+      groups: opts.groups ?? false,
+      groupCache: new GroupCache(),
     };
     this.conns.set(sessionId, conn);
     void this.inbound.sweep().catch((err) => this.log.warn("inbound download folder not swept", { err }));
@@ -221,6 +229,28 @@ export class BaileysDriver implements NetworkDriver {
     return out;
   }
 
+  /** The groups the session is in (baileys' groupFetchAllParticipating), which also fills the metadata cache. */
+  async listGroups(sessionId: string): Promise<GroupInfo[]> {
+    const conn = this.conns.get(sessionId);
+    const sock = conn?.sock;
+    if (!conn || !sock || !conn.open) throw new NetworkError("session is not connected", true, "not_connected");
+    let all: Record<string, import("baileys").GroupMetadata>;
+    try {
+      all = await sock.groupFetchAllParticipating();
+    } catch (err) {
+      throw new NetworkError(`the network did not list the groups: ${(err as Error).message}`, true, "groups_failed");
+    }
+    const metas = Object.values(all ?? {});
+    for (const meta of metas) conn.groupCache.set(meta);
+    return Promise.all(metas.map((meta) => groupInfoOf(sock, meta)));
+  }
+
+  /** The session's `groups` setting: read on every message (baileys asks shouldIgnoreJid per message). */
+  setGroups(sessionId: string, on: boolean): void {
+    const conn = this.conns.get(sessionId);
+    if (conn) conn.groups = on;
+  }
+
   /**
    * Closes every socket first (the network stops handing over messages, so none is
    * acknowledged and then lost), then waits (bounded) for the inbound messages already taken
@@ -258,7 +288,9 @@ export class BaileysDriver implements NetworkDriver {
         syncFullHistory: false,
         shouldSyncHistoryMessage: conn.history as never,
         msgRetryCounterCache: conn.retryCounts,
-        shouldIgnoreJid,
+        shouldIgnoreJid: (jid) => ignoredChat(jid, conn.groups),
+        // a group send asks this before the network: the cache spares a metadata query per message
+        cachedGroupMetadata: async (jid) => conn.groupCache.get(jid),
         getMessage: async (key) => (await conn.sent.content(key.id)) as never,
       });
     } catch (err) {
@@ -308,14 +340,24 @@ export class BaileysDriver implements NetworkDriver {
     });
     // one person first seen by LID and later by number: what was recorded under the LID moves to the number
     sock.ev.on("lid-mapping.update", ({ lid, pn }) => this.identify(conn, lidPairOf(lid, pn)));
+    sock.ev.on("groups.upsert", (metas) => {
+      for (const meta of metas) conn.groupCache.set(meta);
+    });
+    sock.ev.on("groups.update", (changes) => conn.groupCache.update(changes));
+    sock.ev.on("group-participants.update", (u) => conn.groupCache.participants(u));
+    const describeGroup = async (jid: string) => {
+      const meta = await conn.groupCache.fetch(sock, jid, this.log);
+      return meta ? groupInfoOf(sock, meta) : undefined;
+    };
     sock.ev.on("messages.upsert", ({ messages, type }) => {
       if (type !== "notify" && type !== "append") return;
       for (const m of messages) {
         // a key addressed by LID with the number beside it (or the other way round) says the same
         if (m.key.remoteJidAlt) this.identify(conn, lidPairOf(m.key.remoteJid, m.key.remoteJidAlt));
         if (m.key.fromMe && m.key.id && conn.sent.has(m.key.id)) continue; // our own send's echo
+        if (m.key.remoteJid && ignoredChat(m.key.remoteJid, conn.groups)) continue; // a group decrypted before the setting went off
         const onError = (err: unknown) => this.log.error("inbound message not handled", { sessionId: conn.sessionId, err });
-        void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound.handle(conn.sessionId, sock, m), onError);
+        void this.chats.run(`${conn.sessionId}:${m.key.remoteJid ?? ""}`, () => this.inbound.handle(conn.sessionId, sock, m, describeGroup), onError);
       }
     });
     sock.ev.on("messages.update", (updates) => {

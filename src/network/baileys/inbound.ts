@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { downloadMediaMessage, type WAMessage, type WASocket } from "baileys";
 import type { Logger } from "../../log.ts";
-import type { InboundMessage, MediaFile, MessageType } from "../driver.ts";
+import type { GroupInfo, InboundMessage, MediaFile, MessageType } from "../driver.ts";
 import type { DriverEmitter } from "../emitter.ts";
 import { downloadToFile, MediaTooLarge } from "./inbound-media.ts";
 import { baileysLogger } from "./logger.ts";
@@ -73,23 +73,27 @@ export class InboundHandler {
     return removed;
   }
 
-  async handle(sessionId: string, sock: WASocket, m: WAMessage): Promise<void> {
+  /** `describeGroup`: the group a group message was written in (cached metadata), for its name and members. */
+  async handle(sessionId: string, sock: WASocket, m: WAMessage, describeGroup?: (jid: string) => Promise<GroupInfo | undefined>): Promise<void> {
     const lost = translateUndecryptable(m, new Date());
     if (lost) {
       // baileys already asked the sender's device for it again: keep a placeholder meanwhile
       this.o.log.warn("inbound message could not be decrypted; placeholder kept, the network asked to send it again", { sessionId, networkMessageId: lost.message.networkMessageId, error: lost.error });
       if (lost.fromMe) return; // the owner's own message from another device: nothing to show in its place
       const from = await resolveCounterpart(sock as unknown as LidSocket, lost.counterpart, this.o.log);
-      this.o.emitter.emit({ type: "inbound", sessionId, message: { ...lost.message, from } });
+      const group = lost.group ? ((await describeGroup?.(lost.group)) ?? { id: lost.group }) : undefined;
+      this.o.emitter.emit({ type: "inbound", sessionId, message: { ...lost.message, from, ...(group ? { group } : {}) } });
       return;
     }
     const t = translateInbound(m, new Date());
     if (!t) return;
-    const address = await resolveCounterpart(sock as unknown as LidSocket, t.counterpart, this.o.log);
+    // the owner's own message in a group goes to the group; anyone else's names its writer
+    const address = t.group && t.fromMe ? t.group : await resolveCounterpart(sock as unknown as LidSocket, t.counterpart, this.o.log);
+    const group = t.group && !t.fromMe ? ((await describeGroup?.(t.group)) ?? { id: t.group }) : undefined;
     const media = t.media ? await this.download(sessionId, sock, m, t.message.type as Exclude<MessageType, "text">, t.media) : undefined;
-    const message: InboundMessage = { ...t.message, from: address, ...(media ? { media } : {}) };
+    const message: InboundMessage = { ...t.message, from: address, ...(group ? { group } : {}), ...(media ? { media } : {}) };
     if (t.fromMe) {
-      const { from: _from, pushName: _p, ...rest } = message;
+      const { from: _from, pushName: _p, group: _g, ...rest } = message;
       this.o.emitter.emit({ type: "outbound_echo", sessionId, message: { ...rest, to: address } });
     } else {
       this.o.emitter.emit({ type: "inbound", sessionId, message });

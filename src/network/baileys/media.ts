@@ -1,13 +1,14 @@
 import type { OutboundMessage } from "../driver.ts";
+import { isGroupAddress } from "../group-address.ts";
 
 /** The options of baileys' `sendMessage`: Parley's client id becomes the message key id, so a resend is the same message. */
 export function sendOptions(m: OutboundMessage): { messageId?: string } {
   return m.clientMessageId ? { messageId: m.clientMessageId } : {};
 }
 
-/** A phone number's JID, or the `<digits>@lid` address of a contact whose number the network hides, as it is. */
+/** A phone number's JID; the `<digits>@lid` address of a contact whose number the network hides, or a group's JID, as it is. */
 export function recipientJid(to: string): string {
-  return to.endsWith("@lid") ? to : `${to}@s.whatsapp.net`;
+  return to.endsWith("@lid") || isGroupAddress(to) ? to : `${to}@s.whatsapp.net`;
 }
 
 /**

@@ -182,6 +182,11 @@ export function shouldIgnoreJid(jid: string): boolean {
   return Boolean(isJidGroup(jid) || isJidBroadcast(jid) || isJidStatusBroadcast(jid) || isJidNewsletter(jid));
 }
 
+/** shouldIgnoreJid for a session whose `groups` setting may be on: its groups are decrypted then. */
+export function ignoredChat(jid: string, groups: boolean): boolean {
+  return groups && isJidGroup(jid) ? false : shouldIgnoreJid(jid);
+}
+
 function seconds(ts: unknown): number | undefined {
   if (typeof ts === "number") return ts;
   if (ts && typeof (ts as { toNumber?: unknown }).toNumber === "function") return (ts as { toNumber(): number }).toNumber();
@@ -191,8 +196,11 @@ function seconds(ts: unknown): number | undefined {
 
 /** A message of a 1:1 chat without its media bytes, the counterpart to resolve, and what media to download. */
 export interface InboundTranslation {
-  message: Omit<InboundMessage, "media" | "from">;
+  message: Omit<InboundMessage, "media" | "from" | "group">;
+  /** the contact; in a group, the member who wrote (empty for the owner's own group message) */
   counterpart: Counterpart;
+  /** written in a group: the group's JID (`...@g.us`) */
+  group?: string;
   /** written by the account's owner (from the phone or another linked device) */
   fromMe: boolean;
   /** what to download; `fileLength` as the message declares it (the cap is checked before downloading) */
@@ -221,7 +229,7 @@ export function shouldHandleUpsert(type: string, _msg?: Pick<WAMessage, "key">):
 export const UNDECRYPTABLE_TEXT = "this message could not be read on this device";
 
 /**
- * A message of a 1:1 chat that baileys could not decrypt: it upserts a stub without content
+ * A message of a 1:1 chat or a group that baileys could not decrypt: it upserts a stub without content
  * (`messageStubType` CIPHERTEXT, the error in `messageStubParameters`) after it has asked the
  * sender's device to send it again (a retry receipt); a copy that decrypts is upserted later
  * with the same key id. Null for anything else.
@@ -230,11 +238,13 @@ export function translateUndecryptable(msg: WAMessage, now: Date): (InboundTrans
   const key = msg.key;
   if (!key?.id || msg.message || msg.messageStubType !== proto.WebMessageInfo.StubType.CIPHERTEXT) return null;
   const server = key.remoteJid ? jidDecode(key.remoteJid)?.server : undefined;
-  if (server !== "s.whatsapp.net" && server !== "lid") return null;
-  const counterpart = counterpartOf(key);
+  const group = server === "g.us" ? key.remoteJid! : undefined;
+  if (server !== "s.whatsapp.net" && server !== "lid" && !group) return null;
+  const counterpart = group ? groupSenderOf(key) : counterpartOf(key);
   if (!counterpart) return null;
   const ts = seconds(msg.messageTimestamp);
   return {
+    ...(group ? { group } : {}),
     message: {
       networkMessageId: key.id,
       pushName: key.fromMe ? undefined : (msg.pushName ?? undefined),
@@ -249,13 +259,24 @@ export function translateUndecryptable(msg: WAMessage, now: Date): (InboundTrans
   };
 }
 
-/** One message of `messages.upsert` in a 1:1 chat, or null for what Parley does not handle. */
+/**
+ * Who wrote a group message: the participant's phone-number JID when the key has one (rc14
+ * keys name the member by LID in `participant`, with the number in `participantAlt`), else the
+ * LID. The owner's own message needs no member: an empty phone.
+ */
+function groupSenderOf(key: WAMessageKey): Counterpart | undefined {
+  const sender = counterpartOf({ remoteJid: key.participant, remoteJidAlt: key.participantAlt });
+  return sender ?? (key.fromMe ? { phone: "" } : undefined);
+}
+
+/** One message of `messages.upsert` in a 1:1 chat or a group, or null for what Parley does not handle. */
 export function translateInbound(msg: WAMessage, now: Date): InboundTranslation | null {
   const key = msg.key;
   if (!key?.id || !msg.message) return null;
   const server = key.remoteJid ? jidDecode(key.remoteJid)?.server : undefined;
-  if (server !== "s.whatsapp.net" && server !== "lid") return null; // groups, broadcasts, newsletters
-  const counterpart = counterpartOf(key);
+  const group = server === "g.us" ? key.remoteJid! : undefined;
+  if (server !== "s.whatsapp.net" && server !== "lid" && !group) return null; // broadcasts, newsletters
+  const counterpart = group ? groupSenderOf(key) : counterpartOf(key);
   const content = normalizeMessageContent(msg.message);
   const kind = getContentType(content);
   if (!counterpart || !content || !kind) return null;
@@ -264,6 +285,7 @@ export function translateInbound(msg: WAMessage, now: Date): InboundTranslation 
   const out = (message: Omit<InboundTranslation["message"], keyof typeof base>, media?: InboundTranslation["media"]): InboundTranslation => ({
     message: { ...base, ...message },
     counterpart,
+    ...(group ? { group } : {}),
     fromMe: Boolean(key.fromMe),
     ...(media ? { media } : {}),
   });

@@ -1,4 +1,5 @@
 import { appendLine } from "./append-line.ts";
+import { SimGroups } from "./groups.ts";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
@@ -6,6 +7,7 @@ import {
   NetworkError,
   type DisconnectReason,
   type DriverListener,
+  type GroupInfo,
   type InboundMessage,
   type NetworkDriver,
   type NumberCheck,
@@ -72,9 +74,12 @@ export class SimDriver implements NetworkDriver {
   private unlinked = new Set<string>();
   /** bytes of the sent log read so far (other processes on the same data dir append to it too) */
   private sentLogRead = 0;
+  /** the group chats of the sessions (groups.ts) */
+  readonly groups: SimGroups;
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
+    this.groups = new SimGroups(this.opts.dataDir ? join(this.opts.dataDir, "sim-groups.json") : undefined);
     this.loadDevices();
     const log = this.sentLogFile();
     if (log && existsSync(log)) {
@@ -154,6 +159,7 @@ export class SimDriver implements NetworkDriver {
     if (this.absent.has(message.to)) throw new NetworkError("the number is not on the network", false, "not_on_network");
     // a message another process on the same data dir (a node of a cluster) sent is recognised too
     if (message.clientMessageId && !this.byClientId.has(message.clientMessageId)) this.catchUpSentLog();
+    if (!this.groups.canReach(sessionId, message.to)) throw new NetworkError("the session is not in this group", false, "not_in_group");
     const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
@@ -261,6 +267,13 @@ export class SimDriver implements NetworkDriver {
     this.checks.push({ sessionId, phones: [...phones] });
     if (this.checks.length > 1000) this.checks.shift();
     return phones.map((phone) => ({ phone, onNetwork: !this.absent.has(phone) }));
+  }
+
+  /** The groups the session is in. */
+  async listGroups(sessionId: string): Promise<GroupInfo[]> {
+    await Bun.sleep(0);
+    this.requireConnected(sessionId);
+    return this.groups.list(sessionId);
   }
 
   /** Numbers leave the sim network (kept across restarts with the data dir). */

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Boom } from "@hapi/boom";
-import { initAuthCreds, type WAMessage } from "baileys";
+import { initAuthCreds, type GroupMetadata, type WAMessage } from "baileys";
 import { ManualClock } from "../../../src/clock.ts";
 import { loadConfig, type ConfigKey } from "../../../src/config.ts";
 import type { AppEvent } from "../../../src/events/bus.ts";
@@ -49,6 +49,18 @@ export class FakeSocket {
   }
   /** the next sends fail with this (a Boom like baileys throws), once each */
   failNext: Error[] = [];
+  /** the groups the account is in, as the network answers `groupMetadata`, and the queries it got */
+  groupMeta = new Map<string, GroupMetadata>();
+  groupMetadataCalls: string[] = [];
+  async groupMetadata(jid: string): Promise<GroupMetadata> {
+    this.groupMetadataCalls.push(jid);
+    const meta = this.groupMeta.get(jid);
+    if (!meta) throw new Boom("item-not-found", { statusCode: 404 });
+    return structuredClone(meta);
+  }
+  async groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>> {
+    return Object.fromEntries([...this.groupMeta].map(([jid, meta]) => [jid, structuredClone(meta)]));
+  }
 
   constructor(readonly config: Record<string, any>) {}
 
@@ -69,6 +81,8 @@ export class FakeSocket {
     const err = this.failNext.shift();
     if (err) throw err;
     const id = opts.messageId ?? `3EB0${this.sent.length}`;
+    // baileys' relayMessage to a group: the cached metadata first, else a groupMetadata query
+    if (jid.endsWith("@g.us") && !(await this.config.cachedGroupMetadata?.(jid))?.participants) await this.groupMetadata(jid);
     this.sent.push({ jid, content, opts });
     const message = typeof content.text === "string" ? { conversation: content.text } : { audioMessage: {} };
     // baileys emits its own sends back (emitOwnEvents) before sendMessage resolves

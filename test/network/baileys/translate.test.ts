@@ -135,9 +135,24 @@ describe("messages.upsert", () => {
     expect(t?.media).toEqual({ mimeType: "video/mp4", filename: undefined, fileLength: 20_000_000 });
   });
 
-  test("ignored: groups, status broadcasts, stickers, protocol messages, empty stubs", () => {
+  test("a group message names its group and its writer (the number from participantAlt when the key names a LID)", () => {
+    const group = "120363025246125888@g.us";
+    const byPn = translateInbound({ key: { ...key, remoteJid: group, participant: "919800000001@s.whatsapp.net" }, pushName: "Asha", message: { conversation: "group" } }, NOW);
+    expect(byPn).toMatchObject({ group, counterpart: { phone: "919800000001" }, fromMe: false, message: { text: "group", pushName: "Asha" } });
+    const byLid = translateInbound({ key: { ...key, remoteJid: group, participant: "101010101010101@lid", participantAlt: "919800000002@s.whatsapp.net" } as never, message: { conversation: "hi" } }, NOW);
+    expect(byLid).toMatchObject({ group, counterpart: { phone: "919800000002" } });
+    const lidOnly = translateInbound({ key: { ...key, remoteJid: group, participant: "101010101010101@lid" }, message: { conversation: "hi" } }, NOW);
+    expect(lidOnly).toMatchObject({ group, counterpart: { lid: "101010101010101@lid" } });
+    // a member's first message carries the sender key beside its content; a key alone is no message
+    const skdm = { groupId: group, axolotlSenderKeyDistributionMessage: new Uint8Array([1, 2]) };
+    expect(translateInbound({ key: { ...key, remoteJid: group, participant: "919800000001@s.whatsapp.net" }, message: { senderKeyDistributionMessage: skdm, conversation: "first" } }, NOW)).toMatchObject({ message: { type: "text", text: "first" } });
+    expect(translateInbound({ key: { ...key, remoteJid: group, participant: "919800000001@s.whatsapp.net" }, message: { senderKeyDistributionMessage: skdm, messageContextInfo: {} } }, NOW)).toBeNull();
+    // a member's message without a member is not a message Parley can place
+    expect(translateInbound({ key: { ...key, remoteJid: group }, message: { conversation: "who?" } }, NOW)).toBeNull();
+  });
+
+  test("ignored: status broadcasts, stickers, protocol messages, empty stubs", () => {
     expect(translateInbound({ key, message: { stickerMessage: { mimetype: "image/webp" } } }, NOW)).toBeNull();
-    expect(translateInbound({ key: { ...key, remoteJid: "120363025246125888@g.us", participant: "919800000001@s.whatsapp.net" }, message: { conversation: "group" } }, NOW)).toBeNull();
     expect(translateInbound({ key: { ...key, remoteJid: "status@broadcast" }, message: { conversation: "story" } }, NOW)).toBeNull();
     expect(translateInbound({ key, message: { protocolMessage: { type: 0 } } }, NOW)).toBeNull();
     expect(translateInbound({ key, messageStubType: 2 }, NOW)).toBeNull();

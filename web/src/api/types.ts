@@ -7,6 +7,8 @@ export interface Session {
   connected: boolean;
   lastDisconnectReason: string | null;
   connectedAt: string | null;
+  /** groups: the session's group chats are kept (docs/groups.md) */
+  settings?: { groups: boolean };
 }
 export interface Conversation {
   id: string;
@@ -17,10 +19,17 @@ export interface Conversation {
   lastMessageAt: string | null;
   unreadCount: number;
   assignee: { id: string; name: string } | null;
+  /** a group conversation: the group, its name and members (null for a person's) */
+  groupId?: string | null;
+  groupName?: string | null;
+  participants?: string[] | null;
 }
 export interface Message {
   id: string;
   direction: "inbound" | "outbound";
+  /** a group's inbound message: the member who wrote it and the name they go by */
+  participant?: string | null;
+  participantName?: string | null;
   type: string;
   body: string | null;
   mediaId: string | null;

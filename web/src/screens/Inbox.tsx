@@ -40,7 +40,10 @@ export function Inbox() {
           {conversations.map((c) => (
             <li key={c.id}>
               <Link href={`/inbox/${c.id}`} className={c.id === id ? "conv active" : "conv"} aria-current={c.id === id ? "true" : undefined}>
-                <span className="conv-name">{contactName(c)}</span>
+                <span className="conv-name">
+                  {contactName(c)}
+                  {c.groupId && <span className="badge group">group</span>}
+                </span>
                 {c.unreadCount > 0 && (
                   <span className="unread" aria-label={`${c.unreadCount} unread`}>
                     {c.unreadCount}

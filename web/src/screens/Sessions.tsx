@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
-import { ApiError, del, get, post } from "../api/client.ts";
+import { ApiError, del, get, patch, post } from "../api/client.ts";
 import { useServerFacts } from "../api/server-facts.ts";
 import { onLive } from "../api/live.ts";
 import { can } from "../api/roles.ts";
@@ -94,7 +94,8 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
   const [simPhone, setSimPhone] = useState("");
   const scan = useAction((phoneNumber: string) => post(`/api/sim/sessions/${s.id}/scan`, { phoneNumber }), [["sessions"]]);
   const pairing = useAction((phoneNumber: string) => post<{ code: string }>(`/api/v1/chatapp/${s.id}/pairing-code`, { phoneNumber }));
-  const error = connect.error ?? disconnect.error ?? remove.error;
+  const groups = useAction((on: boolean) => patch(`/api/v1/chatapp/${s.id}`, { settings: { groups: on } }), [["sessions"]]);
+  const error = connect.error ?? disconnect.error ?? remove.error ?? groups.error;
 
   return (
     <li className="card" aria-labelledby={`s-${s.id}`}>
@@ -151,6 +152,12 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
             </form>
           )}
         </div>
+      )}
+      {manage && (
+        <label className="check">
+          <input type="checkbox" checked={s.settings?.groups ?? false} disabled={groups.isPending} onChange={(e) => groups.mutate(e.target.checked)} />
+          Keep group chats (off: messages in groups are not stored)
+        </label>
       )}
       {manage && (
         <div className="actions">

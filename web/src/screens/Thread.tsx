@@ -7,7 +7,7 @@ import type { Conversation, Member, Message } from "../api/types.ts";
 import { download, typeOf, upload } from "../ui/download.ts";
 import { ErrorNote } from "../ui/errors.tsx";
 import { Field, Select, TextArea } from "../ui/Field.tsx";
-import { contactName, fmtDate, fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
+import { contactName, fmtAddress, fmtDate, fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
 
 const TICK: Record<string, string> = { queued: "queued", sent: "sent ✓", delivered: "delivered ✓✓", read: "read ✓✓", failed: "failed" };
 
@@ -49,7 +49,15 @@ export function Thread({ id }: { id: string }) {
           ← All conversations
         </Link>
         <h2>{c ? contactName(c) : "…"}</h2>
-        {c && contactName(c) !== fmtPhone(c.phone) && <p className="muted">{fmtPhone(c.phone)}</p>}
+        {c && !c.groupId && contactName(c) !== fmtPhone(c.phone) && <p className="muted">{fmtAddress(c.phone)}</p>}
+        {c?.groupId && (
+          <details className="members">
+            <summary>Group chat · {c.participants?.length ?? 0} members</summary>
+            <ul aria-label="Group members">
+              {c.participants?.map((p) => <li key={p}>{fmtAddress(p)}</li>)}
+            </ul>
+          </details>
+        )}
         {c && messaging && (
           <Select
             label="Assigned to"
@@ -79,6 +87,7 @@ export function Thread({ id }: { id: string }) {
       <ol className="messages" aria-live="polite" aria-label="Messages">
         {ordered.map((m) => (
           <li key={m.id} className={`msg ${m.direction}`}>
+            {m.participant && <strong className="msg-sender">{m.participantName ?? fmtAddress(m.participant)}</strong>}
             {m.mediaId && (
               <button type="button" className="link" onClick={() => void download(`/api/v1/media/${m.mediaId}`, m.filename ?? `${m.type}-${m.id}`)}>
                 Download {m.type} {m.filename ?? ""}
@@ -113,7 +122,8 @@ function Reply({ conv }: { conv: Conversation }) {
   const [inputKey, setInputKey] = useState(0);
   const send = useAction(
     async () => {
-      const body: Record<string, unknown> = { session_id: conv.sessionId, to: conv.phone, type: "text", body: text };
+      // a group conversation's reply goes to the group
+      const body: Record<string, unknown> = { session_id: conv.sessionId, ...(conv.groupId ? { groupId: conv.groupId } : { to: conv.phone }), type: "text", body: text };
       if (file) {
         const media = await upload(file);
         Object.assign(body, { type: typeOf(media.mimeType), mediaId: media.id, filename: file.name });

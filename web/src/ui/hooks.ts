@@ -23,5 +23,9 @@ export function useAction<A, R>(fn: (a: A) => Promise<R>, invalidate: QueryKey[]
 export const fmtDate = (s: string | null | undefined) => (s ? new Date(s).toLocaleString() : "—");
 export const fmtPhone = (p: string | null | undefined) => (p ? `+${p.replace(/^\+/, "")}` : "—");
 
-/** The name a conversation goes by: the contact's name, its push name, else the number. */
-export const contactName = (c: Conversation) => c.contact?.name ?? c.contact?.pushName ?? fmtPhone(c.phone);
+/** A phone number as `+digits`; another address (a hidden number's `…@lid`, a group's id) as it is. */
+export const fmtAddress = (a: string | null | undefined) => (a && !/^\+?\d+$/.test(a) ? a : fmtPhone(a));
+
+/** The name a conversation goes by: a group's name; the contact's name, its push name, else the number. */
+export const contactName = (c: Conversation) =>
+  c.groupId ? (c.groupName ?? "Group chat") : (c.contact?.name ?? c.contact?.pushName ?? fmtAddress(c.phone));

@@ -1,0 +1,28 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok } from "../../http/envelope.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import type { SimDriver } from "../../network/sim/driver.ts";
+import { sessionIdParams } from "../sessions/model.ts";
+import { createGroupBody, createSimGroup, groupDoc } from "./groups.ts";
+
+/** POST /api/sim/sessions/{id}/groups. */
+export function simGroupRoutes(deps: AppDeps, sim: SimDriver) {
+  return new Elysia({ name: "parley-sim-groups" })
+    .use(authGuard(deps))
+    .post(
+      "/api/sim/sessions/:id/groups",
+      async ({ auth, params, body, set }) => {
+        const group = await createSimGroup(deps, sim, auth.workspaceId, params.id, body.name, body.participants);
+        set.status = 201;
+        return ok(group, "Group created on the sim network");
+      },
+      {
+        jwt: "manage",
+        params: sessionIdParams,
+        body: createGroupBody,
+        detail: { summary: "Sim: create a group chat the session is in", tags: ["sim"], responses: envelopeResponses({ status: 201, data: groupDoc, errors: [409] }) },
+      },
+    );
+}
