@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { docSchema } from "../../http/openapi.ts";
 import { DIRECTIONS, MESSAGE_STATUSES, STORED_MESSAGE_TYPES } from "../messages/table.ts";
+import { CONVERSATION_STATUSES } from "./table.ts";
 
 // Response `data` shape of the inbox routes, for the OpenAPI document only (docSchema).
 
@@ -10,11 +11,17 @@ export const conversationDoc = docSchema(() =>
   z.object({
     id: z.uuid(),
     sessionId: z.uuid(),
+    session: z.object({ id: z.uuid(), name: z.string().nullable(), phoneNumber: z.string().nullable() }).describe("the session (number) the conversation belongs to; name null once the session is deleted"),
     phone: z.string(),
     contact: z.object({ id: z.uuid(), phone: z.string(), name: z.string().nullable(), pushName: z.string().nullable() }).nullable(),
+    status: z.enum(CONVERSATION_STATUSES).describe("an inbound message turns closed into open; a conversation a campaign creates starts closed"),
+    snoozedUntil: isoTime.nullable().describe("snoozed until then; an inbound message clears it"),
+    labels: z.array(z.string()),
     lastMessage: z
       .object({
         id: z.uuid(),
+        preview: z.string().describe("one line: the text or caption (shortened), else the type in brackets"),
+        at: isoTime.nullable(),
         direction: z.enum(DIRECTIONS),
         type: z.enum(STORED_MESSAGE_TYPES),
         body: z.string().nullable(),

@@ -5,8 +5,8 @@ import { ok, paged } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { cursorQuery } from "../messages/model.ts";
 import { listMessages } from "../messages/service.ts";
-import { assignBody, conversationIdParams, conversationListQuery } from "./model.ts";
-import { assignConversation, getConversation, pageConversations, readConversation, requireConversation } from "./service.ts";
+import { assignBody, conversationIdParams, conversationListQuery, conversationPatchBody } from "./model.ts";
+import { assignConversation, getConversation, pageConversations, patchConversation, readConversation, requireConversation } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { messageDoc } from "../docs/schemas.ts";
 import { conversationDoc } from "./docs.ts";
@@ -18,10 +18,36 @@ export function inboxRoutes(deps: AppDeps) {
     .get(
       "",
       async ({ auth, query }) => {
-        const { data, total } = await pageConversations(deps, auth.workspaceId, query);
-        return paged(data, query.page, query.limit, total);
+        const r = await pageConversations(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, query);
+        if (r.cursor) return cursorPaged(r.data, r.cursor);
+        const page = paged(r.data, query.page, query.limit, r.total!);
+        return { ...page, pagination: { ...page.pagination, nextCursor: r.nextCursor } };
       },
-      { jwt: "read", query: conversationListQuery, detail: { summary: "List conversations (last message, unread count, assignee), most recent first", responses: envelopeResponses({ data: conversationDoc, list: "page" }) } },
+      {
+        jwt: "read",
+        query: conversationListQuery,
+        detail: {
+          summary: "List conversations (status, labels, last message, unread count, assignee, session), most recent first",
+          description:
+            "Filters: status, assignee (me, none or a user id), label, sessionId, needsReply=true (the last message is inbound), q (part of the contact's name or phone), unread. " +
+            "Numbered pages answer { page, limit, total, totalPages, nextCursor }; with before or after (a cursor from nextCursor or prevCursor) the answer is a keyset page { limit, hasMore, nextCursor, prevCursor } without a total.",
+          responses: envelopeResponses({ data: conversationDoc, list: "page-or-cursor" }),
+        },
+      },
+    )
+    .patch(
+      "/:id",
+      async ({ auth, params, body }) => ok(await patchConversation(deps, auth.workspaceId, params.id, body), "Conversation updated"),
+      {
+        jwt: "messaging",
+        params: conversationIdParams,
+        body: conversationPatchBody,
+        detail: {
+          summary: "Change a conversation's status, snooze, labels or assignee",
+          description: "Each field is optional (at least one). labels replaces the labels; snoozedUntil (future) or null; assigneeId a member who may send messages, or null. Emits conversation_updated.",
+          responses: envelopeResponses({ data: conversationDoc }),
+        },
+      },
     )
     .get("/:id", async ({ auth, params }) => ok(await getConversation(deps, auth.workspaceId, params.id)), {
       jwt: "read",

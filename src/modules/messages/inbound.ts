@@ -6,6 +6,7 @@ import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
 import { touchConversation } from "../inbox/repo.ts";
+import { publishConversationUpdated } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
@@ -93,6 +94,8 @@ async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNu
       updatedAt: at,
     };
     await insertMessage(deps.db, ws, row);
+    // the unread count went up, and a closed or snoozed conversation is open again
+    await publishConversationUpdated(deps, ws, conversationId);
     if (msg.undecryptable) {
       // kept in the thread as a placeholder; announced (message_received) once its content arrives
       deps.log.warn("inbound message could not be decrypted; placeholder stored", { sessionId, messageId: id, networkMessageId: msg.networkMessageId });

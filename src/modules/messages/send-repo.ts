@@ -15,17 +15,18 @@ function statements(db: DB) {
     ),
     // inbox/repo.ts touchConversation (outbound), with the contact looked up in the same statement
     conversation: db.prepare<{ id: string }>(
-      `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_id, last_message_at, unread_count, created_at, updated_at)
-       VALUES (?, ?, ?, ?, (SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?), ?, ?, 0, ?, ?)
+      `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_id, last_message_at, unread_count, last_direction, created_at, updated_at)
+       VALUES (?, ?, ?, ?, (SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?), ?, ?, 0, 'outbound', ?, ?)
        ON CONFLICT (workspace_id, session_id, phone) DO UPDATE SET
          contact_id = coalesce(excluded.contact_id, conversations.contact_id),
          last_message_id = excluded.last_message_id,
          last_message_at = ${greatest}(conversations.last_message_at, excluded.last_message_at),
+         last_direction = 'outbound',
          updated_at = excluded.updated_at
        RETURNING id`,
     ),
     moveLast: db.prepare(
-      `UPDATE conversations SET last_message_id = ?, last_message_at = ${greatest}(last_message_at, ?), updated_at = ?
+      `UPDATE conversations SET last_message_id = ?, last_message_at = ${greatest}(last_message_at, ?), last_direction = 'outbound', updated_at = ?
        WHERE workspace_id = ? AND id = ?`,
     ),
     // every column not named takes its default (null, attempts 0)
