@@ -2,6 +2,7 @@ import { z } from "zod";
 import { docSchema } from "../../http/openapi.ts";
 import { DIRECTIONS, MESSAGE_STATUSES, STORED_MESSAGE_TYPES } from "../messages/table.ts";
 import { CONVERSATION_STATUSES } from "./table.ts";
+import { messageDoc } from "../docs/schemas.ts";
 
 // Response `data` shape of the inbox routes, for the OpenAPI document only (docSchema).
 
@@ -36,3 +37,18 @@ export const conversationDoc = docSchema(() =>
     createdAt: isoTime.nullable(),
   }),
 );
+
+export const noteDoc = docSchema(() =>
+  z.object({
+    id: z.uuid(),
+    conversationId: z.uuid(),
+    sessionId: z.uuid(),
+    type: z.literal("note"),
+    body: z.string(),
+    author: z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable() }).nullable().describe("the member who wrote it; null once the user is deleted"),
+    createdAt: isoTime,
+  }).describe("an internal note: for the team only, never sent, never in a webhook"),
+);
+
+/** An item of a conversation's thread: a message, or an internal note (`type: "note"`). */
+export const threadItemDoc = docSchema(() => z.union([messageDoc(), noteDoc()]));

@@ -76,3 +76,10 @@ export const conversationPatchBody = lazySchema(() =>
     }),
 );
 export type ConversationPatch = z.infer<typeof conversationPatchBody>;
+
+export const noteBody = lazySchema(() =>
+  z.object({
+    /** the note's text: for the team only, never sent */
+    body: z.string().trim().min(1, "must not be empty").max(4096, "must be at most 4096 characters"),
+  }),
+);

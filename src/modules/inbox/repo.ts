@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { usersSql } from "../users/repo.ts";
+import { moveNotes } from "./notes-repo.ts";
 import { conversationLabels, conversations, type ConversationStatus } from "./table.ts";
 
 export type ConversationRow = typeof conversations.$inferSelect;
@@ -115,6 +116,7 @@ export async function absorbConversation(db: DB, workspaceId: string, from: Conv
     const labels = [...new Set([...(into?.labels ?? []), ...from.labels])];
     await updateConversation(db, workspaceId, intoId, { labels }, at);
   }
+  await moveNotes(db, workspaceId, from.id, intoId);
   await db.delete(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, from.id))).run();
 }
 

@@ -4,12 +4,11 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { cursorQuery } from "../messages/model.ts";
-import { listMessages } from "../messages/service.ts";
-import { assignBody, conversationIdParams, conversationListQuery, conversationPatchBody } from "./model.ts";
+import { addNote, threadPage } from "./notes.ts";
+import { assignBody, conversationIdParams, conversationListQuery, conversationPatchBody, noteBody } from "./model.ts";
 import { assignConversation, getConversation, pageConversations, patchConversation, readConversation, requireConversation } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
-import { messageDoc } from "../docs/schemas.ts";
-import { conversationDoc } from "./docs.ts";
+import { conversationDoc, noteDoc, threadItemDoc } from "./docs.ts";
 
 /** The inbox: conversations per (session, contact). Agents reply through POST /api/v1/messages/send. */
 export function inboxRoutes(deps: AppDeps) {
@@ -58,14 +57,30 @@ export function inboxRoutes(deps: AppDeps) {
       "/:id/messages",
       async ({ auth, params, query }) => {
         await requireConversation(deps, auth.workspaceId, params.id);
-        const { data, pagination } = await listMessages(deps, auth.workspaceId, { ...query, conversationId: params.id });
+        const { data, pagination } = await threadPage(deps, auth.workspaceId, params.id, query);
         return cursorPaged(data, pagination);
       },
       { jwt: "read", params: conversationIdParams, query: cursorQuery, detail: {
-          summary: "Messages of a conversation, newest first (keyset cursors)",
+          summary: "The thread of a conversation: its messages and internal notes (type note), newest first (keyset cursors)",
           description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }. No page numbers past 1 and no total.",
-          responses: envelopeResponses({ data: messageDoc, list: "cursor" }),
+          responses: envelopeResponses({ data: threadItemDoc, list: "cursor" }),
         } },
+    )
+    .post(
+      "/:id/notes",
+      async ({ auth, params, body, set }) => {
+        set.status = 201;
+        return ok(await addNote(deps, auth.workspaceId, params.id, auth.kind === "user" ? auth.userId : null, body.body), "Note added");
+      },
+      {
+        jwt: "messaging",
+        params: conversationIdParams,
+        body: noteBody,
+        detail: {
+          summary: "Add an internal note to a conversation's thread (never sent, never in a webhook)",
+          responses: envelopeResponses({ status: 201, data: noteDoc }),
+        },
+      },
     )
     .post("/:id/read", async ({ auth, params }) => ok(await readConversation(deps, auth.workspaceId, params.id), "Conversation marked read"), {
       jwt: "messaging",

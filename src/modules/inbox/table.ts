@@ -61,3 +61,25 @@ export const conversationLabels = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.label, t.conversationId] }), index("conversation_labels_conversation_idx").on(t.conversationId)],
 );
+
+/**
+ * Internal notes of a conversation's thread: written by a member, never sent, never in a
+ * webhook. Ids are UUIDv7 like message ids, so a thread merges both by id.
+ */
+export const conversationNotes = sqliteTable(
+  "conversation_notes",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    /** the member who wrote it (null once the user is deleted) */
+    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
+    body: text("body").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("conversation_notes_thread_idx").on(t.workspaceId, t.conversationId, t.id)],
+);

@@ -7,6 +7,19 @@ CREATE TABLE `conversation_labels` (
 );
 --> statement-breakpoint
 CREATE INDEX `conversation_labels_conversation_idx` ON `conversation_labels` (`conversation_id`);--> statement-breakpoint
+CREATE TABLE `conversation_notes` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`conversation_id` text NOT NULL,
+	`author_id` text,
+	`body` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`conversation_id`) REFERENCES `conversations`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`author_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE INDEX `conversation_notes_thread_idx` ON `conversation_notes` (`workspace_id`,`conversation_id`,`id`);--> statement-breakpoint
 DROP INDEX `conversations_ws_assignee_idx`;--> statement-breakpoint
 ALTER TABLE `conversations` ADD `status` text DEFAULT 'open' NOT NULL;--> statement-breakpoint
 ALTER TABLE `conversations` ADD `snoozed_until` integer;--> statement-breakpoint
