@@ -52,3 +52,7 @@ export const noteDoc = docSchema(() =>
 
 /** An item of a conversation's thread: a message, or an internal note (`type: "note"`). */
 export const threadItemDoc = docSchema(() => z.union([messageDoc(), noteDoc()]));
+
+export const searchHitDoc = docSchema(() =>
+  messageDoc().extend({ conversation: conversationDoc().nullable().describe("the conversation the message belongs to") }),
+);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/envelope.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
+import { cursorFields, oneCursor } from "../messages/model.ts";
 import { CONVERSATION_STATUSES } from "./table.ts";
 
 const bool = lazySchema(() => z.enum(["true", "false"]).transform((v) => v === "true"));
@@ -82,4 +83,14 @@ export const noteBody = lazySchema(() =>
     /** the note's text: for the team only, never sent */
     body: z.string().trim().min(1, "must not be empty").max(4096, "must be at most 4096 characters"),
   }),
+);
+
+export const searchQuery = lazySchema(() =>
+  oneCursor(
+    z.object({
+      ...cursorFields,
+      /** words the message text must all hold (whole words, any case) */
+      q: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+    }),
+  ),
 );

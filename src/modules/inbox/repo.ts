@@ -269,6 +269,12 @@ export async function getConversationRow(db: DB, workspaceId: string, id: string
   return (await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE ${w.sql}`).get(...w.args)) ?? null;
 }
 
+/** Conversations of the workspace by id, with their last message, contact and assignee (unknown ids left out). */
+export async function conversationRowsByIds(db: DB, workspaceId: string, ids: string[]): Promise<ConversationListRow[]> {
+  if (!ids.length) return [];
+  return await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE c.workspace_id = ? AND c.id IN (${ids.map(() => "?").join(", ")})`).all(workspaceId, ...ids);
+}
+
 /** Sets the fields a member changes by hand; labels go to both the column and conversation_labels. */
 export async function updateConversation(
   db: DB,

@@ -5,13 +5,39 @@ import { ok, paged } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { cursorQuery } from "../messages/model.ts";
 import { addNote, threadPage } from "./notes.ts";
-import { assignBody, conversationIdParams, conversationListQuery, conversationPatchBody, noteBody } from "./model.ts";
+import { searchMessages } from "./search.ts";
+import { assignBody, conversationIdParams, conversationListQuery, conversationPatchBody, noteBody, searchQuery } from "./model.ts";
 import { assignConversation, getConversation, pageConversations, patchConversation, readConversation, requireConversation } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
-import { conversationDoc, noteDoc, threadItemDoc } from "./docs.ts";
+import { conversationDoc, noteDoc, searchHitDoc, threadItemDoc } from "./docs.ts";
 
-/** The inbox: conversations per (session, contact). Agents reply through POST /api/v1/messages/send. */
+/** The inbox (docs/inbox.md): conversations per (session, contact), and search. Agents reply through POST /api/v1/messages/send. */
 export function inboxRoutes(deps: AppDeps) {
+  return new Elysia().use(conversationRoutes(deps)).use(searchRoutes(deps));
+}
+
+function searchRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/v1/inbox", tags: ["inbox"] })
+    .use(authGuard(deps))
+    .get(
+      "/search",
+      async ({ auth, query }) => {
+        const { data, pagination } = await searchMessages(deps, auth.workspaceId, query);
+        return cursorPaged(data, pagination);
+      },
+      {
+        jwt: "read",
+        query: searchQuery,
+        detail: {
+          summary: "Search the workspace's messages by words of their text, newest first, each with its conversation (keyset cursors)",
+          description: "q: words the text must all hold (whole words, any case). pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }.",
+          responses: envelopeResponses({ data: searchHitDoc, list: "cursor" }),
+        },
+      },
+    );
+}
+
+function conversationRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
     .use(authGuard(deps))
     .get(
