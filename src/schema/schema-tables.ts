@@ -25,6 +25,7 @@ import { jobs } from "../jobs/table.ts";
 import { notifications } from "../notify/table.ts";
 import { numberChecks } from "../modules/numbers/table.ts";
 import { instanceSecrets } from "../db/table.ts";
+import { quickReplies } from "../modules/quick-replies/table.ts";
 
 const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
 const twin = (t: SQLiteTable) => pgTwin(t, twins);
@@ -62,6 +63,7 @@ export const pgWebhookDeliveries = twin(webhookDeliveries);
 export const pgConversations = twin(conversations);
 export const pgConversationLabels = twin(conversationLabels);
 export const pgConversationNotes = twin(conversationNotes);
+export const pgQuickReplies = twin(quickReplies);
 export const pgCampaigns = twin(campaigns);
 export const pgCampaignRecipients = twin(campaignRecipients);
 export const pgCampaignSendDays = twin(campaignSendDays);

@@ -20,6 +20,8 @@ export const sendBody = lazySchema(() =>
       type: z.enum(MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
       body: z.string().max(4096).optional(),
+      /** in place of body: a quick reply of the workspace, its variables filled for the recipient's contact */
+      quickReplyId: z.uuid().optional().describe("in place of body: a quick reply of the workspace, its variables filled for the recipient's contact"),
       mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
       mediaId: z.uuid().optional(),
       /** base64 (or a data: URI) of the file */
@@ -31,8 +33,9 @@ export const sendBody = lazySchema(() =>
       if (v.session_id === undefined && v.sessionId === undefined) ctx.addIssue({ code: "custom", path: ["session_id"], message: "is required (the session to send from; sessionId is accepted too)" });
       if (v.session_id !== undefined && v.sessionId !== undefined && v.session_id !== v.sessionId) ctx.addIssue({ code: "custom", path: ["sessionId"], message: "differs from session_id: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
+      if (v.quickReplyId !== undefined && v.body !== undefined) ctx.addIssue({ code: "custom", path: ["quickReplyId"], message: "give body or quickReplyId, not both" });
       if (v.type === "text") {
-        if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
+        if (!v.body?.trim() && v.quickReplyId === undefined) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages (or quickReplyId)" });
         for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
         return;
       }

@@ -13,6 +13,7 @@ import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
+import { quickReplyText } from "../quick-replies/service.ts";
 
 /** The 202 answer of a send (docs/messages.md). */
 export interface SendAnswer {
@@ -78,6 +79,8 @@ export async function acceptSend(
     const prior = await replay(deps, ws, idempotencyKey, hash);
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
+  // a quick reply becomes the body, filled for the recipient (404 when not the workspace's)
+  if (input.quickReplyId) input = { ...input, body: await quickReplyText(deps, ws, input.quickReplyId, input.to) };
   // media is fetched or stored only for a session that can send; a text send checks it in its group
   const early = input.type === "text" ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
   const media = await resolveSendMedia(deps, ws, input);
