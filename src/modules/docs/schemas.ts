@@ -12,11 +12,12 @@ const nullableIso = isoTime.nullable();
 /** 202 of POST /messages/send (docs/messages.md). */
 export const queuedMessageDoc = docSchema(() => z.object({
   id: z.uuid(),
-  status: z.literal("queued"),
+  status: z.enum(["queued", "scheduled"]).describe("scheduled: a send with sendAt, queued at that time"),
   sessionId: z.uuid(),
   to: z.string(),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
+  sendAt: isoTime.optional().describe("a scheduled send: when it is queued"),
 }));
 
 /** A message as GET /messages/{id} and the lists answer it. */
@@ -42,6 +43,7 @@ export const messageDoc = docSchema(() => z.object({
   /** the campaign that sent it (docs/contacts-and-campaigns.md), else null */
   campaignId: z.uuid().nullable(),
   createdAt: nullableIso,
+  sendAt: nullableIso.describe("a scheduled send: when it is (or was to be) queued; null for the others"),
   sentAt: nullableIso,
   deliveredAt: nullableIso,
   readAt: nullableIso,

@@ -22,6 +22,8 @@ export const sendBody = lazySchema(() =>
       body: z.string().max(4096).optional(),
       /** in place of body: a quick reply of the workspace, its variables filled for the recipient's contact */
       quickReplyId: z.uuid().optional().describe("in place of body: a quick reply of the workspace, its variables filled for the recipient's contact"),
+      /** schedule the send: queued at this time (future, at most 30 days ahead); answered with status scheduled */
+      sendAt: z.iso.datetime({ offset: true, message: "must be an ISO 8601 time (e.g. 2026-12-01T09:00:00Z)" }).optional().describe("schedule the send: queued at this time (future, at most 30 days ahead)"),
       mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
       mediaId: z.uuid().optional(),
       /** base64 (or a data: URI) of the file */

@@ -28,6 +28,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia, audi
     campaignId: m.campaignId,
     error: m.status === "failed" && m.errorCode ? { code: m.errorCode, message: m.errorMessage ?? "" } : null,
     createdAt: iso(m.createdAt),
+    sendAt: iso(m.sendAt ?? null),
     sentAt: iso(m.sentAt),
     deliveredAt: iso(m.deliveredAt),
     readAt: iso(m.readAt),
