@@ -3,7 +3,7 @@ import { errors } from "../../errors.ts";
 import type { JobHandler } from "../../jobs/queue.ts";
 import { findMessage } from "./repo.ts";
 import type { SendBody } from "./model.ts";
-import type { SendAnswer } from "./service.ts";
+import type { SendAnswer } from "./send-answer.ts";
 import { ensureConversation, insertScheduledMessage, moveLastMessage, type SendSession } from "./send-repo.ts";
 import { enqueueSender } from "./sender.ts";
 import { addUsage } from "./usage-repo.ts";

@@ -15,18 +15,9 @@ import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
 import { quickReplyText } from "../quick-replies/service.ts";
 import { scheduleSend } from "./scheduled.ts";
+import type { SendAnswer } from "./send-answer.ts";
 
-/** The 202 answer of a send (docs/messages.md). */
-export interface SendAnswer {
-  id: string;
-  status: "queued" | "scheduled";
-  sessionId: string;
-  to: string;
-  type: string;
-  createdAt: string;
-  /** a scheduled send: when it is queued */
-  sendAt?: string;
-}
+export type { SendAnswer } from "./send-answer.ts";
 
 /** How far ahead a send may be scheduled. */
 export const MAX_SCHEDULE_MS = 30 * 86_400_000;

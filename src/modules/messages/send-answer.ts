@@ -1,0 +1,11 @@
+/** The 202 answer of a send (docs/messages.md). */
+export interface SendAnswer {
+  id: string;
+  status: "queued" | "scheduled";
+  sessionId: string;
+  to: string;
+  type: string;
+  createdAt: string;
+  /** a scheduled send: when it is queued */
+  sendAt?: string;
+}
