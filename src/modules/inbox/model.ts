@@ -33,6 +33,8 @@ export const conversationListQuery = lazySchema(() =>
       label: labelField.optional(),
       /** true: the last message is inbound (someone waits for an answer) */
       needsReply: bool.optional(),
+      /** true: snoozed now (snoozedUntil ahead); false: not snoozed */
+      snoozed: bool.optional(),
       /** part of the contact's name, push name or phone */
       q: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").optional(),
       /** true: with unread messages; false: all read */

@@ -148,6 +148,8 @@ export interface ConversationFilter {
   needsReply?: boolean;
   /** contact name, push name or phone (part of) */
   q?: string;
+  /** snoozed at this time (true) or not (false) */
+  snoozed?: { now: number; is: boolean };
 }
 
 /** A keyset position in the list's order (most recent first): the last message's time and the id. */
@@ -213,6 +215,7 @@ function whereClause(db: DB, workspaceId: string, f: ConversationFilter & { id?:
   if (f.sessionId) (parts.push("c.session_id = ?"), args.push(f.sessionId));
   if (f.status) (parts.push("c.status = ?"), args.push(f.status));
   if (f.needsReply !== undefined) parts.push(f.needsReply ? "c.last_direction = 'inbound'" : "(c.last_direction IS NULL OR c.last_direction <> 'inbound')");
+  if (f.snoozed) (parts.push(f.snoozed.is ? "c.snoozed_until > ?" : "(c.snoozed_until IS NULL OR c.snoozed_until <= ?)"), args.push(f.snoozed.now));
   if (f.label) (parts.push("c.id IN (SELECT conversation_id FROM conversation_labels WHERE workspace_id = ? AND label = ?)"), args.push(workspaceId, f.label));
   if (f.q) {
     const like = db.engine === "postgres" ? "ILIKE" : "LIKE";

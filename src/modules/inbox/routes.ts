@@ -54,7 +54,7 @@ function conversationRoutes(deps: AppDeps) {
         detail: {
           summary: "List conversations (status, labels, last message, unread count, assignee, session), most recent first",
           description:
-            "Filters: status, assignee (me, none or a user id), label, sessionId, needsReply=true (the last message is inbound), q (part of the contact's name or phone), unread. " +
+            "Filters: status, assignee (me, none or a user id), label, sessionId, needsReply=true (the last message is inbound), snoozed (true: snoozed now), q (part of the contact's name or phone), unread. " +
             "Numbered pages answer { page, limit, total, totalPages, nextCursor }; with before or after (a cursor from nextCursor or prevCursor) the answer is a keyset page { limit, hasMore, nextCursor, prevCursor } without a total.",
           responses: envelopeResponses({ data: conversationDoc, list: "page-or-cursor" }),
         },

@@ -60,8 +60,9 @@ export function conversationView(c: ConversationListRow) {
 }
 
 /** The repo's filter of a list query: `assignee` me / none / a user id folds into the assignee conditions. */
-function filterOf(userId: string | null, q: ConversationListQuery): ConversationFilter {
-  const { assignee, before: _b, after: _a, page: _p, limit: _l, ...f } = q;
+function filterOf(userId: string | null, q: ConversationListQuery, now: number): ConversationFilter {
+  const { assignee, before: _b, after: _a, page: _p, limit: _l, snoozed, ...rest } = q;
+  const f: ConversationFilter = { ...rest, ...(snoozed === undefined ? {} : { snoozed: { now, is: snoozed } }) };
   if (assignee === "none") return { ...f, assigned: false };
   // a caller that is no user (an API key) has no conversations of its own
   if (assignee === "me") return userId ? { ...f, assigneeId: userId } : { ...f, assigned: true, assigneeId: "00000000-0000-0000-0000-000000000000" };
@@ -76,7 +77,7 @@ const cursorOf = (c: ConversationListRow) => `${Number(c.lastMessageAt)}.${c.id}
  * a keyset page with cursors like the message lists.
  */
 export async function pageConversations(deps: Deps, workspaceId: string, userId: string | null, q: ConversationListQuery) {
-  const f = filterOf(userId, q);
+  const f = filterOf(userId, q, deps.clock.now().getTime());
   if (q.before || q.after) {
     const { rows, hasMore } = await conversationsKeyset(deps.db, workspaceId, { ...f, before: q.before, after: q.after, limit: q.limit });
     const cursors = rows.map(cursorOf);

@@ -191,6 +191,17 @@ describe("filters", () => {
     expect((await list("?q=asha")).body.pagination.total).toBe(1);
   });
 
+  test("snoozed: true while snoozedUntil lies ahead; false otherwise", async () => {
+    const chen = await conv("919844400003", s2.id);
+    await patch(chen.id, { snoozedUntil: new Date(t.clock.now().getTime() + 60_000).toISOString() });
+    expect(ids(await list("?snoozed=true"))).toEqual([chen.id]);
+    expect(ids(await list("?snoozed=false&limit=100"))).not.toContain(chen.id);
+    t.clock.advance(60_001);
+    expect(ids(await list("?snoozed=true"))).toEqual([]);
+    expect(ids(await list("?snoozed=false&limit=100"))).toContain(chen.id);
+    await patch(chen.id, { snoozedUntil: null });
+  });
+
   test("bad filters answer 400 naming the field", async () => {
     for (const [q, field] of [
       ["?status=done", "status"],
