@@ -150,6 +150,40 @@ export interface ConversationFilter {
   q?: string;
   /** snoozed at this time (true) or not (false) */
   snoozed?: { now: number; is: boolean };
+  /**
+   * how a label is matched: `set` reads the label's conversations and sorts them (few of
+   * them), `probe` walks the recent index and looks each row up (many: the page fills fast)
+   */
+  labelPlan?: "set" | "probe";
+  /** how `q` is matched, like labelPlan: the matching set sorted (few), or a filter on the recent walk (many) */
+  qPlan?: "set" | "probe";
+}
+
+/** The conversations whose phone, or whose contact's name or push name, holds the term (a LIKE pattern). */
+function qSetSql(like: string): string {
+  return `SELECT id FROM conversations WHERE workspace_id = ? AND phone ${like} ? ESCAPE '\\'
+          UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`;
+}
+const likeOf = (db: DB) => (db.engine === "postgres" ? "ILIKE" : "LIKE");
+const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
+
+/** `probe` when at least LABEL_PROBE_FROM conversations match `q` (counted up to there), else `set`. */
+export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
+  const t = termOf(q);
+  const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${qSetSql(likeOf(db))} LIMIT ?) x`).get(workspaceId, t, workspaceId, t, t, LABEL_PROBE_FROM);
+  return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
+}
+
+/** From this many conversations with a label, a page walks the recent index instead of sorting the label's set. */
+export const LABEL_PROBE_FROM = 1000;
+
+/** `probe` when the label has at least LABEL_PROBE_FROM conversations (counted up to there, on the label's key), else `set`. */
+export async function labelPlan(db: DB, workspaceId: string, label: string): Promise<"set" | "probe"> {
+  const row = await db
+    .prepare<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM conversation_labels WHERE workspace_id = ? AND label = ? LIMIT ?) x")
+    .get(workspaceId, label, LABEL_PROBE_FROM);
+  return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
 }
 
 /** A keyset position in the list's order (most recent first): the last message's time and the id. */
@@ -216,14 +250,26 @@ function whereClause(db: DB, workspaceId: string, f: ConversationFilter & { id?:
   if (f.status) (parts.push("c.status = ?"), args.push(f.status));
   if (f.needsReply !== undefined) parts.push(f.needsReply ? "c.last_direction = 'inbound'" : "(c.last_direction IS NULL OR c.last_direction <> 'inbound')");
   if (f.snoozed) (parts.push(f.snoozed.is ? "c.snoozed_until > ?" : "(c.snoozed_until IS NULL OR c.snoozed_until <= ?)"), args.push(f.snoozed.now));
-  if (f.label) (parts.push("c.id IN (SELECT conversation_id FROM conversation_labels WHERE workspace_id = ? AND label = ?)"), args.push(workspaceId, f.label));
-  if (f.q) {
-    const like = db.engine === "postgres" ? "ILIKE" : "LIKE";
-    const term = `%${f.q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
-    parts.push(`(c.phone ${like} ? ESCAPE '\\' OR ct.name ${like} ? ESCAPE '\\' OR ct.push_name ${like} ? ESCAPE '\\')`);
-    args.push(term, term, term);
+  if (f.label) {
+    parts.push(
+      f.labelPlan === "probe"
+        ? "EXISTS (SELECT 1 FROM conversation_labels l WHERE l.workspace_id = ? AND l.label = ? AND l.conversation_id = c.id)"
+        : "c.id IN (SELECT conversation_id FROM conversation_labels WHERE workspace_id = ? AND label = ?)",
+    );
+    args.push(workspaceId, f.label);
   }
-  return { sql: parts.join(" AND "), args, needsContact: !!f.q };
+  if (f.q) {
+    const like = likeOf(db);
+    const term = termOf(f.q);
+    if (f.qPlan === "set") {
+      parts.push(`c.id IN (${qSetSql(like)})`);
+      args.push(workspaceId, term, workspaceId, term, term);
+    } else {
+      parts.push(`(c.phone ${like} ? ESCAPE '\\' OR ct.name ${like} ? ESCAPE '\\' OR ct.push_name ${like} ? ESCAPE '\\')`);
+      args.push(term, term, term);
+    }
+  }
+  return { sql: parts.join(" AND "), args, needsContact: !!f.q && f.qPlan !== "set" };
 }
 
 const CONTACT_JOIN = "LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id";

@@ -6,6 +6,8 @@ import { markInboundRead } from "../messages/repo.ts";
 import { cursorPagination } from "../../http/cursor.ts";
 import type { ConversationListQuery, ConversationPatch } from "./model.ts";
 import {
+  labelPlan,
+  qPlan,
   conversationsKeyset,
   findConversation,
   getConversationRow,
@@ -78,6 +80,8 @@ const cursorOf = (c: ConversationListRow) => `${Number(c.lastMessageAt)}.${c.id}
  */
 export async function pageConversations(deps: Deps, workspaceId: string, userId: string | null, q: ConversationListQuery) {
   const f = filterOf(userId, q, deps.clock.now().getTime());
+  if (f.label) f.labelPlan = await labelPlan(deps.db, workspaceId, f.label);
+  if (f.q) f.qPlan = await qPlan(deps.db, workspaceId, f.q);
   if (q.before || q.after) {
     const { rows, hasMore } = await conversationsKeyset(deps.db, workspaceId, { ...f, before: q.before, after: q.after, limit: q.limit });
     const cursors = rows.map(cursorOf);

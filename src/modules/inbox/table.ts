@@ -42,6 +42,8 @@ export const conversations = sqliteTable(
     index("conversations_ws_assignee_idx").on(t.workspaceId, t.assigneeId, t.lastMessageAt, t.id),
     index("conversations_ws_status_idx").on(t.workspaceId, t.status, t.lastMessageAt, t.id),
     index("conversations_ws_session_recent_idx").on(t.workspaceId, t.sessionId, t.lastMessageAt, t.id),
+    // the contact search: a contact's conversations
+    index("conversations_ws_contact_idx").on(t.workspaceId, t.contactId),
     index("conversations_ws_needs_reply_idx").on(t.workspaceId, t.lastMessageAt, t.id).where(sql`last_direction = 'inbound'`),
   ],
 );

@@ -70,10 +70,19 @@ describe("conversation list plans (both engines)", () => {
     });
   }
 
-  test("a label goes through conversation_labels' key", async () => {
-    const p = await plan({ label: "vip" }, {});
+  test("a label with few conversations goes through conversation_labels' key", async () => {
+    const p = await plan({ label: "vip", labelPlan: "set" }, {});
     expect(p).toMatch(/conversation_labels/);
     expect(p).not.toMatch(/SCAN c\b|Seq Scan on conversations/);
+  });
+
+  test.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skipped on PostgreSQL): a label with many conversations walks the recent index and probes the label's key, no sort", async () => {
+    for (const cursor of [{}, { before: { at: N / 2, id: "m" } }]) {
+      const p = await plan({ label: "vip", labelPlan: "probe" }, cursor);
+      expect(p).toMatch(/conversations_ws_recent_idx/);
+      expect(p).toMatch(/conversation_labels/);
+      expect(p).not.toMatch(/TEMP B-TREE/);
+    }
   });
 });
 

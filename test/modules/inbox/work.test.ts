@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestMember, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession, drain, recordEvents, waitFor } from "../messages/helpers.ts";
 import { advanceUntil, campaign, campaignBody, newCampaign, seedContacts } from "../campaigns/helpers.ts";
+import { conversationsKeyset } from "../../../src/modules/inbox/repo.ts";
 
 // Working the inbox: status, snooze, labels, assignee, the filters and keyset pages, and
 // conversation_updated over /api/ws.
@@ -189,6 +190,23 @@ describe("filters", () => {
     expect(ids(await list("?q=44400003"))).toEqual([chen.id]);
     expect(ids(await list("?q=%25"))).toEqual([]);
     expect((await list("?q=asha")).body.pagination.total).toBe(1);
+  });
+
+  test("a label read as a set or by probing the recent walk gives the same pages", async () => {
+    for (const label of ["vip", "pricing", "none-such"]) {
+      const set = await conversationsKeyset(t.deps.db, ws.id, { label, labelPlan: "set", limit: 100 });
+      const probe = await conversationsKeyset(t.deps.db, ws.id, { label, labelPlan: "probe", limit: 100 });
+      expect(probe.rows.map((r) => r.id)).toEqual(set.rows.map((r) => r.id));
+      expect(ids(await list(`?label=${label}&limit=100`))).toEqual(set.rows.map((r) => r.id));
+    }
+  });
+
+  test("q read as a set or as a filter of the recent walk gives the same pages", async () => {
+    for (const q of ["asha", "BILAL", "98444", "44400003", "%", "nobody"]) {
+      const set = await conversationsKeyset(t.deps.db, ws.id, { q, qPlan: "set", limit: 100 });
+      const probe = await conversationsKeyset(t.deps.db, ws.id, { q, qPlan: "probe", limit: 100 });
+      expect(set.rows.map((r) => r.id), q).toEqual(probe.rows.map((r) => r.id));
+    }
   });
 
   test("snoozed: true while snoozedUntil lies ahead; false otherwise", async () => {

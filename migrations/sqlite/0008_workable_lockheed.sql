@@ -1,0 +1,1 @@
+CREATE INDEX `conversations_ws_contact_idx` ON `conversations` (`workspace_id`,`contact_id`);
