@@ -17,7 +17,7 @@ export const queuedMessageDoc = docSchema(() => z.object({
   to: z.string(),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
-  sendAt: isoTime.optional().describe("a scheduled send: when it is queued"),
+  sendAt: isoTime.nullable().describe("a scheduled send: when it is queued; null for a send queued at once"),
 }));
 
 /** A message as GET /messages/{id} and the lists answer it. */

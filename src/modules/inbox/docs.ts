@@ -18,6 +18,7 @@ export const conversationDoc = docSchema(() =>
     status: z.enum(CONVERSATION_STATUSES).describe("an inbound message turns closed into open; a conversation a campaign creates starts closed"),
     snoozedUntil: isoTime.nullable().describe("snoozed until then; an inbound message clears it"),
     labels: z.array(z.string()),
+    cursor: z.string().describe("its place in the list (time of the last message and id): pass as before for the conversations after it, as after for those before it"),
     lastMessage: z
       .object({
         id: z.uuid(),

@@ -45,8 +45,7 @@ function conversationRoutes(deps: AppDeps) {
       async ({ auth, query }) => {
         const r = await pageConversations(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, query);
         if (r.cursor) return cursorPaged(r.data, r.cursor);
-        const page = paged(r.data, query.page, query.limit, r.total!);
-        return { ...page, pagination: { ...page.pagination, nextCursor: r.nextCursor } };
+        return paged(r.data, query.page, query.limit, r.total!);
       },
       {
         jwt: "read",
@@ -55,7 +54,7 @@ function conversationRoutes(deps: AppDeps) {
           summary: "List conversations (status, labels, last message, unread count, assignee, session), most recent first",
           description:
             "Filters: status, assignee (me, none or a user id), label, sessionId, needsReply=true (the last message is inbound), snoozed (true: snoozed now), q (part of the contact's name or phone), unread. " +
-            "Numbered pages answer { page, limit, total, totalPages, nextCursor }; with before or after (a cursor from nextCursor or prevCursor) the answer is a keyset page { limit, hasMore, nextCursor, prevCursor } without a total.",
+            "Numbered pages answer { page, limit, total, totalPages }; with before or after (a conversation's cursor, or a page's nextCursor or prevCursor) the answer is a keyset page { limit, hasMore, nextCursor, prevCursor } without a total.",
           responses: envelopeResponses({ data: conversationDoc, list: "page-or-cursor" }),
         },
       },

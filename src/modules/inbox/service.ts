@@ -30,6 +30,9 @@ export function previewOf(type: string | null, body: string | null): string {
 }
 const PREVIEW_CHARS = 120;
 
+/** A conversation's keyset cursor: the time of its last message and its id. */
+const cursorOf = (c: ConversationListRow) => `${Number(c.lastMessageAt)}.${c.id}`;
+
 /** API shape of a conversation. */
 export function conversationView(c: ConversationListRow) {
   return {
@@ -41,6 +44,8 @@ export function conversationView(c: ConversationListRow) {
     status: c.status,
     snoozedUntil: iso(c.snoozedUntil === null ? null : Number(c.snoozedUntil)),
     labels: (typeof c.labels === "string" ? JSON.parse(c.labels) : c.labels) as string[],
+    // its place in the list's order: `before` this gives the conversations after it
+    cursor: cursorOf(c),
     lastMessage: c.lastId
       ? {
           id: c.lastId,
@@ -72,7 +77,6 @@ function filterOf(userId: string | null, q: ConversationListQuery, now: number):
   return f;
 }
 
-const cursorOf = (c: ConversationListRow) => `${Number(c.lastMessageAt)}.${c.id}`;
 
 /**
  * Conversations, most recent first: numbered pages with a total, or (with `before`/`after`)
@@ -89,8 +93,7 @@ export async function pageConversations(deps: Deps, workspaceId: string, userId:
   }
   const { rows, total } = await listConversations(deps.db, workspaceId, { ...f, limit: q.limit, offset: (q.page - 1) * q.limit });
   // the first page carries the cursor of its last row too, so a client can go on by keyset
-  const more = q.page * q.limit < total;
-  return { data: rows.map(conversationView), total, nextCursor: more && rows.length ? cursorOf(rows.at(-1)!) : null };
+  return { data: rows.map(conversationView), total };
 }
 
 /** Publishes conversation_updated with the conversation as it now is (inside the change's transaction). */

@@ -6,6 +6,6 @@ export interface SendAnswer {
   to: string;
   type: string;
   createdAt: string;
-  /** a scheduled send: when it is queued */
-  sendAt?: string;
+  /** a scheduled send: when it is queued; null for a send queued at once */
+  sendAt: string | null;
 }
