@@ -16,7 +16,7 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** Dashboard-only real-time events (docs/api.md). */
-export type RealtimeOnlyEvent = "session_qr" | "session_status";
+export type RealtimeOnlyEvent = "session_qr" | "session_status" | "conversation_updated";
 export type EventName = WebhookEvent | RealtimeOnlyEvent;
 
 export interface AppEvent {

@@ -195,9 +195,15 @@ function readSecrets(dataDir: string): FileSecrets {
   return parsed as FileSecrets;
 }
 
+/**
+ * SQLite's own search index of the messages (an FTS5 table and its shadow tables): made from
+ * the messages, so nothing of it is copied; PostgreSQL indexes the copied text itself.
+ */
+const DERIVED_TABLES = ["messages_fts", "messages_fts_data", "messages_fts_idx", "messages_fts_docsize", "messages_fts_config", "messages_fts_content"];
+
 /** A table of the data dir's database that this build's schema lacks would be left behind: refused. */
 async function assertKnownTables(src: DB, tables: TableShape[]): Promise<void> {
-  const known = new Set(tables.map((t) => t.name));
+  const known = new Set([...tables.map((t) => t.name), ...DERIVED_TABLES]);
   const present = await src
     .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '__drizzle_migrations'")
     .all();

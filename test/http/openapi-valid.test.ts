@@ -49,7 +49,7 @@ test("the statuses routes really answer: 201 creates, 202 sends, 502 and 409 whe
   const send = doc.paths["/api/v1/messages/send"].post.responses;
   expect(Object.keys(send)).toEqual(expect.arrayContaining(["202", "502"]));
   expect(send["200"]).toBeUndefined();
-  expect(send["202"].content["application/json"].schema.properties.data.required).toEqual(["id", "status", "sessionId", "to", "type", "createdAt"]);
+  expect(send["202"].content["application/json"].schema.properties.data.required).toEqual(["id", "status", "sessionId", "to", "type", "createdAt", "sendAt"]);
   expect(Object.keys(doc.paths["/ready"].get.responses)).toContain("503");
 });
 

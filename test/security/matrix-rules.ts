@@ -98,6 +98,13 @@ const sendBody = async (c: Ctx) => ({ session_id: await connectedSessionId(c), t
 const messageId = async (c: Ctx) => ({
   id: (await c.t.request("POST", "/api/v1/messages/send", { token: c.ws.owner.token, body: await sendBody(c) })).body.data.id as string,
 });
+/** A send scheduled an hour ahead (cancellable). */
+const scheduledMessageId = async (c: Ctx) => ({
+  id: (await c.t.request("POST", "/api/v1/messages/send", { token: c.ws.owner.token, body: { ...(await sendBody(c)), sendAt: new Date(c.t.clock.now().getTime() + 3_600_000).toISOString() } })).body.data.id as string,
+});
+const quickReplyId = async ({ t, ws }: Ctx) => ({
+  id: (await t.request("POST", "/api/v1/quick-replies", { token: ws.owner.token, body: { shortcut: `qr${++seq}`, body: "Hello {{name|there}}" } })).body.data.id as string,
+});
 /** An inbound message through the messaging module's own handler: a contact and a conversation. */
 const inbound = async (c: Ctx) => {
   const { receiveInbound } = await import("../../src/modules/messages/inbound.ts");
@@ -232,6 +239,7 @@ export const RULES: Record<string, Rule> = {
   "GET /api/external/messages/{id}": { auth: "apiKey", params: messageId, ok: [200] },
   "GET /api/v1/messages/{id}": { params: messageId, ok: [200] },
   "GET /api/v1/messages": { ok: [200], seed: async (c) => void (await messageId(c)) },
+  "DELETE /api/v1/messages/{id}": { perm: "messaging", params: scheduledMessageId, ok: [200] },
   "POST /api/v1/media": { perm: "messaging", body: pdf, ok: [201] },
   "GET /api/v1/media/{id}": { params: mediaId, ok: [200] },
   "POST /api/external/media": { auth: "apiKey", perm: "messaging", body: pdf, ok: [201] },
@@ -249,6 +257,15 @@ export const RULES: Record<string, Rule> = {
     bodyIds: true,
     ok: [200],
   },
+  "PATCH /api/v1/inbox/conversations/{id}": { perm: "messaging", params: async (c) => ({ id: (await inbound(c)).id }), body: () => ({ status: "pending", labels: ["matrix"] }), ok: [200] },
+  "POST /api/v1/inbox/conversations/{id}/notes": { perm: "messaging", params: async (c) => ({ id: (await inbound(c)).id }), body: () => ({ body: "a note" }), ok: [201] },
+  // q is required: without it the answer is 400, which the matrix accepts for an allowed caller
+  "GET /api/v1/inbox/search": { seed: async (c) => void (await inbound(c)) },
+  "GET /api/v1/quick-replies": { ok: [200], seed: async (c) => void (await quickReplyId(c)) },
+  "GET /api/v1/quick-replies/{id}": { params: quickReplyId, ok: [200] },
+  "POST /api/v1/quick-replies": { perm: "manage", body: () => ({ shortcut: `new${++seq}`, body: "Thanks!" }), ok: [201] },
+  "PATCH /api/v1/quick-replies/{id}": { perm: "manage", params: quickReplyId, body: () => ({ body: "Changed" }), ok: [200] },
+  "DELETE /api/v1/quick-replies/{id}": { perm: "manage", params: quickReplyId, ok: [200] },
   "GET /api/v1/contacts": { ok: [200], seed: async (c) => void (await inbound(c)) },
   "GET /api/v1/contacts/{id}": { params: async (c) => ({ id: (await inbound(c)).contactId }), ok: [200] },
   // history for API keys (read-only)

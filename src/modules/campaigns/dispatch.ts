@@ -154,7 +154,7 @@ export async function dispatchNext(deps: Deps, c: EngineRow, session: { id: stri
           })
         : null;
       const id = Bun.randomUUIDv7();
-      const conversationId = await touchConversation(deps.db, ws, { sessionId: session.id, phone: r.phone, contactId: r.contactId, messageId: id, at, inbound: false });
+      const conversationId = await touchConversation(deps.db, ws, { sessionId: session.id, phone: r.phone, contactId: r.contactId, messageId: id, at, inbound: false, campaign: true });
       await insertMessage(deps.db, ws, {
         id,
         sessionId: session.id,

@@ -12,11 +12,12 @@ const nullableIso = isoTime.nullable();
 /** 202 of POST /messages/send (docs/messages.md). */
 export const queuedMessageDoc = docSchema(() => z.object({
   id: z.uuid(),
-  status: z.literal("queued"),
+  status: z.enum(["queued", "scheduled"]).describe("scheduled: a send with sendAt, queued at that time"),
   sessionId: z.uuid(),
   to: z.string().describe("the recipient, or the group's id for a send with groupId"),
   type: z.enum(MESSAGE_TYPES),
   createdAt: isoTime,
+  sendAt: isoTime.nullable().describe("a scheduled send: when it is queued; null for a send queued at once"),
 }));
 
 /** A message as GET /messages/{id} and the lists answer it. */
@@ -47,6 +48,7 @@ export const messageDoc = docSchema(() => z.object({
   /** the auto-reply that sent it (docs/automations.md), else null */
   automationId: z.uuid().nullable(),
   createdAt: nullableIso,
+  sendAt: nullableIso.describe("a scheduled send: when it is (or was to be) queued; null for the others"),
   sentAt: nullableIso,
   deliveredAt: nullableIso,
   readAt: nullableIso,

@@ -2,14 +2,16 @@ import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { usersSql } from "../users/repo.ts";
-import { conversations } from "./table.ts";
+import { moveNotes } from "./notes-repo.ts";
+import { conversationLabels, conversations, type ConversationStatus } from "./table.ts";
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
-// prepared once (every message touches its conversation); inbound and outbound differ in the unread count
+// prepared once (every message touches its conversation). Inbound counts as unread and reopens
+// a closed or snoozed conversation; a conversation a campaign creates starts closed.
 const touchStmts = preparedOnce((db) => {
   const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
-  const touch = (inbound: boolean) =>
+  const touch = (inbound: boolean, startClosed = false) =>
     db
       .insert(conversations)
       .values({
@@ -21,6 +23,8 @@ const touchStmts = preparedOnce((db) => {
         lastMessageId: p<string>("messageId"),
         lastMessageAt: p<number>("at"),
         unreadCount: inbound ? 1 : 0,
+        status: startClosed ? "closed" : "open",
+        lastDirection: inbound ? "inbound" : "outbound",
         createdAt: p<number>("at"),
         updatedAt: p<number>("at"),
       })
@@ -31,24 +35,29 @@ const touchStmts = preparedOnce((db) => {
           lastMessageId: sql`excluded.last_message_id`,
           lastMessageAt: sql`${db.engine === "postgres" ? sql`greatest` : sql`max`}(${conversations.lastMessageAt}, excluded.last_message_at)`,
           unreadCount: inbound ? sql`${conversations.unreadCount} + 1` : sql`${conversations.unreadCount}`,
+          lastDirection: sql`excluded.last_direction`,
+          ...(inbound ? { status: sql`CASE WHEN ${conversations.status} = 'closed' THEN 'open' ELSE ${conversations.status} END`, snoozedUntil: null } : {}),
           updatedAt: sql`excluded.updated_at`,
         },
       })
       .returning({ id: conversations.id })
       .prepare();
-  return { inbound: touch(true), outbound: touch(false) };
+  return { inbound: touch(true), outbound: touch(false), campaign: touch(false, true) };
 });
 
 /**
  * Creates or updates the conversation of (session, phone) for a new message and returns its
- * id. Inbound messages count as unread. Call inside the message's transaction.
+ * id. Inbound messages count as unread and reopen a closed or snoozed conversation; a
+ * campaign's message (`campaign: true`) creates its conversation closed. Call inside the
+ * message's transaction.
  */
 export async function touchConversation(
   db: DB,
   workspaceId: string,
-  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number; inbound: boolean },
+  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number; inbound: boolean; campaign?: boolean },
 ): Promise<string> {
-  const row = await (c.inbound ? touchStmts(db).inbound : touchStmts(db).outbound).get({
+  const s = touchStmts(db);
+  const row = await (c.inbound ? s.inbound : c.campaign ? s.campaign : s.outbound).get({
     id: Bun.randomUUIDv7(),
     ws: workspaceId,
     sessionId: c.sessionId,
@@ -93,6 +102,7 @@ export async function absorbConversation(db: DB, workspaceId: string, from: Conv
     .set({
       unreadCount: sql`${conversations.unreadCount} + ${from.unreadCount}`,
       lastMessageId: sql`CASE WHEN ${later} THEN ${from.lastMessageId} ELSE ${conversations.lastMessageId} END`,
+      lastDirection: sql`CASE WHEN ${later} THEN ${from.lastDirection} ELSE ${conversations.lastDirection} END`,
       lastMessageAt: sql`${greatest}(${conversations.lastMessageAt}, ${from.lastMessageAt})`,
       lastReadAt: sql`${greatest}(coalesce(${conversations.lastReadAt}, 0), ${from.lastReadAt ?? 0})`,
       assigneeId: sql`coalesce(${conversations.assigneeId}, ${from.assigneeId})`,
@@ -101,6 +111,12 @@ export async function absorbConversation(db: DB, workspaceId: string, from: Conv
     })
     .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, intoId)))
     .run();
+  if (from.labels.length) {
+    const into = await db.select({ labels: conversations.labels }).from(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, intoId))).get();
+    const labels = [...new Set([...(into?.labels ?? []), ...from.labels])];
+    await updateConversation(db, workspaceId, intoId, { labels }, at);
+  }
+  await moveNotes(db, workspaceId, from.id, intoId);
   await db.delete(conversations).where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, from.id))).run();
 }
 
@@ -127,15 +143,67 @@ export interface ConversationFilter {
   assigned?: boolean;
   assigneeId?: string;
   sessionId?: string;
+  status?: ConversationStatus;
+  label?: string;
+  needsReply?: boolean;
+  /** contact name, push name or phone (part of) */
+  q?: string;
+  /** snoozed at this time (true) or not (false) */
+  snoozed?: { now: number; is: boolean };
+  /**
+   * how a label is matched: `set` reads the label's conversations and sorts them (few of
+   * them), `probe` walks the recent index and looks each row up (many: the page fills fast)
+   */
+  labelPlan?: "set" | "probe";
+  /** how `q` is matched, like labelPlan: the matching set sorted (few), or a filter on the recent walk (many) */
+  qPlan?: "set" | "probe";
+}
+
+/** The conversations whose phone, or whose contact's name or push name, holds the term (a LIKE pattern). */
+function qSetSql(like: string): string {
+  return `SELECT id FROM conversations WHERE workspace_id = ? AND phone ${like} ? ESCAPE '\\'
+          UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`;
+}
+const likeOf = (db: DB) => (db.engine === "postgres" ? "ILIKE" : "LIKE");
+const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
+
+/** `probe` when at least LABEL_PROBE_FROM conversations match `q` (counted up to there), else `set`. */
+export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
+  const t = termOf(q);
+  const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${qSetSql(likeOf(db))} LIMIT ?) x`).get(workspaceId, t, workspaceId, t, t, LABEL_PROBE_FROM);
+  return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
+}
+
+/** From this many conversations with a label, a page walks the recent index instead of sorting the label's set. */
+export const LABEL_PROBE_FROM = 1000;
+
+/** `probe` when the label has at least LABEL_PROBE_FROM conversations (counted up to there, on the label's key), else `set`. */
+export async function labelPlan(db: DB, workspaceId: string, label: string): Promise<"set" | "probe"> {
+  const row = await db
+    .prepare<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM conversation_labels WHERE workspace_id = ? AND label = ? LIMIT ?) x")
+    .get(workspaceId, label, LABEL_PROBE_FROM);
+  return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
+}
+
+/** A keyset position in the list's order (most recent first): the last message's time and the id. */
+export interface ConversationCursor {
+  at: number;
+  id: string;
 }
 
 export interface ConversationListRow {
   id: string;
   sessionId: string;
+  sessionName: string | null;
+  sessionPhone: string | null;
   phone: string;
   contactId: string | null;
   contactName: string | null;
   contactPushName: string | null;
+  status: ConversationStatus;
+  snoozedUntil: number | null;
+  labels: string;
   unreadCount: number;
   lastMessageAt: number;
   lastReadAt: number | null;
@@ -155,18 +223,28 @@ export interface ConversationListRow {
 }
 
 const LIST_SELECT = `
-  SELECT c.id, c.session_id AS "sessionId", c.phone, c.contact_id AS "contactId", ct.name AS "contactName", ct.push_name AS "contactPushName",
+  SELECT c.id, c.session_id AS "sessionId", s.name AS "sessionName", s.phone_number AS "sessionPhone",
+         c.phone, c.contact_id AS "contactId", ct.name AS "contactName", ct.push_name AS "contactPushName",
+         c.status, c.snoozed_until AS "snoozedUntil", c.labels,
          c.unread_count AS "unreadCount", c.last_message_at AS "lastMessageAt", c.last_read_at AS "lastReadAt", c.created_at AS "createdAt",
          c.assignee_id AS "assigneeId", u.name AS "assigneeName", u.email AS "assigneeEmail",
          m.id AS "lastId", m.direction AS "lastDirection", m.type AS "lastType", m.body AS "lastBody", m.status AS "lastStatus", m.created_at AS "lastCreatedAt",
          g.name AS "groupName", g.participants AS "groupParticipants"
   FROM conversations c
+  LEFT JOIN chat_sessions s ON s.id = c.session_id AND s.workspace_id = c.workspace_id
   LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id
   ${usersSql.joinMember("u", "c.workspace_id", "c.assignee_id")}
   LEFT JOIN messages m ON m.id = c.last_message_id AND m.workspace_id = c.workspace_id
   LEFT JOIN chat_groups g ON g.workspace_id = c.workspace_id AND g.session_id = c.session_id AND g.id = c.phone`;
 
-function whereClause(workspaceId: string, f: ConversationFilter & { id?: string }): { sql: string; args: (string | number)[] } {
+/**
+ * The list's filters as one condition. Each filter rides an index that starts with the
+ * workspace and ends with (last_message_at, id), so a page walks the index in the list's order:
+ * status, assignee, session, needs reply (a partial index of conversations whose last message
+ * is inbound); a label goes through conversation_labels' primary key. The contact search (a
+ * substring of name or phone) filters the rows of that walk.
+ */
+function whereClause(db: DB, workspaceId: string, f: ConversationFilter & { id?: string }): { sql: string; args: (string | number)[]; needsContact: boolean } {
   const parts = ["c.workspace_id = ?"];
   const args: (string | number)[] = [workspaceId];
   if (f.id) (parts.push("c.id = ?"), args.push(f.id));
@@ -174,8 +252,32 @@ function whereClause(workspaceId: string, f: ConversationFilter & { id?: string 
   if (f.assigned !== undefined) parts.push(f.assigned ? "c.assignee_id IS NOT NULL" : "c.assignee_id IS NULL");
   if (f.assigneeId) (parts.push("c.assignee_id = ?"), args.push(f.assigneeId));
   if (f.sessionId) (parts.push("c.session_id = ?"), args.push(f.sessionId));
-  return { sql: parts.join(" AND "), args };
+  if (f.status) (parts.push("c.status = ?"), args.push(f.status));
+  if (f.needsReply !== undefined) parts.push(f.needsReply ? "c.last_direction = 'inbound'" : "(c.last_direction IS NULL OR c.last_direction <> 'inbound')");
+  if (f.snoozed) (parts.push(f.snoozed.is ? "c.snoozed_until > ?" : "(c.snoozed_until IS NULL OR c.snoozed_until <= ?)"), args.push(f.snoozed.now));
+  if (f.label) {
+    parts.push(
+      f.labelPlan === "probe"
+        ? "EXISTS (SELECT 1 FROM conversation_labels l WHERE l.workspace_id = ? AND l.label = ? AND l.conversation_id = c.id)"
+        : "c.id IN (SELECT conversation_id FROM conversation_labels WHERE workspace_id = ? AND label = ?)",
+    );
+    args.push(workspaceId, f.label);
+  }
+  if (f.q) {
+    const like = likeOf(db);
+    const term = termOf(f.q);
+    if (f.qPlan === "set") {
+      parts.push(`c.id IN (${qSetSql(like)})`);
+      args.push(workspaceId, term, workspaceId, term, term);
+    } else {
+      parts.push(`(c.phone ${like} ? ESCAPE '\\' OR ct.name ${like} ? ESCAPE '\\' OR ct.push_name ${like} ? ESCAPE '\\')`);
+      args.push(term, term, term);
+    }
+  }
+  return { sql: parts.join(" AND "), args, needsContact: !!f.q && f.qPlan !== "set" };
 }
+
+const CONTACT_JOIN = "LEFT JOIN contacts ct ON ct.id = c.contact_id AND ct.workspace_id = c.workspace_id";
 
 /** A page of conversations with their last message, contact and assignee, most recent first. */
 export async function listConversations(
@@ -183,14 +285,70 @@ export async function listConversations(
   workspaceId: string,
   f: ConversationFilter & { limit: number; offset: number },
 ): Promise<{ rows: ConversationListRow[]; total: number }> {
-  const w = whereClause(workspaceId, f);
+  const w = whereClause(db, workspaceId, f);
   const rows = await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE ${w.sql} ORDER BY c.last_message_at DESC, c.id DESC LIMIT ? OFFSET ?`).all(...w.args, f.limit, f.offset);
-  const total = (await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM conversations c WHERE ${w.sql}`).get(...w.args))!.n;
+  const total = (await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM conversations c ${w.needsContact ? CONTACT_JOIN : ""} WHERE ${w.sql}`).get(...w.args))!.n;
   return { rows, total };
+}
+
+/** The statement of a keyset page (exported so its plan can be tested). */
+export function conversationsKeysetSql(db: DB, workspaceId: string, f: ConversationFilter & { before?: ConversationCursor; after?: ConversationCursor; limit: number }) {
+  const w = whereClause(db, workspaceId, f);
+  const args = [...w.args];
+  let where = w.sql;
+  // row values: both engines turn them into one range of the (…, last_message_at, id) index
+  if (f.before) (where += " AND (c.last_message_at, c.id) < (?, ?)"), args.push(f.before.at, f.before.id);
+  if (f.after) (where += " AND (c.last_message_at, c.id) > (?, ?)"), args.push(f.after.at, f.after.id);
+  const dir = f.after ? "ASC" : "DESC";
+  args.push(f.limit + 1);
+  return { sql: `${LIST_SELECT} WHERE ${where} ORDER BY c.last_message_at ${dir}, c.id ${dir} LIMIT ?`, args };
+}
+
+/** A keyset page (most recent first) and whether more lie beyond it in the walked direction. */
+export async function conversationsKeyset(
+  db: DB,
+  workspaceId: string,
+  f: ConversationFilter & { before?: ConversationCursor; after?: ConversationCursor; limit: number },
+): Promise<{ rows: ConversationListRow[]; hasMore: boolean }> {
+  const q = conversationsKeysetSql(db, workspaceId, f);
+  const rows = await db.prepare<ConversationListRow>(q.sql).all(...q.args);
+  const hasMore = rows.length > f.limit;
+  const page = rows.slice(0, f.limit);
+  return { rows: f.after ? page.reverse() : page, hasMore };
 }
 
 /** One conversation with its last message, contact and assignee. */
 export async function getConversationRow(db: DB, workspaceId: string, id: string): Promise<ConversationListRow | null> {
-  const w = whereClause(workspaceId, { id });
+  const w = whereClause(db, workspaceId, { id });
   return (await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE ${w.sql}`).get(...w.args)) ?? null;
+}
+
+/** Conversations of the workspace by id, with their last message, contact and assignee (unknown ids left out). */
+export async function conversationRowsByIds(db: DB, workspaceId: string, ids: string[]): Promise<ConversationListRow[]> {
+  if (!ids.length) return [];
+  return await db.prepare<ConversationListRow>(`${LIST_SELECT} WHERE c.workspace_id = ? AND c.id IN (${ids.map(() => "?").join(", ")})`).all(workspaceId, ...ids);
+}
+
+/** Sets the fields a member changes by hand; labels go to both the column and conversation_labels. */
+export async function updateConversation(
+  db: DB,
+  workspaceId: string,
+  id: string,
+  p: { status?: ConversationStatus; snoozedUntil?: number | null; labels?: string[]; assigneeId?: string | null },
+  at: number,
+): Promise<void> {
+  await db
+    .update(conversations)
+    .set({
+      ...(p.status !== undefined ? { status: p.status } : {}),
+      ...(p.snoozedUntil !== undefined ? { snoozedUntil: p.snoozedUntil } : {}),
+      ...(p.labels !== undefined ? { labels: p.labels } : {}),
+      ...(p.assigneeId !== undefined ? { assigneeId: p.assigneeId } : {}),
+      updatedAt: at,
+    })
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+    .run();
+  if (p.labels === undefined) return;
+  await db.delete(conversationLabels).where(and(eq(conversationLabels.workspaceId, workspaceId), eq(conversationLabels.conversationId, id))).run();
+  if (p.labels.length) await db.insert(conversationLabels).values(p.labels.map((label) => ({ workspaceId, label, conversationId: id }))).run();
 }

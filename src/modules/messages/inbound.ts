@@ -7,6 +7,7 @@ import { isMediaKind } from "./rich-types.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
 import { touchConversation } from "../inbox/repo.ts";
 import { upsertGroup } from "../groups/repo.ts";
+import { publishConversationUpdated } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
@@ -104,6 +105,8 @@ async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNu
       updatedAt: at,
     };
     await insertMessage(deps.db, ws, row);
+    // the unread count went up, and a closed or snoozed conversation is open again
+    await publishConversationUpdated(deps, ws, conversationId);
     if (msg.undecryptable) {
       // kept in the thread as a placeholder; announced (message_received) once its content arrives
       deps.log.warn("inbound message could not be decrypted; placeholder stored", { sessionId, messageId: id, networkMessageId: msg.networkMessageId });

@@ -24,6 +24,10 @@ export const sendBody = lazySchema(() =>
       type: z.enum(MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
       body: z.string().max(4096).optional(),
+      /** in place of body: a quick reply of the workspace, its variables filled for the recipient's contact */
+      quickReplyId: z.uuid().optional().describe("in place of body: a quick reply of the workspace, its variables filled for the recipient's contact"),
+      /** schedule the send: queued at this time (future, at most 30 days ahead); answered with status scheduled */
+      sendAt: z.iso.datetime({ offset: true, message: "must be an ISO 8601 time (e.g. 2026-12-01T09:00:00Z)" }).optional().describe("schedule the send: queued at this time (future, at most 30 days ahead)"),
       mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
       mediaId: z.uuid().optional(),
       /** base64 (or a data: URI) of the file */
@@ -37,8 +41,9 @@ export const sendBody = lazySchema(() =>
       if (v.to === undefined && v.groupId === undefined) ctx.addIssue({ code: "custom", path: ["to"], message: "is required (or groupId, to send to a group)" });
       if (v.to !== undefined && v.groupId !== undefined) ctx.addIssue({ code: "custom", path: ["groupId"], message: "cannot be combined with to: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
+      if (v.quickReplyId !== undefined && v.body !== undefined) ctx.addIssue({ code: "custom", path: ["quickReplyId"], message: "give body or quickReplyId, not both" });
       if (v.type === "text") {
-        if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
+        if (!v.body?.trim() && v.quickReplyId === undefined) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages (or quickReplyId)" });
         for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
         return;
       }

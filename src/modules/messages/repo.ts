@@ -81,6 +81,13 @@ export async function findMessage(db: DB, workspaceId: string, id: string): Prom
   return r ? flatten(r) : undefined;
 }
 
+/** Messages of the workspace by id (any order; unknown ids are left out). */
+export async function messagesByIds(db: DB, workspaceId: string, ids: string[]): Promise<MessageWithMedia[]> {
+  if (!ids.length) return [];
+  const rows = await db.select(withMedia).from(messages).leftJoin(media, mediaJoin).where(and(eq(messages.workspaceId, workspaceId), inArray(messages.id, ids))).all();
+  return rows.map(flatten);
+}
+
 export interface MessageFilter {
   sessionId?: string;
   phone?: string;

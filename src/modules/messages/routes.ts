@@ -7,6 +7,7 @@ import { ok } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { messageIdParams, messageListQuery, sendBody, type SendBody } from "./model.ts";
 import { acceptSend, getMessage, listMessages } from "./service.ts";
+import { cancelScheduled } from "./scheduled.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { messageDoc, queuedMessageDoc } from "../docs/schemas.ts";
 
@@ -16,7 +17,8 @@ const SEND_DOC = {
   summary: "Send a message (202: queued; Idempotency-Key honoured for 24 h)",
   description:
     "Types text, image, document, audio, video. Media from `mediaUrl` (fetched by the server), `mediaId` (POST /api/v1/media) or `media` (base64) " +
-    "with `mimeType` and `filename`. Caps: image 5 MB, audio and video 16 MB, document 100 MB. 502 CHATAPP_UNAVAILABLE when the session is not connected.",
+    "with `mimeType` and `filename`. Caps: image 5 MB, audio and video 16 MB, document 100 MB. 502 CHATAPP_UNAVAILABLE when the session is not connected. " +
+    "`quickReplyId` in place of `body`: a quick reply filled for the recipient's contact. `sendAt` (future, at most 30 days ahead) schedules the send: 202 with status scheduled, queued at that time; DELETE /api/v1/messages/{id} cancels it until then.",
   responses: envelopeResponses({ status: 202, data: queuedMessageDoc, errors: [404, 409, 502] }),
 };
 
@@ -52,6 +54,21 @@ export function messagesRoutes(deps: AppDeps) {
       params: messageIdParams,
       detail: { summary: "Get a message and its status (API key)", responses: envelopeResponses({ data: messageDoc }) },
     })
+    .delete(
+      "/api/v1/messages/:id",
+      async ({ auth, params }) => {
+        await cancelScheduled(deps, auth.workspaceId, params.id);
+        return ok(await getMessage(deps, auth.workspaceId, params.id), "Scheduled message cancelled");
+      },
+      {
+        jwt: "messaging",
+        params: messageIdParams,
+        detail: {
+          summary: "Cancel a scheduled message (status cancelled); 409 once it is queued or sent",
+          responses: envelopeResponses({ data: messageDoc, errors: [409] }),
+        },
+      },
+    )
     .get("/api/v1/messages/:id", async ({ auth, params }) => ok(await getMessage(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: messageIdParams,

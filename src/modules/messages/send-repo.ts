@@ -15,18 +15,30 @@ function statements(db: DB) {
     ),
     // inbox/repo.ts touchConversation (outbound), with the contact looked up in the same statement
     conversation: db.prepare<{ id: string }>(
-      `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_id, last_message_at, unread_count, created_at, updated_at)
-       VALUES (?, ?, ?, ?, (SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?), ?, ?, 0, ?, ?)
+      `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_id, last_message_at, unread_count, last_direction, created_at, updated_at)
+       VALUES (?, ?, ?, ?, (SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?), ?, ?, 0, 'outbound', ?, ?)
        ON CONFLICT (workspace_id, session_id, phone) DO UPDATE SET
          contact_id = coalesce(excluded.contact_id, conversations.contact_id),
          last_message_id = excluded.last_message_id,
          last_message_at = ${greatest}(conversations.last_message_at, excluded.last_message_at),
+         last_direction = 'outbound',
          updated_at = excluded.updated_at
        RETURNING id`,
     ),
     moveLast: db.prepare(
-      `UPDATE conversations SET last_message_id = ?, last_message_at = ${greatest}(last_message_at, ?), updated_at = ?
+      `UPDATE conversations SET last_message_id = ?, last_message_at = ${greatest}(last_message_at, ?), last_direction = 'outbound', updated_at = ?
        WHERE workspace_id = ? AND id = ?`,
+    ),
+    // the conversation of a scheduled send: made when missing, else left as it is (its last message moves when the send is queued)
+    ensureConversation: db.prepare<{ id: string }>(
+      `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_id, last_message_at, unread_count, last_direction, created_at, updated_at)
+       VALUES (?, ?, ?, ?, (SELECT id FROM contacts WHERE workspace_id = ? AND phone = ?), ?, ?, 0, 'outbound', ?, ?)
+       ON CONFLICT (workspace_id, session_id, phone) DO UPDATE SET updated_at = conversations.updated_at
+       RETURNING id`,
+    ),
+    scheduled: db.prepare(
+      `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, media_id, status, created_by, send_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?)`,
     ),
     // every column not named takes its default (null, attempts 0)
     message: db.prepare(
@@ -63,6 +75,21 @@ export async function touchOutboundConversation(db: DB, workspaceId: string, c: 
  */
 export async function moveLastMessage(db: DB, workspaceId: string, conversationId: string, last: { messageId: string; maxAt: number; at: number }): Promise<void> {
   await stmts(db).moveLast.run(last.messageId, last.maxAt, last.at, workspaceId, conversationId);
+}
+
+/** The conversation a scheduled send belongs to: created when missing (with it as the last message), otherwise unchanged. */
+export async function ensureConversation(db: DB, workspaceId: string, c: { sessionId: string; phone: string; messageId: string; at: number }): Promise<string> {
+  const row = await stmts(db).ensureConversation.get(Bun.randomUUIDv7(), workspaceId, c.sessionId, c.phone, workspaceId, c.phone, c.messageId, c.at, c.at, c.at);
+  return row!.id;
+}
+
+/** Inserts an outbound message as `scheduled`, to be queued at `sendAt`. */
+export async function insertScheduledMessage(
+  db: DB,
+  workspaceId: string,
+  m: { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; mediaId: string | null; createdBy: string; sendAt: number; at: number },
+): Promise<void> {
+  await stmts(db).scheduled.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.mediaId, m.createdBy, m.sendAt, m.at, m.at);
 }
 
 /** Inserts an outbound message as `queued`. */

@@ -14,16 +14,28 @@ import { resolveSendMedia } from "./send-media.ts";
 import { enqueueSender } from "./sender.ts";
 import { requireGroup } from "../groups/service.ts";
 import { messageView } from "./view.ts";
+import { quickReplyText } from "../quick-replies/service.ts";
+import { scheduleSend } from "./scheduled.ts";
+import type { SendAnswer } from "./send-answer.ts";
 
-/** The 202 answer of a send (docs/messages.md). */
-export interface SendAnswer {
-  id: string;
-  status: "queued";
-  sessionId: string;
-  /** the recipient, or the group of a send with groupId */
-  to: string;
-  type: string;
-  createdAt: string;
+export type { SendAnswer } from "./send-answer.ts";
+
+/** How far ahead a send may be scheduled. */
+export const MAX_SCHEDULE_MS = 30 * 86_400_000;
+
+/** The time of a scheduled send: in the future and at most 30 days ahead (400 naming sendAt otherwise). */
+function scheduledTime(sendAt: string, now: number): number {
+  const t = Date.parse(sendAt);
+  if (!(t > now)) throw errors.validation({ sendAt: "must be in the future" });
+  if (t > now + MAX_SCHEDULE_MS) throw errors.validation({ sendAt: "must be at most 30 days ahead" });
+  return t;
+}
+
+/** The session of a scheduled send: it must be the workspace's (404) on a plan that may send (403); it may be offline now. */
+function schedulableSession(session: SendSession | null): SendSession {
+  if (!session) throw errors.notFound("Session");
+  assertStatusCanSend(session.subscriptionStatus);
+  return session;
 }
 
 /** `YYYY-MM` of a time, UTC: the window of the monthly message quota. */
@@ -82,14 +94,18 @@ export async function acceptSend(
     const prior = await replay(deps, ws, idempotencyKey, hash);
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
+  const sendAt = input.sendAt === undefined ? null : scheduledTime(input.sendAt, deps.clock.now().getTime());
+  const sessionCheck = sendAt === null ? usableSession : schedulableSession;
+  // a quick reply becomes the body, filled for the recipient (404 when not the workspace's)
+  if (input.quickReplyId) input = { ...input, body: await quickReplyText(deps, ws, input.quickReplyId, input.to) };
   // media is fetched or stored only for a session that can send; a text send checks it in its group
-  const early = input.type === "text" && !input.groupId ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  const early = input.type === "text" && !input.groupId ? null : sessionCheck(await sessionForSend(deps.db, ws, input.session_id));
   if (input.groupId) await requireGroup(deps, ws, input.session_id, input.groupId);
   const media = await resolveSendMedia(deps, ws, input);
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
       // the session, the plan and the month's usage are read once per group transaction (send-batch.ts)
-      const session = early ?? usableSession(await group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.db, ws, input.session_id)));
+      const session = early ?? sessionCheck(await group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.db, ws, input.session_id)));
       const at = deps.clock.now().getTime();
       const period = monthOf(at);
       const plan = await group.once(`plan:${ws}`, async () => planInForce(deps, ws));
@@ -100,6 +116,12 @@ export async function acceptSend(
       group.writing(); // nothing below refuses a send but a repeated Idempotency-Key (which has a savepoint)
       if (media?.prepared) await commitMedia(deps, media.prepared);
       const id = Bun.randomUUIDv7();
+      if (sendAt !== null) {
+        const answer = await scheduleSend(deps, ws, { id, session, input, mediaId: media?.mediaId ?? null, createdBy: caller.actorId, sendAt, at });
+        if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
+        group.count(usageKey);
+        return answer;
+      }
       const conversationId = await groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
       await insertQueuedMessage(deps.db, ws, {
         id,
@@ -115,14 +137,7 @@ export async function acceptSend(
         at,
       });
       await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
-      const answer: SendAnswer = {
-        id,
-        status: "queued",
-        sessionId: session.id,
-        to: input.to,
-        type: input.type,
-        createdAt: new Date(at).toISOString(),
-      };
+      const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString(), sendAt: null };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
       return answer;

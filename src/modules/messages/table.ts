@@ -7,8 +7,11 @@ export const MESSAGE_TYPES = ["text", "image", "document", "audio", "video"] as 
 /** Types a stored message may have: inbound (and phone-sent) reactions, locations and contact cards too. */
 export const STORED_MESSAGE_TYPES = [...MESSAGE_TYPES, "reaction", "location", "contact"] as const;
 export const DIRECTIONS = ["outbound", "inbound"] as const;
-/** Outbound: queued -> sent -> delivered -> read, or failed. Inbound messages are `received`. */
-export const MESSAGE_STATUSES = ["queued", "sent", "delivered", "read", "failed", "received"] as const;
+/**
+ * Outbound: queued -> sent -> delivered -> read, or failed; a send with `sendAt` waits as
+ * `scheduled` until then (or is `cancelled`). Inbound messages are `received`.
+ */
+export const MESSAGE_STATUSES = ["queued", "sent", "delivered", "read", "failed", "received", "scheduled", "cancelled"] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /**
@@ -54,6 +57,8 @@ export const messages = sqliteTable(
     /** the auto-reply that sent it (docs/automations.md), else null; no foreign key, as for campaigns */
     automationId: text("automation_id"),
     createdAt: integer("created_at").notNull(),
+    /** a scheduled send: when it is queued (unix ms); null for the others */
+    sendAt: integer("send_at"),
     sentAt: integer("sent_at"),
     deliveredAt: integer("delivered_at"),
     readAt: integer("read_at"),

@@ -36,6 +36,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia, audi
     automationId: m.automationId,
     error: m.status === "failed" && m.errorCode ? { code: m.errorCode, message: m.errorMessage ?? "" } : null,
     createdAt: iso(m.createdAt),
+    sendAt: iso(m.sendAt ?? null),
     sentAt: iso(m.sentAt),
     deliveredAt: iso(m.deliveredAt),
     readAt: iso(m.readAt),

@@ -8,6 +8,7 @@ import { receiveInbound } from "./inbound.ts";
 import { applyReceipt } from "./receipts.ts";
 import { findSession } from "./repo.ts";
 import { OutboundSender, sessionGate, sweepQueued } from "./sender.ts";
+import { scheduledHandler } from "./scheduled.ts";
 
 export interface MessagingServices {
   periodic: PeriodicJob[];
@@ -24,6 +25,7 @@ export interface MessagingServices {
 export function messagingServices(deps: AppDeps): MessagingServices {
   const sender = new OutboundSender(deps);
   deps.jobs.register(sender.handler());
+  deps.jobs.register(scheduledHandler(deps));
   // a session's inbound messages and receipts are handled one after another, in arrival order
   // (a read receipt may arrive before its delivered one; each must see the other's result)
   const chains = new Map<string, Promise<void>>();

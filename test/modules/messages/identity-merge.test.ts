@@ -61,6 +61,36 @@ test("the LID's contact, conversations (renamed or folded per session) and messa
   expect(await mergeIdentity(t.deps, a.id, LID, PN)).toEqual({ contactId: pnContact.id, conversations: 0, messages: 0 });
 });
 
+test("a folded conversation's labels and internal notes move to the one it is folded into", async () => {
+  const ws = await createWorkspace(t);
+  const s = await connectedSession(t, ws);
+  const LID = "201575769720003@lid";
+  const PN = "919800000225";
+  await inbound(s.id, PN, "by number");
+  t.clock.advance(1000);
+  await inbound(s.id, LID, "by lid");
+  const token = ws.owner.token;
+  const [byPn] = await q("SELECT id FROM conversations WHERE session_id = ? AND phone = ?", s.id, PN);
+  const [byLid] = await q("SELECT id FROM conversations WHERE session_id = ? AND phone = ?", s.id, LID);
+  expect((await t.request("PATCH", `/api/v1/inbox/conversations/${byPn.id}`, { token, body: { labels: ["lead"] } })).status).toBe(200);
+  expect((await t.request("PATCH", `/api/v1/inbox/conversations/${byLid.id}`, { token, body: { labels: ["vip", "lead"] } })).status).toBe(200);
+  expect((await t.request("POST", `/api/v1/inbox/conversations/${byLid.id}/notes`, { token, body: { body: "asked for a callback" } })).status).toBe(201);
+
+  await mergeIdentity(t.deps, s.id, LID, PN);
+
+  const kept = await t.request("GET", `/api/v1/inbox/conversations/${byPn.id}`, { token });
+  expect(kept.body.data.labels.sort()).toEqual(["lead", "vip"]);
+  expect((await q("SELECT label FROM conversation_labels WHERE conversation_id = ? ORDER BY label", byPn.id)).map((r) => r.label)).toEqual(["lead", "vip"]);
+  expect(await q("SELECT count(*) AS n FROM conversation_labels WHERE conversation_id = ?", byLid.id)).toEqual([{ n: 0 }]);
+  const thread = await t.request("GET", `/api/v1/inbox/conversations/${byPn.id}/messages`, { token });
+  expect(thread.body.data.map((m: { type: string; body: string }) => [m.type, m.body])).toEqual([
+    ["note", "asked for a callback"],
+    ["text", "by lid"],
+    ["text", "by number"],
+  ]);
+  expect((await t.request("GET", `/api/v1/inbox/conversations/${byLid.id}`, { token })).status).toBe(404);
+});
+
 test("a failure half-way rolls the whole merge back, on either engine", async () => {
   const ws = await createWorkspace(t);
   const s = await connectedSession(t, ws);

@@ -40,7 +40,7 @@ describe("each message type over the sim network, through to read", () => {
       const to = `9190000${String(cases.findIndex((c) => c[0] === type)).padStart(5, "0")}`;
       const r = await send({ ...body, to });
       expect(r.status).toBe(202);
-      expect(r.body.data).toEqual({ id: r.body.data.id, status: "queued", sessionId: session.id, to, type, createdAt: r.body.data.createdAt });
+      expect(r.body.data).toEqual({ id: r.body.data.id, status: "queued", sessionId: session.id, to, type, createdAt: r.body.data.createdAt, sendAt: null });
       const id = r.body.data.id as string;
       expect((await statusOf(t, id))).toBe("queued");
       await drain(t);
