@@ -99,6 +99,11 @@ function buildConfigSchema() {
     /** How often the sim network replaces a pending QR code, and how many it shows before giving up. */
     simQrRotateMs: int(100, 600_000).default(20_000),
     simQrMaxRotations: int(1, 100).default(6),
+    /**
+     * With `--network sim`: the address of a separate sim network process (`parley sim-network`)
+     * the node links its sessions through; unset, the sim runs inside the node.
+     */
+    simUrl: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional()),
     /** How long POST connect waits for the first QR (or the link) before answering qr_pending anyway. */
     sessionConnectWaitMs: int(0, 120_000).default(15_000),
     /** Longest gap between two sessions reconnecting at start-up (each gap is drawn from 20-100 % of it). */

@@ -1,5 +1,7 @@
-import { appendLine } from "./append-line.ts";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { BoundedMap, SentRing } from "./bounded.ts";
+import { LineLog } from "./line-log.ts";
+import { sentLogHas } from "./sent-search.ts";
 import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
 import {
@@ -25,13 +27,31 @@ export interface SimOptions {
   /**
    * When set, the network's state survives a restart: linked devices in
    * `<dataDir>/sim-network.json`, and what the network accepted in `<dataDir>/sim-sent.jsonl`
-   * (append-only), so a resend with a known `clientMessageId` is recognised instead of
-   * delivered twice.
+   * (append-only, written asynchronously in whole lines), so a resend with a known
+   * `clientMessageId` is recognised instead of delivered twice.
    */
   dataDir?: string;
+  /** Sent messages kept in memory (`sent`), newest first out of mind; the log on disk has them all. */
+  sentRingSize: number;
+  /** Media bytes the kept sent messages may hold together. */
+  sentRingMediaBytes: number;
+  /** The `clientMessageId`s remembered to recognise a resend (the newest; also read back from the log's tail at start). */
+  resendWindow: number;
 }
 
-const DEFAULTS: SimOptions = { qrRotateMs: 20_000, qrMaxRotations: 6, autoReceipts: false, receiptDelayMs: 50, latencyMs: 5 };
+const DEFAULTS: SimOptions = {
+  qrRotateMs: 20_000,
+  qrMaxRotations: 6,
+  autoReceipts: false,
+  receiptDelayMs: 50,
+  latencyMs: 5,
+  sentRingSize: 5_000,
+  sentRingMediaBytes: 32 * 1024 * 1024,
+  resendWindow: 50_000,
+};
+
+/** Bytes of the sent log's tail read at start to remember recent `clientMessageId`s. */
+const TAIL_BYTES = 16 * 1024 * 1024;
 
 interface SimSession {
   state: "connecting" | "qr" | "connected";
@@ -56,7 +76,8 @@ export interface SimSent {
 export class SimDriver implements NetworkDriver {
   readonly name = "sim" as const;
   readonly opts: SimOptions;
-  readonly sent: SimSent[] = [];
+  /** the newest sent messages (a bounded ring: see `sentRingSize`; the log on disk has every one) */
+  readonly sent: SentRing<SimSent>;
   /** the number checks the network answered, in order (tests count the batches; the last 1000 are kept) */
   readonly checks: { sessionId: string; phones: string[] }[] = [];
   private emitter = new DriverEmitter();
@@ -64,25 +85,50 @@ export class SimDriver implements NetworkDriver {
   /** The network's side of linked devices: credentials -> phone number. */
   private devices = new Map<string, string>();
   private timers = new Set<ReturnType<typeof setTimeout>>();
-  /** clientMessageId -> networkMessageId of every accepted message */
-  private byClientId = new Map<string, string>();
+  /** clientMessageId -> networkMessageId of the recently accepted messages */
+  private byClientId: BoundedMap<string, string>;
+  /** sends under way by clientMessageId: a resend racing its original gets the original's id */
+  private sending = new Map<string, Promise<{ networkMessageId: string }>>();
+  private sentLog: LineLog | null;
   /** numbers that are not on the network (every other number is) */
   private absent = new Set<string>();
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
+    this.sent = new SentRing(this.opts.sentRingSize, this.opts.sentRingMediaBytes);
+    this.byClientId = new BoundedMap(this.opts.resendWindow);
     this.loadDevices();
     const log = this.sentLogFile();
-    if (log && existsSync(log)) {
-      for (const line of readFileSync(log, "utf8").split("\n")) {
-        if (!line.trim()) continue;
-        try {
-          const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
-          this.sent.push({ sessionId: e.sessionId, networkMessageId: e.networkMessageId, message: { to: e.to, type: e.type, text: e.text, clientMessageId: e.clientMessageId }, at: new Date(e.at) });
-          if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
-        } catch {
-          // a line torn by a crash mid-write: the send it describes never returned
-        }
+    this.sentLog = log ? new LineLog(log) : null;
+    if (log && existsSync(log)) this.loadTail(log);
+  }
+
+  /** The newest sends of the log (its last TAIL_BYTES): what a resend after a restart may repeat. */
+  private loadTail(log: string): void {
+    const fd = openSync(log, "r");
+    let text: string;
+    try {
+      const size = fstatSync(fd).size;
+      const start = Math.max(0, size - TAIL_BYTES);
+      const buf = Buffer.alloc(size - start);
+      for (let done = 0; done < buf.length; ) {
+        const n = readSync(fd, buf, done, buf.length - done, start + done);
+        if (n === 0) break;
+        done += n;
+      }
+      text = buf.toString("utf8");
+      if (start > 0) text = text.slice(text.indexOf("\n") + 1); // the first line is cut
+    } finally {
+      closeSync(fd);
+    }
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
+        this.sent.add({ sessionId: e.sessionId, networkMessageId: e.networkMessageId, message: { to: e.to, type: e.type, text: e.text, clientMessageId: e.clientMessageId }, at: new Date(e.at) });
+        if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+      } catch {
+        // a line torn by a crash mid-write: the send it describes never returned
       }
     }
   }
@@ -144,18 +190,31 @@ export class SimDriver implements NetworkDriver {
       throw new NetworkError(`simulated failure: ${s.failNext.code}`, true, s.failNext.code);
     }
     if (this.absent.has(message.to)) throw new NetworkError("the number is not on the network", false, "not_on_network");
-    const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
+    const cid = message.clientMessageId;
+    const known = cid ? this.byClientId.get(cid) : undefined;
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
+    const under = cid ? this.sending.get(cid) : undefined;
+    if (under) return under;
+    const accepted = this.accept(sessionId, message);
+    if (!cid) return accepted;
+    this.sending.set(cid, accepted);
+    try {
+      return await accepted;
+    } finally {
+      this.sending.delete(cid);
+    }
+  }
+
+  private async accept(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }> {
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
     const at = new Date();
-    const log = this.sentLogFile();
-    if (log) {
+    if (this.sentLog) {
       const { to, type, text, clientMessageId } = message;
       // whole lines only: a send the disk refused is not in the log (and failed), the next one starts clean
-      appendLine(log, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }));
+      await this.sentLog.append(JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }));
     }
     if (message.clientMessageId) this.byClientId.set(message.clientMessageId, networkMessageId);
-    this.sent.push({ sessionId, networkMessageId, message, at });
+    this.sent.add({ sessionId, networkMessageId, message, at });
     if (this.opts.autoReceipts) {
       this.later(this.opts.receiptDelayMs, () => this.receipt(sessionId, networkMessageId, "delivered"));
       this.later(this.opts.receiptDelayMs * 2, () => this.receipt(sessionId, networkMessageId, "read"));
@@ -168,6 +227,7 @@ export class SimDriver implements NetworkDriver {
     this.timers.clear();
     for (const s of this.sessions.values()) this.clearQr(s);
     this.sessions.clear();
+    await this.sentLog?.flush();
   }
 
   // ---- the network's side, driven by the sim routes, `parley sim` and tests ----
@@ -259,14 +319,26 @@ export class SimDriver implements NetworkDriver {
     this.saveDevices();
   }
 
+  /** The number a stored link (credentials) belongs to, if the network still knows it. */
+  phoneOf(credentials: string): string | undefined {
+    return this.devices.get(credentials);
+  }
+
   /** The network's state of a session (sim routes check it before acting). */
   stateOf(sessionId: string): "connecting" | "qr" | "connected" | undefined {
     return this.sessions.get(sessionId)?.state;
   }
 
-  /** Whether the sim network accepted a send with this id (receipts refer to it). */
-  hasSent(sessionId: string, networkMessageId: string): boolean {
-    return this.sent.some((m) => m.sessionId === sessionId && m.networkMessageId === networkMessageId);
+  /**
+   * Whether the sim network accepted a send with this id (receipts refer to it): the kept sends,
+   * then the log on disk (read in chunks, never whole into memory).
+   */
+  async hasSent(sessionId: string, networkMessageId: string): Promise<boolean> {
+    if (this.sent.some((m) => m.sessionId === sessionId && m.networkMessageId === networkMessageId)) return true;
+    const log = this.sentLogFile();
+    if (!log || !existsSync(log)) return false;
+    await this.sentLog?.flush();
+    return sentLogHas(log, sessionId, networkMessageId);
   }
 
   private unlink(credentials: string | undefined): void {
