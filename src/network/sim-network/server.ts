@@ -32,6 +32,8 @@ export interface SimNetworkOptions {
 }
 
 export interface SimNetwork {
+  /** the network itself (tests look at what it accepted) */
+  readonly sim: SimDriver;
   readonly port: number;
   readonly url: string;
   /** Ends every link (`closed`), writes the logs out and stops listening. */
@@ -153,6 +155,7 @@ export function startSimNetwork(opts: SimNetworkOptions): SimNetwork {
   });
 
   return {
+    sim,
     port: server.port!,
     url: `http://${opts.host ?? "127.0.0.1"}:${server.port}`,
     async stop() {
