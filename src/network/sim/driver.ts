@@ -47,7 +47,7 @@ const DEFAULTS: SimOptions = {
   latencyMs: 5,
   sentRingSize: 5_000,
   sentRingMediaBytes: 32 * 1024 * 1024,
-  resendWindow: 50_000,
+  resendWindow: 10_000,
 };
 
 /** Bytes of the sent log's tail read at start to remember recent `clientMessageId`s. */
