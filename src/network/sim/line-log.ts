@@ -1,6 +1,7 @@
+import * as nodeFs from "node:fs";
 import { mkdirSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { promisify } from "node:util";
 
 interface Batch {
   lines: string[];
@@ -14,14 +15,14 @@ interface Batch {
  * its line is in the file. Lines are whole or absent: a write the disk cuts short (ENOSPC, a
  * file size limit) is taken back by truncating to the length before it, and its appends reject;
  * a file whose last line was torn by a crash gets a line break first. A crash loses at most the
- * lines not yet written (whose appends had not resolved). `close` writes what is queued.
+ * lines not yet written (whose appends had not resolved). `close` writes what is queued. The file is
+ * opened for each write and closed after it.
  */
 export class LineLog {
-  private handle: FileHandle | null = null;
-  private size = -1;
   private queued: Batch = { lines: [], done: [] };
   private writing: Promise<void> | null = null;
   private closed = false;
+  private dirMade = false;
 
   constructor(readonly path: string) {}
 
@@ -40,12 +41,10 @@ export class LineLog {
     while (this.writing) await this.writing;
   }
 
-  /** Writes what is queued and closes the file. */
+  /** Writes what is queued; appends after it are refused. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
-    await this.handle?.close().catch(() => {});
-    this.handle = null;
   }
 
   private take(): Batch {
@@ -70,33 +69,43 @@ export class LineLog {
     }
   }
 
+  /** One batch: the file is opened for it and closed after (no descriptor outlives a write). */
   private async write(text: string): Promise<void> {
-    if (!this.handle) {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      this.handle = await open(this.path, "a+", 0o600);
-    }
-    const h = this.handle;
-    if (this.size < 0) {
-      this.size = (await h.stat()).size;
-      if (this.size > 0) {
+    if (!this.dirMade) mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    this.dirMade = true;
+    const fd = await fs.open(this.path, "a+", 0o600);
+    try {
+      const size = (await fs.fstat(fd)).size;
+      if (size > 0) {
         const last = Buffer.alloc(1);
-        await h.read(last, 0, 1, this.size - 1);
+        await fs.read(fd, last, 0, 1, size - 1);
         if (last[0] !== 0x0a) text = "\n" + text; // a line torn by a crash: never glue onto it
       }
-    }
-    const bytes = Buffer.from(text);
-    const start = this.size;
-    try {
-      for (let done = 0; done < bytes.length; ) done += (await h.write(bytes, done, bytes.length - done, start + done)).bytesWritten;
-      this.size = start + bytes.length;
-    } catch (err) {
+      const bytes = Buffer.from(text);
       try {
-        await h.truncate(start); // freeing space: this works on a full disk
-      } catch {
-        // the fragment stays; the next write starts on a line of its own
+        for (let done = 0; done < bytes.length; ) done += await fs.write(fd, bytes, done, bytes.length - done);
+      } catch (err) {
+        try {
+          await fs.ftruncate(fd, size); // freeing space: this works on a full disk
+        } catch {
+          // the fragment stays; the next write starts on a line of its own
+        }
+        throw err;
       }
-      this.size = -1;
-      throw err;
+    } finally {
+      await fs.close(fd);
     }
   }
 }
+
+/** node:fs calls on plain descriptors, as promises (a FileHandle must not be left to the GC). */
+const fs = {
+  open: promisify(nodeFs.open),
+  fstat: promisify(nodeFs.fstat),
+  read: (fd: number, buf: Buffer, off: number, len: number, pos: number) =>
+    new Promise<number>((res, rej) => nodeFs.read(fd, buf, off, len, pos, (err, n) => (err ? rej(err) : res(n)))),
+  write: (fd: number, buf: Buffer, off: number, len: number) =>
+    new Promise<number>((res, rej) => nodeFs.write(fd, buf, off, len, null, (err, n) => (err ? rej(err) : res(n)))),
+  ftruncate: promisify(nodeFs.ftruncate),
+  close: promisify(nodeFs.close),
+};
