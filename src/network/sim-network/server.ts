@@ -110,7 +110,7 @@ export function startSimNetwork(opts: SimNetworkOptions): SimNetwork {
       log.record({ sessionId, phone: ws.data.phone, node: ws.data.node, event: "open" });
       await sim.connect(sessionId, { credentials: f.credentials });
     } else if (f.t === "call") {
-      const op = LINK_OPS[f.op];
+      const op = Object.hasOwn(LINK_OPS, f.op) ? LINK_OPS[f.op] : undefined;
       try {
         if (!op) throw new Error(`unknown operation ${f.op}`);
         if (links.get(sessionId) !== ws) throw new Error("this link was replaced");
