@@ -235,6 +235,7 @@ function crossCheck(c: z.infer<ConfigSchema>): string | null {
   const oidc = [c.oidcIssuer, c.oidcAudience, c.oidcJwksUrl].filter(Boolean).length;
   if (oidc > 0 && oidc < 3) return "{oidcIssuer}, {oidcAudience} and {oidcJwksUrl} go together: set all three or none";
   if (!!c.razorpayKeyId !== !!c.razorpayKeySecret) return "{razorpayKeyId} and {razorpayKeySecret} go together: set both or neither";
+  if (c.simUrl && c.network !== "sim") return "{simUrl} links the sim network: it needs network sim (--network sim)";
   if (c.webhookCaFile && !existsSync(c.webhookCaFile)) return `{webhookCaFile}: no file at ${c.webhookCaFile}`;
   if (c.defaultCountry && !isKnownCountry(c.defaultCountry)) return `{defaultCountry}: ${c.defaultCountry} is not a country with phone numbers (two letters such as IN, GB or US)`;
   if (existsSync(c.dataDir) && !statSync(c.dataDir).isDirectory()) return `{dataDir}: ${c.dataDir} is a file, not a directory`;
