@@ -85,12 +85,13 @@ export function caller(server: () => ChildServer, token: string): Caller {
 /** Creates a session on the node and pairs it through the sim routes (a phone scans the QR). */
 export async function pair(call: Caller, phone: string, name = "linked"): Promise<string> {
   const created = await call("POST", "/api/v1/chatapp", { name });
-  expect(created.status).toBe(201);
+  expect({ status: created.status, error: created.body.message }).toEqual({ status: 201, error: expect.any(String) });
   const sid = created.body.data.id as string;
-  expect((await call("POST", `/api/v1/chatapp/${sid}/connect`)).status).toBe(200);
+  const connect = await call("POST", `/api/v1/chatapp/${sid}/connect`);
+  expect({ status: connect.status, error: connect.body.message }).toEqual({ status: 200, error: expect.any(String) });
   await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200);
   const scanned = await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: phone });
-  expect(scanned.status).toBe(200);
+  expect({ status: scanned.status, error: scanned.body.message }).toEqual({ status: 200, error: expect.any(String) });
   await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
   return sid;
 }

@@ -77,9 +77,10 @@ test.skipIf(testEngine !== "postgres")("PostgreSQL only (nodes share its databas
     const viaOther = caller(() => other, token);
     // the message is stored by the node holding the link; the other answers once it sees the row
     const inbound = await viaOther("POST", `/api/sim/sessions/${sid}/inbound`, { from: "919822250003", text: "via the other node" });
-    expect(inbound.status).toBe(200);
+    expect({ status: inbound.status, error: inbound.body.message }).toEqual({ status: 200, error: expect.any(String) });
     expect((await call("GET", `/api/v1/messages/${inbound.body.data.messageId}`)).body.data).toMatchObject({ direction: "inbound", body: "via the other node" });
-    expect((await viaOther("POST", `/api/sim/sessions/${sid}/fail`, { count: 1 })).status).toBe(200);
+    const failed = await viaOther("POST", `/api/sim/sessions/${sid}/fail`, { count: 1 });
+    expect({ status: failed.status, error: failed.body.message }).toEqual({ status: 200, error: expect.any(String) });
   } finally {
     other.proc.kill("SIGKILL");
     await other.proc.exited;
