@@ -2,10 +2,8 @@
 // inbound messages and receipts go through it, the sim routes answer through the node, and a
 // node killed with -9 leaves a link closed as `gone`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { testEngine } from "../../helpers/postgres.ts";
 import { prepareDataDir, serverData, until, type ServerData } from "../../helpers/crash.ts";
 import type { ChildServer } from "../../helpers/process.ts";
 import { readSimSent } from "../../helpers/sim-sent.ts";
@@ -17,12 +15,11 @@ let net: SimNetworkProcess;
 let data: ServerData;
 let node: ChildServer;
 let call: Caller;
-let token: string;
 
 beforeAll(async () => {
   net = await spawnSimNetwork();
   data = await serverData("parley-simnet-node-");
-  token = await prepareDataDir(data);
+  const token = await prepareDataDir(data);
   node = await data.spawn({ env: ENV, args: ["--sim-url", net.url] });
   call = caller(() => node, token);
 });
@@ -68,23 +65,6 @@ test("a node linked to the sim network process: pair, send, inbound and receipts
   expect(unknown.status).toBe(404);
   // not waiting for a QR any more: 409, as with the sim inside the node
   expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: "919811150001" })).status).toBe(409);
-}, 90_000);
-
-test.skipIf(testEngine !== "postgres")("PostgreSQL only (nodes share its database): another node answers the sim routes for a session the first node holds", async () => {
-  const sid = await pair(call, "919811150002", "held by the first");
-  const other = await data.spawn({ env: ENV, args: ["--sim-url", net.url], dataDir: mkdtempSync(join(tmpdir(), "parley-simnet-other-")) });
-  try {
-    const viaOther = caller(() => other, token);
-    // the message is stored by the node holding the link; the other answers once it sees the row
-    const inbound = await viaOther("POST", `/api/sim/sessions/${sid}/inbound`, { from: "919822250003", text: "via the other node" });
-    expect({ status: inbound.status, error: inbound.body.message }).toEqual({ status: 200, error: expect.any(String) });
-    expect((await call("GET", `/api/v1/messages/${inbound.body.data.messageId}`)).body.data).toMatchObject({ direction: "inbound", body: "via the other node" });
-    const failed = await viaOther("POST", `/api/sim/sessions/${sid}/fail`, { count: 1 });
-    expect({ status: failed.status, error: failed.body.message }).toEqual({ status: 200, error: expect.any(String) });
-  } finally {
-    other.proc.kill("SIGKILL");
-    await other.proc.exited;
-  }
 }, 90_000);
 
 test("kill -9 of the node: the sim network closes its link as gone", async () => {
