@@ -20,6 +20,8 @@ export interface RemoteSimOptions {
   node: string;
   /** wait before relinking after the sim network went away */
   relinkMs?: number;
+  /** how long opening a link may take */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -96,13 +98,17 @@ export class RemoteSimDriver implements NetworkDriver, SimControlled {
     this.links.set(sessionId, link);
     ws.onmessage = (m) => this.onFrame(sessionId, link, JSON.parse(String(m.data)) as SimFrame);
     let opened = false;
+    // an address that never answers: given up like one that refuses
+    const timeout = setTimeout(() => opened || ws.close(), this.opts.connectTimeoutMs ?? 10_000);
     return new Promise<void>((resolve, reject) => {
       ws.onopen = () => {
         opened = true;
+        clearTimeout(timeout);
         this.frame(link, { t: "open", credentials });
         resolve();
       };
       ws.onclose = (c) => {
+        clearTimeout(timeout);
         closed();
         for (const call of link.calls.values()) call.reject(new NetworkError("the sim network link closed", true, "not_connected"));
         link.calls.clear();

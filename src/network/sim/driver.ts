@@ -31,7 +31,7 @@ export interface SimOptions {
    * `clientMessageId` is recognised instead of delivered twice.
    */
   dataDir?: string;
-  /** Sent messages kept in memory (`sent`), newest first out of mind; the log on disk has them all. */
+  /** Sent messages kept in memory (`sent`, the oldest dropped first); the log on disk has them all. */
   sentRingSize: number;
   /** Media bytes the kept sent messages may hold together. */
   sentRingMediaBytes: number;
@@ -51,7 +51,7 @@ const DEFAULTS: SimOptions = {
 };
 
 /** Bytes of the sent log's tail read at start to remember recent `clientMessageId`s. */
-const TAIL_BYTES = 16 * 1024 * 1024;
+const TAIL_BYTES = 4 * 1024 * 1024; // about 15,000 lines of text sends: more than the resend window
 
 interface SimSession {
   state: "connecting" | "qr" | "connected";

@@ -128,3 +128,17 @@ test("the control route refuses unknown operations and bad bodies; a link needs 
   expect((await fetch(`${net.url}/link`)).status).toBe(400);
   expect((await fetch(`${net.url}/health`)).status).toBe(200);
 });
+
+test("a sim network that cannot be reached: connect fails at once (transient), nothing is retried behind the caller's back", async () => {
+  const closed = Bun.serve({ port: 0, fetch: () => new Response("") });
+  const url = `http://127.0.0.1:${closed.port}`;
+  closed.stop(true); // a port nobody listens on
+  const driver = new RemoteSimDriver({ url, node: "a", relinkMs: 10 });
+  const events: DriverEvent[] = [];
+  driver.onEvent((e) => events.push(e));
+  await expect(driver.connect("s1", { credentials: null })).rejects.toMatchObject({ code: "sim_unreachable", transient: true });
+  await expect(driver.simControl.stateOf("s1")).rejects.toMatchObject({ code: "sim_unreachable" });
+  await Bun.sleep(50);
+  expect(events).toEqual([]);
+  await driver.shutdown();
+});
