@@ -48,6 +48,7 @@ export const SETTING_HELP: Partial<Record<ConfigKey, string>> = {
   simAutoReceipts: "the sim network sends receipts by itself",
   simQrRotateMs: "the sim network replaces a pending QR this often",
   simQrMaxRotations: "QR codes the sim shows before pairing times out",
+  simUrl: "a separate sim network process (parley sim-network) the node links through; unset: the sim runs inside the node",
   sessionConnectWaitMs: "POST connect waits this long for the first QR or the link",
   sessionRestoreGapMs: "at start-up sessions reconnect one after another, 20-100 % of this apart",
   wsPingIntervalMs: "keepalive ping interval on /api/ws",

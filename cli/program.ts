@@ -13,6 +13,7 @@ import { planCommand } from "./plan.ts";
 import { pairCommand } from "./pair-command.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { simCommand } from "./sim.ts";
+import { simNetworkCommand } from "./sim-network.ts";
 import { serveCommand } from "./serve.ts";
 import { usersCommand } from "./users.ts";
 import { workspacesCommand } from "./workspaces.ts";
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   sessionsCommand(program);
   nodesCommand(program);
   simCommand(program);
+  simNetworkCommand(program);
   opsCommands(program);
   campaignsCommand(program);
   contactsCommand(program);

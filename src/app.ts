@@ -17,7 +17,7 @@ import { sessionRoutes } from "./modules/sessions/routes.ts";
 import { numberRoutes } from "./modules/numbers/routes.ts";
 import { groupRoutes } from "./modules/groups/routes.ts";
 import { simRoutes } from "./modules/sim/routes.ts";
-import { SimDriver } from "./network/sim/driver.ts";
+import { simControlOf } from "./network/sim/control.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { contactsRoutes } from "./modules/contacts/routes.ts";
 import { segmentRoutes } from "./modules/segments/routes.ts";
@@ -77,9 +77,15 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(segmentRoutes(deps))
     .use(automationRoutes(deps))
     // the sim network's routes (docs/network-drivers.md) exist only while the server runs on it
-    .use(deps.network instanceof SimDriver ? simRoutes(deps, deps.network) : new Elysia());
+    .use(simRoutesOf(deps));
   routes = () => app.routes;
   return app;
+}
+
+/** The sim network's routes, when the node runs on it (in this process or linked to a sim network process). */
+function simRoutesOf(deps: AppDeps) {
+  const control = simControlOf(deps.network);
+  return control ? simRoutes(deps, control) : new Elysia();
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -114,6 +114,11 @@ function buildConfigSchema() {
     /** How often the sim network replaces a pending QR code, and how many it shows before giving up. */
     simQrRotateMs: int(100, 600_000).default(20_000),
     simQrMaxRotations: int(1, 100).default(6),
+    /**
+     * With `--network sim`: the address of a separate sim network process (`parley sim-network`)
+     * the node links its sessions through; unset, the sim runs inside the node.
+     */
+    simUrl: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional()),
     /** How long POST connect waits for the first QR (or the link) before answering qr_pending anyway. */
     sessionConnectWaitMs: int(0, 120_000).default(15_000),
     /** Longest gap between two sessions reconnecting at start-up (each gap is drawn from 20-100 % of it). */
@@ -245,6 +250,7 @@ function crossCheck(c: z.infer<ConfigSchema>): string | null {
   const oidc = [c.oidcIssuer, c.oidcAudience, c.oidcJwksUrl].filter(Boolean).length;
   if (oidc > 0 && oidc < 3) return "{oidcIssuer}, {oidcAudience} and {oidcJwksUrl} go together: set all three or none";
   if (!!c.razorpayKeyId !== !!c.razorpayKeySecret) return "{razorpayKeyId} and {razorpayKeySecret} go together: set both or neither";
+  if (c.simUrl && c.network !== "sim") return "{simUrl} links the sim network: it needs network sim (--network sim)";
   if (c.webhookCaFile && !existsSync(c.webhookCaFile)) return `{webhookCaFile}: no file at ${c.webhookCaFile}`;
   if (c.defaultCountry && !isKnownCountry(c.defaultCountry)) return `{defaultCountry}: ${c.defaultCountry} is not a country with phone numbers (two letters such as IN, GB or US)`;
   if (existsSync(c.dataDir) && !statSync(c.dataDir).isDirectory()) return `{dataDir}: ${c.dataDir} is a file, not a directory`;

@@ -45,6 +45,13 @@ describe("config", () => {
     expect(c.corsOrigins).toEqual(["https://a.com", "https://b.com"]);
   });
 
+  test("simUrl: an http(s) URL of a sim network process, only with network sim", () => {
+    expect(loadConfig({ network: "sim", simUrl: "http://127.0.0.1:4500" }).simUrl).toBe("http://127.0.0.1:4500");
+    expect(loadConfig({}, { PARLEY_NETWORK: "sim", PARLEY_SIM_URL: "" }).simUrl).toBeUndefined();
+    expect(() => loadConfig({ network: "sim", simUrl: "ws://127.0.0.1:4500" })).toThrow(/simUrl .*must be an http/);
+    expect(() => loadConfig({ simUrl: "http://127.0.0.1:4500" })).toThrow(/simUrl \(--sim-url \/ PARLEY_SIM_URL\) links the sim network: it needs network sim/);
+  });
+
   test("the config is frozen", () => {
     const c = loadConfig();
     expect(Object.isFrozen(c)).toBe(true);

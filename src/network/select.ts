@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { NetworkDriver } from "./driver.ts";
@@ -5,6 +6,10 @@ import { SimDriver } from "./sim/driver.ts";
 
 /** The driver named by `--network`. */
 export async function createNetwork(config: Config, log: Logger, dataDir: string): Promise<NetworkDriver> {
+  if (config.network === "sim" && config.simUrl) {
+    const { RemoteSimDriver } = await import("./sim-network/remote-driver.ts");
+    return new RemoteSimDriver({ url: config.simUrl, node: process.env.PARLEY_NODE_ID || `${hostname()}-${process.pid}` });
+  }
   if (config.network === "sim") {
     return new SimDriver({
       autoReceipts: config.simAutoReceipts,

@@ -23,7 +23,7 @@ test("the sim network's groups: listed for their session only, sends to a group 
   expect(await sim.listGroups("s2")).toEqual([]);
 
   const sent = await sim.send("s1", { to: g.id, type: "text", text: "hello crew" });
-  expect(sim.hasSent("s1", sent.networkMessageId)).toBe(true);
+  expect(await sim.hasSent("s1", sent.networkMessageId)).toBe(true);
   const refused = await sim.send("s2", { to: g.id, type: "text", text: "not mine" }).catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(NetworkError);
   expect((refused as NetworkError).code).toBe("not_in_group");

@@ -44,7 +44,7 @@ describe("sim network (docs/network-drivers.md)", () => {
     expect(types(events)).toEqual(["qr", "credentials", "connected"]);
     expect(events.at(-1)).toEqual({ type: "connected", sessionId: "s1", phoneNumber: "919812345678" });
     const sent = await d.send("s1", { to: "919800000001", type: "text", text: "hi" });
-    expect(d.hasSent("s1", sent.networkMessageId)).toBe(true);
+    expect(await d.hasSent("s1", sent.networkMessageId)).toBe(true);
     await d.shutdown();
   });
 

@@ -4,7 +4,7 @@ import { errors } from "../../errors.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 import { docSchema } from "../../http/openapi.ts";
 import type { GroupInfo } from "../../network/driver.ts";
-import type { SimDriver } from "../../network/sim/driver.ts";
+import type { SimControl } from "../../network/sim/control.ts";
 import { phoneNumber } from "../sessions/model.ts";
 import { sessionOf } from "../sessions/service.ts";
 
@@ -23,15 +23,15 @@ export const createGroupBody = lazySchema(() =>
 export const groupDoc = docSchema(() => z.object({ id: z.string().describe("the group's id (…@g.us)"), name: z.string(), participants: z.array(z.string()) }));
 
 /** Creates a group on the sim network that the session (connected) is in. */
-export async function createSimGroup(deps: AppDeps, sim: SimDriver, workspaceId: string, sessionId: string, name: string, participants: string[]): Promise<GroupInfo> {
+export async function createSimGroup(deps: AppDeps, sim: SimControl, workspaceId: string, sessionId: string, name: string, participants: string[]): Promise<GroupInfo> {
   await sessionOf(deps, workspaceId, sessionId);
-  if (sim.stateOf(sessionId) !== "connected") throw errors.conflict("The session is not connected on the sim network");
-  return sim.groups.create(sessionId, name, participants);
+  if ((await sim.stateOf(sessionId)) !== "connected") throw errors.conflict("The session is not connected on the sim network");
+  return await sim.createGroup(sessionId, name, participants);
 }
 
 /** The group a sim inbound message is written in: one the session is in, else 404. */
-export function simGroupOf(sim: SimDriver, sessionId: string, groupId: string): GroupInfo {
-  const group = sim.groups.get(sessionId, groupId);
+export async function simGroupOf(sim: SimControl, sessionId: string, groupId: string): Promise<GroupInfo> {
+  const group = await sim.groupOf(sessionId, groupId);
   if (!group) throw errors.notFound("Group");
   return group;
 }

@@ -3,12 +3,12 @@ import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
-import type { SimDriver } from "../../network/sim/driver.ts";
+import type { SimControl } from "../../network/sim/control.ts";
 import { sessionIdParams } from "../sessions/model.ts";
 import { createGroupBody, createSimGroup, groupDoc } from "./groups.ts";
 
 /** POST /api/sim/sessions/{id}/groups. */
-export function simGroupRoutes(deps: AppDeps, sim: SimDriver) {
+export function simGroupRoutes(deps: AppDeps, sim: SimControl) {
   return new Elysia({ name: "parley-sim-groups" })
     .use(authGuard(deps))
     .post(

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
-import type { SimDriver } from "../../network/sim/driver.ts";
+import type { SimControl } from "../../network/sim/control.ts";
 import { sessionIdParams } from "../sessions/model.ts";
 import { absentBody, failBody, inboundBody, logoutBody, receiptBody, scanBody } from "./model.ts";
 import { SimService } from "./service.ts";
@@ -14,7 +14,7 @@ import { simGroupRoutes } from "./routes-groups.ts";
 const tags = ["sim"];
 
 /** The simulated network's side (docs/network-drivers.md), only mounted while the server runs with `--network sim`. */
-export function simRoutes(deps: AppDeps, sim: SimDriver) {
+export function simRoutes(deps: AppDeps, sim: SimControl) {
   const service = new SimService(deps, sim);
   return new Elysia({ name: "parley-sim" })
     .use(authGuard(deps))
@@ -65,8 +65,8 @@ export function simRoutes(deps: AppDeps, sim: SimDriver) {
     )
     .post(
       "/api/sim/absent",
-      ({ body }) => {
-        sim.markAbsent(body.phones);
+      async ({ body }) => {
+        await sim.markAbsent(body.phones);
         return ok({ phones: body.phones }, "These numbers are not on the sim network");
       },
       { jwt: "manage", body: absentBody, detail: { summary: "Sim: numbers that are not on the network (every other number is)", tags, responses: envelopeResponses({ data: absentDoc }) } },

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { MessageType } from "../../network/driver.ts";
-import type { SimDriver } from "../../network/sim/driver.ts";
+import type { SimControl } from "../../network/sim/control.ts";
 import { sessionOf } from "../sessions/service.ts";
 import { watchStored } from "./stored.ts";
 import { simGroupOf } from "./groups.ts";
@@ -10,14 +10,14 @@ import { simGroupOf } from "./groups.ts";
 export class SimService {
   constructor(
     private deps: AppDeps,
-    private sim: SimDriver,
+    private sim: SimControl,
   ) {}
 
   /** A phone scans the current QR: pairing completes and the session connects. */
   async scan(workspaceId: string, sessionId: string, phoneNumber: string): Promise<void> {
     await sessionOf(this.deps, workspaceId, sessionId);
-    if (this.sim.stateOf(sessionId) !== "qr") throw errors.conflict("No QR code is pending for this session on the sim network");
-    this.sim.scan(sessionId, phoneNumber);
+    if ((await this.sim.stateOf(sessionId)) !== "qr") throw errors.conflict("No QR code is pending for this session on the sim network");
+    await this.sim.scan(sessionId, phoneNumber);
   }
 
   /**
@@ -30,14 +30,14 @@ export class SimService {
     m: { from: string; pushName?: string; groupId?: string; type: MessageType; text?: string; mediaUrl?: string },
   ): Promise<{ networkMessageId: string; messageId: string | null }> {
     const session = await this.requireConnected(workspaceId, sessionId);
-    const group = m.groupId ? simGroupOf(this.sim, sessionId, m.groupId) : undefined;
+    const group = m.groupId ? await simGroupOf(this.sim, sessionId, m.groupId) : undefined;
     const message = { from: m.from, pushName: m.pushName, type: m.type, text: m.text, mediaUrl: m.mediaUrl, ...(group ? { group } : {}) };
     // the session drops group messages while its groups setting is off: nothing to wait for
-    if (group && !session.settings.groups) return { networkMessageId: this.sim.inbound(sessionId, message), messageId: null };
+    if (group && !session.settings.groups) return { networkMessageId: await this.sim.inbound(sessionId, message), messageId: null };
     const stored = watchStored(this.deps, workspaceId, sessionId);
     let networkMessageId: string;
     try {
-      networkMessageId = this.sim.inbound(sessionId, message);
+      networkMessageId = await this.sim.inbound(sessionId, message);
     } catch (err) {
       stored.cancel();
       throw err;
@@ -50,35 +50,35 @@ export class SimService {
     await sessionOf(this.deps, workspaceId, sessionId);
     const networkMessageId = await this.networkIdOf(workspaceId, sessionId, messageId);
     if (!networkMessageId) throw errors.notFound("Message");
-    this.sim.receipt(sessionId, networkMessageId, status);
+    await this.sim.receipt(sessionId, networkMessageId, status);
     return networkMessageId;
   }
 
   /** The network ends the link (logged_out, banned) or hands it to another client (replaced). */
   async logout(workspaceId: string, sessionId: string, reason: "logged_out" | "replaced" | "banned"): Promise<void> {
     await this.requireConnected(workspaceId, sessionId);
-    this.sim.logout(sessionId, reason);
+    await this.sim.logout(sessionId, reason);
   }
 
   /** The next `count` sends of the session fail with `code`. */
   async fail(workspaceId: string, sessionId: string, count: number, code?: string): Promise<void> {
     await sessionOf(this.deps, workspaceId, sessionId);
-    if (!this.sim.stateOf(sessionId)) throw errors.conflict("The session is not active on the sim network");
-    this.sim.failNextSends(sessionId, count, code);
+    if (!(await this.sim.stateOf(sessionId))) throw errors.conflict("The session is not active on the sim network");
+    await this.sim.failNextSends(sessionId, count, code);
   }
 
   private async requireConnected(workspaceId: string, sessionId: string) {
     const session = await sessionOf(this.deps, workspaceId, sessionId);
-    if (this.sim.stateOf(sessionId) !== "connected") throw errors.conflict("The session is not connected on the sim network");
+    if ((await this.sim.stateOf(sessionId)) !== "connected") throw errors.conflict("The session is not connected on the sim network");
     return session;
   }
 
   /** Receipts name the network's message id; the id Parley gave the message is accepted too. */
   private async networkIdOf(workspaceId: string, sessionId: string, messageId: string): Promise<string | null> {
-    if (this.sim.hasSent(sessionId, messageId)) return messageId;
+    if (await this.sim.hasSent(sessionId, messageId)) return messageId;
     const row = await this.deps.db
       .prepare<{ id: string | null }>("SELECT network_message_id AS id FROM messages WHERE workspace_id = ? AND id = ?")
       .get(workspaceId, messageId);
-    return row?.id && this.sim.hasSent(sessionId, row.id) ? row.id : null;
+    return row?.id && (await this.sim.hasSent(sessionId, row.id)) ? row.id : null;
   }
 }

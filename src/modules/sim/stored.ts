@@ -3,6 +3,11 @@ import { AppError } from "../../errors.ts";
 
 /** How long a sim inbound request waits for the messaging module to store the message. */
 export const STORE_WAIT_MS = 15_000;
+/**
+ * How often the row is looked for besides the event: the node holding the session may be
+ * another one (a sim network process links them), whose events this node may not hear.
+ */
+const STORE_POLL_MS = 200;
 
 type Deps = Pick<AppDeps, "db" | "bus">;
 
@@ -29,6 +34,7 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
     wait(networkMessageId) {
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {
+          clearInterval(poll);
           unsubscribe();
           storedId(deps, workspaceId, sessionId, networkMessageId).then((id) => {
             if (id) resolve(id);
@@ -39,9 +45,11 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
           const id = await storedId(deps, workspaceId, sessionId, networkMessageId).catch(() => null);
           if (!id) return;
           clearTimeout(timer);
+          clearInterval(poll);
           unsubscribe();
           resolve(id);
         };
+        const poll = setInterval(() => void check?.(), STORE_POLL_MS);
         void check(); // stored before the watcher got its id
       });
     },

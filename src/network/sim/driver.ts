@@ -1,6 +1,8 @@
-import { appendLine } from "./append-line.ts";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { BoundedMap, SentRing } from "./bounded.ts";
+import { LineLog } from "./line-log.ts";
+import { sentLogHas } from "./sent-search.ts";
 import { SimGroups } from "./groups.ts";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DriverEmitter } from "../emitter.ts";
 import {
@@ -27,13 +29,31 @@ export interface SimOptions {
   /**
    * When set, the network's state survives a restart: linked devices in
    * `<dataDir>/sim-network.json`, and what the network accepted in `<dataDir>/sim-sent.jsonl`
-   * (append-only), so a resend with a known `clientMessageId` is recognised instead of
-   * delivered twice.
+   * (append-only, written asynchronously in whole lines), so a resend with a known
+   * `clientMessageId` is recognised instead of delivered twice.
    */
   dataDir?: string;
+  /** Sent messages kept in memory (`sent`, the oldest dropped first); the log on disk has them all. */
+  sentRingSize: number;
+  /** Media bytes the kept sent messages may hold together. */
+  sentRingMediaBytes: number;
+  /** The `clientMessageId`s remembered to recognise a resend (the newest; also read back from the log's tail at start). */
+  resendWindow: number;
 }
 
-const DEFAULTS: SimOptions = { qrRotateMs: 20_000, qrMaxRotations: 6, autoReceipts: false, receiptDelayMs: 50, latencyMs: 5 };
+const DEFAULTS: SimOptions = {
+  qrRotateMs: 20_000,
+  qrMaxRotations: 6,
+  autoReceipts: false,
+  receiptDelayMs: 50,
+  latencyMs: 5,
+  sentRingSize: 5_000,
+  sentRingMediaBytes: 32 * 1024 * 1024,
+  resendWindow: 10_000,
+};
+
+/** Bytes of the sent log's tail read at start to remember recent `clientMessageId`s. */
+const TAIL_BYTES = 4 * 1024 * 1024; // about 15,000 lines of text sends: more than the resend window
 
 interface SimSession {
   state: "connecting" | "qr" | "connected";
@@ -58,7 +78,8 @@ export interface SimSent {
 export class SimDriver implements NetworkDriver {
   readonly name = "sim" as const;
   readonly opts: SimOptions;
-  readonly sent: SimSent[] = [];
+  /** the newest sent messages (a bounded ring: see `sentRingSize`; the log on disk has every one) */
+  readonly sent: SentRing<SimSent>;
   /** the number checks the network answered, in order (tests count the batches; the last 1000 are kept) */
   readonly checks: { sessionId: string; phones: string[] }[] = [];
   private emitter = new DriverEmitter();
@@ -66,8 +87,11 @@ export class SimDriver implements NetworkDriver {
   /** The network's side of linked devices: credentials -> phone number. */
   private devices = new Map<string, string>();
   private timers = new Set<ReturnType<typeof setTimeout>>();
-  /** clientMessageId -> networkMessageId of every accepted message */
-  private byClientId = new Map<string, string>();
+  /** clientMessageId -> networkMessageId of the recently accepted messages */
+  private byClientId: BoundedMap<string, string>;
+  /** sends under way by clientMessageId: a resend racing its original gets the original's id */
+  private sending = new Map<string, Promise<{ networkMessageId: string }>>();
+  private sentLog: LineLog | null;
   /** numbers that are not on the network (every other number is) */
   private absent = new Set<string>();
   /** links this process removed: reading the shared file again does not bring them back */
@@ -79,21 +103,42 @@ export class SimDriver implements NetworkDriver {
 
   constructor(opts: Partial<SimOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
+    this.sent = new SentRing(this.opts.sentRingSize, this.opts.sentRingMediaBytes);
+    this.byClientId = new BoundedMap(this.opts.resendWindow);
     this.groups = new SimGroups(this.opts.dataDir ? join(this.opts.dataDir, "sim-groups.json") : undefined);
     this.loadDevices();
     const log = this.sentLogFile();
-    if (log && existsSync(log)) {
-      const text = readFileSync(log, "utf8");
-      this.sentLogRead = Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1));
-      for (const line of text.split("\n")) {
-        if (!line.trim()) continue;
-        try {
-          const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
-          this.sent.push({ sessionId: e.sessionId, networkMessageId: e.networkMessageId, message: { to: e.to, type: e.type, text: e.text, clientMessageId: e.clientMessageId }, at: new Date(e.at) });
-          if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
-        } catch {
-          // a line torn by a crash mid-write: the send it describes never returned
-        }
+    this.sentLog = log ? new LineLog(log) : null;
+    if (log && existsSync(log)) this.loadTail(log);
+  }
+
+  /** The newest sends of the log (its last TAIL_BYTES): what a resend after a restart may repeat. */
+  private loadTail(log: string): void {
+    const fd = openSync(log, "r");
+    let text: string;
+    try {
+      const size = fstatSync(fd).size;
+      this.sentLogRead = size;
+      const start = Math.max(0, size - TAIL_BYTES);
+      const buf = Buffer.alloc(size - start);
+      for (let done = 0; done < buf.length; ) {
+        const n = readSync(fd, buf, done, buf.length - done, start + done);
+        if (n === 0) break;
+        done += n;
+      }
+      text = buf.toString("utf8");
+      if (start > 0) text = text.slice(text.indexOf("\n") + 1); // the first line is cut
+    } finally {
+      closeSync(fd);
+    }
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        const e = JSON.parse(line) as { sessionId: string; networkMessageId: string; clientMessageId?: string; to: string; type: OutboundMessage["type"]; text?: string; at: string };
+        this.sent.add({ sessionId: e.sessionId, networkMessageId: e.networkMessageId, message: { to: e.to, type: e.type, text: e.text, clientMessageId: e.clientMessageId }, at: new Date(e.at) });
+        if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+      } catch {
+        // a line torn by a crash mid-write: the send it describes never returned
       }
     }
   }
@@ -158,20 +203,33 @@ export class SimDriver implements NetworkDriver {
     }
     if (this.absent.has(message.to)) throw new NetworkError("the number is not on the network", false, "not_on_network");
     // a message another process on the same data dir (a node of a cluster) sent is recognised too
-    if (message.clientMessageId && !this.byClientId.has(message.clientMessageId)) this.catchUpSentLog();
+    if (message.clientMessageId && this.byClientId.get(message.clientMessageId) === undefined) this.catchUpSentLog();
     if (!this.groups.canReach(sessionId, message.to)) throw new NetworkError("the session is not in this group", false, "not_in_group");
-    const known = message.clientMessageId ? this.byClientId.get(message.clientMessageId) : undefined;
+    const cid = message.clientMessageId;
+    const known = cid ? this.byClientId.get(cid) : undefined;
     if (known) return { networkMessageId: known }; // a resend of an accepted message: not delivered again
+    const under = cid ? this.sending.get(cid) : undefined;
+    if (under) return under;
+    const accepted = this.accept(sessionId, message);
+    if (!cid) return accepted;
+    this.sending.set(cid, accepted);
+    try {
+      return await accepted;
+    } finally {
+      this.sending.delete(cid);
+    }
+  }
+
+  private async accept(sessionId: string, message: OutboundMessage): Promise<{ networkMessageId: string }> {
     const networkMessageId = "SIM" + Bun.randomUUIDv7().replace(/-/g, "").toUpperCase().slice(0, 20);
     const at = new Date();
-    const log = this.sentLogFile();
-    if (log) {
+    if (this.sentLog) {
       const { to, type, text, clientMessageId } = message;
       // whole lines only: a send the disk refused is not in the log (and failed), the next one starts clean
-      appendLine(log, JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }));
+      await this.sentLog.append(JSON.stringify({ sessionId, networkMessageId, clientMessageId, to, type, text, mimeType: message.media?.mimeType, at }));
     }
     if (message.clientMessageId) this.byClientId.set(message.clientMessageId, networkMessageId);
-    this.sent.push({ sessionId, networkMessageId, message, at });
+    this.sent.add({ sessionId, networkMessageId, message, at });
     if (this.opts.autoReceipts) {
       this.later(this.opts.receiptDelayMs, () => this.receipt(sessionId, networkMessageId, "delivered"));
       this.later(this.opts.receiptDelayMs * 2, () => this.receipt(sessionId, networkMessageId, "read"));
@@ -184,6 +242,7 @@ export class SimDriver implements NetworkDriver {
     this.timers.clear();
     for (const s of this.sessions.values()) this.clearQr(s);
     this.sessions.clear();
+    await this.sentLog?.flush();
   }
 
   // ---- the network's side, driven by the sim routes, `parley sim` and tests ----
@@ -282,14 +341,26 @@ export class SimDriver implements NetworkDriver {
     this.saveDevices();
   }
 
+  /** The number a stored link (credentials) belongs to, if the network still knows it. */
+  phoneOf(credentials: string): string | undefined {
+    return this.devices.get(credentials);
+  }
+
   /** The network's state of a session (sim routes check it before acting). */
   stateOf(sessionId: string): "connecting" | "qr" | "connected" | undefined {
     return this.sessions.get(sessionId)?.state;
   }
 
-  /** Whether the sim network accepted a send with this id (receipts refer to it). */
-  hasSent(sessionId: string, networkMessageId: string): boolean {
-    return this.sent.some((m) => m.sessionId === sessionId && m.networkMessageId === networkMessageId);
+  /**
+   * Whether the sim network accepted a send with this id (receipts refer to it): the kept sends,
+   * then the log on disk (read in chunks, never whole into memory).
+   */
+  async hasSent(sessionId: string, networkMessageId: string): Promise<boolean> {
+    if (this.sent.some((m) => m.sessionId === sessionId && m.networkMessageId === networkMessageId)) return true;
+    const log = this.sentLogFile();
+    if (!log || !existsSync(log)) return false;
+    await this.sentLog?.flush();
+    return sentLogHas(log, sessionId, networkMessageId);
   }
 
   private unlink(credentials: string | undefined): void {
@@ -327,19 +398,27 @@ export class SimDriver implements NetworkDriver {
   private catchUpSentLog(): void {
     const log = this.sentLogFile();
     if (!log || !existsSync(log)) return;
-    const buf = readFileSync(log);
-    const end = buf.lastIndexOf(0x0a) + 1;
-    if (end <= this.sentLogRead) return;
-    for (const line of buf.subarray(this.sentLogRead, end).toString("utf8").split("\n")) {
-      try {
-        const e = JSON.parse(line) as { networkMessageId: string; clientMessageId?: string };
-        if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
-      } catch {
-        // an empty or torn line
+    const fd = openSync(log, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= this.sentLogRead) return;
+      const buf = Buffer.alloc(size - this.sentLogRead);
+      const got = readSync(fd, buf, 0, buf.length, this.sentLogRead);
+      const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
+      for (const line of buf.subarray(0, end).toString("utf8").split("\n")) {
+        try {
+          const e = JSON.parse(line) as { networkMessageId: string; clientMessageId?: string };
+          if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+        } catch {
+          // an empty or torn line
+        }
       }
+      this.sentLogRead += end;
+    } finally {
+      closeSync(fd);
     }
-    this.sentLogRead = end;
   }
+
 
   private sentLogFile(): string | null {
     return this.opts.dataDir ? join(this.opts.dataDir, "sim-sent.jsonl") : null;
