@@ -67,6 +67,28 @@ test("a node linked to the sim network process: pair, send, inbound and receipts
   expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: "919811150001" })).status).toBe(409);
 }, 90_000);
 
+test("groups through the sim network process: created there, listed, written in and sent to through the node", async () => {
+  const sid = await pair(call, "919811150002", "groups");
+  expect((await call("PATCH", `/api/v1/chatapp/${sid}`, { settings: { groups: true } })).status).toBe(200);
+  const made = await call("POST", `/api/sim/sessions/${sid}/groups`, { name: "Crew", participants: ["919822250011", "919822250012"] });
+  expect(made.status).toBe(201);
+  const groupId = made.body.data.id as string;
+  const listed = await call("GET", `/api/v1/chatapp/${sid}/groups`);
+  expect(listed.body.data.map((g: { id: string }) => g.id)).toContain(groupId);
+
+  const inbound = await call("POST", `/api/sim/sessions/${sid}/inbound`, { from: "919822250011", groupId, pushName: "Asha", text: "hi crew" });
+  expect(inbound.status).toBe(200);
+  const stored = await call("GET", `/api/v1/messages/${inbound.body.data.messageId}`);
+  expect(stored.body.data).toMatchObject({ direction: "inbound", body: "hi crew", participant: "919822250011" });
+  // a group this session is not in: 404 from the network process, as inside the node
+  expect((await call("POST", `/api/sim/sessions/${sid}/inbound`, { from: "919822250011", groupId: "120363999999999999@g.us", text: "x" })).status).toBe(404);
+
+  const sent = await call("POST", "/api/v1/messages/send", { session_id: sid, groupId, body: "hello group" });
+  expect(sent.status).toBe(202);
+  const line = await until("group send", () => readSimSent(net.dataDir).find((e) => e.text === "hello group"));
+  expect(line).toMatchObject({ sessionId: sid, to: groupId });
+}, 90_000);
+
 test("kill -9 of the node: the sim network closes its link as gone", async () => {
   const before = readLinks(net.dataDir).filter((l) => l.event === "open").map((l) => l.sessionId);
   expect(before.length).toBeGreaterThan(0);
