@@ -7,6 +7,7 @@ import { openStore } from "./db/open.ts";
 import { sqliteOf } from "./db/sqlite.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
+import { ClusterEvents } from "./events/cluster.ts";
 import { startPeriodic } from "./jobs/periodic.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
@@ -69,6 +70,8 @@ export const STOP_ORDER = [
   "periodic",
   /** open WebSockets would hold the graceful stop of the server forever: closed with 1001 */
   "realtime",
+  /** (PostgreSQL) the connection listening for the other nodes' events */
+  "events.listener",
   /** (when listening) no new connections; requests under way finish */
   "http",
   /** no session reconnects or starts from here on */
@@ -137,6 +140,10 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     writeHealth,
   };
   const services = createServices(deps);
+  // PostgreSQL: the events of every node reach this node's WebSocket clients (events/cluster.ts)
+  const clusterEvents =
+    db.engine === "postgres" && config.databaseUrl ? new ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" })) : null;
+  if (clusterEvents) services.periodic.push({ name: "events.prune", schedule: "23 * * * * *", run: async () => void (await clusterEvents.prune()) });
   const app = buildApp(deps, services);
 
   let periodicTimer: ReturnType<typeof setTimeout> | undefined;
@@ -147,6 +154,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       periodic?.stop();
     },
     realtime: () => services.realtime.closeAll(1001, "server shutting down"),
+    "events.listener": () => clusterEvents?.stop(),
     http: () => app.server && app.stop(false),
     sessions: () => services.sessions.stop(),
     jobs: () => deps.jobs.stop(config.shutdownTimeoutMs),
@@ -191,6 +199,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     async start() {
       if (started || next > 0) return;
       started = true;
+      await clusterEvents?.start();
       deps.jobs.start();
       // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
       // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before

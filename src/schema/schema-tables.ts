@@ -25,6 +25,8 @@ import { jobs } from "../jobs/table.ts";
 import { notifications } from "../notify/table.ts";
 import { numberChecks } from "../modules/numbers/table.ts";
 import { instanceSecrets } from "../db/table.ts";
+import { clusterEvents } from "../events/table.ts";
+import { rateWindows } from "../limits/table.ts";
 
 const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
 const twin = (t: SQLiteTable) => pgTwin(t, twins);
@@ -68,3 +70,5 @@ export const pgJobs = twin(jobs);
 export const pgNotifications = twin(notifications);
 export const pgNumberChecks = twin(numberChecks);
 export const pgInstanceSecrets = twin(instanceSecrets);
+export const pgClusterEvents = twin(clusterEvents);
+export const pgRateWindows = twin(rateWindows);
