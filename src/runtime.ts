@@ -15,13 +15,15 @@ import type { NetworkDriver } from "./network/driver.ts";
 import { createNetwork } from "./network/select.ts";
 import { imageCaptcha, type CaptchaGenerator } from "./auth/captcha.ts";
 import { PasswordHasher } from "./auth/passwords.ts";
-import { RateLimiter } from "./rate-limiter.ts";
+import { limiterFor } from "./limits/limiter.ts";
+import { pruneRateWindows } from "./limits/shared-limiter.ts";
 import { WriteHealth } from "./ops/write-health.ts";
 import { ChannelNotifier } from "./notify/channel-notifier.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
 import { DailyApiQuota } from "./modules/apikeys/daily-quota.ts";
+import { SharedDailyApiQuota } from "./modules/apikeys/shared-daily-quota.ts";
 import { flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
 import { LastUsedTracker } from "./modules/apikeys/last-used.ts";
 import { seedPlans } from "./modules/billing/plans.ts";
@@ -132,8 +134,9 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     secrets: o.secrets ?? (await loadSecrets(config, db)),
     version: VERSION,
     hasher: new PasswordHasher(config.passwordHashConcurrency),
-    limiters: { user: new RateLimiter(clock, config.rateLimitPerMinute), apiKey: new RateLimiter(clock, config.rateLimitPerMinute) },
-    apiQuota: new DailyApiQuota(db),
+    limiters: { user: limiterFor(db, clock, "user", config.rateLimitPerMinute), apiKey: limiterFor(db, clock, "apiKey", config.rateLimitPerMinute) },
+    // PostgreSQL: any node may answer a key's request, so each one is counted in the row at once
+    apiQuota: db.engine === "postgres" ? new SharedDailyApiQuota(db) : new DailyApiQuota(db),
     lastUsed: new LastUsedTracker(db),
     deliveries: new DeliveryStore(db),
     sends: new SendBatcher(db),
@@ -144,6 +147,11 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   const clusterEvents =
     db.engine === "postgres" && config.databaseUrl ? new ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" })) : null;
   if (clusterEvents) services.periodic.push({ name: "events.prune", schedule: "23 * * * * *", run: async () => void (await clusterEvents.prune()) });
+  // PostgreSQL: the rate windows the nodes share (limits/shared-limiter.ts) are deleted once every limiter's window is over
+  if (db.engine === "postgres") {
+    const longest = Math.max(60_000, config.loginFailureWindowMinutes * 60_000);
+    services.periodic.push({ name: "limits.prune", schedule: "37 */5 * * * *", run: async () => void (await pruneRateWindows(db, clock.nowMs() - longest)) });
+  }
   const app = buildApp(deps, services);
 
   let periodicTimer: ReturnType<typeof setTimeout> | undefined;

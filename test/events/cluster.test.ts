@@ -22,11 +22,11 @@ beforeAll(async () => {
   nodes = await startNodes(url, 2);
   ws = await seedWorkspace(url);
   other = await seedWorkspace(url);
-});
+}, 60_000);
 afterAll(async () => {
   for (const n of nodes) await n.stop();
   await drop?.();
-});
+}, 60_000);
 
 const texts = (c: WsClient) => c.events.filter((e) => e.event === "message_received").map((e) => e.data.text as string);
 
@@ -53,7 +53,7 @@ test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): events co
   expect(texts(onA)).toEqual(sent); // the producing node told its own clients once, not again through the database
   expect(foreign.events).toEqual([]);
   for (const c of [onA, onB, foreign]) c.close();
-});
+}, 60_000);
 
 test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): a node whose listening connection is cut catches up from the last event it saw", async () => {
   const [a, b] = nodes as [ChildServer, ChildServer];
@@ -83,4 +83,4 @@ test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): a node wh
     onB.close();
   }
   expect(b.logs()).toContain("event listener connection lost");
-});
+}, 60_000);
