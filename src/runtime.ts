@@ -146,7 +146,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   // PostgreSQL: the events of every node reach this node's WebSocket clients (events/cluster.ts)
   const clusterEvents =
     db.engine === "postgres" && config.databaseUrl ? new ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" })) : null;
-  if (clusterEvents) services.periodic.push({ name: "events.prune", schedule: "23 * * * * *", run: async () => void (await clusterEvents.prune()) });
+  if (clusterEvents) services.periodic.push({ name: "events.prune", schedule: "*/30 * * * * *", run: async () => void (await clusterEvents.prune()) });
   // PostgreSQL: the rate windows the nodes share (limits/shared-limiter.ts) are deleted once every limiter's window is over
   if (db.engine === "postgres") {
     const longest = Math.max(60_000, config.loginFailureWindowMinutes * 60_000);

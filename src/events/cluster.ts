@@ -8,8 +8,8 @@ import type { AppEvent, EventBus } from "./bus.ts";
 export const EVENTS_CHANNEL = "parley_events";
 /** An event whose JSON is longer than this is announced by its number only (NOTIFY payloads stop at 8,000 bytes). */
 export const INLINE_MAX_BYTES = 7_000;
-/** Rows older than this are pruned (a node that was cut off longer reloads nothing: its sockets reconnect anyway). */
-export const KEEP_MS = 5 * 60_000;
+/** Rows older than this are pruned: a node cut off from the database longer catches up from the oldest row left. */
+export const KEEP_MS = 2 * 60_000;
 /** A lost listening connection is tried again after this long, doubling up to RETRY_MAX_MS. */
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
