@@ -56,6 +56,18 @@ function buildConfigSchema() {
      * once it expired (docs/cluster.md).
      */
     sessionLeaseMs: int(2_000, 600_000).default(10_000),
+    /**
+     * Where media files live: `s3://bucket[/prefix]` (any S3-compatible store; endpoint, region
+     * and keys from the standard `S3_*` / `AWS_*` variables) or a directory. Unset:
+     * `<dataDir>/media`. The nodes of a cluster share one.
+     */
+    mediaUrl: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z
+        .string()
+        .refine((v) => !v.startsWith("s3:") || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(v), "must be s3://bucket or s3://bucket/prefix, or a directory")
+        .optional(),
+    ),
     /** Connections each process keeps to PostgreSQL. */
     databasePoolSize: int(1, 200).default(10),
     /** Country (two letters, e.g. IN) of phone numbers written without their country code; unset: every number needs one. */

@@ -6,14 +6,14 @@ import type { DB } from "./db/store.ts";
 import type { EventBus } from "./events/bus.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
-import type { DailyApiQuota } from "./modules/apikeys/daily-quota.ts";
+import type { ApiQuota } from "./modules/apikeys/daily-quota.ts";
 import type { LastUsedTracker } from "./modules/apikeys/last-used.ts";
 import type { SendBatcher } from "./modules/messages/send-batch.ts";
 import type { LeaseKeeper } from "./modules/sessions/leases.ts";
 import type { DeliveryStore } from "./modules/webhooks/store.ts";
 import type { NetworkDriver } from "./network/driver.ts";
 import type { Notifier } from "./notify/notifier.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
+import type { Limiter } from "./limits/limiter.ts";
 import type { WriteHealth } from "./ops/write-health.ts";
 
 /** Secrets of the installation (generated on first start unless configured; see secrets.ts). */
@@ -45,10 +45,10 @@ export interface AppDeps {
   // the in-memory state that requests share: one of each per runtime, never looked up elsewhere
   /** argon2id with one concurrency cap for every module */
   hasher: PasswordHasher;
-  /** requests a minute per member and per API key, counted apart */
-  limiters: Record<"user" | "apiKey", RateLimiter>;
-  /** the daily API-request quota, counted in memory and written in batches (flushed at stop) */
-  apiQuota: DailyApiQuota;
+  /** requests a minute per member and per API key, counted apart (in the database on PostgreSQL) */
+  limiters: Record<"user" | "apiKey", Limiter>;
+  /** the daily API-request quota: counted in memory and written in batches (flushed at stop) on SQLite, one statement a request on PostgreSQL */
+  apiQuota: ApiQuota;
   /** `lastUsedAt` of API keys, written in batches (flushed at stop) */
   lastUsed: LastUsedTracker;
   /** the webhook deliveries' prepared statements */

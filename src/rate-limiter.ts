@@ -25,7 +25,9 @@ const MAX_KEYS = 100_000;
  * auth routes per IP, failed logins per account. They reset on restart, which only forgives
  * a few requests; the limits that must survive one (the daily API quota, the OTP send caps)
  * live in rows. A window starts at a key's first request and lasts `windowMs`; a clock set
- * back before a window's start starts a new one.
+ * back before a window's start starts a new one. One process only (SQLite): the nodes of a
+ * PostgreSQL cluster count in the database instead (limits/shared-limiter.ts, chosen by
+ * limits/limiter.ts).
  */
 export class RateLimiter {
   private windows = new Map<string, Window>();

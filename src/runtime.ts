@@ -7,6 +7,7 @@ import { openStore } from "./db/open.ts";
 import { sqliteOf } from "./db/sqlite.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
+import { ClusterEvents } from "./events/cluster.ts";
 import { startPeriodic } from "./jobs/periodic.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
@@ -14,13 +15,15 @@ import type { NetworkDriver } from "./network/driver.ts";
 import { createNetwork } from "./network/select.ts";
 import { imageCaptcha, type CaptchaGenerator } from "./auth/captcha.ts";
 import { PasswordHasher } from "./auth/passwords.ts";
-import { RateLimiter } from "./rate-limiter.ts";
+import { limiterFor } from "./limits/limiter.ts";
+import { pruneRateWindows } from "./limits/shared-limiter.ts";
 import { WriteHealth } from "./ops/write-health.ts";
 import { ChannelNotifier } from "./notify/channel-notifier.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
 import { DailyApiQuota } from "./modules/apikeys/daily-quota.ts";
+import { SharedDailyApiQuota } from "./modules/apikeys/shared-daily-quota.ts";
 import { flushApiKeyUsage } from "./modules/apikeys/jobs.ts";
 import { LastUsedTracker } from "./modules/apikeys/last-used.ts";
 import { seedPlans } from "./modules/billing/plans.ts";
@@ -70,6 +73,8 @@ export const STOP_ORDER = [
   "periodic",
   /** open WebSockets would hold the graceful stop of the server forever: closed with 1001 */
   "realtime",
+  /** (PostgreSQL) the connection listening for the other nodes' events */
+  "events.listener",
   /** (when listening) no new connections; requests under way finish */
   "http",
   /** no session reconnects or starts from here on */
@@ -130,8 +135,9 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     secrets: o.secrets ?? (await loadSecrets(config, db)),
     version: VERSION,
     hasher: new PasswordHasher(config.passwordHashConcurrency),
-    limiters: { user: new RateLimiter(clock, config.rateLimitPerMinute), apiKey: new RateLimiter(clock, config.rateLimitPerMinute) },
-    apiQuota: new DailyApiQuota(db),
+    limiters: { user: limiterFor(db, clock, "user", config.rateLimitPerMinute), apiKey: limiterFor(db, clock, "apiKey", config.rateLimitPerMinute) },
+    // PostgreSQL: any node may answer a key's request, so each one is counted in the row at once
+    apiQuota: db.engine === "postgres" ? new SharedDailyApiQuota(db) : new DailyApiQuota(db),
     lastUsed: new LastUsedTracker(db),
     deliveries: new DeliveryStore(db),
     sends: new SendBatcher(db),
@@ -139,6 +145,15 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     leases: new LeaseKeeper({ db, clock, log: log.child({ component: "leases" }), nodeId: config.nodeId, version: VERSION, leaseMs: config.sessionLeaseMs }),
   };
   const services = createServices(deps);
+  // PostgreSQL: the events of every node reach this node's WebSocket clients (events/cluster.ts)
+  const clusterEvents =
+    db.engine === "postgres" && config.databaseUrl ? new ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" })) : null;
+  if (clusterEvents) services.periodic.push({ name: "events.prune", schedule: "*/30 * * * * *", run: async () => void (await clusterEvents.prune()) });
+  // PostgreSQL: the rate windows the nodes share (limits/shared-limiter.ts) are deleted once every limiter's window is over
+  if (db.engine === "postgres") {
+    const longest = Math.max(60_000, config.loginFailureWindowMinutes * 60_000);
+    services.periodic.push({ name: "limits.prune", schedule: "37 */5 * * * *", run: async () => void (await pruneRateWindows(db, clock.nowMs() - longest)) });
+  }
   const app = buildApp(deps, services);
 
   let periodicTimer: ReturnType<typeof setTimeout> | undefined;
@@ -149,6 +164,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       periodic?.stop();
     },
     realtime: () => services.realtime.closeAll(1001, "server shutting down"),
+    "events.listener": () => clusterEvents?.stop(),
     http: () => app.server && app.stop(false),
     sessions: () => services.sessions.stop(),
     jobs: () => deps.jobs.stop(config.shutdownTimeoutMs),
@@ -195,6 +211,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     async start() {
       if (started || next > 0) return;
       started = true;
+      await clusterEvents?.start();
       deps.jobs.start();
       // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
       // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before

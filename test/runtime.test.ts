@@ -132,8 +132,8 @@ describe("one owner of lifecycle: every stateful service is built once per runti
     // the guard counts a member's request in the runtime's limiter
     expect((await t.request("GET", "/api/v1/chatapp", { token: a.owner.token })).status).toBe(200);
     const limit = t.deps.config.rateLimitPerMinute;
-    expect(t.deps.limiters.user.hit(a.owner.userId).remaining).toBe(limit - 2);
-    expect(other.deps.limiters.user.hit(a.owner.userId).remaining).toBe(limit - 1);
+    expect((await t.deps.limiters.user.hit(a.owner.userId)).remaining).toBe(limit - 2);
+    expect((await other.deps.limiters.user.hit(a.owner.userId)).remaining).toBe(limit - 1);
 
     // an API key's request: its use and its daily count are kept by the runtime's tracker and quota
     const key = (await t.request("POST", "/api/api-keys", { token: a.owner.token, body: { name: "k" } })).body.data;

@@ -42,6 +42,8 @@ export type CommittedListener = (event: AppEvent) => void;
 export class EventBus {
   private transactional: TransactionalSubscriber[] = [];
   private listeners = new Set<CommittedListener>();
+  /** listeners that also hear the events other nodes of a cluster committed (the WebSocket hub) */
+  private clusterListeners = new Set<CommittedListener>();
 
   constructor(
     private db: DB,
@@ -54,10 +56,23 @@ export class EventBus {
     this.transactional.push(fn);
   }
 
-  /** Adds a listener called after commit; returns the unsubscriber. */
-  subscribe(fn: CommittedListener): () => void {
+  /**
+   * Adds a listener called after commit; returns the unsubscriber. With `fromOtherNodes` it also
+   * hears the events committed by the other nodes of a cluster (see deliverFromOtherNode); the
+   * modules' own side effects listen to their node's events only.
+   */
+  subscribe(fn: CommittedListener, opts: { fromOtherNodes?: boolean } = {}): () => void {
     this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    if (opts.fromOtherNodes) this.clusterListeners.add(fn);
+    return () => {
+      this.listeners.delete(fn);
+      this.clusterListeners.delete(fn);
+    };
+  }
+
+  /** An event another node of the cluster committed: told to the listeners that asked for them. */
+  deliverFromOtherNode(e: AppEvent): void {
+    this.tell(this.clusterListeners, e);
   }
 
   /** Publishes an event; must be called inside `db.tx`. Listeners hear it once the transaction commits. */
@@ -70,7 +85,11 @@ export class EventBus {
   }
 
   private notify(e: AppEvent): void {
-    for (const l of this.listeners) {
+    this.tell(this.listeners, e);
+  }
+
+  private tell(listeners: Set<CommittedListener>, e: AppEvent): void {
+    for (const l of listeners) {
       try {
         l(e);
       } catch (err) {

@@ -258,7 +258,10 @@ export function authGuard(deps: AppDeps) {
       const { caller, loaded } = sqlite
         ? readSync(sqlite, (look) => verified ?? jwtMemberSync(deps, claims!, look), permission, load, loadSpace)
         : await readAsync(verified ?? jwtMember(deps, claims!), permission, load);
-      admitRequest(deps, caller.auth, set); // a member's admission is the rate limit alone: decided at once
+      // a member's admission is the rate limit alone: decided at once in memory (SQLite), a
+      // statement on PostgreSQL, where the nodes share the count
+      const admitted = admitRequest(deps, caller.auth, set);
+      if (admitted) await admitted;
       if (load) loads.set(request, loaded instanceof Promise ? await loaded : loaded);
       callerRows.set(request, caller.row);
       resolved.set(request, caller.auth);

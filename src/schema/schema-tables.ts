@@ -29,6 +29,8 @@ import { numberChecks } from "../modules/numbers/table.ts";
 import { instanceSecrets } from "../db/table.ts";
 import { chatGroups } from "../modules/groups/table.ts";
 import { quickReplies } from "../modules/quick-replies/table.ts";
+import { clusterEvents } from "../events/table.ts";
+import { rateWindows } from "../limits/table.ts";
 
 const twins = new Map<SQLiteTable, PgTableWithColumns<any>>();
 const twin = (t: SQLiteTable) => pgTwin(t, twins);
@@ -80,3 +82,5 @@ export const pgNotifications = twin(notifications);
 export const pgNumberChecks = twin(numberChecks);
 export const pgInstanceSecrets = twin(instanceSecrets);
 export const pgChatGroups = twin(chatGroups);
+export const pgClusterEvents = twin(clusterEvents);
+export const pgRateWindows = twin(rateWindows);

@@ -57,8 +57,12 @@ const rowsText = (rows: unknown[]) => JSON.stringify(rows.map((r) => JSON.string
 /** Digest of every table: a refused request must leave it identical. */
 async function dbDigest(): Promise<string> {
   // usage_counters is metering, not data: an authenticated API-key request counts against its
-  // own workspace's daily quota even when the answer is 404
-  const tables = (await tableNames()).filter((name) => name !== "__drizzle_migrations" && name !== "usage_counters");
+  // own workspace's daily quota even when the answer is 404; so is rate_windows, the rate
+  // limits' counts on PostgreSQL (every request is counted, a refused one too); cluster_events
+  // is the relay of committed events to the other nodes (PostgreSQL), written by the work an
+  // earlier, permitted request left running
+  const metering = new Set(["__drizzle_migrations", "usage_counters", "rate_windows", "cluster_events"]);
+  const tables = (await tableNames()).filter((name) => !metering.has(name));
   const h = new Bun.CryptoHasher("sha256");
   for (const name of tables) h.update(name).update(rowsText(await db.prepare(`SELECT * FROM "${name}"`).all()));
   return h.digest("hex");

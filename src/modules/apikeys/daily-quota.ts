@@ -16,8 +16,18 @@ interface Window {
   pending: number;
 }
 
+/** The daily API-request quota as the guard and the usage views use it (in memory or shared by the nodes). */
+export interface ApiQuota {
+  /** Takes one request of the day's quota; the day's count after it, or null when over `limit`. */
+  take(workspaceId: string, at: Date, limit: number): number | null | Promise<number | null>;
+  /** Admitted requests not yet written, for a workspace's current day. */
+  pendingOf(workspaceId: string, at: Date): number;
+  /** Writes what waits in memory. */
+  flush(): Promise<void>;
+}
+
 /**
- * The daily API-request quota (docs/team-and-billing.md), counted in memory and written in batches: one UPSERT per
+ * The daily API-request quota (docs/team-and-billing.md) of a single process (SQLite), counted in memory and written in batches: one UPSERT per
  * workspace a second (or per 1,000 requests) instead of one write per API-key request.
  * Exact within the server (one server per data dir; nothing else counts API requests): the
  * check is `stored + writing + pending + 1 <= limit`, made synchronously when the workspace's
@@ -28,7 +38,7 @@ interface Window {
  * changed. Counts are written at shutdown; a crash loses at most a second of counts (the
  * quota is then slightly generous, never stricter).
  */
-export class DailyApiQuota {
+export class DailyApiQuota implements ApiQuota {
   /** by workspace id (the guard's row hands the same string every request): the current day's window */
   private windows = new Map<string, Window>();
   private pendingTotal = 0;

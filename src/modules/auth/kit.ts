@@ -2,7 +2,7 @@ import type { PasswordHasher } from "../../auth/passwords.ts";
 import { tokenKeys, type TokenKeys } from "../../auth/tokens.ts";
 import type { AppDeps } from "../../deps.ts";
 import { createOidcVerifier, type OidcVerifier } from "./oidc.ts";
-import { RateLimiter } from "../../rate-limiter.ts";
+import { limiterFor, type Limiter } from "../../limits/limiter.ts";
 import { publicBaseUrl } from "../../http/public-url.ts";
 
 /** What the auth services share for one app: deps plus the long-lived helpers built once. */
@@ -12,9 +12,9 @@ export interface AuthKit {
   hasher: PasswordHasher;
   oidc: OidcVerifier | null;
   /** per IP and route (docs/authentication.md: 10 a minute) */
-  routeLimiter: RateLimiter;
+  routeLimiter: Limiter;
   /** failed logins per account and IP (docs/authentication.md: 5 per 15 minutes) */
-  loginFailures: RateLimiter;
+  loginFailures: Limiter;
   /** base of links in mail */
   publicUrl: string;
   /**
@@ -32,8 +32,8 @@ export function createAuthKit(deps: AppDeps): AuthKit {
     keys: tokenKeys(config, deps.secrets.jwtSecret),
     hasher: deps.hasher,
     oidc: createOidcVerifier(config, clock, deps.log.child({ component: "oidc" })),
-    routeLimiter: new RateLimiter(clock, config.authRateLimitPerMinute, 60_000),
-    loginFailures: new RateLimiter(clock, config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
+    routeLimiter: limiterFor(deps.db, clock, "authRoute", config.authRateLimitPerMinute, 60_000),
+    loginFailures: limiterFor(deps.db, clock, "loginFailures", config.loginFailureLimit, config.loginFailureWindowMinutes * 60_000),
     publicUrl: publicBaseUrl(config),
     server: { current: null },
   };

@@ -52,15 +52,15 @@ async function issueTokens(kit: AuthKit, user: UserRow): Promise<TokenPair> {
  */
 export async function login(kit: AuthKit, input: LoginInput, ip: string): Promise<PasswordLoginResult | ChallengeResult> {
   const failureKey = `${input.email}|${ip}`;
-  kit.loginFailures.check(failureKey, "Too many failed logins; retry later");
+  await kit.loginFailures.check(failureKey, "Too many failed logins; retry later");
   await checkCaptcha(kit, input.captchaId, input.captchaAnswer);
   const user = await findUserByEmail(kit.deps.db, input.email);
   const ok = await kit.hasher.verify(input.password, user?.passwordHash);
   if (!ok || !user) {
-    kit.loginFailures.add(failureKey);
+    await kit.loginFailures.add(failureKey);
     throw errors.unauthorized(BAD_CREDENTIALS);
   }
-  kit.loginFailures.clear(failureKey);
+  await kit.loginFailures.clear(failureKey);
   if (nextStep(user) !== "done") {
     throw errors.forbidden("Finish verifying your account first", await resumeData(kit, user));
   }

@@ -9,7 +9,7 @@ import { clientIp } from "./throttle.ts";
 export function routeThrottle(kit: AuthKit) {
   return new Elysia().onTransform({ as: "scoped" }, ({ request }) => {
     const ip = clientIp(request, kit.server.current, kit.deps.config.trustProxy);
-    kit.routeLimiter.take(`${ip} ${request.method} ${throttlePath(new URL(request.url).pathname)}`);
+    return kit.routeLimiter.take(`${ip} ${request.method} ${throttlePath(new URL(request.url).pathname)}`);
   });
 }
 

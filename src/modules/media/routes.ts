@@ -6,7 +6,7 @@ import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { mediaIdParams, uploadBody, type UploadBody } from "./model.ts";
 import { commitMedia, getMediaRow, mediaView, prepareMedia } from "./service.ts";
-import { mediaPath } from "./store.ts";
+import { mediaStorage } from "./storage/index.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { mediaDoc } from "../docs/schemas.ts";
 
@@ -51,8 +51,8 @@ function mediaHandlers(deps: AppDeps) {
     },
     async download(auth: AuthContext, id: string) {
       const row = await getMediaRow(deps, auth.workspaceId, id);
-      const file = Bun.file(mediaPath(deps.config.dataDir, auth.workspaceId, row.id));
-      if (!(await file.exists())) throw errors.notFound("Media");
+      const file = await mediaStorage(deps.config).open(auth.workspaceId, row.id);
+      if (!file) throw errors.notFound("Media");
       return new Response(file, {
         headers: {
           "content-type": row.mimeType,

@@ -10,7 +10,7 @@ import { publicBaseUrl } from "../../http/public-url.ts";
 type Deps = Pick<AppDeps, "db" | "config" | "clock">;
 export type MediaSource = (typeof MEDIA_SOURCES)[number];
 
-/** A media file written to the data dir whose row is not committed yet. */
+/** A media file written to the media storage whose row is not committed yet. */
 export interface PreparedMedia {
   row: Omit<MediaRow, "workspaceId">;
   workspaceId: string;
@@ -47,10 +47,10 @@ export async function prepareMedia(deps: Deps, workspaceId: string, input: Media
   const id = Bun.randomUUIDv7();
   const sha256 = new Bun.CryptoHasher("sha256").update(input.bytes).digest("hex");
   try {
-    await writeMediaFile(deps.config.dataDir, workspaceId, id, input.bytes);
+    await writeMediaFile(deps.config, workspaceId, id, input.bytes);
   } catch (err) {
     // a half-written file (disk full) has no row and never will
-    await removeMediaFile(deps.config.dataDir, workspaceId, id).catch(() => {});
+    await removeMediaFile(deps.config, workspaceId, id).catch(() => {});
     throw err;
   }
   const filename = cleanFilename(input.filename);
@@ -68,7 +68,7 @@ export async function commitMedia(deps: Pick<AppDeps, "db">, prepared: PreparedM
 
 /** Removes the file of a prepared media whose change was refused. */
 export async function discardMedia(deps: Pick<AppDeps, "config">, prepared: PreparedMedia): Promise<void> {
-  await removeMediaFile(deps.config.dataDir, prepared.workspaceId, prepared.row.id);
+  await removeMediaFile(deps.config, prepared.workspaceId, prepared.row.id);
 }
 
 /** A stored media row of the workspace, or 404. */

@@ -1,23 +1,27 @@
-import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { Config } from "../../config.ts";
+import { mediaStorage } from "./storage/index.ts";
 
-/** Where the bytes of a media row live. Ids are UUIDs, so no path tricks are possible. */
+type StorageConfig = Pick<Config, "dataDir" | "mediaUrl">;
+
+/** Where the bytes of a media row live in the default storage (`<dataDir>/media`, no `mediaUrl`). */
 export function mediaPath(dataDir: string, workspaceId: string, id: string): string {
   return join(dataDir, "media", workspaceId, id);
 }
 
 /** Writes the bytes of a new media row. */
-export async function writeMediaFile(dataDir: string, workspaceId: string, id: string, bytes: Uint8Array): Promise<void> {
-  await mkdir(join(dataDir, "media", workspaceId), { recursive: true, mode: 0o700 });
-  await Bun.write(mediaPath(dataDir, workspaceId, id), bytes);
+export async function writeMediaFile(config: StorageConfig, workspaceId: string, id: string, bytes: Uint8Array): Promise<void> {
+  await mediaStorage(config).write(workspaceId, id, bytes);
 }
 
-/** Reads the bytes of a media row. */
-export async function readMediaFile(dataDir: string, workspaceId: string, id: string): Promise<Uint8Array> {
-  return await Bun.file(mediaPath(dataDir, workspaceId, id)).bytes();
+/** Reads the bytes of a media row; throws when the file is gone. */
+export async function readMediaFile(config: StorageConfig, workspaceId: string, id: string): Promise<Uint8Array> {
+  const bytes = await mediaStorage(config).read(workspaceId, id);
+  if (!bytes) throw new Error(`media file ${id} is not stored`);
+  return bytes;
 }
 
 /** Removes a file whose row was never committed. */
-export async function removeMediaFile(dataDir: string, workspaceId: string, id: string): Promise<void> {
-  await rm(mediaPath(dataDir, workspaceId, id), { force: true });
+export async function removeMediaFile(config: StorageConfig, workspaceId: string, id: string): Promise<void> {
+  await mediaStorage(config).remove(workspaceId, id);
 }

@@ -3,7 +3,7 @@ import { workspaces } from "../workspaces/table.ts";
 
 export const MEDIA_SOURCES = ["upload", "url", "base64", "inbound"] as const;
 
-/** A stored media file; the bytes live in `<dataDir>/media/<workspaceId>/<id>`. */
+/** A stored media file; the bytes live in the media storage (`<dataDir>/media/<workspaceId>/<id>` by default; see storage/). */
 export const media = sqliteTable(
   "media",
   {

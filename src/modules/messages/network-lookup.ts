@@ -24,7 +24,7 @@ export async function recentOutbound(
   const out: OutboundMessage = { to: m.phone, type: m.type, text: m.body ?? undefined };
   if (!m.mediaId) return out;
   const media = await findMedia(deps.db, workspaceId, m.mediaId);
-  const data = media ? await readMediaFile(deps.config.dataDir, workspaceId, media.id).catch(() => null) : null;
+  const data = media ? await readMediaFile(deps.config, workspaceId, media.id).catch(() => null) : null;
   if (!media || !data) return undefined;
   return { ...out, media: { data, mimeType: media.mimeType, filename: media.filename ?? undefined } };
 }

@@ -361,7 +361,7 @@ export class OutboundSender {
     if (head.body) out.text = head.body;
     if (head.mediaId) {
       const row = await findMedia(this.deps.db, head.workspaceId, head.mediaId);
-      const data = row ? await readMediaFile(this.deps.config.dataDir, head.workspaceId, row.id).catch(() => null) : null;
+      const data = row ? await readMediaFile(this.deps.config, head.workspaceId, row.id).catch(() => null) : null;
       if (!row || !data) throw new PermanentSendError("media_missing", "the message's media file is no longer stored");
       out.media = { data, mimeType: row.mimeType, filename: row.filename ?? undefined };
     }

@@ -90,7 +90,8 @@ export class RealtimeHub {
     bus: EventBus,
     private opts: HubOptions,
   ) {
-    bus.subscribe((e) => this.deliver(e));
+    // a workspace's sockets get its events whichever node of a cluster committed them
+    bus.subscribe((e) => this.deliver(e), { fromOtherNodes: true });
   }
 
   /** Lets the hub publish to topics (the server that upgraded the latest socket). */
