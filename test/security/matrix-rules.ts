@@ -198,6 +198,10 @@ export const RULES: Record<string, Rule> = {
   "DELETE /api/v1/chatapp/{id}": { perm: "manage", params: sessionId, ok: [200] },
   "POST /api/v1/chatapp/{id}/connect": { perm: "manage", params: sessionId, ok: [200] },
   "GET /api/v1/chatapp/{id}/status": { params: sessionId, ok: [200] },
+  // group chats (docs/groups.md): owner and admin change the setting, every role lists
+  "PATCH /api/v1/chatapp/{id}": { perm: "manage", params: sessionId, body: () => ({ settings: { groups: true } }), ok: [200] },
+  "GET /api/v1/chatapp/{id}/groups": { params: sessionId, ok: [200] },
+  "GET /api/external/chatapp/{id}/groups": { auth: "apiKey", params: sessionId, ok: [200] },
   "GET /api/v1/chatapp/{id}/qr": { perm: "manage", params: sessionId, ok: [409] },
   "POST /api/v1/chatapp/{id}/pairing-code": { perm: "manage", params: sessionId, body: () => ({ phoneNumber: "919812345678" }), ok: [409] },
   "POST /api/v1/chatapp/{id}/disconnect": { perm: "manage", params: sessionId, ok: [409] },
@@ -212,6 +216,7 @@ export const RULES: Record<string, Rule> = {
   "POST /api/sim/sessions/{id}/receipt": { perm: "manage", params: sessionId, body: () => ({ messageId: "SIMX", status: "read" }), ok: [404, 409] },
   "POST /api/sim/sessions/{id}/logout": { perm: "manage", params: sessionId, body: () => ({}), ok: [409] },
   "POST /api/sim/sessions/{id}/fail": { perm: "manage", params: sessionId, body: () => ({ count: 1 }), ok: [200, 409] },
+  "POST /api/sim/sessions/{id}/groups": { perm: "manage", params: sessionId, body: () => ({ name: "Crew", participants: ["919812345678"] }), ok: [409] },
   "POST /api/sim/absent": { perm: "manage", body: () => ({ phones: ["919812345699"] }), ok: [200] },
 
   // webhooks (docs/webhooks.md)
