@@ -1,0 +1,24 @@
+// Long work in slices: a slice runs at most SLICE_MS, then the event loop takes its turn. On SQLite
+// every statement is synchronous and `await` of a resolved promise is a microtask, so a loop of
+// awaited statements never lets a request in by itself: it must give way explicitly (see
+// docs/no-stalls.md).
+
+/** The longest a slice of long work holds the event loop before it gives way. */
+export const SLICE_MS = 10;
+
+/** Gives the event loop a turn (timers, I/O, other requests), then resumes. */
+export function giveWay(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A time budget for one slice: `spent()` says when it is used up. */
+export function sliceBudget(ms = SLICE_MS): { spent(): boolean } {
+  const end = performance.now() + ms;
+  return { spent: () => performance.now() >= end };
+}
+
+/** Gives way every `every` calls: for loops over items each too cheap to time. */
+export function everyN(every: number): () => Promise<void> | undefined {
+  let n = 0;
+  return () => (++n % every === 0 ? giveWay() : undefined);
+}
