@@ -1,4 +1,3 @@
-import { lagWatch } from "/tmp/stall/lagwatch.ts"; lagWatch();
 // No stalls: a workspace of 100,000 contacts (seeded through the store, not the API), and each
 // heavy operation run through the real routes while a worker thread asks GET /health every ~5 ms
 // on its own event loop. The figure is the worst /health latency during the operation (goal:
@@ -32,6 +31,8 @@ const config = loadConfig({
 let sim = new SimDriver({ latencyMs: 1 });
 let rt: Runtime = await createRuntime(config, silentLogger, { network: sim });
 const { db, clock, secrets } = rt.deps;
+if (process.env.STALL_DEBUG) (await import("/tmp/stall/txwatch.ts")).txWatch(db);
+if (process.env.STALL_DEBUG) (await import("/tmp/stall/lagwatch.ts")).lagWatch();
 const now = clock.now().getTime();
 const BIG = 1_000_000_000;
 await upsertPlan(db, "bench", {

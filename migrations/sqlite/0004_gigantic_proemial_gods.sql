@@ -1,0 +1,1 @@
+ALTER TABLE `campaigns` ADD `audience_filter` text;
