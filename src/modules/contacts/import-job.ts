@@ -101,7 +101,7 @@ async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader,
     if ((await importProcessed(deps.db, ws, imp.id)) !== batch[0]!.row - 2) throw new OvertakenRun();
     const limit = (await effectiveLimits(deps, ws)).contacts;
     let used = await contactCount(deps.db, ws);
-    const budget = sliceBudget();
+    const budget = sliceBudget(deps.db.engine);
     for (const { row, cells } of batch) {
       if (counts.processed > 0 && budget.spent()) break;
       counts.processed++;
