@@ -60,7 +60,7 @@ test(`counts over ${N.toLocaleString("en")} contacts (three windows) equal one c
     expect({ filter, n: await countSegment(t.deps.db, ws.id, filter, now) }).toEqual({ filter, n: whole });
   }
   expect(await countSegment(t.deps.db, ws.id, {}, now)).toBe(N - Math.ceil(N / 11));
-});
+}, 120_000);
 
 test("the routes answer the windowed count; another workspace's contacts never count", async () => {
   const filter = { tagsAny: ["vip"] };
@@ -76,4 +76,4 @@ test("the routes answer the windowed count; another workspace's contacts never c
   expect(theirs.body.data.count).toBe(await countSegment(t.deps.db, other.id, filter, t.clock.now()));
   expect(theirs.body.data.count).toBeLessThan(100);
   expect((await t.request("GET", `/api/v1/segments/${created.body.data.id}`, { token: other.owner.token })).status).toBe(404);
-});
+}, 60_000);
