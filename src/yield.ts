@@ -22,9 +22,3 @@ export function sliceBudget(engine: "sqlite" | "postgres", ms = SLICE_MS): { spe
   const end = performance.now() + ms;
   return { spent: () => performance.now() >= end };
 }
-
-/** Gives way every `every` calls: for loops over items each too cheap to time. */
-export function everyN(every: number): () => Promise<void> | undefined {
-  let n = 0;
-  return () => (++n % every === 0 ? giveWay() : undefined);
-}
