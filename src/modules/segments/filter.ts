@@ -228,8 +228,25 @@ export async function* readSegmentBatches(
   }
 }
 
-/** Up to `n` matching opted-in contacts, newest first (a segment preview). */
+/**
+ * Up to `n` matching opted-in contacts, newest first (a segment preview): windows of the opted-in
+ * index from the newest back, until `n` are found, giving the event loop a turn between windows
+ * (a filter that matches few contacts walks the workspace, a window at a time).
+ */
 export async function sampleSegment(db: DB, workspaceId: string, filter: SegmentFilter, now: Date | number, n = 10): Promise<SegmentContact[]> {
-  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  return (await db.all<RawRow>(bound(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`, [...params, n]))).map(parse);
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now, { correlated: true });
+  const start = db.prepare<{ id: string }>("SELECT id FROM contacts WHERE workspace_id = ? AND opted_out = 0 AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?");
+  const out: SegmentContact[] = [];
+  // ids are UUIDs: "~" sorts after every one of them
+  for (let before = "~"; out.length < n; ) {
+    const from = (await start.get(workspaceId, before, WINDOW - 1))?.id ?? null;
+    const range = from === null ? "c.id < ?" : "c.id >= ? AND c.id < ?";
+    const rangeParams = from === null ? [before] : [from, before];
+    const rows = await db.all<RawRow>(bound(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND ${range} ORDER BY c.id DESC LIMIT ?`, [...params, ...rangeParams, n - out.length]));
+    out.push(...rows.map(parse));
+    if (from === null) break;
+    before = from;
+    await giveWay();
+  }
+  return out;
 }

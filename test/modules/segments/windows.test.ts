@@ -3,7 +3,7 @@
 // of condition; another workspace's contacts never count.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { insertStoredContact } from "../../../src/modules/contacts/store.ts";
-import { bound, compileSegmentFilter, countSegment, WINDOW, type SegmentFilter } from "../../../src/modules/segments/filter.ts";
+import { bound, compileSegmentFilter, countSegment, sampleSegment, WINDOW, type SegmentFilter } from "../../../src/modules/segments/filter.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 
@@ -60,6 +60,19 @@ test(`counts over ${N.toLocaleString("en")} contacts (three windows) equal one c
     expect({ filter, n: await countSegment(t.deps.db, ws.id, filter, now) }).toEqual({ filter, n: whole });
   }
   expect(await countSegment(t.deps.db, ws.id, {}, now)).toBe(N - Math.ceil(N / 11));
+}, 120_000);
+
+test("a preview's sample walks windows from the newest back: the same 10 contacts as one query over the workspace, also for a filter matching only old contacts", async () => {
+  const now = t.clock.now();
+  // the oldest contact (first seeded) gets a tag no other has: a sample must walk every window to find it
+  const oldest = (await t.deps.db.prepare<{ id: string }>("SELECT id FROM contacts WHERE workspace_id = ? AND opted_out = 0 ORDER BY id LIMIT 1").get(ws.id))!.id;
+  await t.deps.db.prepare("INSERT INTO contact_tags (workspace_id, tag, contact_id) VALUES (?, 'first', ?)").run(ws.id, oldest);
+  for (const filter of [...FILTERS, { tagsAny: ["first"] }]) {
+    const { where, params } = compileSegmentFilter(ws.id, filter, now);
+    const whole = await t.deps.db.all<{ id: string }>(bound(`SELECT c.id FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT 10`, params));
+    expect({ filter, ids: (await sampleSegment(t.deps.db, ws.id, filter, now, 10)).map((c) => c.id) }).toEqual({ filter, ids: whole.map((r) => r.id) });
+  }
+  expect((await sampleSegment(t.deps.db, ws.id, { tagsAny: ["first"] }, now, 10)).map((c) => c.id)).toEqual([oldest]);
 }, 120_000);
 
 test("the routes answer the windowed count; another workspace's contacts never count", async () => {
