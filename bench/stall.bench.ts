@@ -31,8 +31,6 @@ const config = loadConfig({
 let sim = new SimDriver({ latencyMs: 1 });
 let rt: Runtime = await createRuntime(config, silentLogger, { network: sim });
 const { db, clock, secrets } = rt.deps;
-if (process.env.STALL_DEBUG) (await import("/tmp/stall/txwatch.ts")).txWatch(db);
-if (process.env.STALL_DEBUG) (await import("/tmp/stall/lagwatch.ts")).lagWatch();
 const now = clock.now().getTime();
 const BIG = 1_000_000_000;
 await upsertPlan(db, "bench", {
