@@ -150,10 +150,10 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
   let pending = 0;
   let skipped = 0;
   // a slice of time per transaction: the rows after the one that used it up go to the next batch
-  const budget = sliceBudget(deps.db.engine);
+  const budget = sliceBudget(deps.db.engine, { atLeast: 100 });
   let cursor = next;
   for (const [i, r] of rows.entries()) {
-    if (i > 0 && r.after !== undefined && budget.spent()) {
+    if (r.after !== undefined && budget.spent(i)) {
       cursor = rows[i - 1]!.after!;
       break;
     }
