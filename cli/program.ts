@@ -1,25 +1,45 @@
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
-import { campaignsCommand } from "./campaigns-command.ts";
-import { contactsCommand } from "./contacts-command.ts";
-import { doctorCommand } from "./doctor.ts";
-import { keysCommand } from "./keys.ts";
-import { migrateCommand } from "./migrate.ts";
-import { migrateDataCommand } from "./migrate-data.ts";
-import { nodesCommand } from "./nodes.ts";
-import { opsCommands } from "./ops.ts";
-import { outboxCommand } from "./outbox.ts";
-import { planCommand } from "./plan.ts";
-import { pairCommand } from "./pair-command.ts";
-import { sessionsCommand } from "./sessions.ts";
-import { simCommand } from "./sim.ts";
-import { simNetworkCommand } from "./sim-network.ts";
-import { serveCommand } from "./serve.ts";
-import { usersCommand } from "./users.ts";
-import { workspacesCommand } from "./workspaces.ts";
 
-/** The `parley` command line; every command registers itself here. */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, imported only when that command runs (or for the whole help): a command
+ * loads its own code and never the server's (the HTTP app, the network drivers, the terminal UI)
+ * unless it is the server. Dynamic imports are separate chunks of the compiled binary, so a
+ * command like `parley workspaces list` starts in a fraction of the server's time, and
+ * `parley --version` loads none of them.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  serve: async () => (await import("./serve.ts")).serveCommand,
+  migrate: async () => (await import("./migrate.ts")).migrateCommand,
+  "migrate-data": async () => (await import("./migrate-data.ts")).migrateDataCommand,
+  outbox: async () => (await import("./outbox.ts")).outboxCommand,
+  workspaces: async () => (await import("./workspaces.ts")).workspacesCommand,
+  users: async () => (await import("./users.ts")).usersCommand,
+  keys: async () => (await import("./keys.ts")).keysCommand,
+  plan: async () => (await import("./plan.ts")).planCommand,
+  pair: async () => (await import("./pair-command.ts")).pairCommand,
+  sessions: async () => (await import("./sessions.ts")).sessionsCommand,
+  nodes: async () => (await import("./nodes.ts")).nodesCommand,
+  sim: async () => (await import("./sim.ts")).simCommand,
+  "sim-network": async () => (await import("./sim-network.ts")).simNetworkCommand,
+  backup: async () => (await import("./ops.ts")).opsCommands,
+  restore: async () => (await import("./ops.ts")).opsCommands,
+  health: async () => (await import("./ops.ts")).opsCommands,
+  campaigns: async () => (await import("./campaigns-command.ts")).campaignsCommand,
+  contacts: async () => (await import("./contacts-command.ts")).contactsCommand,
+  doctor: async () => (await import("./doctor.ts")).doctorCommand,
+};
+
+/** Arguments that print the version: nothing to load. */
+const VERSION_ARGS = new Set(["-v", "--version", "version"]);
+
+/**
+ * The `parley` command line for `argv`: the command it names, with its module loaded; every
+ * command when it names none (the help, an unknown command's error lists them all).
+ */
+export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
   const program = new Command()
     .name("parley")
     .description("Parley: a self-hostable multi-tenant messaging platform in one binary")
@@ -31,23 +51,14 @@ export function buildProgram(): Command {
     .hook("preAction", (_program, action) => {
       if (action.name() !== "serve") Bun.unsafe.setJITPolicy(1);
     });
-  serveCommand(program);
-  migrateCommand(program);
-  migrateDataCommand(program);
-  outboxCommand(program);
-  workspacesCommand(program);
-  usersCommand(program);
-  keysCommand(program);
-  planCommand(program);
-  pairCommand(program);
-  sessionsCommand(program);
-  nodesCommand(program);
-  simCommand(program);
-  simNetworkCommand(program);
-  opsCommands(program);
-  campaignsCommand(program);
-  contactsCommand(program);
-  doctorCommand(program);
+  const name = argv[2] ?? "";
+  const loaders = VERSION_ARGS.has(name) ? [] : Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]!] : Object.values(COMMANDS);
+  const registered = new Set<Register>();
+  for (const register of await Promise.all(loaders.map((load) => load()))) {
+    if (registered.has(register)) continue; // backup, restore and health are one module
+    registered.add(register);
+    register(program);
+  }
   program
     .command("version")
     .description("print the version")

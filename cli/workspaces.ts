@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { listAllWorkspaces } from "../src/modules/workspaces/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { createWorkspaceWithOwner, passwordFrom } from "./accounts.ts";
 import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints every workspace (id, name, plan, status, members, owner). */
@@ -41,6 +40,8 @@ export function workspacesCreateCommand(cmd: Command): void {
     .action((flags) =>
       runOperator(() =>
         withDataDir(configOrExit({ dataDir: flags.dataDir }), async (ctx) => {
+          // imported with this command, not at start: `workspaces list` needs none of the account code
+          const { createWorkspaceWithOwner, passwordFrom } = await import("./accounts.ts");
           const { password, generated } = await passwordFrom(flags);
           const ids = await createWorkspaceWithOwner(ctx, { workspace: flags.name, name: flags.ownerName, email: flags.ownerEmail, mobile: flags.ownerMobile, password }, flags.plan);
           if (flags.json) return ctx.out(JSON.stringify({ ...ids, email: flags.ownerEmail.trim().toLowerCase(), plan: flags.plan, ...(generated ? { password } : {}) }));

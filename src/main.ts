@@ -5,7 +5,7 @@ import { isBrokenPipe, quietOnBrokenPipe } from "./node/tty.ts";
 // every command but serve prints for a reader that may go away (`parley keys list | head -1`)
 if (process.argv[2] !== "serve") quietOnBrokenPipe();
 try {
-  await buildProgram().parseAsync(process.argv);
+  await (await buildProgram(process.argv)).parseAsync(process.argv);
 } catch (err) {
   // the output's reader stopped reading (`| head -1`): nothing went wrong here, no stack trace
   if (isBrokenPipe(err)) process.exit(0);

@@ -4,18 +4,25 @@ import { errors } from "../../errors.ts";
 import type { CampaignAudience } from "./model.ts";
 import { countsMoved } from "./progress.ts";
 import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
-import { bound, compileSegmentFilter, type SegmentFilter } from "../segments/filter.ts";
+import { segmentWindow, windowEnd, type SegmentFilter } from "../segments/filter.ts";
 import { findSegment } from "../segments/repo.ts";
+import { giveWay, sliceBudget } from "../../yield.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
-/** Contacts read and recipients written per transaction: large enough to be fast, small enough to keep memory flat. */
-export const MATERIALIZE_BATCH = 5_000;
+/**
+ * Recipients written per transaction at most: contacts a filter audience's batch walks (matching
+ * or not), ids a list's batch reads. A batch takes a few ms, so materialising never holds the
+ * event loop long; the loop gives way between batches.
+ */
+export const MATERIALIZE_BATCH = 1_000;
 
 interface AudienceContact {
   id: string;
   phone: string;
   optedOut: number;
+  /** the cursor once this row is written, where the batch may stop early (its slice of time spent); absent: the batch is written whole */
+  after?: string;
 }
 
 /**
@@ -32,16 +39,16 @@ function contactIdsReader(deps: Deps, workspaceId: string, ids: string[]): Audie
     const from = cursor === null ? 0 : Number(cursor);
     const slice = sorted.slice(from, from + limit);
     const rows: AudienceContact[] = [];
-    for (const id of slice) {
+    for (const [i, id] of slice.entries()) {
       const r = await byId.get(workspaceId, id);
-      if (r) rows.push(r);
+      if (r) rows.push({ ...r, after: String(from + i + 1) });
     }
     const end = from + slice.length;
     return { rows, next: end < sorted.length ? String(end) : null };
   };
 }
 
-/** A frozen segment or filter audience: the first rows left in campaign_audience (each batch deletes what it took). */
+/** A segment or filter audience an earlier build staged: the first rows left in campaign_audience (each batch deletes what it took). */
 function stagedReader(deps: Deps, campaignId: string): AudienceReader {
   const q = deps.db.prepare<AudienceContact>(
     'SELECT contact_id AS id, phone, 0 AS "optedOut" FROM campaign_audience WHERE campaign_id = ? ORDER BY contact_id LIMIT ?',
@@ -54,31 +61,44 @@ function stagedReader(deps: Deps, campaignId: string): AudienceReader {
   };
 }
 
-/** The reader of a campaign's audience: its contact ids, or the rows frozen at start. */
+/**
+ * A segment or filter audience: the opted-in contacts matching the filter as it was at start,
+ * evaluated at the start time, created by then; a window of MATERIALIZE_BATCH opted-in contacts
+ * per batch (matching or not), so a batch costs the same whatever the filter selects. The
+ * cursor is the window's last contact id.
+ */
+function filterReader(deps: Deps, c: CampaignRow): AudienceReader {
+  const filter = c.audienceFilter as SegmentFilter;
+  const at = c.startedAt ?? 0;
+  return async (cursor, limit) => {
+    const afterId = cursor ?? "";
+    const untilId = await windowEnd(deps.db, c.workspaceId, afterId, limit);
+    const rows = await segmentWindow(deps.db, c.workspaceId, filter, at, { afterId, untilId, createdBy: at });
+    return { rows: rows.map((r) => ({ id: r.id, phone: r.phone, optedOut: 0, after: r.id })), next: untilId };
+  };
+}
+
+/** The reader of a campaign's audience: its contact ids, its filter's windows, or the rows an earlier build staged. */
 export function audienceReader(deps: Deps, c: CampaignRow): AudienceReader {
   const audience = c.audience as CampaignAudience;
   if (audience.contactIds) return contactIdsReader(deps, c.workspaceId, audience.contactIds);
+  if (c.audienceFilter) return filterReader(deps, c);
   return stagedReader(deps, c.id);
 }
 
 /**
- * Freezes a segment or filter audience in the start transaction: the opted-in matching
- * contacts (as the segment's count says) copied by one INSERT ... SELECT over the segments
- * module's compiled filter. A segment deleted meanwhile refuses the start (409). Inside `db.tx`.
+ * The filter a segment or filter audience is materialised with, read in the start transaction
+ * and kept on the campaign (`audienceFilter`), so a later change of the segment cannot move the
+ * audience; null for a list of contact ids. A segment deleted meanwhile refuses the start (409).
  */
-export async function freezeFilterAudience(deps: Pick<AppDeps, "db">, c: CampaignRow, at: number): Promise<void> {
+export async function audienceFilterAtStart(deps: Pick<AppDeps, "db">, c: CampaignRow): Promise<SegmentFilter | null> {
   const audience = c.audience as CampaignAudience;
-  let filter: SegmentFilter | undefined = audience.filter;
   if (audience.segmentId) {
     const segment = await findSegment(deps.db, c.workspaceId, audience.segmentId);
     if (!segment) throw errors.conflict("The campaign's segment no longer exists; choose another audience");
-    filter = segment.filter as SegmentFilter;
+    return segment.filter as SegmentFilter;
   }
-  if (!filter) return;
-  const { where, params } = compileSegmentFilter(c.workspaceId, filter, at);
-  // through the store's bounded statement cache, not db.prepare: the SQL varies with the filter's shape
-  const insert = `INSERT INTO campaign_audience (campaign_id, contact_id, phone) SELECT CAST(? AS TEXT), c.id, c.phone FROM contacts c WHERE ${where} ON CONFLICT DO NOTHING`;
-  await deps.db.run(bound(insert, [c.id, ...params]));
+  return audience.filter ?? null;
 }
 
 const running = new Map<string, Promise<void>>();
@@ -106,7 +126,7 @@ async function materializeNow(deps: Deps, workspaceId: string, campaignId: strin
       return batch.done;
     });
     if (done) return;
-    await Bun.sleep(0); // let requests and sends in between batches
+    await giveWay(); // let requests and sends in between batches
   }
 }
 
@@ -129,7 +149,14 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
   const at = deps.clock.now().getTime();
   let pending = 0;
   let skipped = 0;
-  for (const r of rows) {
+  // a slice of time per transaction: the rows after the one that used it up go to the next batch
+  const budget = sliceBudget(deps.db.engine, { atLeast: 100 });
+  let cursor = next;
+  for (const [i, r] of rows.entries()) {
+    if (r.after !== undefined && budget.spent(i)) {
+      cursor = rows[i - 1]!.after!;
+      break;
+    }
     const status = r.optedOut ? "skipped" : "pending";
     const reason = r.optedOut ? "opted_out" : null;
     if ((await insert.run(Bun.randomUUIDv7(), campaignId, workspaceId, r.id, r.phone, status, reason, at)).changes === 0) {
@@ -142,12 +169,12 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
     total: c.total + pending + skipped,
     pending: c.pending + pending,
     skipped: c.skipped + skipped,
-    materializeCursor: next,
-    materializedAt: next === null ? at : null,
+    materializeCursor: cursor,
+    materializedAt: cursor === null ? at : null,
     updatedAt: at,
   });
   countSkippedAtStart(deps.db, skipped);
-  return { done: next === null, moved: pending + skipped > 0 || next === null };
+  return { done: cursor === null, moved: pending + skipped > 0 || cursor === null };
 }
 
 /** Whether the audience is frozen (every recipient row exists). */

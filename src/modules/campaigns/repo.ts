@@ -80,7 +80,7 @@ export async function activeCampaigns(db: DB): Promise<{ id: string; workspaceId
   return db
     .select({ id: campaigns.id, workspaceId: campaigns.workspaceId, status: campaigns.status, progressDirty: campaigns.progressDirty })
     .from(campaigns)
-    .where(sql`${campaigns.status} IN ('running', 'scheduled') OR ${campaigns.progressDirty} = 1`)
+    .where(sql`${campaigns.status} IN ('running', 'scheduled') OR ${campaigns.progressDirty} = 1 OR (${campaigns.status} = 'cancelled' AND ${campaigns.pending} > 0)`)
     .all();
 }
 

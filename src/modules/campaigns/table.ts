@@ -40,8 +40,10 @@ export const campaigns = sqliteTable(
     read: integer("read").notNull().default(0),
     failed: integer("failed").notNull().default(0),
     skipped: integer("skipped").notNull().default(0),
-    /** materialising the audience: the last contact id taken (keyset); null once done */
+    /** materialising the audience: where the next batch begins (a contact id, or a position in a list); null once done */
     materializeCursor: text("materialize_cursor"),
+    /** a segment or filter audience's filter as it was at start (a segment's read then): what is materialised */
+    audienceFilter: text("audience_filter", { mode: "json" }).$type<Record<string, unknown> | null>(),
     /** set when every recipient row exists (the audience is frozen) */
     materializedAt: integer("materialized_at"),
     /** per session of the campaign, when it may take its next recipient: {sessionId: unix ms} */
@@ -111,9 +113,10 @@ export const campaignSendDays = sqliteTable(
 );
 
 /**
- * A segment or filter audience frozen at start: the matching contacts copied in the start
- * transaction by one INSERT ... SELECT (so later contact or segment changes cannot move it),
- * then turned into recipients batch by batch, each batch deleting the rows it consumed.
+ * A segment or filter audience staged by earlier builds: the matching contacts copied in the
+ * start transaction by one INSERT ... SELECT, then turned into recipients batch by batch, each
+ * batch deleting the rows it consumed. Campaigns started now read the contacts in windows
+ * instead (`audience_filter`); a campaign an earlier build left half materialised goes on from here.
  */
 export const campaignAudience = sqliteTable(
   "campaign_audience",

@@ -4,9 +4,9 @@ import { assertFeature } from "../billing/quota.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import type { SendBody } from "../messages/model.ts";
 import { resolveSendMedia } from "../messages/send-media.ts";
-import { freezeFilterAudience, materialize, materializeBatch } from "./audience.ts";
+import { audienceFilterAtStart, materialize, materializeBatch } from "./audience.ts";
 import { pauseCampaign, wakeRun } from "./engine.ts";
-import { cancelQueued, releaseHeld } from "./held.ts";
+import { cancelQueued, releaseHeld, skipUnsent } from "./held.ts";
 import type { CampaignMessage } from "./model.ts";
 import { changeStatus, moveCounter, publishProgress } from "./progress.ts";
 import { updateCampaign, type CampaignRow } from "./repo.ts";
@@ -39,7 +39,8 @@ async function prepareCampaignMedia(deps: Deps, c: CampaignRow) {
 /**
  * POST start: draft to running, or scheduled while `schedule.at` is in the future (paused with
  * `missed_schedule` when it passed longer ago than its maximum lateness). The audience is frozen
- * now: recipients are materialised before the answer (batched; a crash resumes from the cursor).
+ * now: recipients are materialised before the answer, in batches of a few ms that give the event
+ * loop a turn between them (a crash resumes from the cursor).
  */
 export async function startCampaign(deps: Deps, workspaceId: string, id: string) {
   await assertFeature(deps, workspaceId, "campaigns");
@@ -54,12 +55,12 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
       const now = deps.clock.now().getTime();
       const media = prepared ? (await commitMedia(deps, prepared)).id : c.mediaId;
       const s = scheduleState(c, now);
-      await freezeFilterAudience(deps, c, now);
-      const patch = { startedAt: now, mediaId: media, pausedReason: null, updatedAt: now };
+      const audienceFilter = await audienceFilterAtStart(deps, c);
+      const patch = { startedAt: now, mediaId: media, pausedReason: null, audienceFilter, updatedAt: now };
       if (s.kind === "future") await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "scheduled" });
       else if (s.kind === "missed") await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
       else await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
-      // the first batch goes with the status change, so its announcement shows the audience (all of it up to 5,000)
+      // the first batch goes with the status change, so its announcement shows the audience (all of it when small)
       await materializeBatch(deps, workspaceId, id);
       await publishProgress(deps, workspaceId, id);
       await wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
@@ -105,7 +106,8 @@ export async function resumeCampaign(deps: Deps, workspaceId: string, id: string
 
 /**
  * POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting
- * become `skipped` (`cancelled`), also those whose queued message had not gone out (it fails).
+ * become `skipped` (`cancelled`), also those whose queued message had not gone out (it fails):
+ * those in the status change's transaction, the rest in batches before the answer.
  */
 export async function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
   await deps.db.tx(async () => {
@@ -115,6 +117,8 @@ export async function cancelCampaign(deps: Deps, workspaceId: string, id: string
     await moveCounter(deps, id, "pending", "skipped", await cancelQueued(deps, workspaceId, id, now));
     await changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
   });
+  // the recipients without a message, in batches after the status change (the answer shows them skipped)
+  await skipUnsent(deps, workspaceId, id);
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 

@@ -2,6 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
 import { materialize } from "./audience.ts";
+import { skipUnsent } from "./held.ts";
 import { precheckRecipients } from "./dispatch.ts";
 import { RUN_JOB, pauseCampaign, tick } from "./engine.ts";
 import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
@@ -91,6 +92,8 @@ export function campaignServices(deps: AppDeps): CampaignServices {
         if (c.status === "running" || c.status === "scheduled") await deps.jobs.enqueue(RUN_JOB, { workspaceId: c.workspaceId, campaignId: c.id }, { dedupeKey: `${RUN_JOB}:${c.id}` });
         if (c.progressDirty) await deps.jobs.enqueue(PROGRESS_JOB, { workspaceId: c.workspaceId, campaignId: c.id }, { dedupeKey: `${PROGRESS_JOB}:${c.id}` });
       });
+      // a cancel cut short (a crash) between its batches: the rest of its recipients are skipped now
+      if (c.status === "cancelled") await skipUnsent(deps, c.workspaceId, c.id);
     }
   };
   return {

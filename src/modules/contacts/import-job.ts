@@ -8,9 +8,10 @@ import { effectiveLimits } from "../billing/quota.ts";
 import { countImportErrors, findImport, finishImport, importProcessed, MAX_IMPORT_ERRORS, recordBatch, startImport, type ImportRowState } from "./import-repo.ts";
 import { detectDelimiter, mergeRow, readHeader, readRow, type ImportHeader } from "./import-row.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact } from "./store.ts";
+import { giveWay, sliceBudget } from "../../yield.ts";
 
 export const IMPORT_JOB = "contacts.import";
-/** Rows applied per transaction: each batch commits its contacts with the progress that counts them. */
+/** Rows read before they are applied; a transaction applies as many of them as fit in one slice of time. */
 const BATCH = 500;
 /** The longest record csv-parse may buffer (characters). */
 const MAX_RECORD_BYTES = 1024 * 1024;
@@ -54,7 +55,10 @@ async function countRows(path: string, delimiter: string): Promise<number> {
   const { parse } = await csvParse();
   let n = 0;
   try {
-    for await (const _ of createReadStream(path).pipe(parse(parserOptions(delimiter)))) n++;
+    for await (const _ of createReadStream(path).pipe(parse(parserOptions(delimiter)))) {
+    // records already parsed come as microtasks: give way now and then, or a big file holds the loop
+    if (++n % 2000 === 0) await giveWay();
+  }
   } catch {
     // an unreadable line: the rows before it are what the import will handle (it fails there)
   }
@@ -80,12 +84,14 @@ const csvMessage = (err: unknown) => {
  * nothing (the next run skips `processed` rows). The quota count and the inserts it allows
  * are in the same transaction, so a concurrent create cannot take the same places; and the
  * batch applies only if `processed` still ends where it begins, so two runs of one import
- * (a lease that ran out) never apply a row twice.
+ * (a lease that ran out) never apply a row twice. The transaction stops after the row that used
+ * up its slice of time (the rest go to the next one), so no transaction holds the event loop
+ * long. Returns the rows applied and the errors kept.
  */
-async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch: { row: number; cells: string[] }[], keptErrors: number): Promise<number> {
+async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader, batch: { row: number; cells: string[] }[], keptErrors: number): Promise<{ applied: number; errors: number }> {
   const ws = imp.workspaceId;
   const at = deps.clock.now().getTime();
-  const counts = { processed: batch.length, created: 0, updated: 0, rejected: 0, errors: [] as { row: number; message: string }[] };
+  const counts = { processed: 0, created: 0, updated: 0, rejected: 0, errors: [] as { row: number; message: string }[] };
   const reject = (row: number, message: string) => {
     counts.rejected++;
     if (keptErrors + counts.errors.length < MAX_IMPORT_ERRORS) counts.errors.push({ row, message });
@@ -95,7 +101,11 @@ async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader,
     if ((await importProcessed(deps.db, ws, imp.id)) !== batch[0]!.row - 2) throw new OvertakenRun();
     const limit = (await effectiveLimits(deps, ws)).contacts;
     let used = await contactCount(deps.db, ws);
+    // 25 ms: each transaction first counts the workspace's contacts for the quota (a few ms at 100,000)
+    const budget = sliceBudget(deps.db.engine, { ms: 25, atLeast: 50 });
     for (const { row, cells } of batch) {
+      if (budget.spent(counts.processed)) break;
+      counts.processed++;
       const parsed = readRow(header, cells);
       if (typeof parsed === "string") {
         reject(row, parsed);
@@ -133,7 +143,19 @@ async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader,
     }
     await recordBatch(deps.db, ws, imp.id, counts, at);
   });
-  return counts.errors.length;
+  return { applied: counts.processed, errors: counts.errors.length };
+}
+
+/** Applies every row of `batch`, a slice of time per transaction, giving way between them; returns the errors kept. */
+async function applyAll(deps: Deps, imp: ImportRowState, header: ImportHeader, batch: { row: number; cells: string[] }[], keptErrors: number): Promise<number> {
+  let kept = 0;
+  for (let rest = batch; rest.length; ) {
+    const r = await applyBatch(deps, imp, header, rest, keptErrors + kept);
+    kept += r.errors;
+    rest = rest.slice(r.applied);
+    await giveWay(); // let requests in between transactions
+  }
+  return kept;
 }
 
 /** Streams the file through csv-parse and applies the rows after `imp.processed`, a batch at a time. */
@@ -158,22 +180,21 @@ async function applyFile(deps: Deps, imp: ImportRowState, path: string, delimite
       if (dataNo <= imp.processed) continue; // applied by an earlier run
       batch.push({ row: dataNo + 1, cells }); // the header is row 1
       if (batch.length >= BATCH) {
-        keptErrors += await applyBatch(deps, imp, header, batch, keptErrors);
+        keptErrors += await applyAll(deps, imp, header, batch, keptErrors);
         batch = [];
-        await new Promise((r) => setImmediate(r)); // let requests in between batches
       }
     }
   } catch (err) {
     if (err instanceof FileProblem) throw err;
     if (isCsvError(err)) {
       // the rows read before the unreadable line are kept, like the batches before them
-      if (header && batch.length) await applyBatch(deps, imp, header, batch, keptErrors);
+      if (header && batch.length) await applyAll(deps, imp, header, batch, keptErrors);
       throw new FileProblem(csvMessage(err));
     }
     throw err;
   }
   if (!header) throw new FileProblem("the file is empty: a header row with a phone column is required");
-  if (batch.length) await applyBatch(deps, imp, header, batch, keptErrors);
+  if (batch.length) await applyAll(deps, imp, header, batch, keptErrors);
 }
 
 /** The durable job that runs an import; safe to run again after a crash at any point. */

@@ -98,19 +98,26 @@ export async function listContacts(db: DB, workspaceId: string, q: ContactFilter
   return { rows, total };
 }
 
-/** The query of `contactsAfter` (its plan is tested: a batch must cost its size, not the whole tag set). */
-export function contactsAfterQuery(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number) {
+/** Where a keyset walk stands: the last contact read (its creation time and id); `null` before the first. */
+export type ContactCursor = { createdAt: number; id: string } | null;
+
+/**
+ * The query of `contactsAfter`: in (createdAt, id) order, the order of contacts_ws_created_idx,
+ * so each batch is one range read of that index (in id order the planner sorted the whole
+ * workspace for every batch: an export of 100,000 contacts took 20 s). Its plans are tested.
+ */
+export function contactsAfterQuery(db: DB, workspaceId: string, q: ContactFilter, after: ContactCursor, limit: number) {
   return db
     .select()
     .from(contacts)
-    .where(and(filterWhere(db, workspaceId, q, true), gt(contacts.id, afterId)))
-    .orderBy(asc(contacts.id))
+    .where(and(filterWhere(db, workspaceId, q, true), after ? sql`(${contacts.createdAt}, ${contacts.id}) > (${after.createdAt}, ${after.id})` : undefined))
+    .orderBy(asc(contacts.createdAt), asc(contacts.id))
     .limit(limit);
 }
 
-/** The next `limit` contacts in id order after `afterId` with the list's filters (keyset: the export). */
-export async function contactsAfter(db: DB, workspaceId: string, q: ContactFilter, afterId: string, limit: number): Promise<ContactRow[]> {
-  return contactsAfterQuery(db, workspaceId, q, afterId, limit).all();
+/** The next `limit` contacts in (createdAt, id) order after `after` with the list's filters (keyset: the export). */
+export async function contactsAfter(db: DB, workspaceId: string, q: ContactFilter, after: ContactCursor, limit: number): Promise<ContactRow[]> {
+  return contactsAfterQuery(db, workspaceId, q, after, limit).all();
 }
 
 /** Every attribute key in use in the workspace, sorted (the export's columns). */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Metric, Registry } from "prom-client";
 import type { AppDeps } from "../../deps.ts";
 import { instruments } from "./counters.ts";
+import { loopLagHistogram } from "./loop-lag.ts";
 
 type Deps = Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version" | "leases">;
 
@@ -47,7 +48,7 @@ export function createMetricsRegistry(deps: Deps): { registry: Registry; close()
   const { Gauge, Registry } = require("prom-client") as typeof import("prom-client");
   const { httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable, realtimeClosed, realtimeDropped } = instruments();
   const registry = new Registry();
-  for (const m of [httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable, realtimeClosed, realtimeDropped] as Metric[]) registry.registerMetric(m);
+  for (const m of [httpDuration, webhookAttempts, messageTransitions, campaignSends, undecryptable, realtimeClosed, realtimeDropped, loopLagHistogram()] as Metric[]) registry.registerMetric(m);
   const unsubscribe = deps.bus.subscribe((e) => {
     const labels = MESSAGE_EVENTS[e.event];
     if (labels) messageTransitions.inc({ direction: labels[0], status: labels[1] });

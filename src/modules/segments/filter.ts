@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { DB, SqlParam } from "../../db/store.ts";
 import { attributesField, MAX_TAGS, tagField } from "../contacts/fields.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
+import { giveWay } from "../../yield.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -134,11 +135,57 @@ export function segmentIdsQuery(workspaceId: string, filter: SegmentFilter, now:
   return { sql: `SELECT c.id FROM contacts c WHERE ${where} ORDER BY c.id`, params };
 }
 
-/** How many opted-in contacts of the workspace match `filter` at `now`. */
+/** Opted-in contacts a window holds: one window's statements take a few ms on a large workspace. */
+export const WINDOW = 2_000;
+
+/**
+ * The last id of the window of `size` opted-in contacts after `afterId` (id order), read from
+ * contacts_ws_optin_idx alone; null when fewer remain (the window runs to the end).
+ */
+export async function windowEnd(db: DB, workspaceId: string, afterId: string, size = WINDOW): Promise<string | null> {
+  const row = await db
+    .prepare<{ id: string }>("SELECT id FROM contacts WHERE workspace_id = ? AND opted_out = 0 AND id > ? ORDER BY id LIMIT 1 OFFSET ?")
+    .get(workspaceId, afterId, size - 1);
+  return row?.id ?? null;
+}
+
+/** `c.id > ? [AND c.id <= ?]`: a window of the opted-in index. */
+const inWindow = (afterId: string, untilId: string | null) => ({ sql: untilId === null ? "c.id > ?" : "c.id > ? AND c.id <= ?", params: untilId === null ? [afterId] : [afterId, untilId] });
+
+/**
+ * How many opted-in contacts of the workspace match `filter` at `now`: a window of contacts at a
+ * time (each a range of the opted-in index with per-contact probes), giving the event loop a turn
+ * between windows, so a count over any number of contacts never holds it long. One window (a
+ * workspace of up to 2,000 opted-in contacts) is one statement.
+ */
 export async function countSegment(db: DB, workspaceId: string, filter: SegmentFilter, now: Date | number): Promise<number> {
-  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  const row = await db.get<{ n: number }>(bound(`SELECT count(*) AS n FROM contacts c WHERE ${where}`, params));
-  return Number(row?.n ?? 0);
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now, { correlated: true });
+  let n = 0;
+  for (let after = ""; ; ) {
+    const until = await windowEnd(db, workspaceId, after);
+    const w = inWindow(after, until);
+    const row = await db.get<{ n: number }>(bound(`SELECT count(*) AS n FROM contacts c WHERE ${where} AND ${w.sql}`, [...params, ...w.params]));
+    n += Number(row?.n ?? 0);
+    if (until === null) return n;
+    after = until;
+    await giveWay();
+  }
+}
+
+/**
+ * The opted-in contacts matching `filter` at `now` in one window (after `afterId`, up to and
+ * including `untilId`; null: to the end), in id order, created at or before `createdBy`.
+ */
+export async function segmentWindow(
+  db: DB,
+  workspaceId: string,
+  filter: SegmentFilter,
+  now: number,
+  w: { afterId: string; untilId: string | null; createdBy: number },
+): Promise<{ id: string; phone: string }[]> {
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now, { correlated: true });
+  const win = inWindow(w.afterId, w.untilId);
+  return db.all<{ id: string; phone: string }>(bound(`SELECT c.id, c.phone FROM contacts c WHERE ${where} AND ${win.sql} AND c.created_at <= ? ORDER BY c.id`, [...params, ...win.params, w.createdBy]));
 }
 
 const COLUMNS = 'c.id, c.phone, c.name, c.push_name AS "pushName", c.tags, c.attributes, c.last_inbound_at AS "lastInboundAt", c.created_at AS "createdAt"';
@@ -181,8 +228,25 @@ export async function* readSegmentBatches(
   }
 }
 
-/** Up to `n` matching opted-in contacts, newest first (a segment preview). */
+/**
+ * Up to `n` matching opted-in contacts, newest first (a segment preview): windows of the opted-in
+ * index from the newest back, until `n` are found, giving the event loop a turn between windows
+ * (a filter that matches few contacts walks the workspace, a window at a time).
+ */
 export async function sampleSegment(db: DB, workspaceId: string, filter: SegmentFilter, now: Date | number, n = 10): Promise<SegmentContact[]> {
-  const { where, params } = compileSegmentFilter(workspaceId, filter, now);
-  return (await db.all<RawRow>(bound(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} ORDER BY c.id DESC LIMIT ?`, [...params, n]))).map(parse);
+  const { where, params } = compileSegmentFilter(workspaceId, filter, now, { correlated: true });
+  const start = db.prepare<{ id: string }>("SELECT id FROM contacts WHERE workspace_id = ? AND opted_out = 0 AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?");
+  const out: SegmentContact[] = [];
+  // ids are UUIDs: "~" sorts after every one of them
+  for (let before = "~"; out.length < n; ) {
+    const from = (await start.get(workspaceId, before, WINDOW - 1))?.id ?? null;
+    const range = from === null ? "c.id < ?" : "c.id >= ? AND c.id < ?";
+    const rangeParams = from === null ? [before] : [from, before];
+    const rows = await db.all<RawRow>(bound(`SELECT ${COLUMNS} FROM contacts c WHERE ${where} AND ${range} ORDER BY c.id DESC LIMIT ?`, [...params, ...rangeParams, n - out.length]));
+    out.push(...rows.map(parse));
+    if (from === null) break;
+    before = from;
+    await giveWay();
+  }
+  return out;
 }

@@ -89,12 +89,19 @@ test("export with the list's filters: only matching contacts; a tag filter's key
   expect(await get("tag=vip&tag=lead&optedOut=false")).toEqual(["919845090031", "919845090033"]);
   expect(await get("search=984509003")).toEqual(["919845090031", "919845090032", "919845090033"]);
   const { contactsAfterQuery } = await import("../../../src/modules/contacts/repo.ts");
-  const q = contactsAfterQuery(t.deps.db, ws.id, { tag: ["vip", "lead"] }, "", 1000).toSQL();
+  const q = contactsAfterQuery(t.deps.db, ws.id, { tag: ["vip", "lead"] }, { createdAt: 0, id: "" }, 1000).toSQL();
   // the plan checked is SQLite's (EXPLAIN QUERY PLAN); PostgreSQL plans its own way
   const sqlite = sqliteOf(t.deps.db);
   if (sqlite) {
     const plan = (sqlite.query(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
     expect(plan).not.toContain("LIST SUBQUERY");
     expect(plan).toMatch(/contact_tags .*contact_id=\?/);
+    // every batch a range read in the export's order, never a sort of the workspace
+    for (const [filter, after] of [[{}, null], [{}, { createdAt: 1, id: "x" }], [{ optedOut: false }, { createdAt: 1, id: "x" }]] as const) {
+      const b = contactsAfterQuery(t.deps.db, ws.id, filter, after, 1000).toSQL();
+      const p = (sqlite.query(`EXPLAIN QUERY PLAN ${b.sql}`).all(...(b.params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+      expect(p).toContain("contacts_ws_created_idx");
+      expect(p).not.toContain("TEMP B-TREE");
+    }
   }
 });
