@@ -1,7 +1,8 @@
 // Writes a benchmark's results to bench/results/<name>.json and .md (and prints them).
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { benchEngine } from "./engine.ts";
 
 export interface Row {
   /** what is measured */
@@ -16,8 +17,14 @@ export interface Row {
   /** the issue's goal, in words */
   goal?: string;
   met?: boolean;
-  /** every round's numbers, for the honest spread */
-  rounds?: { parley: number; baseline: number }[];
+  /** every round's numbers, for the honest spread (previous: the previous release's binary, same round) */
+  rounds?: { parley: number; baseline: number; previous?: number }[];
+  /** the previous release's figure (median of rounds), measured interleaved with this one */
+  previous?: number;
+  /** current / previous, turned so that above 1 is better (for times and memory: previous / current) */
+  vsPrevious?: number;
+  /** more than 10 % worse than the previous release */
+  regression?: boolean;
   /** the spread of rounds is then baseline / parley, like the ratio (latency, time, memory) */
   lowerIsBetter?: boolean;
   notes?: string;
@@ -27,13 +34,33 @@ export const RESULTS_DIR = join(import.meta.dir, "..", "results");
 
 const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2));
 
+/**
+ * Fills a row's previous-release columns from its rounds: the previous figure (median), the
+ * median of the rounds' current/previous ratios (turned so that above 1 is better), and the
+ * regression flag: more than 10 % worse (throughput below 0.9×, time or memory above 1.1×).
+ */
+export function withPrevious(row: Row): Row {
+  const rs = (row.rounds ?? []).filter((r) => r.previous !== undefined && Number.isFinite(r.previous));
+  if (!rs.length) return row;
+  const previous = median(rs.map((r) => r.previous!));
+  const vsPrevious = median(rs.map((r) => (row.lowerIsBetter ? r.previous! / r.parley : r.parley / r.previous!)));
+  const regression = row.lowerIsBetter ? 1 / vsPrevious > 1.1 : vsPrevious < 0.9;
+  return { ...row, previous, vsPrevious, regression };
+}
+
 /** Markdown table of rows. */
 export function markdown(rows: Row[]): string {
-  const lines = ["| scenario | Parley | bare baseline | ratio | goal | met |", "|---|---|---|---|---|---|"];
+  const lines = [
+    "| scenario | Parley | bare baseline | Parley/bare | previous release | current/previous | regression | goal | met |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
   for (const r of rows) {
     const spread = r.rounds && r.rounds.length > 1 ? ` (rounds: ${r.rounds.map((x) => fmt(r.lowerIsBetter ? x.baseline / x.parley : x.parley / x.baseline)).join(", ")})` : "";
+    const prevSpread = r.rounds && r.rounds.some((x) => x.previous !== undefined) ? ` (rounds: ${r.rounds.map((x) => (x.previous === undefined ? "-" : fmt(r.lowerIsBetter ? x.previous / x.parley : x.parley / x.previous))).join(", ")})` : "";
+    const prev = r.previous === undefined ? "n/a" : `${fmt(r.previous)} ${r.unit}`;
+    const vs = r.vsPrevious === undefined ? "n/a" : `${r.vsPrevious.toFixed(3)}${prevSpread}`;
     lines.push(
-      `| ${r.scenario} | ${fmt(r.parley)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} (${r.baselineWhat}) | ${r.ratio.toFixed(3)}${spread} | ${r.goal ?? ""} | ${r.met === undefined ? "" : r.met ? "yes" : "no"} |`,
+      `| ${r.scenario} | ${fmt(r.parley)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} (${r.baselineWhat}) | ${r.ratio.toFixed(3)}${spread} | ${prev} | ${vs} | ${r.regression ? "**REGRESSION**" : r.regression === false ? "no" : ""} | ${r.goal ?? ""} | ${r.met === undefined ? "" : r.met ? "yes" : "no"} |`,
     );
   }
   const notes = rows.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
@@ -42,13 +69,25 @@ export function markdown(rows: Row[]): string {
 
 /** Writes and prints one bench's rows. */
 export function report(name: string, title: string, rows: Row[]): void {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const meta = { bench: name, title, at: new Date().toISOString(), bun: Bun.version, cpus: cpus().length, cpu: cpus()[0]?.model };
-  writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify({ ...meta, rows }, null, 2) + "\n");
-  const md = `## ${title}\n\n${meta.at}, Bun ${meta.bun}, ${meta.cpus} CPUs (${meta.cpu})\n\n${markdown(rows)}`;
-  writeFileSync(join(RESULTS_DIR, `${name}.md`), md);
+  const dir = resultsDir();
+  mkdirSync(dir, { recursive: true });
+  rows = rows.map(withPrevious);
+  const engine = benchEngine();
+  const load = { start: START_LOAD, end: loadavg().map((x) => Number(x.toFixed(2))) };
+  const versions = process.env.PARLEY_BENCH_BINS ? (JSON.parse(process.env.PARLEY_BENCH_BINS) as Record<string, { version: string }>) : {};
+  const against = Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, v.version]));
+  const meta = { bench: name, title, engine, at: new Date().toISOString(), bun: Bun.version, cpus: cpus().length, cpu: cpus()[0]?.model, loadavg: load, binaries: against };
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ ...meta, rows }, null, 2) + "\n");
+  const binaries = Object.entries(against).map(([k, v]) => `${k} ${v}`).join(", ");
+  const md = `## ${title} [${engine}]\n\n${meta.at}, Bun ${meta.bun}, ${meta.cpus} CPUs (${meta.cpu}); load average (1/5/15 min) at start ${load.start.join(" ")}, at end ${load.end.join(" ")}${binaries ? `; binaries: ${binaries}` : ""}\n\n${markdown(rows)}`;
+  writeFileSync(join(dir, `${name}.md`), md);
   console.log(md);
 }
+
+const START_LOAD = loadavg().map((x) => Number(x.toFixed(2)));
+
+/** bench/results/<engine>/ */
+export const resultsDir = (engine = benchEngine()) => join(RESULTS_DIR, engine);
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

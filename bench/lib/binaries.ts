@@ -1,0 +1,69 @@
+// The binaries a bench run compares: the current tree and a previous release (a git ref), each
+// built with `npm run build` and cached under bench/.cache/<commit>/ (gitignored), so a second
+// run reuses them. The previous release is built in a temporary `git worktree` (`npm ci`, then
+// `npm run build`), removed afterwards. The current tree's binary is keyed by its commit plus a
+// hash of its uncommitted changes, so an edited tree is rebuilt.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const CACHE = join(ROOT, "bench", ".cache");
+/** The commit before the asynchronous store landed: the default previous release. */
+export const DEFAULT_AGAINST = "44af27b";
+
+export interface Binary {
+  /** "current" or "previous" */
+  name: string;
+  /** the commit (and, for an edited tree, "+<hash of the diff>") */
+  version: string;
+  path: string;
+}
+
+function run(cmd: string[], cwd: string, what: string): string {
+  const r = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, PARLEY_LOG_LEVEL: "error" } });
+  if (r.exitCode !== 0) throw new Error(`${what} failed (${cmd.join(" ")}):\n${r.stderr.toString().slice(-4000)}`);
+  return r.stdout.toString().trim();
+}
+
+const log = (s: string) => console.error(`[bench build] ${s}`);
+
+/** The current tree's binary: `npm run build` here, cached by commit + diff. */
+export function currentBinary(): Binary {
+  const commit = run(["git", "rev-parse", "--short=12", "HEAD"], ROOT, "git rev-parse");
+  const diff = run(["git", "diff", "HEAD", "--", "src", "web", "build", "package.json", "bun.lock"], ROOT, "git diff");
+  const version = diff ? `${commit}+${new Bun.CryptoHasher("sha256").update(diff).digest("hex").slice(0, 8)}` : commit;
+  const out = join(CACHE, version, "parley");
+  if (existsSync(out)) {
+    log(`current ${version}: cached ${out}`);
+    return { name: "current", version, path: out };
+  }
+  log(`current ${version}: npm run build`);
+  run(["npm", "run", "build"], ROOT, "npm run build (current)");
+  mkdirSync(join(CACHE, version), { recursive: true });
+  copyFileSync(join(ROOT, "dist", "parley"), out);
+  return { name: "current", version, path: out };
+}
+
+/** The previous release's binary: built once per commit in a temporary worktree. */
+export function previousBinary(ref: string): Binary {
+  const commit = run(["git", "rev-parse", "--short=12", `${ref}^{commit}`], ROOT, `git rev-parse ${ref}`);
+  const out = join(CACHE, commit, "parley");
+  if (existsSync(out)) {
+    log(`previous ${ref} (${commit}): cached ${out}`);
+    return { name: "previous", version: commit, path: out };
+  }
+  const dir = join(mkdtempSync(join(tmpdir(), "parley-prev-")), "tree");
+  log(`previous ${ref} (${commit}): git worktree add ${dir}; npm ci; npm run build`);
+  run(["git", "worktree", "add", "--detach", dir, commit], ROOT, "git worktree add");
+  try {
+    run(["npm", "ci", "--no-audit", "--no-fund"], dir, "npm ci (previous)");
+    run(["npm", "run", "build"], dir, "npm run build (previous)");
+    mkdirSync(join(CACHE, commit), { recursive: true });
+    copyFileSync(join(dir, "dist", "parley"), out);
+  } finally {
+    Bun.spawnSync(["git", "worktree", "remove", "--force", dir], { cwd: ROOT });
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { name: "previous", version: commit, path: out };
+}
