@@ -3,6 +3,7 @@
 // Bun.serve answering JSON and against the previous release's binary. The servers are child
 // processes; wrk is the load generator; rounds are interleaved (bare, current, previous, route
 // by route) so machine noise hits all alike.
+import { benchEngine } from "./lib/engine.ts";
 import { median, report, type Row } from "./lib/report.ts";
 import { maxLoad, startChild } from "./lib/proc.ts";
 import { startParley } from "./lib/serve-parley.ts";
@@ -10,7 +11,7 @@ import { targets } from "./lib/targets.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const GOAL = Number(process.env.PARLEY_BENCH_ENGINE === "postgres" ? 0.35 : 0.5);
+const GOAL = benchEngine() === "postgres" ? 0.35 : 0.5;
 
 const bins = targets();
 const bare = await startChild<{ port: number }>("serve-bare.ts", ["json"]);

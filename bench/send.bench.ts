@@ -5,6 +5,7 @@
 // Children: the binaries, bare; load: wrk, 64 connections (max), and wrk paced by a Lua delay()
 // to half the current binary's max rate, the same target for all three (fixed rate: see
 // fixedRate; autocannon when wrk is missing).
+import { benchEngine } from "./lib/engine.ts";
 import { fixedRate, hasWrk, maxLoad, startChild } from "./lib/proc.ts";
 import { goalOf, latencyGoal, REFERENCE } from "./lib/goals.ts";
 import { median, report, type Row } from "./lib/report.ts";
@@ -13,7 +14,7 @@ import { targets } from "./lib/targets.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const PG = process.env.PARLEY_BENCH_ENGINE === "postgres";
+const PG = benchEngine() === "postgres";
 
 const bins = targets();
 const bare = await startChild<{ port: number }>("serve-bare.ts", ["insert"]);

@@ -4,6 +4,13 @@
 import { startChild } from "./lib/proc.ts";
 import { benchRuntime } from "./lib/runtime.ts";
 import { median, report } from "./lib/report.ts";
+import { interleave, isRoundChild } from "./lib/interleave.ts";
+
+// the current and previous releases' copies of this file, round by round (see interleave.ts)
+if (!isRoundChild()) {
+  interleave("ws");
+  process.exit(process.exitCode ?? 0);
+}
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SOCKETS = 50;

@@ -1,10 +1,12 @@
 // The binaries a bench run compares: the current tree and a previous release (a git ref), each
 // built with `npm run build` and cached under bench/.cache/<commit>/ (gitignored), so a second
-// run reuses them. The previous release is built in a temporary `git worktree` (`npm ci`, then
-// `npm run build`), removed afterwards. The current tree's binary is keyed by its commit plus a
-// hash of its uncommitted changes, so an edited tree is rebuilt.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// run reuses them. The previous release is built in a `git worktree` checked out for the build
+// (`npm ci`, then `npm run build`); the worktree is then unregistered but its files are kept as
+// bench/.cache/<commit>/tree (with its node_modules): the in-process benches run the previous
+// release's own copy of themselves from there (bench/lib/interleave.ts). The current tree's
+// binary is keyed by its commit plus a hash of its uncommitted changes, so an edited tree is
+// rebuilt.
+import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
@@ -18,6 +20,8 @@ export interface Binary {
   /** the commit (and, for an edited tree, "+<hash of the diff>") */
   version: string;
   path: string;
+  /** the source tree the binary was built from (the previous release: its kept copy) */
+  tree: string;
 }
 
 function run(cmd: string[], cwd: string, what: string): string {
@@ -36,34 +40,39 @@ export function currentBinary(): Binary {
   const out = join(CACHE, version, "parley");
   if (existsSync(out)) {
     log(`current ${version}: cached ${out}`);
-    return { name: "current", version, path: out };
+    return { name: "current", version, path: out, tree: ROOT };
   }
   log(`current ${version}: npm run build`);
   run(["npm", "run", "build"], ROOT, "npm run build (current)");
   mkdirSync(join(CACHE, version), { recursive: true });
   copyFileSync(join(ROOT, "dist", "parley"), out);
-  return { name: "current", version, path: out };
+  return { name: "current", version, path: out, tree: ROOT };
 }
 
 /** The previous release's binary: built once per commit in a temporary worktree. */
 export function previousBinary(ref: string): Binary {
   const commit = run(["git", "rev-parse", "--short=12", `${ref}^{commit}`], ROOT, `git rev-parse ${ref}`);
   const out = join(CACHE, commit, "parley");
-  if (existsSync(out)) {
+  const tree = join(CACHE, commit, "tree");
+  if (existsSync(out) && existsSync(join(tree, "node_modules"))) {
     log(`previous ${ref} (${commit}): cached ${out}`);
-    return { name: "previous", version: commit, path: out };
+    return { name: "previous", version: commit, path: out, tree };
   }
-  const dir = join(mkdtempSync(join(tmpdir(), "parley-prev-")), "tree");
-  log(`previous ${ref} (${commit}): git worktree add ${dir}; npm ci; npm run build`);
-  run(["git", "worktree", "add", "--detach", dir, commit], ROOT, "git worktree add");
+  rmSync(tree, { recursive: true, force: true });
+  mkdirSync(join(CACHE, commit), { recursive: true });
+  log(`previous ${ref} (${commit}): git worktree add ${tree}; npm ci; npm run build`);
+  run(["git", "worktree", "add", "--detach", tree, commit], ROOT, "git worktree add");
+  let ok = false;
   try {
-    run(["npm", "ci", "--no-audit", "--no-fund"], dir, "npm ci (previous)");
-    run(["npm", "run", "build"], dir, "npm run build (previous)");
-    mkdirSync(join(CACHE, commit), { recursive: true });
-    copyFileSync(join(dir, "dist", "parley"), out);
+    run(["npm", "ci", "--no-audit", "--no-fund"], tree, "npm ci (previous)");
+    run(["npm", "run", "build"], tree, "npm run build (previous)");
+    copyFileSync(join(tree, "dist", "parley"), out);
+    ok = true;
   } finally {
-    Bun.spawnSync(["git", "worktree", "remove", "--force", dir], { cwd: ROOT });
-    rmSync(dir, { recursive: true, force: true });
+    // unregister the worktree, keep its files (a plain directory from now on)
+    rmSync(join(tree, ".git"), { force: true });
+    Bun.spawnSync(["git", "worktree", "prune"], { cwd: ROOT });
+    if (!ok) rmSync(tree, { recursive: true, force: true });
   }
-  return { name: "previous", version: commit, path: out };
+  return { name: "previous", version: commit, path: out, tree };
 }

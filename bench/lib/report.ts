@@ -87,7 +87,7 @@ export function report(name: string, title: string, rows: Row[]): void {
 const START_LOAD = loadavg().map((x) => Number(x.toFixed(2)));
 
 /** bench/results/<engine>/ */
-export const resultsDir = (engine = benchEngine()) => join(RESULTS_DIR, engine);
+export const resultsDir = (engine = benchEngine()) => process.env.PARLEY_BENCH_RESULTS_DIR ?? join(RESULTS_DIR, engine);
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
