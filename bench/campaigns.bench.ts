@@ -12,13 +12,6 @@ import { acceptSend } from "../src/modules/messages/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { benchDir } from "./lib/tmp.ts";
-import { interleave, isRoundChild } from "./lib/interleave.ts";
-
-// the current and previous releases' copies of this file, round by round (see interleave.ts)
-if (!isRoundChild()) {
-  interleave("campaigns");
-  process.exit(process.exitCode ?? 0);
-}
 
 const AUDIENCE = 100_000;
 const SENDS = 2_000;

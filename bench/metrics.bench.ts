@@ -6,13 +6,6 @@ import { silentLogger } from "../src/log.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { benchDir } from "./lib/tmp.ts";
-import { interleave, isRoundChild } from "./lib/interleave.ts";
-
-// the current and previous releases' copies of this file, round by round (see interleave.ts)
-if (!isRoundChild()) {
-  interleave("metrics");
-  process.exit(process.exitCode ?? 0);
-}
 
 const N = 5000;
 const CONCURRENCY = 32;

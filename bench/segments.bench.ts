@@ -10,13 +10,6 @@ import { compileSegmentFilter, countSegment, readSegmentBatches, segmentFilter }
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { benchDir } from "./lib/tmp.ts";
-import { interleave, isRoundChild } from "./lib/interleave.ts";
-
-// the current and previous releases' copies of this file, round by round (see interleave.ts)
-if (!isRoundChild()) {
-  interleave("segments");
-  process.exit(process.exitCode ?? 0);
-}
 
 const CONTACTS = 100_000;
 const REPS = 20;

@@ -6,13 +6,16 @@
 // release's own copy of themselves from there (bench/lib/interleave.ts). The current tree's
 // binary is keyed by its commit plus a hash of its uncommitted changes, so an edited tree is
 // rebuilt.
-import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const CACHE = join(ROOT, "bench", ".cache");
 /** The commit before the asynchronous store landed: the default previous release. */
 export const DEFAULT_AGAINST = "44af27b";
+
+/** the files and folders `npm run build` reads */
+const BUILD_INPUTS = ["src", "cli", "web", "build", "types", "package.json", "package-lock.json", "bun.lock", "tsconfig.json"];
 
 export interface Binary {
   /** "current" or "previous" */
@@ -35,9 +38,14 @@ const log = (s: string) => console.error(`[bench build] ${s}`);
 /** The current tree's binary: `npm run build` here, cached by commit + diff. */
 export function currentBinary(): Binary {
   const commit = run(["git", "rev-parse", "--short=12", "HEAD"], ROOT, "git rev-parse");
-  const diff = run(["git", "diff", "HEAD", "--", "src", "web", "build", "package.json", "bun.lock"], ROOT, "git diff");
-  const version = diff ? `${commit}+${new Bun.CryptoHasher("sha256").update(diff).digest("hex").slice(0, 8)}` : commit;
-  const out = join(CACHE, version, "parley");
+  // what the binary is built from: a commit that changes only benches or docs reuses the binary
+  const inputs = BUILD_INPUTS.filter((p) => existsSync(join(ROOT, p)));
+  const trees = run(["git", "rev-parse", ...inputs.map((p) => `HEAD:${p}`)], ROOT, "git rev-parse (build inputs)");
+  const diff = run(["git", "diff", "HEAD", "--", ...inputs], ROOT, "git diff");
+  const hash = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 8);
+  const version = `${commit}-src${hash(trees)}${diff ? `+${hash(diff)}` : ""}`;
+  const cached = existsSync(CACHE) ? readdirSync(CACHE).find((d) => d.endsWith(version.slice(version.indexOf("-src"))) && existsSync(join(CACHE, d, "parley"))) : undefined;
+  const out = join(CACHE, cached ?? version, "parley");
   if (existsSync(out)) {
     log(`current ${version}: cached ${out}`);
     return { name: "current", version, path: out, tree: ROOT };

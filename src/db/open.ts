@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { openPostgresStore } from "./postgres.ts";
 import { openSqliteStore } from "./sqlite.ts";
 import type { DB } from "./store.ts";
 
@@ -19,7 +18,11 @@ export interface StoreConfig {
  * `readonly` (SQLite): a connection that reads beside a live server and writes nothing.
  */
 export function openStore(config: StoreConfig, opts: { path?: string; onError?: (err: unknown) => void; readonly?: boolean } = {}): DB {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { max: config.databasePoolSize, onError: opts.onError }).db;
+  if (config.databaseUrl) {
+    // required here, not imported above: PostgreSQL's client and drizzle's pg-core stay unloaded on SQLite (memory, start-up)
+    const { openPostgresStore } = require("./postgres.ts") as typeof import("./postgres.ts");
+    return openPostgresStore(config.databaseUrl, { max: config.databasePoolSize, onError: opts.onError }).db;
+  }
   const path = opts.path ?? join(config.dataDir, "parley.db");
   if (path !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   return openSqliteStore(path, { synchronous: config.dbSynchronous, onError: opts.onError, readonly: opts.readonly }).db;
