@@ -74,9 +74,15 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
     let result: T;
     try {
       result = (await root.begin(async (conn) => {
-        await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+        // the lock is sent, not awaited: fn's first statement follows it down the same
+        // connection in one flight (postgres.js pipelines a transaction's queries), and the
+        // server runs it only once the lock is held, so every statement of fn still runs under
+        // the lock, one round trip sooner
+        const locked = conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
         f = new TxFrame<Conn>(conn, onError);
-        return als.run(f, fn);
+        const out = als.run(f, fn);
+        await Promise.all([locked, out.catch(() => {})]);
+        return out;
       })) as T;
     } catch (err) {
       f?.abandoned();
