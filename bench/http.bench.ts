@@ -5,6 +5,7 @@
 // by route) so machine noise hits all alike.
 import { benchEngine } from "./lib/engine.ts";
 import { median, report, type Row } from "./lib/report.ts";
+import { withCpu } from "./lib/cpu.ts";
 import { maxLoad, startChild } from "./lib/proc.ts";
 import { startParley } from "./lib/serve-parley.ts";
 import { targets } from "./lib/targets.ts";
@@ -14,7 +15,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const GOAL = benchEngine() === "postgres" ? 0.35 : 0.5;
 
 const bins = targets();
-const bare = await startChild<{ port: number }>("serve-bare.ts", ["json"]);
+const bare = await startChild<{ port: number; pid: number }>("serve-bare.ts", ["json"]);
 const current = await startParley(bins.current);
 const previous = bins.previous ? await startParley(bins.previous) : undefined;
 type P = typeof current;
@@ -29,22 +30,25 @@ const load = (p: P, r: (typeof routes)[number], seconds: number) => maxLoad(p.ba
 await maxLoad(B, { seconds: 1 });
 for (const r of routes) for (const p of [current, previous]) if (p) await load(p, r, 1);
 
-const rounds = routes.map(() => [] as { parley: number; baseline: number; previous?: number }[]);
+type Round = { parley: number; baseline: number; previous?: number };
+const rounds = routes.map(() => [] as Round[]);
+const cpu = routes.map(() => [] as Round[]);
 let errors = 0;
 for (let i = 0; i < ROUNDS; i++) {
   for (let j = 0; j < routes.length; j++) {
-    const b = await maxLoad(B, { seconds: SECONDS });
-    const c = await load(current, routes[j]!, SECONDS);
-    const p = previous ? await load(previous, routes[j]!, SECONDS) : undefined;
+    const b = await withCpu(bare.info.pid, SECONDS, () => maxLoad(B, { seconds: SECONDS }));
+    const c = await withCpu(current.pid, SECONDS, () => load(current, routes[j]!, SECONDS));
+    const p = previous ? await withCpu(previous.pid, SECONDS, () => load(previous, routes[j]!, SECONDS)) : undefined;
     errors += c.non2xx + (p?.non2xx ?? 0);
     rounds[j]!.push({ parley: c.rps, baseline: b.rps, previous: p?.rps });
+    cpu[j]!.push({ parley: c.cpuUs, baseline: b.cpuUs, previous: p?.cpuUs });
   }
 }
 await current.stop();
 await previous?.stop();
 await bare.stop();
 
-const rows: Row[] = routes.map((r, j) => {
+const throughput: Row[] = routes.map((r, j) => {
   const ratio = median(rounds[j]!.map((x) => x.parley / x.baseline));
   return {
     scenario: r.scenario,
@@ -58,5 +62,18 @@ const rows: Row[] = routes.map((r, j) => {
     rounds: rounds[j],
   };
 });
+// CPU µs per request of the server process during the same loads: steadier than req/s on a shared machine
+const perRequest: Row[] = routes.map((r, j) => ({
+  scenario: `${r.scenario}: CPU per request`,
+  parley: median(cpu[j]!.map((x) => x.parley)),
+  baseline: median(cpu[j]!.map((x) => x.baseline)),
+  ratio: median(cpu[j]!.map((x) => x.baseline / x.parley)),
+  unit: "µs",
+  baselineWhat: "bare Bun.serve, same JSON",
+  lowerIsBetter: true,
+  rounds: cpu[j],
+  notes: "user + system CPU of the server process during the load, per request served; ratio = bare / Parley",
+}));
+const rows = [...throughput, ...perRequest];
 if (errors) rows[0]!.notes = `${errors} non-2xx answers`;
 report("http", "HTTP: /health and authenticated GETs (compiled binaries; wrk, 64 connections)", rows);

@@ -35,8 +35,8 @@ const previous = previousBinary(against);
  * with their own bare baselines only, on SQLite)
  */
 const ON_REQUEST = new Set(["dashboard", "campaigns", "segments", "metrics"]);
-/** seeded with SQLite-only SQL: skipped on PostgreSQL */
-const SQLITE_ONLY = new Set(["backlog", "campaigns", "segments"]);
+/** seeded with SQLite-only SQL (cpu: the request path in process, on SQLite): skipped on PostgreSQL */
+const SQLITE_ONLY = new Set(["backlog", "campaigns", "segments", "cpu"]);
 const files = readdirSync(import.meta.dir)
   .filter((f) => f.endsWith(".bench.ts"))
   .filter((f) => (positionals.length ? positionals.includes(f.replace(".bench.ts", "")) : !ON_REQUEST.has(f.replace(".bench.ts", ""))))

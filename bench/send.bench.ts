@@ -6,6 +6,7 @@
 // to half the current binary's max rate, the same target for all three (fixed rate: see
 // fixedRate; autocannon when wrk is missing).
 import { benchEngine } from "./lib/engine.ts";
+import { withCpu } from "./lib/cpu.ts";
 import { fixedRate, hasWrk, maxLoad, startChild } from "./lib/proc.ts";
 import { goalOf, latencyGoal, REFERENCE } from "./lib/goals.ts";
 import { median, report, type Row } from "./lib/report.ts";
@@ -17,7 +18,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const PG = benchEngine() === "postgres";
 
 const bins = targets();
-const bare = await startChild<{ port: number }>("serve-bare.ts", ["insert"]);
+const bare = await startChild<{ port: number; pid: number }>("serve-bare.ts", ["insert"]);
 const current = await startParley(bins.current);
 const previous = bins.previous ? await startParley(bins.previous) : undefined;
 const postOf = (p: Parley) => ({
@@ -32,6 +33,7 @@ const post = postOf(current);
 await maxLoad(B, { ...post, seconds: 1 });
 for (const p of [current, previous]) if (p) await maxLoad(url(p), { ...postOf(p), seconds: 1 });
 const max: { parley: number; baseline: number; previous?: number }[] = [];
+const cpu: { parley: number; baseline: number; previous?: number }[] = [];
 const p99: { parley: number; baseline: number; previous?: number }[] = [];
 const achieved: { target: number; parley: number; baseline: number; previous?: number }[] = [];
 let non2xx = 0;
@@ -39,9 +41,10 @@ let bareRest: number | undefined;
 let parleyRest: number | undefined;
 let previousRest: number | undefined;
 for (let i = 0; i < ROUNDS; i++) {
-  const b = await maxLoad(B, { ...post, seconds: SECONDS });
-  const c = await maxLoad(url(current), { ...post, seconds: SECONDS });
-  const p = previous ? await maxLoad(url(previous), { ...postOf(previous), seconds: SECONDS }) : undefined;
+  const b = await withCpu(bare.info.pid, SECONDS, () => maxLoad(B, { ...post, seconds: SECONDS }));
+  const c = await withCpu(current.pid, SECONDS, () => maxLoad(url(current), { ...post, seconds: SECONDS }));
+  const p = previous ? await withCpu(previous.pid, SECONDS, () => maxLoad(url(previous), { ...postOf(previous), seconds: SECONDS })) : undefined;
+  cpu.push({ parley: c.cpuUs, baseline: b.cpuUs, previous: p?.cpuUs });
   non2xx += c.non2xx + (p?.non2xx ?? 0);
   max.push({ parley: c.rps, baseline: b.rps, previous: p?.rps });
   const half = Math.max(100, Math.round(c.rps / 2));
@@ -87,6 +90,17 @@ const rows: Row[] = [
     notes: rateNote(),
   },
 ];
+rows.push({
+  scenario: "send at full load: CPU per accepted send",
+  parley: median(cpu.map((x) => x.parley)),
+  baseline: median(cpu.map((x) => x.baseline)),
+  ratio: median(cpu.map((x) => x.baseline / x.parley)),
+  unit: "µs",
+  baselineWhat: "bare Bun.serve + one committed INSERT",
+  lowerIsBetter: true,
+  rounds: cpu,
+  notes: "user + system CPU of the server process during the full load, per request answered (the sender's work on the accepted messages included); ratio = bare / Parley",
+});
 const generator = hasWrk ? "wrk 64 connections; at half rate paced by a Lua delay()" : "autocannon 64 connections; autocannon -R";
 report("send", `Send: accepted rate and p99 at half rate (compiled binaries; ${generator})`, rows);
 
