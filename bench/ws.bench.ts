@@ -17,7 +17,8 @@ const SOCKETS = 50;
 const EVENTS = Number(process.env.BENCH_WS_EVENTS ?? 2000);
 const BATCH = 50; // events per transaction
 
-const { rt, s } = await benchRuntime();
+// one user opens every socket: the per-user cap (10 by default) lifted for the bench
+const { rt, s } = await benchRuntime({ wsMaxSocketsPerUser: 1000 });
 rt.app.listen({ port: 0, hostname: "127.0.0.1" });
 const parleyClients = await startChild<{ port: number }>("ws-clients.ts", [`ws://127.0.0.1:${rt.app.server!.port}/api/ws?token=${s.token}`, String(SOCKETS)]);
 
