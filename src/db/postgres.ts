@@ -74,15 +74,9 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
     let result: T;
     try {
       result = (await root.begin(async (conn) => {
-        // the lock is sent, not awaited: fn's first statement follows it down the same
-        // connection in one flight (postgres.js pipelines a transaction's queries), and the
-        // server runs it only once the lock is held, so every statement of fn still runs under
-        // the lock, one round trip sooner
-        const locked = conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+        await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
         f = new TxFrame<Conn>(conn, onError);
-        const out = als.run(f, fn);
-        await Promise.all([locked, out.catch(() => {})]);
-        return out;
+        return als.run(f, fn);
       })) as T;
     } catch (err) {
       f?.abandoned();
