@@ -5,7 +5,8 @@
 // asked for (`--engine sqlite|postgres|both`, default sqlite; PostgreSQL on
 // PARLEY_BENCH_DATABASE_URL, or a private server started for the run with .ci/postgres.sh),
 // then writes bench/results/<engine>/summary.{md,json} and bench/results/summary.md (engines
-// side by side, regressions against the previous release listed first). Every figure is a
+// side by side, regressions against the previous release listed first; `--summary-only` writes
+// them again from the result files without running anything). Every figure is a
 // ratio to a bare baseline measured in the same run and to the previous release; benches never
 // assert timings, they report.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,12 +15,12 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { currentBinary, DEFAULT_AGAINST, previousBinary, ROOT } from "./lib/binaries.ts";
 import type { Engine } from "./lib/engine.ts";
-import { markdown, RESULTS_DIR, type Row } from "./lib/report.ts";
+import { markdown, rerender, RESULTS_DIR, type Row } from "./lib/report.ts";
 import { summaryMarkdown, type BenchResult } from "./lib/summary.ts";
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
-  options: { against: { type: "string" }, engine: { type: "string" } },
+  options: { against: { type: "string" }, engine: { type: "string" }, "summary-only": { type: "boolean" } },
   allowPositionals: true,
 });
 const against = values.against ?? process.env.PARLEY_BENCH_AGAINST ?? DEFAULT_AGAINST;
@@ -27,6 +28,17 @@ const engineArg = values.engine ?? process.env.PARLEY_BENCH_ENGINE ?? (process.e
 if (!["sqlite", "postgres", "both"].includes(engineArg)) throw new Error(`--engine: sqlite, postgres or both (got ${engineArg})`);
 const engines: Engine[] = engineArg === "both" ? ["sqlite", "postgres"] : [engineArg as Engine];
 
+if (values["summary-only"]) {
+  // no bench runs: every result file's previous-release columns derived again, then the summaries
+  for (const engine of ["sqlite", "postgres"] as Engine[]) {
+    const dir = join(RESULTS_DIR, engine);
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir).filter((f) => f.endsWith(".json") && f !== "summary.json")) rerender(join(dir, f));
+    writeEngineSummary(engine);
+  }
+  writeCombinedSummary();
+  process.exit(0);
+}
 const current = currentBinary();
 const previous = previousBinary(against);
 /**
@@ -78,13 +90,17 @@ try {
   if (pgDir) Bun.spawnSync(["bash", join(ROOT, ".ci", "postgres.sh"), "stop", pgDir], { stdout: "inherit", stderr: "inherit" });
 }
 
-const all: Record<string, BenchResult[]> = {};
-for (const engine of ["sqlite", "postgres"] as Engine[]) {
-  const file = join(RESULTS_DIR, engine, "summary.json");
-  if (existsSync(file)) all[engine] = JSON.parse(readFileSync(file, "utf8")) as BenchResult[];
+writeCombinedSummary();
+
+function writeCombinedSummary(): void {
+  const all: Record<string, BenchResult[]> = {};
+  for (const engine of ["sqlite", "postgres"] as Engine[]) {
+    const file = join(RESULTS_DIR, engine, "summary.json");
+    if (existsSync(file)) all[engine] = JSON.parse(readFileSync(file, "utf8")) as BenchResult[];
+  }
+  writeFileSync(join(RESULTS_DIR, "summary.md"), summaryMarkdown(all));
+  console.log(`\nwrote ${join(RESULTS_DIR, "summary.md")}`);
 }
-writeFileSync(join(RESULTS_DIR, "summary.md"), summaryMarkdown(all));
-console.log(`\nwrote ${join(RESULTS_DIR, "summary.md")}`);
 
 function writeEngineSummary(engine: Engine): void {
   const dir = join(RESULTS_DIR, engine);

@@ -1,5 +1,5 @@
 // Writes a benchmark's results to bench/results/<name>.json and .md (and prints them).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { benchEngine } from "./engine.ts";
@@ -37,14 +37,19 @@ const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1
 /**
  * Fills a row's previous-release columns from its rounds: the previous figure (median), the
  * median of the rounds' current/previous ratios (turned so that above 1 is better), and the
- * regression flag: more than 10 % worse (throughput below 0.9×, time or memory above 1.1×).
+ * regression flag: more than 10 % worse (throughput below 0.9×, time or memory above 1.1×) by
+ * the median of the rounds' ratios and by the ratio of the medians alike.
  */
 export function withPrevious(row: Row): Row {
   const rs = (row.rounds ?? []).filter((r) => r.previous !== undefined && Number.isFinite(r.previous));
   if (!rs.length) return row;
   const previous = median(rs.map((r) => r.previous!));
   const vsPrevious = median(rs.map((r) => (row.lowerIsBetter ? r.previous! / r.parley : r.parley / r.previous!)));
-  const regression = row.lowerIsBetter ? 1 / vsPrevious > 1.1 : vsPrevious < 0.9;
+  // the medians' own ratio must agree: with wide rounds the two can fall either side of the line
+  const current = median(rs.map((r) => r.parley));
+  const ofMedians = row.lowerIsBetter ? previous / current : current / previous;
+  const worse = (x: number) => (row.lowerIsBetter ? 1 / x > 1.1 : x < 0.9);
+  const regression = worse(vsPrevious) && worse(ofMedians);
   return { ...row, previous, vsPrevious, regression };
 }
 
@@ -82,6 +87,16 @@ export function report(name: string, title: string, rows: Row[]): void {
   const md = `## ${title} [${engine}]\n\n${meta.at}, Bun ${meta.bun}, ${meta.cpus} CPUs (${meta.cpu}); load average (1/5/15 min) at start ${load.start.join(" ")}, at end ${load.end.join(" ")}${binaries ? `; binaries: ${binaries}` : ""}\n\n${markdown(rows)}`;
   writeFileSync(join(dir, `${name}.md`), md);
   console.log(md);
+}
+
+/** Rewrites a bench's .md and .json from its .json (the previous-release columns derived again). */
+export function rerender(file: string): void {
+  const r = JSON.parse(readFileSync(file, "utf8")) as { title: string; engine: string; at: string; bun: string; cpus: number; cpu: string; loadavg: { start: number[]; end: number[] }; binaries: Record<string, string>; rows: Row[] };
+  r.rows = r.rows.map((row) => withPrevious({ ...row, previous: undefined, vsPrevious: undefined, regression: undefined }));
+  writeFileSync(file, JSON.stringify(r, null, 2) + "\n");
+  const binaries = Object.entries(r.binaries ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  const md = `## ${r.title} [${r.engine}]\n\n${r.at}, Bun ${r.bun}, ${r.cpus} CPUs (${r.cpu}); load average (1/5/15 min) at start ${r.loadavg.start.join(" ")}, at end ${r.loadavg.end.join(" ")}${binaries ? `; binaries: ${binaries}` : ""}\n\n${markdown(r.rows)}`;
+  writeFileSync(file.replace(/\.json$/, ".md"), md);
 }
 
 const START_LOAD = loadavg().map((x) => Number(x.toFixed(2)));

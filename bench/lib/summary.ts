@@ -25,7 +25,8 @@ export function summaryMarkdown(all: Record<string, BenchResult[]>): string {
   const out = ["# Benchmark summary", ""];
   const first = [...sqlite, ...pg][0];
   if (first) {
-    out.push(`Machine: ${first.cpus} × ${first.cpu}. Binaries: ${Object.entries(first.binaries ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")}.`, "");
+    const of = (k: string) => [...new Set([...sqlite, ...pg].map((b) => b.binaries?.[k]).filter(Boolean))].join(", ");
+    out.push(`Machine: ${first.cpus} × ${first.cpu}. Binaries (each bench's file names its own): current ${of("current") || "?"}; previous ${of("previous") || "none"}.`, "");
   }
   const regressions = [...sqlite.map((b) => ["SQLite", b] as const), ...pg.map((b) => ["PostgreSQL", b] as const)].flatMap(([e, b]) =>
     b.rows.filter((r) => r.regression).map((r) => `- **${e}, ${b.bench}: ${r.scenario}**: ${fmt(r.parley)} ${r.unit} against ${fmt(r.previous!)} ${r.unit} for the previous release (current/previous ${r.vsPrevious!.toFixed(3)})`),
