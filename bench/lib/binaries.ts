@@ -52,6 +52,8 @@ export function currentBinary(): Binary {
   }
   log(`current ${version}: npm run build`);
   run(["npm", "run", "build"], ROOT, "npm run build (current)");
+  // one current binary is kept (≈150 MB each); previous releases (with their tree) stay
+  if (existsSync(CACHE)) for (const d of readdirSync(CACHE)) if (!existsSync(join(CACHE, d, "tree"))) rmSync(join(CACHE, d), { recursive: true, force: true });
   mkdirSync(join(CACHE, version), { recursive: true });
   copyFileSync(join(ROOT, "dist", "parley"), out);
   return { name: "current", version, path: out, tree: ROOT };
