@@ -8,6 +8,13 @@ import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { dueWindow } from "../src/modules/webhooks/store.ts";
 import { median, report } from "./lib/report.ts";
 import { benchRuntime } from "./lib/runtime.ts";
+import { interleave, isRoundChild } from "./lib/interleave.ts";
+
+// the current and previous releases' copies of this file, round by round (see interleave.ts)
+if (!isRoundChild()) {
+  interleave("backlog");
+  process.exit(process.exitCode ?? 0);
+}
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BACKLOG = 100_000;

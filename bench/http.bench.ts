@@ -1,39 +1,54 @@
 // Requests per second through the whole app (GET /health; authenticated GETs: JWT
-// /api/auth/profile, API key /api/external/sessions) against a bare Bun.serve answering JSON.
-// Parley and the bare server are child processes; wrk is the load generator; rounds are
-// interleaved (bare, then each Parley route) so machine noise hits both alike.
+// /api/auth/profile, API key /api/external/sessions) of the compiled binary, against a bare
+// Bun.serve answering JSON and against the previous release's binary. The servers are child
+// processes; wrk is the load generator; rounds are interleaved (bare, current, previous, route
+// by route) so machine noise hits all alike.
+import { benchEngine } from "./lib/engine.ts";
 import { median, report, type Row } from "./lib/report.ts";
+import { withCpu } from "./lib/cpu.ts";
 import { maxLoad, startChild } from "./lib/proc.ts";
+import { startParley } from "./lib/serve-parley.ts";
+import { targets } from "./lib/targets.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const GOAL = benchEngine() === "postgres" ? 0.35 : 0.5;
 
-const bare = await startChild<{ port: number }>("serve-bare.ts", ["json"]);
-const parley = await startChild<{ port: number; token: string; apiKey: string }>("serve-parley.ts", ["{}"]);
-const P = `http://127.0.0.1:${parley.info.port}`;
-const routes: { scenario: string; url: string; headers: Record<string, string>; goal?: string }[] = [
-  { scenario: "GET /health", url: `${P}/health`, headers: {} },
-  { scenario: "GET /api/auth/profile (JWT)", url: `${P}/api/auth/profile`, headers: { authorization: `Bearer ${parley.info.token}` }, goal: "≥ 0.5" },
-  { scenario: "GET /api/external/sessions (API key)", url: `${P}/api/external/sessions`, headers: { "x-api-key": parley.info.apiKey }, goal: "≥ 0.5" },
+const bins = targets();
+const bare = await startChild<{ port: number; pid: number }>("serve-bare.ts", ["json"]);
+const current = await startParley(bins.current);
+const previous = bins.previous ? await startParley(bins.previous) : undefined;
+type P = typeof current;
+const routes: { scenario: string; path: string; headers: (p: P) => Record<string, string>; goal?: string }[] = [
+  { scenario: "GET /health", path: "/health", headers: () => ({}) },
+  { scenario: "GET /api/auth/profile (JWT)", path: "/api/auth/profile", headers: (p) => ({ authorization: `Bearer ${p.token}` }), goal: `≥ ${GOAL} of bare` },
+  { scenario: "GET /api/external/sessions (API key)", path: "/api/external/sessions", headers: (p) => ({ "x-api-key": p.apiKey }), goal: `≥ ${GOAL} of bare` },
 ];
+const B = `http://127.0.0.1:${bare.info.port}/`;
+const load = (p: P, r: (typeof routes)[number], seconds: number) => maxLoad(p.base + r.path, { seconds, headers: r.headers(p) });
 // warm-up (JIT, statement caches)
-await maxLoad(`http://127.0.0.1:${bare.info.port}/`, { seconds: 1 });
-for (const r of routes) await maxLoad(r.url, { seconds: 1, headers: r.headers });
+await maxLoad(B, { seconds: 1 });
+for (const r of routes) for (const p of [current, previous]) if (p) await load(p, r, 1);
 
-const rounds = routes.map(() => [] as { parley: number; baseline: number }[]);
+type Round = { parley: number; baseline: number; previous?: number };
+const rounds = routes.map(() => [] as Round[]);
+const cpu = routes.map(() => [] as Round[]);
 let errors = 0;
 for (let i = 0; i < ROUNDS; i++) {
   for (let j = 0; j < routes.length; j++) {
-    const b = await maxLoad(`http://127.0.0.1:${bare.info.port}/`, { seconds: SECONDS });
-    const p = await maxLoad(routes[j]!.url, { seconds: SECONDS, headers: routes[j]!.headers });
-    errors += p.non2xx;
-    rounds[j]!.push({ parley: p.rps, baseline: b.rps });
+    const b = await withCpu(bare.info.pid, SECONDS, () => maxLoad(B, { seconds: SECONDS }));
+    const c = await withCpu(current.pid, SECONDS, () => load(current, routes[j]!, SECONDS));
+    const p = previous ? await withCpu(previous.pid, SECONDS, () => load(previous, routes[j]!, SECONDS)) : undefined;
+    errors += c.non2xx + (p?.non2xx ?? 0);
+    rounds[j]!.push({ parley: c.rps, baseline: b.rps, previous: p?.rps });
+    cpu[j]!.push({ parley: c.cpuUs, baseline: b.cpuUs, previous: p?.cpuUs });
   }
 }
-await parley.stop();
+await current.stop();
+await previous?.stop();
 await bare.stop();
 
-const rows: Row[] = routes.map((r, j) => {
+const throughput: Row[] = routes.map((r, j) => {
   const ratio = median(rounds[j]!.map((x) => x.parley / x.baseline));
   return {
     scenario: r.scenario,
@@ -43,9 +58,22 @@ const rows: Row[] = routes.map((r, j) => {
     unit: "req/s",
     baselineWhat: "bare Bun.serve, same JSON",
     goal: r.goal,
-    met: r.goal ? ratio >= 0.5 : undefined,
+    met: r.goal ? ratio >= GOAL : undefined,
     rounds: rounds[j],
   };
 });
+// CPU µs per request of the server process during the same loads: steadier than req/s on a shared machine
+const perRequest: Row[] = routes.map((r, j) => ({
+  scenario: `${r.scenario}: CPU per request`,
+  parley: median(cpu[j]!.map((x) => x.parley)),
+  baseline: median(cpu[j]!.map((x) => x.baseline)),
+  ratio: median(cpu[j]!.map((x) => x.baseline / x.parley)),
+  unit: "µs",
+  baselineWhat: "bare Bun.serve, same JSON",
+  lowerIsBetter: true,
+  rounds: cpu[j],
+  notes: "user + system CPU of the server process during the load, per request served; ratio = bare / Parley",
+}));
+const rows = [...throughput, ...perRequest];
 if (errors) rows[0]!.notes = `${errors} non-2xx answers`;
-report("http", "HTTP: /health and authenticated GETs (wrk, 64 connections, from source)", rows);
+report("http", "HTTP: /health and authenticated GETs (compiled binaries; wrk, 64 connections)", rows);

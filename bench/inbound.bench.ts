@@ -1,33 +1,47 @@
-// Inbound -> webhook latency at a fixed 1,000 inbound messages/s: the sim network delivers
-// each message (network latency set to 0), Parley stores it (contact, conversation, message,
-// outbox row in one transaction) and the dispatcher POSTs message_received to a receiver in
-// its own process, which measures arrival minus injection. Baseline in the same run: a bare
-// relay in this process that POSTs the same kind of body to the same receiver at the same rate.
-import { createWebhook } from "../src/modules/webhooks/service.ts";
+// Inbound -> webhook latency at fixed rates (500/s and 1,000/s inbound messages): the bench
+// injects each message through the sim network's route of the compiled binary (POST
+// /api/sim/sessions/:id/inbound), Parley stores it (contact, conversation, message, outbox row
+// in one transaction) and the dispatcher POSTs message_received to a receiver in its own
+// process, which measures arrival minus injection. Baseline in the same run: a bare relay in
+// this process that POSTs the same kind of body to the same receiver at the same rate. The
+// current binary and the previous release's are measured interleaved with it, round by round.
+import { benchEngine } from "./lib/engine.ts";
+import { latencyGoal, REFERENCE } from "./lib/goals.ts";
 import { startChild } from "./lib/proc.ts";
-import { benchRuntime } from "./lib/runtime.ts";
-import { median, percentile, report } from "./lib/report.ts";
+import { median, percentile, report, type Row } from "./lib/report.ts";
+import { startParley, type Parley } from "./lib/serve-parley.ts";
+import { targets } from "./lib/targets.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const RATE = Number(process.env.BENCH_INBOUND_RATE ?? 1000);
+const RATES = (process.env.BENCH_INBOUND_RATE ?? "500,1000").split(",").map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const TICK_MS = 5;
+const PG = benchEngine() === "postgres";
 
 const receiver = await startChild<{ port: number }>("receiver.ts");
 const url = `http://127.0.0.1:${receiver.info.port}/hook`;
-const { rt, sim, s } = await benchRuntime({ webhookAllowHttp: true, webhookAllowPrivate: true }, 1, { latencyMs: 0 });
-await createWebhook(rt.deps, s.workspaceId, null, { name: "bench", url, events: ["message_received"] });
-rt.services.webhooks.start();
-const sid = s.sessionIds[0]!;
+const bins = targets();
+const env = { PARLEY_WEBHOOK_ALLOW_HTTP: "true", PARLEY_WEBHOOK_ALLOW_PRIVATE: "true" };
+async function withHook(p: Parley): Promise<Parley> {
+  const r = await fetch(`${p.base}/api/webhooks`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${p.token}` },
+    body: JSON.stringify({ name: "bench", url, events: ["message_received"] }),
+  });
+  if (r.status !== 201 && r.status !== 200) throw new Error(`create webhook: ${r.status} ${await r.text()}`);
+  return p;
+}
+const current = await withHook(await startParley(bins.current, { env }));
+const previous = bins.previous ? await withHook(await startParley(bins.previous, { env })) : undefined;
 const now = () => performance.timeOrigin + performance.now();
 
-/** Calls `send` RATE times a second for SECONDS, in ticks; returns when all were issued. */
-async function atRate(send: (i: number) => void): Promise<void> {
-  const total = RATE * SECONDS;
+/** Calls `send` rate times a second for SECONDS, in ticks; returns when all were issued. */
+async function atRate(rate: number, send: (i: number) => void): Promise<void> {
+  const total = rate * SECONDS;
   const t0 = performance.now();
   let sent = 0;
   while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * RATE));
+    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate));
     while (sent < due) send(sent++);
     await Bun.sleep(TICK_MS);
   }
@@ -35,53 +49,70 @@ async function atRate(send: (i: number) => void): Promise<void> {
 
 async function collect(expected: number): Promise<number[]> {
   const out: number[] = [];
-  for (let i = 0; i < 2000 && out.length < expected; i++) {
+  for (let i = 0; i < 4000 && out.length < expected; i++) {
     await Bun.sleep(5);
     out.push(...((await (await fetch(`http://127.0.0.1:${receiver.info.port}/stats`)).json()) as number[]));
   }
   return out;
 }
 
-async function parleyRound(): Promise<number[]> {
-  await atRate((i) => sim.inbound(sid, { from: `9198${String(10_000_000 + (i % 500))}`, type: "text", text: `t=${now()}`, pushName: "Bench" }));
-  return collect(RATE * SECONDS);
+async function parleyRound(p: Parley, rate: number): Promise<number[]> {
+  const pending: Promise<unknown>[] = [];
+  const inbound = `${p.base}/api/sim/sessions/${p.sessionIds[0]}/inbound`;
+  const headers = { "content-type": "application/json", authorization: `Bearer ${p.token}` };
+  await atRate(rate, (i) => {
+    const body = JSON.stringify({ from: `9198${String(10_000_000 + (i % 500))}`, type: "text", text: `t=${now()}` });
+    pending.push(fetch(inbound, { method: "POST", headers, body }).then((r) => r.arrayBuffer()));
+  });
+  await Promise.all(pending);
+  return collect(rate * SECONDS);
 }
 
-async function bareRound(): Promise<number[]> {
+async function bareRound(rate: number): Promise<number[]> {
   const pending: Promise<unknown>[] = [];
-  await atRate(() => {
-    const body = JSON.stringify({ event: "message_received", timestamp: new Date().toISOString(), data: { sessionId: sid, text: `t=${now()}` } });
+  await atRate(rate, () => {
+    const body = JSON.stringify({ event: "message_received", timestamp: new Date().toISOString(), data: { sessionId: "bench", text: `t=${now()}` } });
     pending.push(fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.arrayBuffer()));
   });
   await Promise.all(pending);
-  return collect(RATE * SECONDS);
+  return collect(rate * SECONDS);
 }
 
-await bareRound(); // warm-up
-await parleyRound();
-const rounds: { parley: number[]; baseline: number[] }[] = [];
-for (let i = 0; i < ROUNDS; i++) rounds.push({ baseline: await bareRound(), parley: await parleyRound() });
-await rt.close();
-await receiver.stop();
-
-const stat = (p: number, side: "parley" | "baseline") => rounds.map((r) => ({ v: percentile(r[side], p) }));
-const row = (p: number) => {
-  const pr = stat(p, "parley").map((x) => x.v);
-  const br = stat(p, "baseline").map((x) => x.v);
-  return { parley: median(pr), baseline: median(br), rounds: pr.map((v, i) => ({ parley: v, baseline: br[i]! })), lowerIsBetter: true, ratio: median(pr.map((v, i) => br[i]! / v)) };
-};
-const p50 = row(50);
-const p99 = row(99);
-const delivered = median(rounds.map((r) => r.parley.length));
-report("inbound", `Inbound -> webhook at ${RATE}/s for ${SECONDS} s (sim latency 0, receiver in its own process)`, [
-  { scenario: "inbound->webhook p50", ...p50, unit: "ms", baselineWhat: "bare relay: fetch POST at the same rate" },
-  {
-    scenario: "inbound->webhook p99",
+// warm-up
+await bareRound(RATES[0]!);
+for (const p of [current, previous]) if (p) await parleyRound(p, RATES[0]!);
+const rows: Row[] = [];
+for (const rate of RATES) {
+  const rounds: { parley: number[]; baseline: number[]; previous?: number[] }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    rounds.push({ baseline: await bareRound(rate), parley: await parleyRound(current, rate), previous: previous ? await parleyRound(previous, rate) : undefined });
+  }
+  const row = (p: number) => {
+    const at = (side: "parley" | "baseline" | "previous") => rounds.map((r) => (r[side] ? percentile(r[side]!, p) : undefined));
+    const pr = at("parley") as number[];
+    const br = at("baseline") as number[];
+    const vr = at("previous");
+    return {
+      parley: median(pr),
+      baseline: median(br),
+      rounds: pr.map((v, i) => ({ parley: v, baseline: br[i]!, previous: vr[i] })),
+      lowerIsBetter: true,
+      ratio: median(pr.map((v, i) => br[i]! / v)),
+    };
+  };
+  const delivered = (side: "parley" | "previous") => median(rounds.map((r) => r[side]?.length ?? 0));
+  const p99 = row(99);
+  rows.push({ scenario: `inbound->webhook p50 at ${rate}/s`, ...row(50), unit: "ms", baselineWhat: "bare relay: fetch POST at the same rate" });
+  rows.push({
+    scenario: `inbound->webhook p99 at ${rate}/s`,
     ...p99,
     unit: "ms",
     baselineWhat: "bare relay: fetch POST at the same rate",
-    goal: "< 25 ms",
-    met: p99.parley < 25,
-    notes: `ratio = bare / Parley (latency: smaller is better); ${delivered} of ${RATE * SECONDS} deliveries received per round (median)`,
-  },
-]);
+    ...(PG && rate === 500 ? latencyGoal(p99.parley, p99.baseline, 50, REFERENCE.bareRelayP99Ms) : !PG && rate === 1000 ? latencyGoal(p99.parley, p99.baseline, 25, REFERENCE.bareRelayP99Ms) : {}),
+    notes: `ratio = bare / Parley (latency: smaller is better); deliveries received per round (median) of ${rate * SECONDS}: current ${delivered("parley")}${previous ? `, previous ${delivered("previous")}` : ""}`,
+  });
+}
+await current.stop();
+await previous?.stop();
+await receiver.stop();
+report("inbound", `Inbound -> webhook at ${RATES.join(" and ")}/s for ${SECONDS} s (compiled binaries; injected through the sim route; receiver in its own process)`, rows);

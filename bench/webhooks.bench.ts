@@ -6,9 +6,17 @@ import { silentLogger } from "../src/log.ts";
 import { createWebhook } from "../src/modules/webhooks/service.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { engineDatabase } from "./lib/engine.ts";
 import { median, report } from "./lib/report.ts";
 import { bareFetchLoop, localReceiver } from "./lib/local-receiver.ts";
 import { benchDir } from "./lib/tmp.ts";
+import { interleave, isRoundChild } from "./lib/interleave.ts";
+
+// the current and previous releases' copies of this file, round by round (see interleave.ts)
+if (!isRoundChild()) {
+  interleave("webhooks");
+  process.exit(process.exitCode ?? 0);
+}
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
@@ -20,8 +28,10 @@ const CONCURRENCY = WEBHOOKS * PER_WEBHOOK;
 const receiver = localReceiver();
 const { base } = receiver;
 
+const databaseUrl = await engineDatabase();
 const config = loadConfig({
   dataDir: benchDir("parley-bench-"),
+  ...(databaseUrl ? { databaseUrl } : {}),
   network: "sim",
   logLevel: "silent",
   webhookAllowHttp: true,

@@ -4,13 +4,21 @@
 import { startChild } from "./lib/proc.ts";
 import { benchRuntime } from "./lib/runtime.ts";
 import { median, report } from "./lib/report.ts";
+import { interleave, isRoundChild } from "./lib/interleave.ts";
+
+// the current and previous releases' copies of this file, round by round (see interleave.ts)
+if (!isRoundChild()) {
+  interleave("ws");
+  process.exit(process.exitCode ?? 0);
+}
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SOCKETS = 50;
 const EVENTS = Number(process.env.BENCH_WS_EVENTS ?? 2000);
 const BATCH = 50; // events per transaction
 
-const { rt, s } = await benchRuntime();
+// one user opens every socket: the per-user cap (10 by default) lifted for the bench
+const { rt, s } = await benchRuntime({ wsMaxSocketsPerUser: 1000 });
 rt.app.listen({ port: 0, hostname: "127.0.0.1" });
 const parleyClients = await startChild<{ port: number }>("ws-clients.ts", [`ws://127.0.0.1:${rt.app.server!.port}/api/ws?token=${s.token}`, String(SOCKETS)]);
 

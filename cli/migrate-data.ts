@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { describeStore } from "../src/db/open.ts";
-import { migrateData, MigrateDataError, type CopiedTable, type MigrateDataReport } from "../src/ops/migrate-data.ts";
+// loaded when the command runs: it brings PostgreSQL's client and every table's PostgreSQL twin,
+// which `parley serve` on SQLite has no use for (memory and start-up time)
+import type { CopiedTable, MigrateDataReport } from "../src/ops/migrate-data.ts";
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 
@@ -20,6 +22,7 @@ export function migrateDataCommand(program: Command): void {
       const out = (line: string) => void process.stdout.write(line + "\n");
       out(`moving ${flags.from} to ${describeStore({ dataDir: flags.from, databaseUrl: flags.to })}, in one transaction`);
       let report: MigrateDataReport;
+      const { migrateData, MigrateDataError } = await import("../src/ops/migrate-data.ts");
       try {
         report = await migrateData({ dataDir: flags.from, databaseUrl: flags.to, batchRows, onTable: (t) => out(tableLine(t)) });
       } catch (err) {

@@ -19,8 +19,7 @@ export interface StoreConfig {
  */
 export function openStore(config: StoreConfig, opts: { path?: string; onError?: (err: unknown) => void; readonly?: boolean } = {}): DB {
   if (config.databaseUrl) {
-    // required here, not imported: the PostgreSQL client loads only for a PostgreSQL store (a
-    // SQLite server or operator command starts without it, ~15-30 ms of a command's start)
+    // required here, not imported above: PostgreSQL's client and drizzle's pg-core stay unloaded on SQLite (memory, start-up)
     const { openPostgresStore } = require("./postgres.ts") as typeof import("./postgres.ts");
     return openPostgresStore(config.databaseUrl, { max: config.databasePoolSize, onError: opts.onError }).db;
   }

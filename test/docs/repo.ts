@@ -5,7 +5,7 @@ import { join } from "node:path";
 export const ROOT = join(import.meta.dir, "../..");
 
 /** Folders that are not the project's own text: installed packages, git, builds, data dirs, test output. */
-const SKIP = new Set(["node_modules", ".git", "dist", "data", "test-artifacts", ".bench"]);
+const SKIP = new Set(["node_modules", ".git", "dist", "data", "test-artifacts", ".bench", ".cache"]);
 
 /** Files under the given top-level folders (default: the whole checkout), skipping SKIP folders. */
 export function repoFiles(tops: string[] = ["."]): string[] {
