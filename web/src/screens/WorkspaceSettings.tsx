@@ -20,7 +20,8 @@ const words = (s: string) => s.split(",").map((w) => w.trim()).filter(Boolean);
 export function WorkspaceSettings() {
   const ws = useQuery({ queryKey: ["workspace"], queryFn: () => get<Workspace>("/api/workspace") });
   if (!ws.data) return <ErrorNote error={ws.error} />;
-  return <Form key={JSON.stringify(ws.data)} w={ws.data} />;
+  // not keyed on the data: a save refetches it, and a new form would drop "Saved." and fold the panel
+  return <Form w={ws.data} />;
 }
 
 function Form({ w }: { w: Workspace }) {
