@@ -64,9 +64,14 @@ test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): a node wh
   const sent: string[] = [];
   try {
     for (let round = 0; round < 3; round++) {
-      // every node's listening connection is dropped, as by a database restart, while events keep coming
-      const cut = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'parley-events' AND datname = current_database()`;
-      expect(cut.length).toBe(2);
+      // both listeners are (back) up, then every node's listening connection is dropped, as by a
+      // database restart, while events keep coming
+      let listeners: { pid: number }[] = [];
+      await until(async () => {
+        listeners = await admin`SELECT pid FROM pg_stat_activity WHERE application_name = 'parley-events' AND datname = current_database()`;
+        return listeners.length === 2;
+      });
+      for (const { pid } of listeners) expect((await admin`SELECT pg_terminate_backend(${pid}) AS done`)[0]!.done).toBe(true);
       for (let i = 0; i < 5; i++) {
         const text = `round ${round} #${i}`;
         sent.push(text);

@@ -20,12 +20,14 @@ const send = async (body: string) => {
 };
 
 describe("one job run drains a session's queue", () => {
-  test("pacing off: every queued message goes out, in order, in a single run of the session's job", async () => {
+  test("pacing off: every queued message goes out, in order, the session's job running again at once (no gap, the clock never moves)", async () => {
     await setup({ sendMinGapMs: 0, sendJitterMs: 0 });
     const events = recordEvents(t);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await send(`m${i}`));
+    // one run sends what fits in its time slice (all 30 on a quiet machine) and comes back at once for the rest
     expect(await t.deps.jobs.runDue()).toBe(1);
+    for (let runs = 1; runs < 30 && (await t.deps.jobs.runDue()) > 0; runs++);
     expect((await Promise.all(ids.map((id) => statusOf(t, id))))).toEqual(ids.map(() => "sent"));
     expect(t.sim.sent.filter((s) => s.sessionId === session.id).map((s) => s.message.text)).toEqual(ids.map((_, i) => `m${i}`));
     expect(events.filter((e) => e.event === "message_sent").map((e) => e.data.messageId)).toEqual(ids);
