@@ -8,7 +8,7 @@ import { useAuth } from "../ui/hooks.ts";
 import { Thread } from "./Thread.tsx";
 import { FirstSteps } from "../ui/FirstSteps.tsx";
 import { can } from "../api/roles.ts";
-import { filterParams, Filters, NO_FILTER, type InboxFilter } from "./inbox/Filters.tsx";
+import { filterParams, Filters, NO_FILTER, QuickFilters, type InboxFilter } from "./inbox/Filters.tsx";
 import { ConversationRow } from "./inbox/ConversationRow.tsx";
 import { SearchResults } from "./inbox/SearchResults.tsx";
 import { NotifyButton } from "../ui/notify.tsx";
@@ -35,6 +35,7 @@ export function Inbox() {
   });
   const conversations = list.data?.pages.flatMap((p) => p.data) ?? [];
   const filtered = JSON.stringify(filter) !== JSON.stringify(NO_FILTER);
+  const more = !!(filter.status || filter.assignee || filter.label || filter.sessionId);
   const submitSearch = (e: FormEvent) => {
     e.preventDefault();
     setSearch(searchText.trim());
@@ -66,15 +67,16 @@ export function Inbox() {
           </>
         ) : (
           <>
-            <details className="filters" open={filtered || undefined}>
-              <summary>Filters{filtered ? " (on)" : ""}</summary>
+            <QuickFilters value={filter} onChange={setFilter} />
+            <details className="filters" open={more || undefined}>
+              <summary>More filters{more ? " (on)" : ""}</summary>
               <Filters value={filter} onChange={setFilter} />
-              {filtered && (
-                <button type="button" className="link" onClick={() => setFilter(NO_FILTER)}>
-                  Clear filters
-                </button>
-              )}
             </details>
+            {filtered && (
+              <button type="button" className="link" onClick={() => setFilter(NO_FILTER)}>
+                Clear filters
+              </button>
+            )}
             <ErrorNote error={list.error} />
             {list.isSuccess && conversations.length === 0 && (
               <p className="empty">{filtered ? "No conversation matches these filters." : "No conversations yet. They start with the first message either way."}</p>

@@ -8,31 +8,48 @@ export interface InboxFilter {
   assignee: string;
   label: string;
   sessionId: string;
-  needsReply: boolean;
+  /** the quick views: all, needs reply, unread, mine */
+  show: "all" | "needsReply" | "unread" | "mine";
   q: string;
 }
-export const NO_FILTER: InboxFilter = { status: "", assignee: "", label: "", sessionId: "", needsReply: false, q: "" };
+export const NO_FILTER: InboxFilter = { status: "", assignee: "", label: "", sessionId: "", show: "all", q: "" };
 
 /** The query parameters of GET /api/v1/inbox/conversations for a filter. */
 export function filterParams(f: InboxFilter) {
   return {
     status: f.status || undefined,
-    assignee: f.assignee || undefined,
+    assignee: f.show === "mine" ? "me" : f.assignee || undefined,
+    unread: f.show === "unread" ? "true" : undefined,
     label: f.label.trim().toLowerCase() || undefined,
     sessionId: f.sessionId || undefined,
-    needsReply: f.needsReply ? "true" : undefined,
+    needsReply: f.show === "needsReply" ? "true" : undefined,
     q: f.q.trim() || undefined,
   };
 }
 
-/** The conversation list's filters: status, assignee, label, number, needs reply, and the contact search box. */
+/** The quick view ("needs reply" and the like) and the contact search box, always shown. */
+export function QuickFilters({ value, onChange }: { value: InboxFilter; onChange: (f: InboxFilter) => void }) {
+  const set = (p: Partial<InboxFilter>) => onChange({ ...value, ...p });
+  return (
+    <div className="filter-row">
+      <Select label="Show" name="filter" value={value.show} onChange={(e) => set({ show: e.target.value as InboxFilter["show"] })}>
+        <option value="all">All conversations</option>
+        <option value="needsReply">Needs reply</option>
+        <option value="unread">Unread</option>
+        <option value="mine">Assigned to me</option>
+      </Select>
+      <Field label="Contact name or phone" name="q" type="search" value={value.q} onChange={(e) => set({ q: e.target.value })} />
+    </div>
+  );
+}
+
+/** The other filters: status, assignee, label, number. */
 export function Filters({ value, onChange }: { value: InboxFilter; onChange: (f: InboxFilter) => void }) {
   const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => get<Session[]>("/api/v1/chatapp?limit=100") });
   const set = (p: Partial<InboxFilter>) => onChange({ ...value, ...p });
   return (
     <fieldset className="inbox-filters">
-      <legend className="sr-only">Filter conversations</legend>
-      <Field label="Contact name or phone" name="q" type="search" value={value.q} onChange={(e) => set({ q: e.target.value })} />
+      <legend className="sr-only">More filters</legend>
       <div className="filter-row">
         <Select label="Status" name="status" value={value.status} onChange={(e) => set({ status: e.target.value })}>
           <option value="">Any status</option>
@@ -58,9 +75,6 @@ export function Filters({ value, onChange }: { value: InboxFilter; onChange: (f:
           ))}
         </Select>
       </div>
-      <label className="check">
-        <input type="checkbox" checked={value.needsReply} onChange={(e) => set({ needsReply: e.target.checked })} /> Needs reply
-      </label>
     </fieldset>
   );
 }

@@ -22,7 +22,7 @@ export function Composer({ conv }: { conv: Conversation }) {
     <div className={`composer composer-${mode}`}>
       <div className="mode" role="radiogroup" aria-label="Write">
         <label className="check">
-          <input type="radio" name="mode" checked={mode === "reply"} onChange={() => setMode("reply")} /> Reply
+          <input type="radio" name="mode" checked={mode === "reply"} onChange={() => setMode("reply")} /> Message
         </label>
         <label className="check">
           <input type="radio" name="mode" checked={mode === "note"} onChange={() => setMode("note")} /> Internal note
