@@ -60,6 +60,8 @@ export const messages = sqliteTable(
     index("messages_ws_session_idx").on(t.workspaceId, t.sessionId, t.id),
     index("messages_ws_phone_idx").on(t.workspaceId, t.phone, t.id),
     index("messages_ws_conversation_idx").on(t.workspaceId, t.conversationId, t.id),
+    // analytics: messages of a workspace made in a time range
+    index("messages_ws_created_idx").on(t.workspaceId, t.createdAt),
     index("messages_ws_status_idx").on(t.workspaceId, t.status, t.id),
     index("messages_ws_campaign_idx").on(t.workspaceId, t.campaignId, t.id).where(sql`campaign_id IS NOT NULL`),
     index("messages_network_idx").on(t.workspaceId, t.sessionId, t.networkMessageId),
