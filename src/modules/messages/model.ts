@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
+import { DIRECTIONS, MESSAGE_STATUSES, STORED_MESSAGE_TYPES } from "./table.ts";
+import { isRichType, refineRich, richSendFields } from "./rich-send.ts";
 import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
@@ -17,7 +18,7 @@ export const sendBody = lazySchema(() =>
       session_id: z.uuid().optional().describe("the session to send from (required; sessionId is accepted in its place)"),
       sessionId: z.uuid().optional().describe("the same as session_id, under the name answers use; give one of the two"),
       to: recipientField,
-      type: z.enum(MESSAGE_TYPES).default("text"),
+      type: z.enum(STORED_MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
       body: z.string().max(4096).optional(),
       mediaUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048).optional(),
@@ -26,13 +27,15 @@ export const sendBody = lazySchema(() =>
       media: z.string().min(1).optional(),
       mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type like image/png").max(127).optional(),
       filename: z.string().min(1).max(255).optional(),
+      ...richSendFields(),
     })
     .superRefine((v, ctx) => {
       if (v.session_id === undefined && v.sessionId === undefined) ctx.addIssue({ code: "custom", path: ["session_id"], message: "is required (the session to send from; sessionId is accepted too)" });
       if (v.session_id !== undefined && v.sessionId !== undefined && v.session_id !== v.sessionId) ctx.addIssue({ code: "custom", path: ["sessionId"], message: "differs from session_id: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
-      if (v.type === "text") {
-        if (!v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
+      refineRich(v, ctx);
+      if (v.type === "text" || isRichType(v.type)) {
+        if (v.type === "text" && !v.body?.trim()) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages" });
         for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
         return;
       }

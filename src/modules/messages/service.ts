@@ -11,6 +11,8 @@ import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConv
 import { addUsage, usageOf } from "./usage-repo.ts";
 import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
+import { resolveRich } from "./rich-send.ts";
+import { isMediaKind } from "./rich-types.ts";
 import { enqueueSender } from "./sender.ts";
 import { messageView } from "./view.ts";
 
@@ -79,7 +81,8 @@ export async function acceptSend(
     if (prior) return { data: prior.data as SendAnswer, replayed: true };
   }
   // media is fetched or stored only for a session that can send; a text send checks it in its group
-  const early = input.type === "text" ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  const early = !isMediaKind(input.type) ? null : usableSession(await sessionForSend(deps.db, ws, input.session_id));
+  const rich = await resolveRich(deps, ws, input);
   const media = await resolveSendMedia(deps, ws, input);
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
@@ -103,7 +106,9 @@ export async function acceptSend(
         phone: input.to,
         sessionPhone: session.phoneNumber,
         type: input.type,
-        body: input.body ?? null,
+        body: rich ? rich.body : (input.body ?? null),
+        payload: rich?.payload ?? null,
+        replyToId: rich?.replyToId ?? null,
         mediaId: media?.mediaId ?? null,
         createdBy: caller.actorId,
         at,

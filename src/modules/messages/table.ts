@@ -4,7 +4,7 @@ import { workspaces } from "../workspaces/table.ts";
 
 /** Types a message can be sent as (docs/messages.md). */
 export const MESSAGE_TYPES = ["text", "image", "document", "audio", "video"] as const;
-/** Types a stored message may have: inbound (and phone-sent) reactions, locations and contact cards too. */
+/** Types a stored message may have (and be sent as): reactions, locations and contact cards too. */
 export const STORED_MESSAGE_TYPES = [...MESSAGE_TYPES, "reaction", "location", "contact"] as const;
 export const DIRECTIONS = ["outbound", "inbound"] as const;
 /** Outbound: queued -> sent -> delivered -> read, or failed. Inbound messages are `received`. */
@@ -36,6 +36,8 @@ export const messages = sqliteTable(
     /** reaction, location, contact: the structured content as JSON (null for the other types) */
     payload: text("payload"),
     mediaId: text("media_id"),
+    /** the message this one quotes (a message of the same conversation), else null */
+    replyToId: text("reply_to_id"),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     networkMessageId: text("network_message_id"),
     /** set while a send is in flight: fences the completion of that attempt */
