@@ -42,10 +42,18 @@ export async function messageAnalytics(deps: AppDeps, workspaceId: string, q: Me
   for (let d = from; daysBetween(d, to) >= 0; d = nextDay(d)) {
     days.set(d, { date: d, sent: 0, delivered: 0, read: 0, failed: 0, received: 0, firstResponseSecondsMedian: null });
   }
+  // the day of an instant, worked out once per quarter hour (every zone's days start on one)
+  const quarterDays = new Map<number, string>();
+  const dayAt = (t: number) => {
+    const q = Math.floor(t / QUARTER_HOUR_MS);
+    let d = quarterDays.get(q);
+    if (d === undefined) quarterDays.set(q, (d = dayOf(q * QUARTER_HOUR_MS, tz)));
+    return d;
+  };
   const utc = tz === "UTC";
   const bucketMs = utc ? DAY_MS : QUARTER_HOUR_MS;
   for (const b of await countMessages(deps.db, workspaceId, start, end, bucketMs, q.sessionId)) {
-    const day = days.get(dayOf(b.bucket * bucketMs, tz));
+    const day = days.get(dayAt(b.bucket * bucketMs));
     if (!day) continue;
     day.sent += b.sent;
     day.delivered += b.delivered;
@@ -55,7 +63,7 @@ export async function messageAnalytics(deps: AppDeps, workspaceId: string, q: Me
   }
   const waits = new Map<string, number[]>();
   for (const r of await firstResponses(deps.db, workspaceId, start, end, q.sessionId)) {
-    const d = dayOf(r.askedAt, tz);
+    const d = dayAt(r.askedAt);
     const list = waits.get(d) ?? [];
     list.push((r.answeredAt - r.askedAt) / 1000);
     waits.set(d, list);
