@@ -130,6 +130,7 @@ describe.skipIf(!CHROMIUM)("an agent's morning in the inbox, in Chromium", () =>
     expect(c.labels).toEqual(["vip"]);
     expect(readSimSent(dataDir).some((e) => e.text?.includes("kurta aside"))).toBe(false);
     expect(await axe(page)).toEqual([]);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "inbox-note-labels-desktop");
     expect(problems).toEqual([]);
   }, 30_000);
@@ -187,6 +188,7 @@ describe.skipIf(!CHROMIUM)("an agent's morning in the inbox, in Chromium", () =>
   }, 30_000);
 
   test("the inbox at 1280 and 375 px: nothing serious for axe, no sideways scrolling; screenshots", async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "inbox-thread-desktop");
     const p = await newPage(await browser.newContext({ viewport: PHONE }));
     await uiLogin(p.page, server.url, "priya.agent@example.com");

@@ -29,7 +29,7 @@ export function Home() {
     <section className="home">
       <h1>Home</h1>
       <p>
-        <Link href="/inbox">{unread > 0 ? `${unread} conversations with unread messages` : "Inbox: nothing unread"}</Link>
+        <Link href="/inbox">{unread > 0 ? `${unread} ${unread === 1 ? "conversation" : "conversations"} with unread messages` : "Inbox: nothing unread"}</Link>
       </p>
       <Select label="Number" name="sessionId" value={sessionId} onChange={(e) => setSessionId(e.target.value)}>
         <option value="">All numbers</option>
