@@ -23,6 +23,7 @@ import { contactsRoutes } from "./modules/contacts/routes.ts";
 import { segmentRoutes } from "./modules/segments/routes.ts";
 import { inboxRoutes } from "./modules/inbox/routes.ts";
 import { quickRepliesRoutes } from "./modules/quick-replies/routes.ts";
+import { analyticsRoutes } from "./modules/analytics/routes.ts";
 import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
 import { externalMessagesRoutes } from "./modules/messages/routes-external.ts";
@@ -70,6 +71,7 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(mediaRoutes(deps))
     .use(inboxRoutes(deps))
     .use(quickRepliesRoutes(deps))
+    .use(analyticsRoutes(deps))
     .use(contactsRoutes(deps))
     .use(externalMessagesRoutes(deps))
     .use(externalContactsRoutes(deps))

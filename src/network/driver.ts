@@ -1,7 +1,7 @@
 /** The contract between Parley and a messaging network (the real one through baileys, or the sim). */
 
 export type MessageType = "text" | "image" | "document" | "audio" | "video";
-/** Inbound messages may also be reactions, locations and contact cards (stored, never sent). */
+/** Messages may also be reactions, locations and contact cards (docs/messages.md). */
 export type InboundType = MessageType | "reaction" | "location" | "contact";
 
 export type DisconnectReason =
@@ -80,6 +80,14 @@ export interface OutboundMessage {
    * send retried after a crash is not delivered twice.
    */
   clientMessageId?: string;
+  /** the message this one quotes, as the network knows it */
+  quoted?: { networkMessageId: string; fromMe: boolean; text: string };
+  /** type reaction: the emoji ("" takes an earlier reaction back) on a message of the chat */
+  reaction?: { networkMessageId: string; fromMe: boolean; emoji: string };
+  /** type location */
+  location?: { latitude: number; longitude: number; name: string | null; address: string | null };
+  /** type contact: the cards (a name and its phone numbers, digits with country code) */
+  contacts?: { name: string; phones: string[] }[];
 }
 
 /** A group chat the session is in. */

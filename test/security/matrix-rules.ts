@@ -250,6 +250,9 @@ export const RULES: Record<string, Rule> = {
   "POST /api/external/media": { auth: "apiKey", perm: "messaging", body: pdf, ok: [201] },
   "GET /api/external/media/{id}": { auth: "apiKey", params: mediaId, ok: [200] },
 
+  // analytics: every member reads
+  "GET /api/v1/analytics/messages": { ok: [200] },
+  "GET /api/v1/analytics/campaigns": { ok: [200] },
   // inbox and contacts
   "GET /api/v1/inbox/conversations": { ok: [200], seed: async (c) => void (await inbound(c)) },
   "GET /api/v1/inbox/conversations/{id}": { params: async (c) => ({ id: (await inbound(c)).id }), ok: [200] },

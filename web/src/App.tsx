@@ -11,6 +11,7 @@ import { Setup } from "./screens/Setup.tsx";
 import { Forgot, Reset } from "./screens/Password.tsx";
 import { Sessions } from "./screens/Sessions.tsx";
 import { Inbox } from "./screens/Inbox.tsx";
+import { Home } from "./screens/Home.tsx";
 import { Contacts } from "./screens/Contacts.tsx";
 import { Segments } from "./screens/Segments.tsx";
 import { Campaigns } from "./screens/Campaigns.tsx";
@@ -62,6 +63,7 @@ export function App() {
         <Route path="/">
           <Redirect to="/inbox" replace />
         </Route>
+        <Route path="/home" component={Home} />
         <Route path="/inbox" component={Inbox} />
         <Route path="/inbox/:id" component={Inbox} />
         <Route path="/sessions" component={Sessions} />

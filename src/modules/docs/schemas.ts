@@ -35,6 +35,8 @@ export const messageDoc = docSchema(() => z.object({
   body: z.string().nullable(),
   /** reactions, locations and contact cards: their fields (null for other types) */
   payload: z.record(z.string(), z.unknown()).nullable(),
+  /** the id of the message this one quotes (a message of the same conversation), else null */
+  replyTo: z.uuid().nullable(),
   mediaId: z.string().nullable(),
   mediaUrl: z.string().nullable(),
   mimeType: z.string().nullable(),

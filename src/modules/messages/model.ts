@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "./table.ts";
+import { DIRECTIONS, MESSAGE_STATUSES, STORED_MESSAGE_TYPES } from "./table.ts";
+import { isRichType, refineRich, richSendFields } from "./rich-send.ts";
 import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
@@ -21,7 +22,7 @@ export const sendBody = lazySchema(() =>
       /** a group the session is in (GET /api/v1/chatapp/{id}/groups), in place of `to` */
       groupId: z.string().regex(GROUP_ADDRESS, "must be a group id (…@g.us) from GET /api/v1/chatapp/{id}/groups").optional()
         .describe("a group of the session (GET /api/v1/chatapp/{id}/groups), in place of to"),
-      type: z.enum(MESSAGE_TYPES).default("text"),
+      type: z.enum(STORED_MESSAGE_TYPES).default("text"),
       /** text, or the caption of media */
       body: z.string().max(4096).optional(),
       /** in place of body: a quick reply of the workspace, its variables filled for the recipient's contact */
@@ -34,6 +35,7 @@ export const sendBody = lazySchema(() =>
       media: z.string().min(1).optional(),
       mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type like image/png").max(127).optional(),
       filename: z.string().min(1).max(255).optional(),
+      ...richSendFields(),
     })
     .superRefine((v, ctx) => {
       if (v.session_id === undefined && v.sessionId === undefined) ctx.addIssue({ code: "custom", path: ["session_id"], message: "is required (the session to send from; sessionId is accepted too)" });
@@ -42,8 +44,10 @@ export const sendBody = lazySchema(() =>
       if (v.to !== undefined && v.groupId !== undefined) ctx.addIssue({ code: "custom", path: ["groupId"], message: "cannot be combined with to: give one of them" });
       const given = SOURCES.filter((k) => v[k] !== undefined);
       if (v.quickReplyId !== undefined && v.body !== undefined) ctx.addIssue({ code: "custom", path: ["quickReplyId"], message: "give body or quickReplyId, not both" });
-      if (v.type === "text") {
-        if (!v.body?.trim() && v.quickReplyId === undefined) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages (or quickReplyId)" });
+      refineRich(v, ctx);
+      if (v.sendAt !== undefined && (isRichType(v.type) || v.replyTo !== undefined)) ctx.addIssue({ code: "custom", path: ["sendAt"], message: "is only for messages that quote none and are not reactions, locations or contact cards" });
+      if (v.type === "text" || isRichType(v.type)) {
+        if (v.type === "text" && !v.body?.trim() && v.quickReplyId === undefined) ctx.addIssue({ code: "custom", path: ["body"], message: "is required for text messages (or quickReplyId)" });
         for (const k of given) ctx.addIssue({ code: "custom", path: [k], message: "is only for media messages" });
         return;
       }

@@ -1,3 +1,4 @@
+import { isMediaKind } from "./rich-types.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { fetchMediaUrl } from "../media/fetch.ts";
@@ -22,7 +23,7 @@ function decodeBase64(raw: string, cap: number, kind: MediaKind): { bytes: Uint8
 
 /** Resolves and checks the media of a send request (size cap and sniffed MIME type per docs/messages.md). */
 export async function resolveSendMedia(deps: Pick<AppDeps, "db" | "config" | "clock">, workspaceId: string, input: SendBody): Promise<SendMedia | null> {
-  if (input.type === "text") return null;
+  if (!isMediaKind(input.type)) return null;
   const kind = input.type;
   if (input.mediaId) {
     const row = await getMediaRow(deps, workspaceId, input.mediaId);

@@ -42,8 +42,8 @@ function statements(db: DB) {
     ),
     // every column not named takes its default (null, attempts 0)
     message: db.prepare(
-      `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, media_id, status, created_by, automation_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+      `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
     ),
   };
 }
@@ -96,7 +96,7 @@ export async function insertScheduledMessage(
 export async function insertQueuedMessage(
   db: DB,
   workspaceId: string,
-  m: { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; mediaId: string | null; createdBy: string; automationId?: string | null; at: number },
+  m: { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; payload?: string | null; replyToId?: string | null; mediaId: string | null; createdBy: string; automationId?: string | null; at: number },
 ): Promise<void> {
-  await stmts(db).message.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.mediaId, m.createdBy, m.automationId ?? null, m.at, m.at);
+  await stmts(db).message.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.payload ?? null, m.replyToId ?? null, m.mediaId, m.createdBy, m.automationId ?? null, m.at, m.at);
 }

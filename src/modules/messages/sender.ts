@@ -3,6 +3,7 @@ import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/que
 import { NetworkError, type OutboundMessage } from "../../network/driver.ts";
 import { findMedia } from "../media/repo.ts";
 import { readMediaFile } from "../media/store.ts";
+import { richOutbound } from "./rich-send.ts";
 import { numberChecker } from "../numbers/checker.ts";
 import { publishFailed, publishSent } from "./events.ts";
 import { OutcomeBatcher } from "./outcome-batch.ts";
@@ -359,6 +360,10 @@ export class OutboundSender {
   private async outbound(head: MessageRow): Promise<OutboundMessage> {
     const out: OutboundMessage = { to: head.phone, type: head.type, clientMessageId: clientMessageId(head.id) };
     if (head.body) out.text = head.body;
+    if (head.payload || head.replyToId) {
+      const refused = await richOutbound(this.deps, head, out);
+      if (refused) throw new PermanentSendError("reaction_target_missing", refused);
+    }
     if (head.mediaId) {
       const row = await findMedia(this.deps.db, head.workspaceId, head.mediaId);
       const data = row ? await readMediaFile(this.deps.config, head.workspaceId, row.id).catch(() => null) : null;

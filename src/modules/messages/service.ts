@@ -11,6 +11,8 @@ import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConv
 import { addUsage, usageOf } from "./usage-repo.ts";
 import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
+import { resolveRich } from "./rich-send.ts";
+import { isMediaKind } from "./rich-types.ts";
 import { enqueueSender } from "./sender.ts";
 import { requireGroup } from "../groups/service.ts";
 import { messageView } from "./view.ts";
@@ -99,8 +101,9 @@ export async function acceptSend(
   // a quick reply becomes the body, filled for the recipient (404 when not the workspace's)
   if (input.quickReplyId) input = { ...input, body: await quickReplyText(deps, ws, input.quickReplyId, input.to) };
   // media is fetched or stored only for a session that can send; a text send checks it in its group
-  const early = input.type === "text" && !input.groupId ? null : sessionCheck(await sessionForSend(deps.db, ws, input.session_id));
+  const early = !isMediaKind(input.type) && !input.groupId ? null : sessionCheck(await sessionForSend(deps.db, ws, input.session_id));
   if (input.groupId) await requireGroup(deps, ws, input.session_id, input.groupId);
+  const rich = await resolveRich(deps, ws, input);
   const media = await resolveSendMedia(deps, ws, input);
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
@@ -130,7 +133,9 @@ export async function acceptSend(
         phone: input.to,
         sessionPhone: session.phoneNumber,
         type: input.type,
-        body: input.body ?? null,
+        body: rich ? rich.body : (input.body ?? null),
+        payload: rich?.payload ?? null,
+        replyToId: rich?.replyToId ?? null,
         mediaId: media?.mediaId ?? null,
         createdBy: caller.actorId,
         automationId: origin.automationId ?? null,

@@ -4,7 +4,7 @@ import { workspaces } from "../workspaces/table.ts";
 
 /** Types a message can be sent as (docs/messages.md). */
 export const MESSAGE_TYPES = ["text", "image", "document", "audio", "video"] as const;
-/** Types a stored message may have: inbound (and phone-sent) reactions, locations and contact cards too. */
+/** Types a stored message may have (and be sent as): reactions, locations and contact cards too. */
 export const STORED_MESSAGE_TYPES = [...MESSAGE_TYPES, "reaction", "location", "contact"] as const;
 export const DIRECTIONS = ["outbound", "inbound"] as const;
 /**
@@ -42,6 +42,8 @@ export const messages = sqliteTable(
     /** reaction, location, contact: the structured content as JSON (null for the other types) */
     payload: text("payload"),
     mediaId: text("media_id"),
+    /** the message this one quotes (a message of the same conversation), else null */
+    replyToId: text("reply_to_id"),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     networkMessageId: text("network_message_id"),
     /** set while a send is in flight: fences the completion of that attempt */
@@ -70,6 +72,8 @@ export const messages = sqliteTable(
     index("messages_ws_session_idx").on(t.workspaceId, t.sessionId, t.id),
     index("messages_ws_phone_idx").on(t.workspaceId, t.phone, t.id),
     index("messages_ws_conversation_idx").on(t.workspaceId, t.conversationId, t.id),
+    // analytics: messages of a workspace made in a time range
+    index("messages_ws_created_idx").on(t.workspaceId, t.createdAt),
     index("messages_ws_status_idx").on(t.workspaceId, t.status, t.id),
     index("messages_ws_campaign_idx").on(t.workspaceId, t.campaignId, t.id).where(sql`campaign_id IS NOT NULL`),
     index("messages_network_idx").on(t.workspaceId, t.sessionId, t.networkMessageId),

@@ -25,6 +25,7 @@ export function messageView(config: AppDeps["config"], m: MessageWithMedia, audi
     type: m.type,
     body: m.body,
     payload: parsePayload(m.payload),
+    replyTo: m.replyToId,
     mediaId: m.mediaId,
     mediaUrl: m.mediaId ? mediaUrl(config, m.mediaId, audience) : null,
     mimeType: m.mimeType,

@@ -1,9 +1,11 @@
+import type { WAMessage } from "baileys";
+import { quotedOption, richContent } from "./rich-out.ts";
 import type { OutboundMessage } from "../driver.ts";
 import { isGroupAddress } from "../group-address.ts";
 
 /** The options of baileys' `sendMessage`: Parley's client id becomes the message key id, so a resend is the same message. */
-export function sendOptions(m: OutboundMessage): { messageId?: string } {
-  return m.clientMessageId ? { messageId: m.clientMessageId } : {};
+export function sendOptions(m: OutboundMessage): { messageId?: string; quoted?: WAMessage } {
+  return { ...(m.clientMessageId ? { messageId: m.clientMessageId } : {}), ...quotedOption(m) };
 }
 
 /** A phone number's JID; the `<digits>@lid` address of a contact whose number the network hides, or a group's JID, as it is. */
@@ -26,6 +28,8 @@ export function isVoiceNote(mimeType: string): boolean {
 
 /** The content baileys' `sendMessage` takes for an outbound message. */
 export function outboundContent(m: OutboundMessage): Record<string, unknown> {
+  const rich = richContent(m);
+  if (rich) return rich;
   if (m.type === "text" || !m.media) return { text: m.text ?? "" };
   const data = Buffer.from(m.media.data);
   const mimetype = m.media.mimeType;
@@ -40,7 +44,6 @@ export function outboundContent(m: OutboundMessage): Record<string, unknown> {
     case "document":
       return { document: data, mimetype, fileName: m.media.filename ?? "document", caption: m.text };
     default:
-      // reactions, locations and contact cards are stored, never sent
       return { text: m.text ?? "" };
   }
 }

@@ -113,7 +113,7 @@ export function startLive(queryClient: QueryClient): () => void {
 function invalidateFor(qc: QueryClient, e: LiveEvent) {
   if (e.event.startsWith("session_")) {
     if (e.event !== "session_qr") void qc.invalidateQueries({ queryKey: ["sessions"] });
-  } else if (e.event.startsWith("message_")) {
+  } else if (e.event.startsWith("message_") || e.event === "conversation_updated") {
     void qc.invalidateQueries({ queryKey: ["conversations"] });
     void qc.invalidateQueries({ queryKey: ["thread"] });
   } else if (e.event === "campaign_progress") {

@@ -15,10 +15,16 @@ export interface Conversation {
   sessionId: string;
   phone: string;
   contact: { id: string; phone: string; name: string | null; pushName: string | null } | null;
-  lastMessage: { id: string; direction: string; type: string; body: string | null; status: string; createdAt: string } | null;
+  lastMessage: { id: string; direction: string; type: string; body: string | null; status: string; createdAt: string; preview?: string; at?: string } | null;
   lastMessageAt: string | null;
   unreadCount: number;
   assignee: { id: string; name: string } | null;
+  /** open (needs work), pending (waiting on someone), closed (done) */
+  status?: "open" | "pending" | "closed";
+  snoozedUntil?: string | null;
+  labels?: string[];
+  /** the number the conversation belongs to (name null once the session is deleted) */
+  session?: { id: string; name: string | null; phoneNumber: string | null } | null;
   /** a group conversation: the group, its name and members (null for a person's) */
   groupId?: string | null;
   groupName?: string | null;
@@ -26,17 +32,25 @@ export interface Conversation {
 }
 export interface Message {
   id: string;
-  direction: "inbound" | "outbound";
+  /** "note": an internal note of the team, merged into the thread (never sent) */
+  type: string;
+  direction?: "inbound" | "outbound";
+  /** a note's author */
+  author?: { id: string; name: string; email: string } | null;
+  /** a scheduled send's time */
+  sendAt?: string | null;
+  /** the structured content of a reaction, location or contact message */
+  payload?: Record<string, unknown> | null;
+  replyTo?: { id: string; body?: string | null; type?: string } | string | null;
   /** a group's inbound message: the member who wrote it and the name they go by */
   participant?: string | null;
   participantName?: string | null;
-  type: string;
   body: string | null;
-  mediaId: string | null;
-  filename: string | null;
-  mimeType: string | null;
-  status: string;
-  error: { code?: string; message?: string } | string | null;
+  mediaId?: string | null;
+  filename?: string | null;
+  mimeType?: string | null;
+  status?: string;
+  error?: { code?: string; message?: string } | string | null;
   /** the auto-reply that sent it, else null */
   automationId?: string | null;
   createdAt: string;
@@ -127,4 +141,32 @@ export interface Delivery {
   error: string | null;
   isTest: boolean;
   createdAt: string;
+}
+export interface QuickReply {
+  id: string;
+  shortcut: string;
+  body: string;
+}
+/** A search hit: a message with its conversation. */
+export interface SearchHit extends Message {
+  conversation: Conversation;
+}
+export interface DayFigures {
+  date: string;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
+  received: number;
+  firstResponseSecondsMedian: number | null;
+}
+export interface CampaignRates {
+  id: string;
+  name: string;
+  status: string;
+  total: number;
+  delivered: number;
+  read: number;
+  deliveredRate: number | null;
+  readRate: number | null;
 }

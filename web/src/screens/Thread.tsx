@@ -1,20 +1,23 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import { Link } from "wouter";
+import { useEffect, useRef } from "react";
+import { Link, useSearch } from "wouter";
 import { api, get, post, put, qs } from "../api/client.ts";
 import { can } from "../api/roles.ts";
 import type { Conversation, Member, Message } from "../api/types.ts";
-import { download, typeOf, upload } from "../ui/download.ts";
 import { ErrorNote } from "../ui/errors.tsx";
-import { Field, Select, TextArea } from "../ui/Field.tsx";
-import { contactName, fmtAddress, fmtDate, fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
+import { Select } from "../ui/Field.tsx";
+import { contactName, fmtAddress, fmtPhone, useAction, useAuth } from "../ui/hooks.ts";
+import { sessionLabel } from "./inbox/when.ts";
+import { Composer } from "./thread/Composer.tsx";
+import { ContactPanel } from "./thread/ContactPanel.tsx";
+import { Controls } from "./thread/Controls.tsx";
+import { MessageItem } from "./thread/MessageItem.tsx";
 
-const TICK: Record<string, string> = { queued: "queued", sent: "sent ✓", delivered: "delivered ✓✓", read: "read ✓✓", failed: "failed" };
-
-/** One conversation: messages live, reply with text or an attachment, assign, mark read. */
+/** One conversation: messages and notes live, the number it belongs to, status, labels, reply, assign, the contact beside it. */
 export function Thread({ id }: { id: string }) {
   const { claims } = useAuth();
   const messaging = can(claims?.role, "messaging");
+  const hit = new URLSearchParams(useSearch()).get("hit");
   const conv = useQuery({ queryKey: ["thread", id, "conv"], queryFn: () => get<Conversation>(`/api/v1/inbox/conversations/${id}`) });
   // newest first in pages of 50; older pages by the keyset cursor (docs/api.md)
   const msgs = useInfiniteQuery({
@@ -35,122 +38,76 @@ export function Thread({ id }: { id: string }) {
   }, [unread, messaging]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const ordered = msgs.data ? msgs.data.pages.flatMap((p) => p.data).reverse() : [];
-  // follow new messages, not the older pages loaded above
+  const hitLoaded = !!hit && ordered.some((m) => m.id === hit);
+  // opened at a search hit: older pages load until it is there, then it is scrolled to
+  useEffect(() => {
+    if (hit && msgs.isSuccess && !hitLoaded && msgs.hasNextPage && !msgs.isFetchingNextPage) void msgs.fetchNextPage();
+  }, [hit, hitLoaded, msgs.isSuccess, msgs.hasNextPage, msgs.isFetchingNextPage]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    if (hitLoaded) document.getElementById(`m-${hit}`)?.scrollIntoView({ block: "center" });
+  }, [hitLoaded, hit]);
+  // otherwise follow new messages, not the older pages loaded above
   const newest = ordered[ordered.length - 1]?.id;
   useEffect(() => {
-    endRef.current?.scrollIntoView({ block: "end" });
-  }, [newest]);
+    if (!hit) endRef.current?.scrollIntoView({ block: "end" });
+  }, [newest, hit]);
   const c = conv.data;
 
   return (
-    <article className="thread" aria-label="Conversation">
-      <header className="thread-head">
-        <Link href="/inbox" className="back">
-          ← All conversations
-        </Link>
-        <h2>{c ? contactName(c) : "…"}</h2>
-        {c && !c.groupId && contactName(c) !== fmtPhone(c.phone) && <p className="muted">{fmtAddress(c.phone)}</p>}
-        {c?.groupId && (
-          <details className="members">
-            <summary>Group chat · {c.participants?.length ?? 0} members</summary>
-            <ul aria-label="Group members">
-              {c.participants?.map((p) => <li key={p}>{fmtAddress(p)}</li>)}
-            </ul>
-          </details>
+    <div className="thread-wrap">
+      <article className="thread" aria-label="Conversation">
+        <header className="thread-head">
+          <Link href="/inbox" className="back">
+            ← All conversations
+          </Link>
+          <h2>{c ? contactName(c) : "…"}</h2>
+          {c && !c.groupId && contactName(c) !== fmtPhone(c.phone) && <p className="muted">{fmtAddress(c.phone)}</p>}
+          {c?.session !== undefined && (
+            <p className="via" data-testid="via">
+              On <strong>{sessionLabel(c.session) || "a deleted session"}</strong>: replies go from this number
+            </p>
+          )}
+          {c?.groupId && (
+            <details className="members">
+              <summary>Group chat · {c.participants?.length ?? 0} members</summary>
+              <ul aria-label="Group members">
+                {c.participants?.map((p) => <li key={p}>{fmtAddress(p)}</li>)}
+              </ul>
+            </details>
+          )}
+          {c && messaging && (
+            <Select label="Assigned to" name="userId" value={c.assignee?.id ?? ""} onChange={(e) => assign.mutate(e.target.value || null)} error={assign.error}>
+              <option value="">Nobody</option>
+              {members.data
+                ?.filter((m) => m.role !== "viewer")
+                .map((m) => (
+                  <option key={m.id} value={m.id}>
+                    {m.name} ({m.role})
+                  </option>
+                ))}
+            </Select>
+          )}
+          {c && !messaging && (
+            <p>
+              Assigned to {c.assignee?.name ?? "nobody"} · {c.status ?? "open"}
+              {c.labels?.length ? ` · ${c.labels.join(", ")}` : ""}
+            </p>
+          )}
+          {c && messaging && <Controls c={c} />}
+        </header>
+        <ErrorNote error={msgs.error ?? assign.error} />
+        {msgs.hasNextPage && (
+          <button type="button" className="secondary" onClick={() => void msgs.fetchNextPage()} disabled={msgs.isFetchingNextPage}>
+            Show older messages
+          </button>
         )}
-        {c && messaging && (
-          <Select
-            label="Assigned to"
-            name="userId"
-            value={c.assignee?.id ?? ""}
-            onChange={(e) => assign.mutate(e.target.value || null)}
-            error={assign.error}
-          >
-            <option value="">Nobody</option>
-            {members.data
-              ?.filter((m) => m.role !== "viewer")
-              .map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.name} ({m.role})
-                </option>
-              ))}
-          </Select>
-        )}
-        {c && !messaging && <p>Assigned to {c.assignee?.name ?? "nobody"}</p>}
-      </header>
-      <ErrorNote error={msgs.error ?? assign.error} />
-      {msgs.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => void msgs.fetchNextPage()} disabled={msgs.isFetchingNextPage}>
-          Show older messages
-        </button>
-      )}
-      <ol className="messages" aria-live="polite" aria-label="Messages">
-        {ordered.map((m) => (
-          <li key={m.id} className={`msg ${m.direction}`}>
-            {m.participant && <strong className="msg-sender">{m.participantName ?? fmtAddress(m.participant)}</strong>}
-            {m.mediaId && (
-              <button type="button" className="link" onClick={() => void download(`/api/v1/media/${m.mediaId}`, m.filename ?? `${m.type}-${m.id}`)}>
-                Download {m.type} {m.filename ?? ""}
-              </button>
-            )}
-            {m.body && <p>{m.body}</p>}
-            <small>
-              {fmtDate(m.createdAt)}
-              {m.automationId && (
-                <>
-                  {" · "}
-                  <span className="badge" data-testid="automated">
-                    Automated
-                  </span>
-                </>
-              )}
-              {m.direction === "outbound" && <> · {TICK[m.status] ?? m.status}</>}
-              {m.status === "failed" && m.error && <> · {typeof m.error === "string" ? m.error : m.error.message}</>}
-            </small>
-          </li>
-        ))}
-      </ol>
-      <div ref={endRef} />
-      {c && messaging && <Reply conv={c} />}
-    </article>
-  );
-}
-
-function Reply({ conv }: { conv: Conversation }) {
-  const [text, setText] = useState("");
-  const [file, setFile] = useState<File | null>(null);
-  const [inputKey, setInputKey] = useState(0);
-  const send = useAction(
-    async () => {
-      // a group conversation's reply goes to the group
-      const body: Record<string, unknown> = { session_id: conv.sessionId, ...(conv.groupId ? { groupId: conv.groupId } : { to: conv.phone }), type: "text", body: text };
-      if (file) {
-        const media = await upload(file);
-        Object.assign(body, { type: typeOf(media.mimeType), mediaId: media.id, filename: file.name });
-        if (!text) delete body.body;
-      }
-      // a fresh key per press: a retried request after a lost answer is not sent twice
-      return api("POST", "/api/v1/messages/send", body, { "idempotency-key": crypto.randomUUID() });
-    },
-    [["thread", conv.id, "messages"], ["conversations"]],
-    () => {
-      setText("");
-      setFile(null);
-      setInputKey((k) => k + 1);
-    },
-  );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (text.trim() || file) send.mutate();
-  };
-  return (
-    <form className="reply" onSubmit={submit} noValidate>
-      <TextArea label="Reply" name="body" rows={2} value={text} onChange={(e) => setText(e.target.value)} error={send.error} />
-      <Field key={inputKey} label="Attachment" name="mediaId" type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} error={send.error} />
-      <ErrorNote error={send.error} />
-      <button type="submit" disabled={send.isPending}>
-        {send.isPending ? "Sending…" : "Send"}
-      </button>
-    </form>
+        <ol className="messages" aria-live="polite" aria-label="Messages">
+          {c && ordered.map((m) => <MessageItem key={m.id} m={m} conv={c} messaging={messaging} hit={m.id === hit} />)}
+        </ol>
+        <div ref={endRef} />
+        {c && messaging && <Composer conv={c} />}
+      </article>
+      {c && <ContactPanel c={c} />}
+    </div>
   );
 }

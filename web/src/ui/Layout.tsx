@@ -6,8 +6,10 @@ import { liveStatus } from "../api/live.ts";
 import { can, type Permission } from "../api/roles.ts";
 import { signedOut, storedRefreshToken } from "../api/tokens.ts";
 import { useAuth } from "./hooks.ts";
+import { useInboundNotifications, useUnreadConversations, useUnreadTitle } from "./notify.tsx";
 
 const NAV: { href: string; label: string; perm: Permission }[] = [
+  { href: "/home", label: "Home", perm: "read" },
   { href: "/inbox", label: "Inbox", perm: "read" },
   { href: "/sessions", label: "Sessions", perm: "read" },
   { href: "/contacts", label: "Contacts", perm: "read" },
@@ -24,8 +26,11 @@ const NAV: { href: string; label: string; perm: Permission }[] = [
 /** The signed-in frame: header, navigation (what the role may see), the screen. */
 export function Layout({ children }: { children: ReactNode }) {
   const { claims } = useAuth();
-  const [location] = useLocation();
+  const [location, setLocation] = useLocation();
   const [open, setOpen] = useState(false);
+  const unread = useUnreadConversations();
+  useUnreadTitle(unread);
+  useInboundNotifications(setLocation);
   const live = useSyncExternalStore(liveStatus.subscribe, liveStatus.get);
   // a new screen: focus moves to it, so keyboard and screen-reader users start there
   const first = useRef(true);
@@ -74,6 +79,14 @@ export function Layout({ children }: { children: ReactNode }) {
             <li key={n.href}>
               <Link href={n.href} aria-current={location.startsWith(n.href) ? "page" : undefined} onClick={() => setOpen(false)}>
                 {n.label}
+                {n.href === "/inbox" && unread > 0 && (
+                  <>
+                    <span className="unread nav-unread" aria-hidden="true">
+                      {unread}
+                    </span>
+                    <span className="sr-only"> ({unread} unread)</span>
+                  </>
+                )}
               </Link>
             </li>
           ))}

@@ -1,0 +1,35 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps.ts";
+import { authGuard } from "../../http/auth-guard.ts";
+import { ok, paged } from "../../http/envelope.ts";
+import { envelopeResponses } from "../../http/openapi.ts";
+import { campaignStatsDoc, dayStatsDoc } from "./docs.ts";
+import { campaignAnalyticsQuery, MAX_RANGE_DAYS, messageAnalyticsQuery } from "./model.ts";
+import { campaignAnalytics, messageAnalytics } from "./service.ts";
+
+/** Read-only figures of the workspace (docs/analytics.md); every member may read them. */
+export function analyticsRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: "/api/v1/analytics", tags: ["analytics"] })
+    .use(authGuard(deps))
+    .get("/messages", async ({ auth, query }) => ok(await messageAnalytics(deps, auth.workspaceId, query)), {
+      jwt: "read",
+      query: messageAnalyticsQuery,
+      detail: {
+        summary: "Messages per day: sent, delivered, read, failed, received and the median first response",
+        description: `from and to are calendar days (YYYY-MM-DD, both included, at most ${MAX_RANGE_DAYS} days; default the last 30 days) in \`timezone\` (IANA, default UTC). Outbound messages count on the day they were made. Every day of the range is listed, oldest first.`,
+        responses: envelopeResponses({ data: dayStatsDoc, errors: [404] }),
+      },
+    })
+    .get(
+      "/campaigns",
+      async ({ auth, query }) => {
+        const { data, total } = await campaignAnalytics(deps, auth.workspaceId, query.page, query.limit);
+        return paged(data, query.page, query.limit, total);
+      },
+      {
+        jwt: "read",
+        query: campaignAnalyticsQuery,
+        detail: { summary: "Campaigns with their delivered and read rates, newest first", responses: envelopeResponses({ data: campaignStatsDoc, list: "page" }) },
+      },
+    );
+}
