@@ -1,1 +1,0 @@
-CREATE INDEX "messages_ws_created_idx" ON "messages" USING btree ("workspace_id","created_at");

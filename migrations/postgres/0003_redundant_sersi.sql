@@ -1,1 +1,0 @@
-ALTER TABLE "messages" ADD COLUMN "reply_to_id" text;

@@ -1,1 +1,0 @@
-ALTER TABLE `messages` ADD `reply_to_id` text;
