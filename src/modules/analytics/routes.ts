@@ -16,7 +16,7 @@ export function analyticsRoutes(deps: AppDeps) {
       query: messageAnalyticsQuery,
       detail: {
         summary: "Messages per day: sent, delivered, read, failed, received and the median first response",
-        description: `from and to are calendar days (YYYY-MM-DD, both included, at most ${MAX_RANGE_DAYS} days; default the last 30 days) in \`timezone\` (IANA, default UTC). Outbound messages count on the day they were made. Every day of the range is listed, oldest first.`,
+        description: `from and to are calendar days (YYYY-MM-DD, both included, at most ${MAX_RANGE_DAYS} days; default the last 30 days) in \`timezone\` (IANA; default the workspace's time zone, set with PATCH /api/workspace, itself UTC unless changed). Outbound messages count on the day they were made. Every day of the range is listed, oldest first.`,
         responses: envelopeResponses({ data: dayStatsDoc, errors: [404] }),
       },
     })

@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { getSession } from "../sessions/repo.ts";
+import { findWorkspace } from "../workspaces/repo.ts";
 import { dayOf, daysBetween, nextDay, startOfDay } from "./days.ts";
 import { MAX_RANGE_DAYS, type DayStats, type MessageAnalyticsQuery } from "./model.ts";
 import { countMessages, firstResponses, pageCampaignStats } from "./repo.ts";
@@ -27,12 +28,12 @@ function range(deps: AppDeps, q: MessageAnalyticsQuery, tz: string): { from: str
 }
 
 /**
- * Messages per calendar day of the time zone (UTC by default), every day of the range listed:
+ * Messages per calendar day of the time zone (the request's, else the workspace's), every day of the range listed:
  * outbound messages counted on the day they were made by how far they got, inbound on the day
  * they came, and the median first response to the inbound messages of that day.
  */
 export async function messageAnalytics(deps: AppDeps, workspaceId: string, q: MessageAnalyticsQuery): Promise<DayStats[]> {
-  const tz = q.timezone ?? "UTC";
+  const tz = q.timezone ?? (await findWorkspace(deps.db, workspaceId))?.timezone ?? "UTC";
   const { from, to } = range(deps, q, tz);
   if (q.sessionId && !(await getSession(deps.db, workspaceId, q.sessionId))) throw errors.notFound("Session");
   const start = startOfDay(from, tz);

@@ -66,6 +66,18 @@ describe("GET /api/v1/analytics/messages", () => {
     ]);
   });
 
+  test("without timezone the workspace's own time zone counts the days (UTC until it is set)", async () => {
+    expect((await t.request("PATCH", "/api/workspace", { token: ws.owner.token, body: { timezone: "Asia/Kolkata" } })).status).toBe(200);
+    try {
+      expect(await days("?from=2026-03-01&to=2026-03-02")).toEqual(await days("?from=2026-03-01&to=2026-03-02&timezone=Asia/Kolkata"));
+      // the request's zone wins over the workspace's
+      const utc = await days("?from=2026-03-01&to=2026-03-01&timezone=UTC");
+      expect(utc[0]).toMatchObject({ received: 5, firstResponseSecondsMedian: 1350 });
+    } finally {
+      expect((await t.request("PATCH", "/api/workspace", { token: ws.owner.token, body: { timezone: "UTC" } })).status).toBe(200);
+    }
+  });
+
   test("sessionId keeps one session's messages", async () => {
     const [first] = await days(`?from=2026-03-01&to=2026-03-01&sessionId=${s1.id}`);
     expect(first).toMatchObject({ sent: 2, received: 4, firstResponseSecondsMedian: 1350 });
