@@ -3,7 +3,7 @@
 import { expect } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../../src/auth/tokens.ts";
 import { systemClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -53,7 +53,12 @@ export async function serverData(prefix = "parley-crash-"): Promise<ServerData> 
   const data: ServerData = {
     dataDir,
     databaseUrl,
-    spawn: (o = {}) => spawnServer({ dataDir: o.dataDir ?? dataDir, databaseUrl, env: o.env, args: o.args }),
+    // a server restarted on the same data dir is the same node (a fixed PARLEY_NODE_ID, as the cluster
+    // guide advises): it takes its own sessions' leases back at once instead of waiting for them to expire
+    spawn: (o = {}) => {
+      const dir = o.dataDir ?? dataDir;
+      return spawnServer({ dataDir: dir, databaseUrl, env: { PARLEY_NODE_ID: `node-${basename(dir)}`, ...o.env }, args: o.args });
+    },
     store: () => (db ??= openStore({ dataDir, databaseUrl, databasePoolSize: 4 })),
     async jwtSecret() {
       if (!databaseUrl) return (JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8")) as { jwtSecret: string }).jwtSecret;
