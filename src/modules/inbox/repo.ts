@@ -159,19 +159,46 @@ export interface ConversationFilter {
   qPlan?: "set" | "probe";
 }
 
-/** The conversations whose phone, or whose contact's name or push name, holds the term (a LIKE pattern). */
-function qSetSql(like: string): string {
-  return `SELECT id FROM conversations WHERE workspace_id = ? AND phone ${like} ? ESCAPE '\\'
+/** From this many characters a term goes through the trigram indexes (shorter terms hold no trigram). */
+export const Q_INDEXED_FROM = 3;
+
+/**
+ * The conversations whose phone, or whose contact's name or push name, holds the term: its
+ * statement (the ids) and arguments. A term of 3 or more characters goes through the trigram
+ * indexes (SQLite: FTS5 tables `conversations_phone_q` and `contacts_name_q`, their candidates
+ * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
+ * ILIKE uses by itself); a shorter one scans the workspace's phones and contact names.
+ */
+export function qSetSql(db: DB, workspaceId: string, q: string): { sql: string; args: string[] } {
+  const like = likeOf(db);
+  const t = termOf(q);
+  const args = [workspaceId, t, workspaceId, t, t];
+  if (db.engine === "postgres" || [...q].length < Q_INDEXED_FROM) {
+    return {
+      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ${like} ? ESCAPE '\\'
           UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`;
+          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`,
+      args,
+    };
+  }
+  // a phrase of the term's trigrams: the term as one substring (quotes doubled)
+  const phrase = `"${q.replace(/"/g, '""')}"`;
+  return {
+    sql: `SELECT c1.id FROM conversations c1 WHERE c1.rowid IN (SELECT rowid FROM conversations_phone_q WHERE conversations_phone_q MATCH ?)
+            AND c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+          UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          WHERE k.rowid IN (SELECT rowid FROM contacts_name_q WHERE contacts_name_q MATCH ?)
+            AND k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+    args: [phrase, workspaceId, t, phrase, workspaceId, t, t],
+  };
 }
 const likeOf = (db: DB) => (db.engine === "postgres" ? "ILIKE" : "LIKE");
 const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
 
 /** `probe` when at least LABEL_PROBE_FROM conversations match `q` (counted up to there), else `set`. */
 export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
-  const t = termOf(q);
-  const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${qSetSql(likeOf(db))} LIMIT ?) x`).get(workspaceId, t, workspaceId, t, t, LABEL_PROBE_FROM);
+  const s = qSetSql(db, workspaceId, q);
+  const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${s.sql} LIMIT ?) x`).get(...s.args, LABEL_PROBE_FROM);
   return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
 }
 
@@ -267,8 +294,9 @@ function whereClause(db: DB, workspaceId: string, f: ConversationFilter & { id?:
     const like = likeOf(db);
     const term = termOf(f.q);
     if (f.qPlan === "set") {
-      parts.push(`c.id IN (${qSetSql(like)})`);
-      args.push(workspaceId, term, workspaceId, term, term);
+      const set = qSetSql(db, workspaceId, f.q);
+      parts.push(`c.id IN (${set.sql})`);
+      args.push(...set.args);
     } else {
       parts.push(`(c.phone ${like} ? ESCAPE '\\' OR ct.name ${like} ? ESCAPE '\\' OR ct.push_name ${like} ? ESCAPE '\\')`);
       args.push(term, term, term);
