@@ -181,14 +181,16 @@ export function qSetSql(db: DB, workspaceId: string, q: string): { sql: string; 
       args,
     };
   }
-  // a phrase of the term's trigrams: the term as one substring (quotes doubled)
+  // a phrase of the term's trigrams: the term as one substring (quotes doubled). The unary `+`
+  // keeps SQLite from walking the workspace's rows by their index and testing each against the
+  // matches: the matches' rowids lead, the workspace is checked on each.
   const phrase = `"${q.replace(/"/g, '""')}"`;
   return {
     sql: `SELECT c1.id FROM conversations c1 WHERE c1.rowid IN (SELECT rowid FROM conversations_phone_q WHERE conversations_phone_q MATCH ?)
-            AND c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+            AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
           UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
           WHERE k.rowid IN (SELECT rowid FROM contacts_name_q WHERE contacts_name_q MATCH ?)
-            AND k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+            AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
     args: [phrase, workspaceId, t, phrase, workspaceId, t, t],
   };
 }
