@@ -168,38 +168,42 @@ export const Q_INDEXED_FROM = 3;
  * indexes (SQLite: FTS5 tables `conversations_phone_q` and `contacts_name_q`, their candidates
  * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
  * ILIKE uses by itself); a shorter one scans the workspace's phones and contact names.
+ * `UNION ALL` (for a bounded count) streams the matches and may list a conversation twice.
  */
-export function qSetSql(db: DB, workspaceId: string, q: string): { sql: string; args: string[] } {
+export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" | "UNION ALL" = "UNION"): { sql: string; args: string[] } {
   const like = likeOf(db);
   const t = termOf(q);
   const args = [workspaceId, t, workspaceId, t, t];
   if (db.engine === "postgres" || [...q].length < Q_INDEXED_FROM) {
     return {
       sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ${like} ? ESCAPE '\\'
-          UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
           WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`,
       args,
     };
   }
-  // a phrase of the term's trigrams: the term as one substring (quotes doubled). The unary `+`
-  // keeps SQLite from walking the workspace's rows by their index and testing each against the
-  // matches: the matches' rowids lead, the workspace is checked on each.
+  // a phrase of the term's trigrams: the term as one substring (quotes doubled). The matches
+  // lead (a join streams them, so a bounded count stops early) and each row is checked for the
+  // workspace; the unary `+` keeps SQLite from walking the workspace's rows instead.
   const phrase = `"${q.replace(/"/g, '""')}"`;
   return {
-    sql: `SELECT c1.id FROM conversations c1 WHERE c1.rowid IN (SELECT rowid FROM conversations_phone_q WHERE conversations_phone_q MATCH ?)
-            AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
-          UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-          WHERE k.rowid IN (SELECT rowid FROM contacts_name_q WHERE contacts_name_q MATCH ?)
-            AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+    sql: `SELECT c1.id FROM conversations_phone_q f1 JOIN conversations c1 ON c1.rowid = f1.rowid
+          WHERE conversations_phone_q MATCH ? AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+          ${union} SELECT c2.id FROM contacts_name_q f2 JOIN contacts k ON k.rowid = f2.rowid
+          JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          WHERE contacts_name_q MATCH ? AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
     args: [phrase, workspaceId, t, phrase, workspaceId, t, t],
   };
 }
 const likeOf = (db: DB) => (db.engine === "postgres" ? "ILIKE" : "LIKE");
 const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
 
-/** `probe` when at least LABEL_PROBE_FROM conversations match `q` (counted up to there), else `set`. */
+/**
+ * `probe` when at least LABEL_PROBE_FROM matches of `q` are found (counted up to there, a
+ * conversation whose phone and name both match counting twice), else `set`.
+ */
 export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
-  const s = qSetSql(db, workspaceId, q);
+  const s = qSetSql(db, workspaceId, q, "UNION ALL");
   const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${s.sql} LIMIT ?) x`).get(...s.args, LABEL_PROBE_FROM);
   return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
 }
