@@ -6,7 +6,7 @@
 import { loadConfig } from "../src/config.ts";
 import { sqliteOf } from "../src/db/sqlite.ts";
 import { silentLogger } from "../src/log.ts";
-import { conversationsKeyset, labelPlan, qPlan, type ConversationFilter } from "../src/modules/inbox/repo.ts";
+import { conversationsKeyset, labelPlan, qMatches, type ConversationFilter } from "../src/modules/inbox/repo.ts";
 import { searchMessageIds } from "../src/modules/inbox/search-repo.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
@@ -85,7 +85,7 @@ const list = (f: ConversationFilter) => async () =>
   conversationsKeyset(db, ws[0]!, {
     ...f,
     ...(f.label ? { labelPlan: await labelPlan(db, ws[0]!, f.label) } : {}),
-    ...(f.q ? { qPlan: await qPlan(db, ws[0]!, f.q) } : {}),
+    ...(f.q ? await qMatches(db, ws[0]!, f.q) : {}),
     limit: 20,
   });
 const scenarios: [string, () => unknown][] = [

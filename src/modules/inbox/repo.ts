@@ -157,6 +157,8 @@ export interface ConversationFilter {
   labelPlan?: "set" | "probe";
   /** how `q` is matched, like labelPlan: the matching set sorted (few), or a filter on the recent walk (many) */
   qPlan?: "set" | "probe";
+  /** with qPlan `set`: the matching conversations' ids, already read (see qMatches) */
+  qIds?: string[];
 }
 
 /** From this many characters a term goes through the trigram indexes (shorter terms hold no trigram). */
@@ -199,13 +201,22 @@ const likeOf = (db: DB) => (db.engine === "postgres" ? "ILIKE" : "LIKE");
 const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
 
 /**
- * `probe` when at least LABEL_PROBE_FROM matches of `q` are found (counted up to there, a
- * conversation whose phone and name both match counting twice), else `set`.
+ * How `q` is read, found by reading its matches up to LABEL_PROBE_FROM (a conversation whose
+ * phone and name both match counting twice): from there `probe`; below it `set`, with the
+ * matching ids, so the page reads them by id rather than matching again. A term of 1 or 2
+ * characters has no index to count on: it goes straight to `probe` (one walk of the recent
+ * index rather than a scan to count and another to read).
  */
-export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
+export async function qMatches(db: DB, workspaceId: string, q: string): Promise<{ qPlan: "set" | "probe"; qIds?: string[] }> {
+  if ([...q].length < Q_INDEXED_FROM) return { qPlan: "probe" };
   const s = qSetSql(db, workspaceId, q, "UNION ALL");
-  const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${s.sql} LIMIT ?) x`).get(...s.args, LABEL_PROBE_FROM);
-  return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
+  const rows = await db.prepare<{ id: string }>(`SELECT id FROM (${s.sql}) x LIMIT ?`).all(...s.args, LABEL_PROBE_FROM);
+  return rows.length >= LABEL_PROBE_FROM ? { qPlan: "probe" } : { qPlan: "set", qIds: [...new Set(rows.map((r) => r.id))] };
+}
+
+/** The plan `qMatches` picks. */
+export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
+  return (await qMatches(db, workspaceId, q)).qPlan;
 }
 
 /** From this many conversations with a label, a page walks the recent index instead of sorting the label's set. */
@@ -299,7 +310,10 @@ function whereClause(db: DB, workspaceId: string, f: ConversationFilter & { id?:
   if (f.q) {
     const like = likeOf(db);
     const term = termOf(f.q);
-    if (f.qPlan === "set") {
+    if (f.qPlan === "set" && f.qIds) {
+      parts.push(f.qIds.length ? `c.id IN (${f.qIds.map(() => "?").join(", ")})` : "1 = 0");
+      args.push(...f.qIds);
+    } else if (f.qPlan === "set") {
       const set = qSetSql(db, workspaceId, f.q);
       parts.push(`c.id IN (${set.sql})`);
       args.push(...set.args);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { conversationsKeysetSql, qPlan, qSetSql } from "../../../src/modules/inbox/repo.ts";
+import { conversationsKeysetSql, qMatches, qPlan, qSetSql } from "../../../src/modules/inbox/repo.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession, recordEvents, waitFor } from "../messages/helpers.ts";
@@ -114,6 +114,11 @@ describe("contact search q (both engines)", () => {
     const r = await t.request("GET", `/api/v1/inbox/conversations?q=9198&limit=1`, { token: ws.owner.token });
     expect(r.body.pagination.total).toBe(2);
     expect(r.body.data).toHaveLength(1);
+    // the set's ids come with the plan: the page reads them by id; none matching reads nothing
+    expect((await qMatches(t.deps.db, ws.id, "98444000")).qIds).toHaveLength(2);
+    expect(await qMatches(t.deps.db, ws.id, "nobody here")).toEqual({ qPlan: "set", qIds: [] });
+    // 1 or 2 characters: no index to count on, straight to the recent walk
+    expect(await qMatches(t.deps.db, ws.id, "Zo")).toEqual({ qPlan: "probe" });
   });
 });
 
