@@ -6,7 +6,7 @@
 import { loadConfig } from "../src/config.ts";
 import { sqliteOf } from "../src/db/sqlite.ts";
 import { silentLogger } from "../src/log.ts";
-import { conversationsKeyset, labelPlan, qPlan, type ConversationFilter } from "../src/modules/inbox/repo.ts";
+import { conversationsKeyset, labelPlan, qMatches, type ConversationFilter } from "../src/modules/inbox/repo.ts";
 import { searchMessageIds } from "../src/modules/inbox/search-repo.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
@@ -31,9 +31,11 @@ const t0 = Date.now() - MESSAGES;
 const seedStart = performance.now();
 const convIds: string[][] = [[], []];
 const insConv = sqlite.prepare(
-  `INSERT INTO conversations (id, workspace_id, session_id, phone, last_message_id, last_message_at, unread_count, status, labels, last_direction, assignee_id, created_at, updated_at)
-   VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, 0, 0)`,
+  `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_id, last_message_at, unread_count, status, labels, last_direction, assignee_id, created_at, updated_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, 0, 0)`,
 );
+// one contact per conversation: a name every search term can hit, and a rare two-letter push name
+const insContact = sqlite.prepare("INSERT INTO contacts (id, workspace_id, phone, name, push_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, 0)");
 const insLabel = sqlite.prepare("INSERT INTO conversation_labels (workspace_id, label, conversation_id) VALUES (?, ?, ?)");
 const insMsg = sqlite.prepare(
   `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, type, body, status, created_at, updated_at)
@@ -54,7 +56,9 @@ sqlite.transaction(() => {
       const id = Bun.randomUUIDv7(undefined, t0 + c);
       convIds[w]!.push(id);
       const labels = c % 10 === 0 ? ["vip"] : [];
-      insConv.run(id, ws[w]!, `s${c % 4}`, `9198${String(c).padStart(8, "0")}`, null, t0 + c * 10, STATUSES[c % 3]!, JSON.stringify(labels), c % 4 === 0 ? "inbound" : "outbound", w === 0 && c % 5 === 0 ? user : null);
+      const contactId = Bun.randomUUIDv7(undefined, t0 + c);
+      insContact.run(contactId, ws[w]!, `9198${String(c).padStart(8, "0")}`, `Customer ${c}`, c % 20_000 === 7 ? "Zq" : `buyer ${c % 97}`);
+      insConv.run(id, ws[w]!, `s${c % 4}`, `9198${String(c).padStart(8, "0")}`, contactId, null, t0 + c * 10, STATUSES[c % 3]!, JSON.stringify(labels), c % 4 === 0 ? "inbound" : "outbound", w === 0 && c % 5 === 0 ? user : null);
       for (const l of labels) insLabel.run(ws[w]!, l, id);
     }
   }
@@ -81,7 +85,7 @@ const list = (f: ConversationFilter) => async () =>
   conversationsKeyset(db, ws[0]!, {
     ...f,
     ...(f.label ? { labelPlan: await labelPlan(db, ws[0]!, f.label) } : {}),
-    ...(f.q ? { qPlan: await qPlan(db, ws[0]!, f.q) } : {}),
+    ...(f.q ? await qMatches(db, ws[0]!, f.q) : {}),
     limit: 20,
   });
 const scenarios: [string, () => unknown][] = [
@@ -94,6 +98,9 @@ const scenarios: [string, () => unknown][] = [
   ["conversations: label", list({ label: "vip" })],
   ["conversations: q, a phone part matching one", list({ q: "00004242" })],
   ["conversations: q, a phone part matching most", list({ q: "9198" })],
+  ["conversations: q, a name part matching 11", list({ q: "tomer 4242" })],
+  ["conversations: q, 2 characters matching few", list({ q: "zq" })],
+  ["conversations: q, 1 character matching none", list({ q: "#" })],
   ["conversations: keyset page deep in the list", () => conversationsKeyset(db, ws[0]!, { limit: 20, before: { at: t0 + 1000 * 10, id: convIds[0]![1000]! } })],
   ["search: a rare word", () => searchMessageIds(db, ws[0]!, [`ref${MESSAGES / 2}`], { limit: 20 })],
   ["search: a common word", () => searchMessageIds(db, ws[0]!, ["refund"], { limit: 20 })],

@@ -157,22 +157,66 @@ export interface ConversationFilter {
   labelPlan?: "set" | "probe";
   /** how `q` is matched, like labelPlan: the matching set sorted (few), or a filter on the recent walk (many) */
   qPlan?: "set" | "probe";
+  /** with qPlan `set`: the matching conversations' ids, already read (see qMatches) */
+  qIds?: string[];
 }
 
-/** The conversations whose phone, or whose contact's name or push name, holds the term (a LIKE pattern). */
-function qSetSql(like: string): string {
-  return `SELECT id FROM conversations WHERE workspace_id = ? AND phone ${like} ? ESCAPE '\\'
-          UNION SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`;
+/** From this many characters a term goes through the trigram indexes (shorter terms hold no trigram). */
+export const Q_INDEXED_FROM = 3;
+
+/**
+ * The conversations whose phone, or whose contact's name or push name, holds the term: its
+ * statement (the ids) and arguments. A term of 3 or more characters goes through the trigram
+ * indexes (SQLite: FTS5 tables `conversations_phone_q` and `contacts_name_q`, their candidates
+ * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
+ * ILIKE uses by itself); a shorter one scans the workspace's phones and contact names.
+ * `UNION ALL` (for a bounded count) streams the matches and may list a conversation twice.
+ */
+export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" | "UNION ALL" = "UNION"): { sql: string; args: string[] } {
+  const like = likeOf(db);
+  const t = termOf(q);
+  const args = [workspaceId, t, workspaceId, t, t];
+  if (db.engine === "postgres" || [...q].length < Q_INDEXED_FROM) {
+    return {
+      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ${like} ? ESCAPE '\\'
+          ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`,
+      args,
+    };
+  }
+  // a phrase of the term's trigrams: the term as one substring (quotes doubled). The matches
+  // lead (a join streams them, so a bounded count stops early) and each row is checked for the
+  // workspace; the unary `+` keeps SQLite from walking the workspace's rows instead.
+  const phrase = `"${q.replace(/"/g, '""')}"`;
+  return {
+    sql: `SELECT c1.id FROM conversations_phone_q f1 JOIN conversations c1 ON c1.rowid = f1.rowid
+          WHERE conversations_phone_q MATCH ? AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+          ${union} SELECT c2.id FROM contacts_name_q f2 JOIN contacts k ON k.rowid = f2.rowid
+          JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+          WHERE contacts_name_q MATCH ? AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+    args: [phrase, workspaceId, t, phrase, workspaceId, t, t],
+  };
 }
 const likeOf = (db: DB) => (db.engine === "postgres" ? "ILIKE" : "LIKE");
 const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
 
-/** `probe` when at least LABEL_PROBE_FROM conversations match `q` (counted up to there), else `set`. */
+/**
+ * How `q` is read, found by reading its matches up to LABEL_PROBE_FROM (a conversation whose
+ * phone and name both match counting twice): from there `probe`; below it `set`, with the
+ * matching ids, so the page reads them by id rather than matching again. A term of 1 or 2
+ * characters has no index to count on: it goes straight to `probe` (one walk of the recent
+ * index rather than a scan to count and another to read).
+ */
+export async function qMatches(db: DB, workspaceId: string, q: string): Promise<{ qPlan: "set" | "probe"; qIds?: string[] }> {
+  if ([...q].length < Q_INDEXED_FROM) return { qPlan: "probe" };
+  const s = qSetSql(db, workspaceId, q, "UNION ALL");
+  const rows = await db.prepare<{ id: string }>(`SELECT id FROM (${s.sql}) x LIMIT ?`).all(...s.args, LABEL_PROBE_FROM);
+  return rows.length >= LABEL_PROBE_FROM ? { qPlan: "probe" } : { qPlan: "set", qIds: [...new Set(rows.map((r) => r.id))] };
+}
+
+/** The plan `qMatches` picks. */
 export async function qPlan(db: DB, workspaceId: string, q: string): Promise<"set" | "probe"> {
-  const t = termOf(q);
-  const row = await db.prepare<{ n: number }>(`SELECT count(*) AS n FROM (${qSetSql(likeOf(db))} LIMIT ?) x`).get(workspaceId, t, workspaceId, t, t, LABEL_PROBE_FROM);
-  return Number(row?.n ?? 0) >= LABEL_PROBE_FROM ? "probe" : "set";
+  return (await qMatches(db, workspaceId, q)).qPlan;
 }
 
 /** From this many conversations with a label, a page walks the recent index instead of sorting the label's set. */
@@ -266,9 +310,13 @@ function whereClause(db: DB, workspaceId: string, f: ConversationFilter & { id?:
   if (f.q) {
     const like = likeOf(db);
     const term = termOf(f.q);
-    if (f.qPlan === "set") {
-      parts.push(`c.id IN (${qSetSql(like)})`);
-      args.push(workspaceId, term, workspaceId, term, term);
+    if (f.qPlan === "set" && f.qIds) {
+      parts.push(f.qIds.length ? `c.id IN (${f.qIds.map(() => "?").join(", ")})` : "1 = 0");
+      args.push(...f.qIds);
+    } else if (f.qPlan === "set") {
+      const set = qSetSql(db, workspaceId, f.q);
+      parts.push(`c.id IN (${set.sql})`);
+      args.push(...set.args);
     } else {
       parts.push(`(c.phone ${like} ? ESCAPE '\\' OR ct.name ${like} ? ESCAPE '\\' OR ct.push_name ${like} ? ESCAPE '\\')`);
       args.push(term, term, term);

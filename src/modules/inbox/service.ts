@@ -8,7 +8,7 @@ import { cursorPagination } from "../../http/cursor.ts";
 import type { ConversationListQuery, ConversationPatch } from "./model.ts";
 import {
   labelPlan,
-  qPlan,
+  qMatches,
   conversationsKeyset,
   findConversation,
   getConversationRow,
@@ -91,7 +91,7 @@ function filterOf(userId: string | null, q: ConversationListQuery, now: number):
 export async function pageConversations(deps: Deps, workspaceId: string, userId: string | null, q: ConversationListQuery) {
   const f = filterOf(userId, q, deps.clock.now().getTime());
   if (f.label) f.labelPlan = await labelPlan(deps.db, workspaceId, f.label);
-  if (f.q) f.qPlan = await qPlan(deps.db, workspaceId, f.q);
+  if (f.q) Object.assign(f, await qMatches(deps.db, workspaceId, f.q));
   if (q.before || q.after) {
     const { rows, hasMore } = await conversationsKeyset(deps.db, workspaceId, { ...f, before: q.before, after: q.after, limit: q.limit });
     const cursors = rows.map(cursorOf);

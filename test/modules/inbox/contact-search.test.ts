@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { conversationsKeysetSql, qMatches, qPlan, qSetSql } from "../../../src/modules/inbox/repo.ts";
+import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { connectedSession, recordEvents, waitFor } from "../messages/helpers.ts";
+
+// The conversation list's contact search (`q`): a substring of the phone, the contact's name or
+// push name, through trigram indexes (SQLite FTS5 kept by triggers, PostgreSQL pg_trgm GIN)
+// for terms of 3+ characters; the same answers as a plain substring match.
+
+let t: TestApp;
+let ws: TestWorkspace;
+let other: TestWorkspace;
+let s1: { id: string; phone: string };
+
+async function inbound(session: string, from: string, text: string, pushName?: string) {
+  const events = recordEvents(t);
+  t.sim.inbound(session, { from, type: "text", text, pushName });
+  await waitFor(() => events.some((e) => e.event === "message_received"), "message_received");
+}
+const phonesOf = async (q: string, w = ws) => {
+  const r = await t.request("GET", `/api/v1/inbox/conversations?q=${encodeURIComponent(q)}`, { token: w.owner.token });
+  expect(r.status).toBe(200);
+  return (r.body.data as { phone: string }[]).map((c) => c.phone).sort();
+};
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { sendMinGapMs: 0, sendJitterMs: 0 } });
+  ws = await createWorkspace(t);
+  other = await createWorkspace(t);
+  s1 = await connectedSession(t, ws);
+  const s9 = await connectedSession(t, other);
+  const c = await t.request("POST", "/api/v1/contacts", { token: ws.owner.token, body: { phone: "919844400001", name: "Priya Raman" } });
+  expect(c.status).toBe(201);
+  await inbound(s1.id, "919844400001", "hi", "PR");
+  await inbound(s1.id, "919844400002", "hello", "Zoë Kapoor");
+  await inbound(s1.id, "447700900123", "hey");
+  // the other workspace: the same name and phone digits
+  await inbound(s9.id, "919844400009", "hi", "Priya Other");
+}, 60_000);
+afterAll(() => t.close());
+
+describe("contact search q (both engines)", () => {
+  test("a substring of a name, of a push name, any case", async () => {
+    expect(await phonesOf("riya ram")).toEqual(["919844400001"]);
+    expect(await phonesOf("RAMAN")).toEqual(["919844400001"]);
+    expect(await phonesOf("kapoor")).toEqual(["919844400002"]);
+    expect(await phonesOf("ë Kap")).toEqual(["919844400002"]);
+    expect(await phonesOf("nobody here")).toEqual([]);
+  });
+
+  test("a substring of a phone; characters of a pattern are plain text", async () => {
+    expect(await phonesOf("0090012")).toEqual(["447700900123"]);
+    expect(await phonesOf("98444000")).toEqual(["919844400001", "919844400002"]);
+    expect(await phonesOf("4%4")).toEqual([]);
+    expect(await phonesOf('"44')).toEqual([]);
+    expect(await phonesOf("_77")).toEqual([]);
+  });
+
+  test("terms of 1 and 2 characters keep the plain match", async () => {
+    expect(await phonesOf("Zo")).toEqual(["919844400002"]);
+    expect(await phonesOf("3")).toEqual(["447700900123"]);
+  });
+
+  test("a name changed after the conversation exists is found by its new name only", async () => {
+    const c = await t.request("GET", "/api/v1/contacts?limit=100", { token: ws.owner.token });
+    const id = c.body.data.find((k: { phone: string }) => k.phone.endsWith("919844400002")).id;
+    const r = await t.request("PATCH", `/api/v1/contacts/${id}`, { token: ws.owner.token, body: { name: "Meera Iyer" } });
+    expect(r.status).toBe(200);
+    expect(await phonesOf("meera")).toEqual(["919844400002"]);
+    // the push name still matches; a name cleared leaves no index entry behind
+    expect(await phonesOf("kapoor")).toEqual(["919844400002"]);
+    await t.request("PATCH", `/api/v1/contacts/${id}`, { token: ws.owner.token, body: { name: null } });
+    expect(await phonesOf("meera")).toEqual([]);
+  });
+
+  test("another workspace's conversations never match", async () => {
+    expect(await phonesOf("priya")).toEqual(["919844400001"]);
+    expect(await phonesOf("priya", other)).toEqual(["919844400009"]);
+    expect(await phonesOf("400009")).toEqual([]);
+    expect(await phonesOf("raman", other)).toEqual([]);
+  });
+
+  test("a rolled-back write leaves no index entry", async () => {
+    const db = t.deps.db;
+    const at = Date.now();
+    await db
+      .tx(async () => {
+        await db.prepare("INSERT INTO contacts (id, workspace_id, phone, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run(crypto.randomUUID(), ws.id, "919855500000", "Rollback Person", at, at);
+        await db
+          .prepare("INSERT INTO conversations (id, workspace_id, session_id, phone, last_message_at, unread_count, status, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, 'open', '[]', ?, ?)")
+          .run(crypto.randomUUID(), ws.id, s1.id, "919855500000", at, at, at);
+        await db.prepare("UPDATE contacts SET name = ? WHERE workspace_id = ? AND phone = ?").run("Rolled Back Name", ws.id, "919844400001");
+        throw new Error("roll back");
+      })
+      .catch(() => {});
+    expect(await phonesOf("rollback")).toEqual([]);
+    expect(await phonesOf("985550")).toEqual([]);
+    expect(await phonesOf("rolled back")).toEqual([]);
+    expect(await phonesOf("priya raman")).toEqual(["919844400001"]);
+    if (db.engine === "sqlite") {
+      const n = (q: string) => db.prepare<{ n: number }>(`SELECT count(*) AS n FROM ${q}`).get();
+      expect((await n("conversations_phone_q WHERE conversations_phone_q MATCH '\"985550\"'"))!.n).toBe(0);
+      expect((await n("contacts_name_q WHERE contacts_name_q MATCH '\"rollback\"'"))!.n).toBe(0);
+      expect((await n("contacts_name_q WHERE contacts_name_q MATCH '\"rolled back\"'"))!.n).toBe(0);
+      // the index agrees with its rows
+      await db.prepare("INSERT INTO contacts_name_q(contacts_name_q, rank) VALUES ('integrity-check', 1)").run();
+      await db.prepare("INSERT INTO conversations_phone_q(conversations_phone_q, rank) VALUES ('integrity-check', 1)").run();
+    }
+  });
+
+  test("a term with few matches is read as a set, counted on a numbered page", async () => {
+    expect(await qPlan(t.deps.db, ws.id, "9198")).toBe("set");
+    const r = await t.request("GET", `/api/v1/inbox/conversations?q=9198&limit=1`, { token: ws.owner.token });
+    expect(r.body.pagination.total).toBe(2);
+    expect(r.body.data).toHaveLength(1);
+    // the set's ids come with the plan: the page reads them by id; none matching reads nothing
+    expect((await qMatches(t.deps.db, ws.id, "98444000")).qIds).toHaveLength(2);
+    expect(await qMatches(t.deps.db, ws.id, "nobody here")).toEqual({ qPlan: "set", qIds: [] });
+    // 1 or 2 characters: no index to count on, straight to the recent walk
+    expect(await qMatches(t.deps.db, ws.id, "Zo")).toEqual({ qPlan: "probe" });
+  });
+});
+
+describe("contact search plans (both engines)", () => {
+  const N = 20_000;
+  let big: TestWorkspace;
+  beforeAll(async () => {
+    big = await createWorkspace(t);
+    const db = t.deps.db;
+    const pg = db.engine === "postgres";
+    const series = pg ? `SELECT g AS n FROM generate_series(1, ${N}) g` : `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${N}) SELECT n FROM s`;
+    const uuid = pg ? "gen_random_uuid()::text" : "lower(hex(randomblob(16)))";
+    await db.prepare(`INSERT INTO contacts (id, workspace_id, phone, name, push_name, created_at, updated_at) SELECT ${uuid}, ?, '77' || n, 'Person ' || n, 'Push ' || n, n, n FROM (${series}) x`).run(big.id);
+    await db
+      .prepare(
+        `INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_at, unread_count, status, labels, created_at, updated_at)
+         SELECT ${uuid}, ?, 's1', k.phone, k.id, k.created_at, 0, 'open', '[]', k.created_at, k.created_at FROM contacts k WHERE k.workspace_id = ?`,
+      )
+      .run(big.id, big.id);
+    await db.prepare("ANALYZE").run();
+  }, 60_000);
+
+  async function planOf(q: string): Promise<string> {
+    const db = t.deps.db;
+    const pg = db.engine === "postgres";
+    const s = qSetSql(db, big.id, q);
+    // PostgreSQL prefers a sequential scan of 20,000 narrow rows to the index (a cheap read at
+    // this size); with scans priced out the plan shows that ILIKE can use every trigram index
+    const rows = (await db.tx(async () => {
+      if (pg) await db.prepare("SET LOCAL enable_seqscan = off").run();
+      return await db.prepare(`${pg ? "EXPLAIN" : "EXPLAIN QUERY PLAN"} ${s.sql}`).all(...s.args);
+    })) as Record<string, string>[];
+    return rows.map((r) => r.detail ?? r["QUERY PLAN"]).join("\n");
+  }
+
+  test("a term of 3+ characters goes through the trigram indexes, not a scan", async () => {
+    const p = await planOf("son 1234");
+    if (t.deps.db.engine === "postgres") {
+      expect(p).toMatch(/conversations_phone_trgm_idx/);
+      expect(p).toMatch(/contacts_name_trgm_idx/);
+      expect(p).toMatch(/contacts_push_name_trgm_idx/);
+      expect(p).not.toMatch(/Seq Scan/);
+    } else {
+      expect(p).toMatch(/SCAN f1 VIRTUAL TABLE INDEX 0:M/);
+      expect(p).toMatch(/SCAN f2 VIRTUAL TABLE INDEX 0:M/);
+      expect(p).toMatch(/SEARCH c1 USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(p).toMatch(/SEARCH k USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(p).not.toMatch(/LIST SUBQUERY/);
+      expect(p).not.toMatch(/SCAN (c1|k)\b|SEARCH (c1|k) USING (COVERING )?INDEX/);
+    }
+    expect(await qPlan(t.deps.db, big.id, "son 1234")).toBe("set");
+    const page = await t.request("GET", `/api/v1/inbox/conversations?q=${encodeURIComponent("son 1234")}`, { token: big.owner.token });
+    expect(page.body.data.map((c: { phone: string }) => c.phone).sort()).toEqual(["771234", ...Array.from({ length: 10 }, (_, i) => `77${12340 + i}`)].sort());
+  });
+
+  test("a term that matches most conversations walks the recent index", async () => {
+    expect(await qPlan(t.deps.db, big.id, "Person")).toBe("probe");
+    const s = conversationsKeysetSql(t.deps.db, big.id, { q: "Person", qPlan: "probe", limit: 20 });
+    const pg = t.deps.db.engine === "postgres";
+    const rows = (await t.deps.db.prepare(`${pg ? "EXPLAIN" : "EXPLAIN QUERY PLAN"} ${s.sql}`).all(...s.args)) as Record<string, string>[];
+    expect(rows.map((r) => r.detail ?? r["QUERY PLAN"]).join("\n")).toMatch(/conversations_ws_recent_idx/);
+  });
+});
