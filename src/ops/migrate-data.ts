@@ -196,10 +196,12 @@ function readSecrets(dataDir: string): FileSecrets {
 }
 
 /**
- * SQLite's own search index of the messages (an FTS5 table and its shadow tables): made from
- * the messages, so nothing of it is copied; PostgreSQL indexes the copied text itself.
+ * SQLite's own search indexes (FTS5 tables and their shadow tables): the messages' words, and the
+ * trigrams of conversations' phones and contacts' names for the inbox's contact search. Made from
+ * the rows, so nothing of them is copied; PostgreSQL indexes the copied text itself.
  */
-const DERIVED_TABLES = ["messages_fts", "messages_fts_data", "messages_fts_idx", "messages_fts_docsize", "messages_fts_config", "messages_fts_content"];
+const FTS_SHADOWS = ["", "_data", "_idx", "_docsize", "_config", "_content"];
+const DERIVED_TABLES = ["messages_fts", "conversations_phone_q", "contacts_name_q"].flatMap((t) => FTS_SHADOWS.map((s) => t + s));
 
 /** A table of the data dir's database that this build's schema lacks would be left behind: refused. */
 async function assertKnownTables(src: DB, tables: TableShape[]): Promise<void> {
