@@ -1,5 +1,6 @@
 import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { idleSqlite } from "../../db/sqlite.ts";
 import { numberChecks } from "./table.ts";
 
 /** The unexpired answers the workspace holds for these numbers. */
@@ -15,9 +16,19 @@ export async function freshChecks(db: DB, workspaceId: string, phones: string[],
   return out;
 }
 
-/** The unexpired answer for one number, if any. */
+const ONE_SQL = "SELECT on_network AS \"on\" FROM number_checks WHERE workspace_id = ? AND phone = ? AND expires_at > ?";
+
+/**
+ * The unexpired answer for one number, if any: the sender asks before every send, so one
+ * prepared statement, read synchronously on SQLite when no transaction holds the connection
+ * (no builder, no await), through the store otherwise.
+ */
 export async function freshCheck(db: DB, workspaceId: string, phone: string, now: number): Promise<boolean | undefined> {
-  return (await freshChecks(db, workspaceId, [phone], now)).get(phone);
+  const idle = idleSqlite(db);
+  const row = idle
+    ? (idle.query(ONE_SQL).get(workspaceId, phone, now) as { on: number | boolean } | null)
+    : await db.prepare<{ on: number | boolean }>(ONE_SQL).get(workspaceId, phone, now);
+  return row ? Boolean(row.on) : undefined;
 }
 
 /** Stores answers of the network (replacing older ones). */
