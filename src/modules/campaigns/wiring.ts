@@ -8,7 +8,7 @@ import { RUN_JOB, pauseCampaign, tick } from "./engine.ts";
 import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
 import { activeCampaigns, findCampaign } from "./repo.ts";
 import { utcDay } from "./pacing.ts";
-import { trackEvent } from "./tracking.ts";
+import { eventRecipient, trackEvent } from "./tracking.ts";
 
 /** The events campaigns follow (the rest cost nothing). */
 const TRACKED: ReadonlySet<string> = new Set(["message_sent", "message_delivered", "message_read", "message_failed", "session_disconnected"]);
@@ -79,7 +79,9 @@ export function campaignServices(deps: AppDeps): CampaignServices {
   deps.bus.onPublish(async (e) => {
     if (!TRACKED.has(e.event)) return;
     try {
-      await deps.db.tx(() => trackEvent(deps, e, tick));
+      const recipient = await eventRecipient(deps, e);
+      if (recipient === null) return; // a message no campaign sent: no savepoint
+      await deps.db.tx(() => trackEvent(deps, e, tick, recipient));
     } catch (err) {
       deps.log.error("campaign bookkeeping failed; the run job and the sweep look again", { event: e.event, err });
     }
