@@ -18,16 +18,20 @@ export async function freshChecks(db: DB, workspaceId: string, phones: string[],
 
 const ONE_SQL = "SELECT on_network AS \"on\" FROM number_checks WHERE workspace_id = ? AND phone = ? AND expires_at > ?";
 
-/**
- * The unexpired answer for one number, if any: the sender asks before every send, so one
- * prepared statement, read synchronously on SQLite when no transaction holds the connection
- * (no builder, no await), through the store otherwise.
- */
+/** The unexpired answer for one number, if any. */
 export async function freshCheck(db: DB, workspaceId: string, phone: string, now: number): Promise<boolean | undefined> {
+  return (await freshChecks(db, workspaceId, [phone], now)).get(phone);
+}
+
+/**
+ * The same answer read synchronously, on SQLite's connection while no transaction holds it
+ * (one cached statement, no query builder, no await): the sender asks before every send.
+ * `null` when it cannot be read so (PostgreSQL, or a transaction open): ask freshCheck then.
+ */
+export function freshCheckNow(db: DB, workspaceId: string, phone: string, now: number): boolean | undefined | null {
   const idle = idleSqlite(db);
-  const row = idle
-    ? (idle.query(ONE_SQL).get(workspaceId, phone, now) as { on: number | boolean } | null)
-    : await db.prepare<{ on: number | boolean }>(ONE_SQL).get(workspaceId, phone, now);
+  if (!idle) return null;
+  const row = idle.query(ONE_SQL).get(workspaceId, phone, now) as { on: number } | null;
   return row ? Boolean(row.on) : undefined;
 }
 
