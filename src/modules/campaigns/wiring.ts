@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import type { AppEvent } from "../../events/bus.ts";
 import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
 import { materialize } from "./audience.ts";
@@ -74,10 +75,11 @@ export function campaignServices(deps: AppDeps): CampaignServices {
       if (wait > 0) throw new RetryLaterError(wait, "progress throttle");
     },
   });
+  // synchronous for the events campaigns do not follow (the bus awaits only a promise)
+  deps.bus.onPublish((e) => (TRACKED.has(e.event) ? track(e) : undefined));
   // in a savepoint: a campaign's bookkeeping that fails must not roll back the message or session
   // change being published (the sender would then retry a message the network already took)
-  deps.bus.onPublish(async (e) => {
-    if (!TRACKED.has(e.event)) return;
+  async function track(e: AppEvent): Promise<void> {
     try {
       const recipient = await eventRecipient(deps, e);
       if (recipient === null) return; // a message no campaign sent: no savepoint
@@ -85,7 +87,7 @@ export function campaignServices(deps: AppDeps): CampaignServices {
     } catch (err) {
       deps.log.error("campaign bookkeeping failed; the run job and the sweep look again", { event: e.event, err });
     }
-  });
+  }
   /** Every running or scheduled campaign has its run job; every unannounced change its progress job. */
   const sweep = async () => {
     for (const c of await activeCampaigns(deps.db)) {
