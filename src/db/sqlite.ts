@@ -123,14 +123,15 @@ export function openSqliteStore(
     if (frame && frame === owner) {
       const name = `sp${++frame.depth}`;
       const mark = frame.mark();
-      sqlite.run(`SAVEPOINT ${name}`);
+      // through the statement cache: a savepoint per event is common (the bus's subscribers)
+      compiled(`SAVEPOINT ${name}`).run();
       try {
         const result = await fn();
-        sqlite.run(`RELEASE ${name}`);
+        compiled(`RELEASE ${name}`).run();
         return result;
       } catch (err) {
-        sqlite.run(`ROLLBACK TO ${name}`);
-        sqlite.run(`RELEASE ${name}`);
+        compiled(`ROLLBACK TO ${name}`).run();
+        compiled(`RELEASE ${name}`).run();
         frame.dropFrom(mark);
         throw err;
       } finally {

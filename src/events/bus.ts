@@ -29,7 +29,7 @@ export interface AppEvent {
   data: Record<string, unknown>;
 }
 
-/** Runs inside the publishing transaction (e.g. writes webhook delivery rows). Throwing rolls the change back. */
+/** Runs inside the publishing transaction (e.g. writes webhook delivery rows). Throwing rolls the change back. Returns nothing (no promise) for an event it has nothing to do with. */
 export type TransactionalSubscriber = (event: AppEvent) => Promise<void> | void;
 /** Runs after the transaction committed (e.g. the WebSocket hub). Never affects the change. */
 export type CommittedListener = (event: AppEvent) => void;
@@ -79,7 +79,11 @@ export class EventBus {
   async publish(workspaceId: string, event: EventName, data: Record<string, unknown>): Promise<AppEvent> {
     if (!this.db.inTx) throw new Error(`event ${event} published outside db.tx`);
     const e: AppEvent = { id: Bun.randomUUIDv7(), workspaceId, event, timestamp: this.clock.now().toISOString(), data };
-    for (const sub of this.transactional) await sub(e);
+    // a subscriber the event does not concern answers synchronously: no await for it
+    for (const sub of this.transactional) {
+      const r = sub(e);
+      if (r) await r;
+    }
     this.db.afterCommit(() => this.notify(e));
     return e;
   }

@@ -24,8 +24,9 @@ interface Received {
  * answers it. Its work runs in a savepoint: a decision that fails costs the message nothing.
  */
 export function automationSubscriber(deps: AppDeps): TransactionalSubscriber {
-  return async (e: AppEvent) => {
-    if (e.event !== "message_received") return;
+  // synchronous for every other event (the bus awaits only a promise)
+  return (e: AppEvent) => (e.event === "message_received" ? onReceived(e) : undefined);
+  async function onReceived(e: AppEvent): Promise<void> {
     const d = e.data as unknown as Received;
     // a group is messaged only when named, and an automation names no group
     if (d.groupId) return;
@@ -36,7 +37,7 @@ export function automationSubscriber(deps: AppDeps): TransactionalSubscriber {
     } catch (err) {
       deps.log.error("auto-reply decision failed; the message is stored unanswered", { messageId: d.messageId, err });
     }
-  };
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ const MOVES: Record<string, { to: RecipientStatus; from: RecipientStatus[] }> = 
   message_failed: { to: "failed", from: ["pending"] },
 };
 
-interface RecipientRef {
+export interface RecipientRef {
   id: string;
   campaignId: string;
   status: RecipientStatus;
@@ -38,20 +38,31 @@ interface RecipientRef {
  * same commit; a send frees a place in the session's window, refilled at once when pacing allows.
  * A session that ended makes its running campaigns look again (they pause if none is left).
  */
-export async function trackEvent(deps: Deps, e: AppEvent, tick: Look): Promise<void> {
+export async function trackEvent(deps: Deps, e: AppEvent, tick: Look, recipient?: RecipientRef): Promise<void> {
   const move = MOVES[e.event];
-  if (move) return onMessage(deps, e, move, tick);
+  if (move) return onMessage(deps, e, move, tick, recipient);
   if (e.event === "session_disconnected" && typeof e.data.sessionId === "string") {
     for (const id of await runningWithSession(deps.db, e.workspaceId, e.data.sessionId)) await tick(deps, e.workspaceId, id);
   }
 }
 
-async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: RecipientStatus[] }, tick: Look): Promise<void> {
+/**
+ * Whether an event may concern a campaign, read before the bookkeeping's savepoint (most
+ * messages are no campaign's, and their events then cost one read): a message event's
+ * recipient row, `null` when the message is no campaign's, `undefined` for other events.
+ */
+export async function eventRecipient(deps: Pick<Deps, "db">, e: AppEvent): Promise<RecipientRef | null | undefined> {
+  if (!MOVES[e.event]) return undefined;
   const messageId = e.data.messageId;
-  if (typeof messageId !== "string") return;
+  if (typeof messageId !== "string") return null;
   const r = await deps.db
     .prepare<RecipientRef>('SELECT id, campaign_id AS "campaignId", status, session_id AS "sessionId" FROM campaign_recipients WHERE message_id = ?')
     .get(messageId);
+  return r ?? null;
+}
+
+async function onMessage(deps: Deps, e: AppEvent, move: { to: RecipientStatus; from: RecipientStatus[] }, tick: Look, known?: RecipientRef): Promise<void> {
+  const r = known ?? (await eventRecipient(deps, e));
   if (!r || !move.from.includes(r.status)) return;
   const now = deps.clock.now().getTime();
   const error = move.to === "failed" ? (e.data.error as { code?: string; message?: string } | undefined) : undefined;

@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import type { AppEvent } from "../../events/bus.ts";
 import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
 import { materialize } from "./audience.ts";
@@ -8,7 +9,7 @@ import { RUN_JOB, pauseCampaign, tick } from "./engine.ts";
 import { changeStatus, flushProgress, PROGRESS_JOB } from "./progress.ts";
 import { activeCampaigns, findCampaign } from "./repo.ts";
 import { utcDay } from "./pacing.ts";
-import { trackEvent } from "./tracking.ts";
+import { eventRecipient, trackEvent } from "./tracking.ts";
 
 /** The events campaigns follow (the rest cost nothing). */
 const TRACKED: ReadonlySet<string> = new Set(["message_sent", "message_delivered", "message_read", "message_failed", "session_disconnected"]);
@@ -74,16 +75,19 @@ export function campaignServices(deps: AppDeps): CampaignServices {
       if (wait > 0) throw new RetryLaterError(wait, "progress throttle");
     },
   });
+  // synchronous for the events campaigns do not follow (the bus awaits only a promise)
+  deps.bus.onPublish((e) => (TRACKED.has(e.event) ? track(e) : undefined));
   // in a savepoint: a campaign's bookkeeping that fails must not roll back the message or session
   // change being published (the sender would then retry a message the network already took)
-  deps.bus.onPublish(async (e) => {
-    if (!TRACKED.has(e.event)) return;
+  async function track(e: AppEvent): Promise<void> {
     try {
-      await deps.db.tx(() => trackEvent(deps, e, tick));
+      const recipient = await eventRecipient(deps, e);
+      if (recipient === null) return; // a message no campaign sent: no savepoint
+      await deps.db.tx(() => trackEvent(deps, e, tick, recipient));
     } catch (err) {
       deps.log.error("campaign bookkeeping failed; the run job and the sweep look again", { event: e.event, err });
     }
-  });
+  }
   /** Every running or scheduled campaign has its run job; every unannounced change its progress job. */
   const sweep = async () => {
     for (const c of await activeCampaigns(deps.db)) {

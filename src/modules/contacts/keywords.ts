@@ -1,6 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import type { DB } from "../../db/store.ts";
-import type { TransactionalSubscriber } from "../../events/bus.ts";
+import type { AppEvent, TransactionalSubscriber } from "../../events/bus.ts";
 import { storedByPhone, updateStoredContact } from "./store.ts";
 
 async function keywordsOf(db: DB, workspaceId: string): Promise<{ optOut: string[]; optIn: string[] } | null> {
@@ -26,8 +26,9 @@ const same = (a: string, b: string) => bare(a) === bare(b);
  * its own: the contact row is the record.
  */
 export function keywordSubscriber(deps: Pick<AppDeps, "db" | "clock">): TransactionalSubscriber {
-  return async (e) => {
-    if (e.event !== "message_received" || e.data.type !== "text") return; // a caption is not a reply
+  // synchronous for every other event (the bus awaits only a promise)
+  return (e) => (e.event === "message_received" && e.data.type === "text" ? onText(e) : undefined); // a caption is not a reply
+  async function onText(e: AppEvent): Promise<void> {
     if (e.data.groupId) return; // a word said in a group is not said to the business
     const text = typeof e.data.text === "string" ? e.data.text.trim() : "";
     const from = e.data.from;
@@ -40,5 +41,5 @@ export function keywordSubscriber(deps: Pick<AppDeps, "db" | "clock">): Transact
     const c = await storedByPhone(deps.db, e.workspaceId, from);
     if (!c || c.optedOut === optOut) return;
     await updateStoredContact(deps.db, e.workspaceId, c, { name: c.name, tags: c.tags, attributes: c.attributes, optedOut: optOut }, deps.clock.now().getTime());
-  };
+  }
 }

@@ -1,5 +1,6 @@
 import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { idleSqlite } from "../../db/sqlite.ts";
 import { numberChecks } from "./table.ts";
 
 /** The unexpired answers the workspace holds for these numbers. */
@@ -15,9 +16,23 @@ export async function freshChecks(db: DB, workspaceId: string, phones: string[],
   return out;
 }
 
+const ONE_SQL = "SELECT on_network AS \"on\" FROM number_checks WHERE workspace_id = ? AND phone = ? AND expires_at > ?";
+
 /** The unexpired answer for one number, if any. */
 export async function freshCheck(db: DB, workspaceId: string, phone: string, now: number): Promise<boolean | undefined> {
   return (await freshChecks(db, workspaceId, [phone], now)).get(phone);
+}
+
+/**
+ * The same answer read synchronously, on SQLite's connection while no transaction holds it
+ * (one cached statement, no query builder, no await): the sender asks before every send.
+ * `null` when it cannot be read so (PostgreSQL, or a transaction open): ask freshCheck then.
+ */
+export function freshCheckNow(db: DB, workspaceId: string, phone: string, now: number): boolean | undefined | null {
+  const idle = idleSqlite(db);
+  if (!idle) return null;
+  const row = idle.query(ONE_SQL).get(workspaceId, phone, now) as { on: number } | null;
+  return row ? Boolean(row.on) : undefined;
 }
 
 /** Stores answers of the network (replacing older ones). */
