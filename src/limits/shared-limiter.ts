@@ -14,7 +14,10 @@ interface WindowRow {
  * (an upsert that counts only while the window has room, or starts a new window once the old
  * one is over), so parallel requests on any number of nodes cannot both take the last unit.
  * The semantics are RateLimiter's: a window starts at a key's first request and lasts
- * `windowMs`; a clock set back before its start starts a new one.
+ * `windowMs`; a clock set back by more than a window before its start starts a new one. Only
+ * then: the nodes' requests carry their own `now`, read before their statement reaches the
+ * database, so a request a few milliseconds "before" a window another node just opened belongs to
+ * that window (treating it as a clock set back reset the count, and let more than the limit in).
  */
 export class SharedRateLimiter {
   private hitStmt: Statement<WindowRow>;
@@ -29,8 +32,8 @@ export class SharedRateLimiter {
     readonly limit: number,
     private windowMs = 60_000,
   ) {
-    // ?1 key, ?2 now, ?3 window length, ?4 limit; `over` = the stored window has ended
-    const over = "(?2::bigint - rate_windows.start >= ?3::bigint OR ?2::bigint < rate_windows.start)";
+    // ?1 key, ?2 now, ?3 window length, ?4 limit; `over` = the stored window has ended (or the clock went back past it)
+    const over = "(?2::bigint - rate_windows.start >= ?3::bigint OR ?2::bigint < rate_windows.start - ?3::bigint)";
     const upsert = `INSERT INTO rate_windows (key, start, count) VALUES (?1, ?2::bigint, 1)
        ON CONFLICT (key) DO UPDATE SET
          start = CASE WHEN ${over} THEN ?2::bigint ELSE rate_windows.start END,
@@ -58,7 +61,7 @@ export class SharedRateLimiter {
   async check(key: string, message = "Too many attempts; retry later"): Promise<void> {
     const now = this.clock.nowMs();
     const w = await this.readStmt.get(this.k(key));
-    if (!w || now - w.start >= this.windowMs || now < w.start) return;
+    if (!w || now - w.start >= this.windowMs || now < w.start - this.windowMs) return;
     if (w.count >= this.limit) throw errors.rateLimited(this.resetSeconds(w.start, now), message);
   }
 

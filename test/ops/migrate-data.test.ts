@@ -185,9 +185,11 @@ test.skipIf(!TEST_PG_URL)(
     // sealed with the moved credential key: the session's link reconnects it, the webhook's secret signs
     await waitFor(async () => (await call(base, token, "GET", `/api/v1/chatapp/${before.sessionId}/status`)).body?.data?.status === "connected", "session reconnected", 10_000);
     // the link itself comes up when this node takes the session's lease (the stored status may say connected first)
+    // (asked every 200 ms: the member's per-minute rate limit counts every try)
     const inbound = await waitFor(async () => {
       const r = await call(base, token, "POST", `/api/sim/sessions/${before.sessionId}/inbound`, { from: "919800000777", text: "after the move" });
-      return r.status === 409 ? undefined : r;
+      if (r.status !== 409) return r;
+      await Bun.sleep(200);
     }, "link up on the sim network", 15_000);
     expect(inbound.status).toBe(200);
     const got = await waitFor(() => receiver!.received.find((r) => r.body.includes("after the move")), "webhook delivery", 10_000);
