@@ -56,8 +56,9 @@ const failed = new WeakSet<Promise<unknown>>();
  * answered from memory while nothing has been committed since, by any process
  * (src/db/snapshot-memo.ts), so a revoked key, a removed member or a changed role is seen by
  * the next request as with a fresh read. `enter` runs before each real read (it opens the
- * request's read transaction). On PostgreSQL, or while a transaction holds SQLite's
- * connection, the guard reads through the store instead (no memo).
+ * request's read transaction). While a transaction holds SQLite's connection the guard reads
+ * through the store (no memo); on PostgreSQL it reads through the store's read cache
+ * (src/db/read-cache.ts, see jwtMember).
  */
 function lookup(sqlite: Database, enter: () => void): Lookup {
   const memo = snapshotMemo(sqlite);
