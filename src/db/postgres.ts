@@ -76,43 +76,30 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   };
   const db = drizzle({ client: client as unknown as Sql }) as unknown as DB & Record<string, unknown>;
 
-  // savepoint names, unique within a transaction (a savepoint that succeeded is not released:
-  // it ends with the transaction, one round trip less)
-  let savepoints = 0;
   async function tx<T>(fn: () => Promise<T>): Promise<T> {
     const frame = live();
     if (frame) {
       const mark = frame.mark();
-      const name = `s${++savepoints}`;
-      const conn = frame.conn;
-      await conn.unsafe(`SAVEPOINT ${name}`);
       try {
-        return await fn();
+        return (await (frame.conn as postgres.TransactionSql).savepoint(() => fn())) as T;
       } catch (err) {
         frame.dropFrom(mark);
-        await conn.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
         throw err;
       }
     }
-    // one connection for the whole transaction; BEGIN and the write lock go out together
-    // (pipelined on the connection): one round trip before the first statement, not two
-    const conn = await root.reserve();
-    const f = new TxFrame<Conn>(conn, onError);
+    let f: TxFrame<Conn> | undefined;
     let result: T;
     try {
-      await Promise.all([conn.unsafe("BEGIN"), conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
-      result = await als.run(f, fn);
-      f.open = false;
-      await conn.unsafe("COMMIT");
+      result = (await root.begin(async (conn) => {
+        await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+        f = new TxFrame<Conn>(conn, onError);
+        return als.run(f, fn);
+      })) as T;
     } catch (err) {
-      f.abandoned();
-      // whatever failed (a statement, the lock, the commit), the connection goes back with no transaction open
-      await conn.unsafe("ROLLBACK").catch(() => {});
+      f?.abandoned();
       throw err;
-    } finally {
-      conn.release();
     }
-    f.committed();
+    f!.committed();
     return result;
   }
 
