@@ -64,7 +64,9 @@ test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): a node wh
   const sent: string[] = [];
   try {
     for (let round = 0; round < 3; round++) {
-      // every node's listening connection is dropped, as by a database restart, while events keep coming
+      // every node's listening connection is dropped, as by a database restart, while events keep
+      // coming (once both listen again: the requests of a round can take less than a reconnection)
+      await until(async () => (await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'parley-events' AND datname = current_database()`)[0]!.n === 2);
       const cut = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'parley-events' AND datname = current_database()`;
       expect(cut.length).toBe(2);
       for (let i = 0; i < 5; i++) {
