@@ -5,6 +5,8 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { PgDeleteBase, PgInsertBase, PgSelectBase, PgUpdateBase } from "drizzle-orm/pg-core";
 import { PostgresJsPreparedQuery } from "drizzle-orm/postgres-js/session";
 import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement } from "./store.ts";
+import { CACHED_TABLES, readCache } from "./read-cache.ts";
+import { tableWrites } from "./table-writes.ts";
 import { TxFrame } from "./tx-frame.ts";
 
 type Sql = postgres.Sql;
@@ -49,10 +51,25 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
     return f?.open ? f : undefined;
   };
   const current = (): Conn => live()?.conn ?? root;
+  // a write to a table some in-memory cache watches (read-cache.ts) is reported once durable:
+  // after its statement, or at the commit of its transaction (nothing on rollback)
+  let writes: ReturnType<typeof tableWrites> | undefined;
+  const watched = <Q extends { values(): Promise<unknown>; then: Promise<unknown>["then"] }>(text: string, q: Q): Q => {
+    const tables = writes!.written(text);
+    if (tables.length === 0) return q;
+    const frame = live();
+    const done = () => (frame ? frame.afterCommit(() => writes!.committed(tables, text)) : writes!.committed(tables, text));
+    const after = <R>(r: R): R => (done(), r);
+    // drizzle awaits the query or its `.values()`: both report once the statement answered
+    return {
+      values: () => q.values().then(after),
+      then: (ok?: (r: unknown) => unknown, fail?: (e: unknown) => unknown) => q.then(after).then(ok, fail),
+    } as unknown as Q;
+  };
   // drizzle calls `unsafe`; the statement goes to the transaction of the caller's context
   const client = {
     options: root.options,
-    unsafe: (text: string, params?: unknown[], _o?: unknown) => current().unsafe(text, params ? normalise(params) : undefined, { prepare: true }),
+    unsafe: (text: string, params?: unknown[], _o?: unknown) => watched(text, current().unsafe(text, params ? normalise(params) : undefined, { prepare: true })),
     begin() {
       throw new Error("use db.tx(fn): the store's one transaction API");
     },
@@ -88,7 +105,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
 
   const statement = <Row>(text: string): Statement<Row> => {
     const numbered = quoteCamelAliases(numberedPlaceholders(text));
-    const q = (params: SqlParam[]) => current().unsafe(numbered, normalise(params), { prepare: true });
+    const q = (params: SqlParam[]) => watched(numbered, current().unsafe(numbered, normalise(params), { prepare: true }));
     return {
       async all(...params: SqlParam[]) {
         return (await q(params)) as unknown as Row[];
@@ -103,9 +120,9 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   };
   // raw SQL of every form names its camelCase result columns as `prepare` does (drizzle's own aliases are quoted already)
   const raw = (w: SQLWrapper | string) => {
-    if (typeof w === "string") return current().unsafe(quoteCamelAliases(w), [], { prepare: true });
+    if (typeof w === "string") return watched(w, current().unsafe(quoteCamelAliases(w), [], { prepare: true }));
     const built = (db as unknown as { dialect: { sqlToQuery(s: unknown): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(w.getSQL());
-    return current().unsafe(quoteCamelAliases(built.sql), normalise(built.params), { prepare: true });
+    return watched(built.sql, current().unsafe(quoteCamelAliases(built.sql), normalise(built.params), { prepare: true }));
   };
 
   const prepared = new Map<string, Statement<unknown>>();
@@ -118,7 +135,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       return s as Statement<Row>;
     },
     async exec(text: string) {
-      await current().unsafe(text);
+      await watched(text, current().unsafe(text));
     },
     tx,
     transaction() {
@@ -145,6 +162,9 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
     },
   });
   Object.defineProperty(db, "inTx", { get: () => live() !== undefined });
+  writes = tableWrites(db);
+  // every process announces its changes to the rows the request guard keeps (read-cache.ts)
+  readCache(db).watch(db, CACHED_TABLES);
   return { db, sql: root };
 }
 

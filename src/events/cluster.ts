@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import type { Clock } from "../clock.ts";
+import { READS_CHANNEL, readCache } from "../db/read-cache.ts";
 import type { DB, Statement } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 import type { AppEvent, EventBus } from "./bus.ts";
@@ -96,10 +97,12 @@ export class ClusterEvents {
       connection: { application_name: "parley-events" },
       onnotify: (channel: string, payload: string) => {
         if (channel === EVENTS_CHANNEL) this.enqueue(() => this.onAnnouncement(payload));
+        else if (channel === READS_CHANNEL) readCache(this.db).heard(payload);
       },
       onclose: () => {
         if (this.stopped) return;
         this.listening = false;
+        readCache(this.db).setLive(false);
         this.log.warn("event listener connection lost; listening again");
         this.scheduleListen();
       },
@@ -120,6 +123,7 @@ export class ClusterEvents {
     const l = this.listener;
     this.listener = null;
     this.listening = false;
+    readCache(this.db).setLive(false);
     await this.chain.catch(() => {});
     await l?.end({ timeout: 1 }).catch(() => {});
   }
@@ -137,12 +141,15 @@ export class ClusterEvents {
     if (!l || this.stopped) return;
     try {
       await l.unsafe(`LISTEN ${EVENTS_CHANNEL}`);
+      await l.unsafe(`LISTEN ${READS_CHANNEL}`);
     } catch (err) {
       this.log.warn("event listener cannot listen; trying again", { err, retryMs: this.retryMs });
       this.scheduleListen();
       return;
     }
     this.listening = true;
+    // the guard's rows may be kept again: changes from now on are heard (everything read before is dropped)
+    readCache(this.db).setLive(true);
     this.retryMs = RETRY_MIN_MS;
     // first LISTEN: events from now on; after a lost connection: the rows committed meanwhile
     this.enqueue(() => (this.lastSeq === null ? this.begin() : this.catchUp()));

@@ -3,6 +3,7 @@ import { can, type Permission } from "../auth/permissions.ts";
 import type { Database } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import { oncePer } from "../db/prepared.ts";
+import { readCache } from "../db/read-cache.ts";
 import { memoSpace, snapshotMemo } from "../db/snapshot-memo.ts";
 import { idleSqlite } from "../db/sqlite.ts";
 import type { AppDeps } from "../deps.ts";
@@ -55,8 +56,9 @@ const failed = new WeakSet<Promise<unknown>>();
  * answered from memory while nothing has been committed since, by any process
  * (src/db/snapshot-memo.ts), so a revoked key, a removed member or a changed role is seen by
  * the next request as with a fresh read. `enter` runs before each real read (it opens the
- * request's read transaction). On PostgreSQL, or while a transaction holds SQLite's
- * connection, the guard reads through the store instead (no memo).
+ * request's read transaction). While a transaction holds SQLite's connection the guard reads
+ * through the store (no memo); on PostgreSQL it reads through the store's read cache
+ * (src/db/read-cache.ts, see jwtMember).
  */
 function lookup(sqlite: Database, enter: () => void): Lookup {
   const memo = snapshotMemo(sqlite);
@@ -89,11 +91,21 @@ function jwtMemberSync(deps: AppDeps, claims: TokenClaims, look: Lookup): Member
   return memberOf(claims, look(MEMBERS, claims.sub, () => member.get(claims.sub)));
 }
 
-/** The member a token names: synchronously on SQLite's idle connection, else read through the store. */
+/**
+ * The member a token names: synchronously on SQLite's idle connection, else read through the
+ * store; on PostgreSQL through its read cache (src/db/read-cache.ts: kept until the users,
+ * workspaces, plans or api_keys tables change on any node).
+ */
 function jwtMember(deps: AppDeps, claims: TokenClaims): MemberCaller | Promise<MemberCaller> {
   const sqlite = idleSqlite(deps.db);
   if (sqlite) return jwtMemberSync(deps, claims, lookup(sqlite, noop));
-  return profileById(deps.db).get(claims.sub).then((row) => memberOf(claims, row));
+  const row = cachedRead(deps, MEMBERS, claims.sub, () => profileById(deps.db).get(claims.sub));
+  return row instanceof Promise ? row.then((r) => memberOf(claims, r)) : memberOf(claims, row);
+}
+
+/** A read outside a transaction on PostgreSQL goes through the read cache; inside one (or on SQLite) it reads. */
+function cachedRead<R>(deps: AppDeps, space: number, key: string, read: () => Promise<R>): R | Promise<R> {
+  return deps.db.engine === "postgres" && !deps.db.inTx ? readCache(deps.db).get(space, key, read) : read();
 }
 
 /** Verifies `Authorization: Bearer <access token>` and loads the member's current role. */
@@ -131,10 +143,11 @@ function apiKeyCallerSync(deps: AppDeps, key: string | undefined, look: Lookup):
   return apiKeyOf(deps, look(API_KEYS, hash, () => stmt.get(hash)));
 }
 
-/** The caller an API key names, read through the store. */
+/** The caller an API key names, read through the store (on PostgreSQL through its read cache, see jwtMember). */
 async function apiKeyCaller(deps: AppDeps, key: string | undefined): Promise<ApiKeyCaller> {
   const hash = apiKeyHash(key);
-  return apiKeyOf(deps, await keyByHash(deps.db).get(hash));
+  const row = cachedRead(deps, API_KEYS, hash, () => keyByHash(deps.db).get(hash));
+  return apiKeyOf(deps, row instanceof Promise ? await row : row);
 }
 
 /** The callers a credential kind resolves to. */
