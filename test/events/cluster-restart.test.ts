@@ -43,8 +43,15 @@ test.skipIf(!runnable)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL, root an
 
   const sent: string[] = [];
   const inbound = async (text: string) => {
-    // right after the restart a node's pool may answer with an error once: the request is repeated until it is stored
-    await until(async () => (await call(a.url, "POST", `/api/sim/sessions/${session}/inbound`, ws.token, { from: "919800000003", text }).catch(() => ({ status: 0 }))).status === 200, 30_000);
+    // right after the restart a node's pool may answer with an error once, and the session's link may
+    // be coming back: the request is repeated until it is stored, every 250 ms (each try counts
+    // against the member's per-minute rate limit)
+    await until(async () => {
+      const r = await call(a.url, "POST", `/api/sim/sessions/${session}/inbound`, ws.token, { from: "919800000003", text }).catch(() => ({ status: 0 }));
+      if (r.status === 200) return true;
+      await Bun.sleep(250);
+      return false;
+    }, 30_000);
     sent.push(text);
   };
   for (let i = 0; i < 3; i++) await inbound(`before ${i}`);
