@@ -29,31 +29,39 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
     stdout: "pipe",
     stderr: "pipe",
   });
+  const { line, logs } = await listeningLine<{ listening: string; port: number }>(proc, "server", 20_000);
+  return {
+    proc,
+    url: line.listening,
+    port: line.port,
+    logs,
+    async stop(signal = "SIGTERM") {
+      proc.kill(signal);
+      return await proc.exited;
+    },
+  };
+}
+
+/**
+ * Waits for a spawned Parley process's first stdout line (the JSON line it prints once listening)
+ * and collects its stderr; throws with that stderr when it exits first or, given `timeoutMs`, is late.
+ */
+export async function listeningLine<T>(proc: Subprocess<"ignore", "pipe", "pipe">, what: string, timeoutMs?: number): Promise<{ line: T; logs: () => string }> {
   let stderr = "";
   (async () => {
     for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
   })();
   const reader = proc.stdout.getReader();
   let out = "";
-  const deadline = Date.now() + 20_000;
+  const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
   while (!out.includes("\n")) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`${what} did not start: ${stderr}`);
     const { done, value } = await reader.read();
-    if (done) throw new Error(`server exited before listening (code ${await proc.exited}): ${stderr}`);
+    if (done) throw new Error(`${what} exited before listening (code ${await proc.exited}): ${stderr}`);
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const line = JSON.parse(out.split("\n")[0]!) as { listening: string; port: number };
-  return {
-    proc,
-    url: line.listening,
-    port: line.port,
-    logs: () => stderr,
-    async stop(signal = "SIGTERM") {
-      proc.kill(signal);
-      return await proc.exited;
-    },
-  };
+  return { line: JSON.parse(out.split("\n")[0]!) as T, logs: () => stderr };
 }
 
 /** Runs SQL on a database file from another process and commits it, as the operator CLI does. */

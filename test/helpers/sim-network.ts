@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "bun:test";
 import { until } from "./crash.ts";
-import { BUN, ROOT, type ChildServer } from "./process.ts";
+import { BUN, listeningLine, ROOT, type ChildServer } from "./process.ts";
 
 export interface SimNetworkProcess {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -23,24 +23,12 @@ export async function spawnSimNetwork(args: string[] = []): Promise<SimNetworkPr
     stdout: "pipe",
     stderr: "pipe",
   });
-  let stderr = "";
-  (async () => {
-    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
-  })();
-  const reader = proc.stdout.getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`sim-network exited before listening (code ${await proc.exited}): ${stderr}`);
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const line = JSON.parse(out.split("\n")[0]!) as { listening: string };
+  const { line, logs } = await listeningLine<{ listening: string }>(proc, "sim-network");
   return {
     proc,
     url: line.listening,
     dataDir,
-    logs: () => stderr,
+    logs,
     async stop(signal = "SIGTERM") {
       proc.kill(signal);
       return await proc.exited;
