@@ -34,13 +34,13 @@ function stuckClient(workspaceId: string) {
 
 async function publish(n: number, body: string): Promise<void> {
   await t.deps.db.tx(async () => {
-    for (let i = 0; i < n; i++) await t.deps.bus.publish(ws.workspaceId, "message_sent", { messageId: `m${i}`, body });
+    for (let i = 0; i < n; i++) await t.deps.bus.publish(ws.id, "message_sent", { messageId: `m${i}`, body });
   });
 }
 
 test("small events: a look per many events, not one per event; a socket past the bound is still closed", async () => {
   const hub = new RealtimeHub(t.deps.bus, { pingIntervalMs: 60_000, clock: t.deps.clock, log: t.deps.log, memberRole: async () => "owner", maxBufferedBytes: MAX });
-  const { c, client } = stuckClient(ws.workspaceId);
+  const { c, client } = stuckClient(ws.id);
   hub.add(client);
   try {
     await publish(50, "x".repeat(20));
@@ -61,7 +61,7 @@ test("small events: a look per many events, not one per event; a socket past the
 
 test("a socket within the bound after a look: looks resume only once enough was handed out again", async () => {
   const hub = new RealtimeHub(t.deps.bus, { pingIntervalMs: 60_000, clock: t.deps.clock, log: t.deps.log, memberRole: async () => "owner", maxBufferedBytes: MAX });
-  const { c, client } = stuckClient(ws.workspaceId);
+  const { c, client } = stuckClient(ws.id);
   hub.add(client);
   try {
     await publish(1, "z".repeat(MAX / 4)); // counted ×3: past half the bound at the next event
