@@ -35,6 +35,10 @@ interface WorkspaceSockets {
   allSubscribed: boolean;
   /** the oldest membership check among the clients: no socket needs a re-check before this + MEMBERSHIP_RECHECK_MS */
   oldestCheck: number;
+  /** the most bytes any socket had waiting at the last look for slow sockets (closeSlow) */
+  behindAtLook: number;
+  /** an upper bound of the bytes handed to the sockets since that look */
+  sentSinceLook: number;
 }
 
 /** Membership of a socket's user is read again when the last check is older than this. */
@@ -103,7 +107,7 @@ export class RealtimeHub {
   add(client: RealtimeClient): void {
     let ws = this.byWorkspace.get(client.workspaceId);
     const now = this.now();
-    if (!ws) this.byWorkspace.set(client.workspaceId, (ws = { clients: new Set(), allSubscribed: true, oldestCheck: now }));
+    if (!ws) this.byWorkspace.set(client.workspaceId, (ws = { clients: new Set(), allSubscribed: true, oldestCheck: now, behindAtLook: 0, sentSinceLook: 0 }));
     ws.clients.add(client);
     if (client.subscribe) client.subscribe(workspaceTopic(client.workspaceId));
     else ws.allSubscribed = false;
@@ -170,7 +174,9 @@ export class RealtimeHub {
     if (!ws) return;
     if (e.event === "session_qr") {
       this.closeSlow(ws);
-      return this.sendEach(ws, JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data }));
+      const text = JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
+      ws.sentSinceLook += wireBytes(text);
+      return this.sendEach(ws, text);
     }
     await this.recheckStale(ws);
     this.deliverChecked(e);
@@ -183,6 +189,7 @@ export class RealtimeHub {
     const text = JSON.stringify({ event: e.event, timestamp: e.timestamp, data: e.data });
     this.closeSlow(ws);
     if (!ws.clients.size) return;
+    ws.sentSinceLook += wireBytes(text);
     if (ws.allSubscribed && this.publisher) {
       try {
         this.publisher(workspaceTopic(e.workspaceId), text);
@@ -201,10 +208,20 @@ export class RealtimeHub {
    * grow the server's memory with every event, and lose the next ones in silence once the
    * socket's own limit is reached. Closed with CLOSE_TOO_SLOW, its client knows it missed
    * events and reloads.
+   *
+   * A socket's unwritten bytes grow only by what the hub hands it, so while the most any socket
+   * had waiting at the last look plus everything handed out since stays within the bound, no
+   * socket can be past it and the look (a native call per socket) is skipped: a workspace's
+   * burst of small events costs one look per few hundred events instead of one per event.
+   * Half the bound is left as headroom for what a socket is sent outside the hub (its `ready`,
+   * its pongs).
    */
   private closeSlow(ws: WorkspaceSockets): void {
     const max = this.opts.maxBufferedBytes;
     if (!max) return;
+    if (ws.behindAtLook + ws.sentSinceLook <= max / 2) return;
+    ws.sentSinceLook = 0;
+    ws.behindAtLook = 0;
     const now = this.now();
     for (const c of [...ws.clients]) {
       let behind: number;
@@ -213,6 +230,7 @@ export class RealtimeHub {
       } catch {
         continue; // closing already
       }
+      if (behind > ws.behindAtLook) ws.behindAtLook = behind;
       if (behind <= max) {
         this.behindSince.delete(c);
         continue;
@@ -327,4 +345,9 @@ export class RealtimeHub {
   private now(): number {
     return this.opts.clock.now().getTime();
   }
+}
+
+/** At most the bytes a text takes on a socket: UTF-8 (3 bytes a UTF-16 unit at most) and a frame header. */
+function wireBytes(text: string): number {
+  return text.length * 3 + 16;
 }
