@@ -1,3 +1,4 @@
+import { mark } from "../src/start-mark.ts";
 import type { Command } from "commander";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,10 +64,14 @@ export async function withDataDir(
 ): Promise<void> {
   // a mistyped --data-dir must not quietly create an empty database beside the real one
   if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
+  mark("op: config");
   const db = openStore(config);
   try {
+    mark("op: opened");
     await migrate(db);
+    mark("op: migrated");
     await seedPlans(db, systemClock.now().getTime());
+    mark("op: seeded");
     await fn({ config, db, clock: systemClock, out });
   } finally {
     await db.close();
