@@ -1,4 +1,4 @@
-import { SETTINGS } from "./config-fields.ts";
+import { RUNTIME_DEFAULTS, SETTINGS } from "./config-fields.ts";
 
 /**
  * Bun macro (import it `with { type: "macro" }`): runs when the binary is built, or when the
@@ -7,16 +7,15 @@ import { SETTINGS } from "./config-fields.ts";
  * - `values`: each setting's value when neither a flag nor the environment sets it (settings
  *   whose value is then undefined are left out);
  * - `booleans`: the settings that are switches (their flag takes an optional value).
- * `atRuntime` names the settings whose default is made in the process (the node id holds the
- * process id): they are left out, and the process builds their schema.
+ * The settings whose default is made in the process (RUNTIME_DEFAULTS) are left out.
  */
-export function configDefaults(atRuntime: string[]): { values: Record<string, unknown>; booleans: string[] } {
+export function configDefaults(): { values: Record<string, unknown>; booleans: string[] } {
   const values: Record<string, unknown> = {};
   const booleans: string[] = [];
   for (const [key, make] of Object.entries(SETTINGS)) {
     const schema = make();
     if (innerType(schema) === "boolean") booleans.push(key);
-    if (atRuntime.includes(key)) continue;
+    if (Object.hasOwn(RUNTIME_DEFAULTS, key)) continue;
     const value = schema.parse(undefined);
     if (value !== undefined) values[key] = value;
   }

@@ -25,6 +25,11 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 const optionalString = () => z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
 const optionalUrl = () => z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
 
+/** The defaults made in the process, not when the binary is built (the node id holds the process id). */
+export const RUNTIME_DEFAULTS: Readonly<Record<string, () => unknown>> & { nodeId: () => string } = {
+  nodeId: () => `${hostname()}-${process.pid}`,
+};
+
 /** Every setting, in the order of the schema. Each key is also `--kebab-case` (serve) and `PARLEY_SNAKE_CASE`. */
 export const SETTINGS = {
   host: () => z.string().min(1).default("127.0.0.1"),
@@ -53,7 +58,7 @@ export const SETTINGS = {
     z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,100}$/, "must be 1-100 letters, digits, dots, dashes, colons or underscores")
-      .default(() => `${hostname()}-${process.pid}`),
+      .default(RUNTIME_DEFAULTS.nodeId),
   ),
   /**
    * How long a node's hold on a session lasts without renewal. Renewed every quarter of it; a

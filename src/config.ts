@@ -1,16 +1,14 @@
 import { existsSync, statSync } from "node:fs";
 import { z } from "zod";
 import { isKnownCountry } from "./http/phone.ts";
-import { SETTINGS } from "./config-fields.ts";
+import { RUNTIME_DEFAULTS, SETTINGS } from "./config-fields.ts";
 import { configDefaults } from "./config-defaults.macro.ts" with { type: "macro" };
 
 type Settings = typeof SETTINGS;
 type ConfigSchema = z.ZodObject<{ [K in keyof Settings]: ReturnType<Settings[K]> }>;
 let held: WeakRef<ConfigSchema> | undefined;
 
-/** Settings whose default is made in the process, not when the binary is built. */
-const RUNTIME_DEFAULTS: readonly string[] = ["nodeId"];
-const DEFAULTS = configDefaults(["nodeId"]) as { values: Record<string, unknown>; booleans: string[] };
+const DEFAULTS = configDefaults() as { values: Record<string, unknown>; booleans: string[] };
 
 /** The settings that are switches (`--trust-proxy` alone means true). */
 export const BOOLEAN_SETTINGS: ReadonlySet<string> = new Set(DEFAULTS.booleans);
@@ -30,17 +28,19 @@ type Parsed = z.infer<ConfigSchema>;
 
 /**
  * What the whole schema's safeParse of `raw` gives, building only the schemas of the keys
- * `raw` has: every other setting takes its default (built in, or made here for the few made in
- * the process). The first issue, in the schema's order, is the one reported, as the object's would be.
+ * `raw` has: every other setting takes its default (a literal made when the binary is built, or
+ * made here for the few that depend on the process). The first issue, in the schema's order, is the one reported, as the object's would be.
  */
 export function parseSettings(raw: Record<string, unknown>): { success: true; data: Parsed } | { success: false; key: string; message: string } {
   const data: Record<string, unknown> = {};
   for (const [key, make] of Object.entries(SETTINGS)) {
     let value: unknown;
-    if (Object.hasOwn(raw, key) || RUNTIME_DEFAULTS.includes(key)) {
+    if (Object.hasOwn(raw, key)) {
       const parsed = make().safeParse(raw[key]);
       if (!parsed.success) return { success: false, key, message: parsed.error.issues[0]!.message };
       value = parsed.data;
+    } else if (Object.hasOwn(RUNTIME_DEFAULTS, key)) {
+      value = RUNTIME_DEFAULTS[key]!();
     } else {
       value = DEFAULTS.values[key];
       if (Array.isArray(value)) value = [...value]; // each config its own list
