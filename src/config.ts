@@ -29,7 +29,8 @@ type Parsed = z.infer<ConfigSchema>;
 /**
  * What the whole schema's safeParse of `raw` gives, building only the schemas of the keys
  * `raw` has: every other setting takes its default (a literal made when the binary is built, or
- * made here for the few that depend on the process). The first issue, in the schema's order, is the one reported, as the object's would be.
+ * made here for the few that depend on the process). The first issue, in the schema's order,
+ * is the one reported, as the object's would be.
  */
 export function parseSettings(raw: Record<string, unknown>): { success: true; data: Parsed } | { success: false; key: string; message: string } {
   const data: Record<string, unknown> = {};
