@@ -1,7 +1,8 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { z } from "zod";
 import { SETTING_HELP } from "./config-help.ts";
-import { configSchema, envName, flagName, type ConfigKey } from "../src/config.ts";
+import { BOOLEAN_SETTINGS, configSchema, envName, flagName, type ConfigKey } from "../src/config.ts";
+import { SETTINGS } from "../src/config-fields.ts";
 
 /** Short forms of the settings people type most. */
 const SHORT: Partial<Record<ConfigKey, string>> = { port: "-p", dataDir: "-d" };
@@ -32,17 +33,29 @@ function describe(shape: ReturnType<typeof configSchema>["shape"], key: ConfigKe
   return { help: `${what} (env ${envName(key)}${dflt !== null ? `, default ${dflt}` : ""})`, bool };
 }
 
-/** Adds one flag per setting of the config schema to `cmd`: every setting is also a flag (boolean ones take an optional value). */
+/**
+ * Adds one flag per setting of the config schema to `cmd`: every setting is also a flag (boolean
+ * ones take an optional value). Their help (kind, choices, default) needs every setting's schema:
+ * it is made when the help is shown, not at every start of the command.
+ */
 export function addConfigFlags(cmd: Command): Command {
-  const shape = configSchema().shape;
+  let help: Map<ConfigKey, string> | undefined;
+  const helpOf = (key: ConfigKey): string => {
+    if (!help) {
+      const shape = configSchema().shape;
+      help = new Map(SERVE_FLAG_KEYS.map((k) => [k as ConfigKey, describe(shape, k as ConfigKey).help]));
+    }
+    return help.get(key)!;
+  };
   for (const key of SERVE_FLAG_KEYS as ConfigKey[]) {
-    const { help, bool } = describe(shape, key);
     const long = flagName(key);
     const short = SHORT[key];
-    cmd.option(`${short ? `${short}, ` : ""}${long} ${bool ? "[bool]" : "<value>"}`, help);
+    const option = new Option(`${short ? `${short}, ` : ""}${long} ${BOOLEAN_SETTINGS.has(key) ? "[bool]" : "<value>"}`);
+    Object.defineProperty(option, "description", { get: () => helpOf(key), enumerable: true, configurable: true });
+    cmd.addOption(option);
   }
   return cmd;
 }
 
 /** Every setting is a flag of `serve`. */
-export const SERVE_FLAG_KEYS: readonly string[] = Object.keys(configSchema().shape);
+export const SERVE_FLAG_KEYS: readonly string[] = Object.keys(SETTINGS);

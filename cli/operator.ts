@@ -2,18 +2,18 @@ import type { Command } from "commander";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { signToken, tokenKeys } from "../src/auth/tokens.ts";
-import { systemClock, type Clock } from "../src/clock.ts";
+import { systemClock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
 import { announcedUrl } from "../src/db/lock.ts";
-import { assertNotNewer, migrate, NewerDatabaseError } from "../src/db/migrate.ts";
+import { assertNotNewer } from "../src/db/migrate.ts";
 import { openStore } from "../src/db/open.ts";
 import type { DB } from "../src/db/store.ts";
-import { AppError } from "../src/errors.ts";
 import { hostUrl } from "../src/http/public-url.ts";
-import { seedPlans } from "../src/modules/billing/plans.ts";
 import { ownerId } from "../src/modules/users/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { isBrokenPipe } from "../src/node/tty.ts";
+import { noDatabase, OperatorError, openStores } from "./data-dir.ts";
+
+export { isoOrNull, noDatabase, OperatorError, runOperator, table, withDataDir, type OperatorContext } from "./data-dir.ts";
 
 /*
  * The one framework of the operator commands. Their power comes from the data directory: its
@@ -23,10 +23,9 @@ import { isBrokenPipe } from "../src/node/tty.ts";
  * - openOperator: the store read-only beside the running server, plus the server's URL and a
  *   short-lived owner token, for commands that act through the server's public API (sessions,
  *   pair, campaigns, contacts, sim): the server has no back door.
+ * withDataDir, runOperator and the table printer live in data-dir.ts (commands that only work
+ * on the database load that alone).
  */
-
-/** Thrown for anything the operator must read; the command prints it and exits non-zero. */
-export class OperatorError extends Error {}
 
 export interface OperatorFlags {
   dataDir?: string;
@@ -44,39 +43,8 @@ export interface Operator {
   jwtSecret: string;
 }
 
-/** What a withDataDir command works with: the data dir's database and a clock. */
-export interface OperatorContext {
-  config: Config;
-  db: DB;
-  clock: Clock;
-  out: (line: string) => void;
-}
 
-/**
- * Opens the data dir's store (`<dataDir>/parley.db`, or PostgreSQL when configured; migrated,
- * catalogue seeded), runs `fn`, closes. Errors the operator can fix print one line and exit 1.
- */
-export async function withDataDir(
-  config: Config,
-  fn: (ctx: OperatorContext) => void | Promise<void>,
-  out: (line: string) => void = (l) => void process.stdout.write(l + "\n"),
-): Promise<void> {
-  // a mistyped --data-dir must not quietly create an empty database beside the real one
-  if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
-  const db = openStore(config);
-  try {
-    await migrate(db);
-    await seedPlans(db, systemClock.now().getTime());
-    await fn({ config, db, clock: systemClock, out });
-  } finally {
-    await db.close();
-  }
-}
 
-/** The one-line refusal of a data dir without a database. */
-export function noDatabase(dataDir: string): string {
-  return `no database in ${dataDir}: is --data-dir (or PARLEY_DATA_DIR) the server's data directory? A new one is created by \`parley serve\` or \`parley migrate\``;
-}
 
 /** Adds the flags every operator command takes. */
 export function operatorOptions(cmd: Command): Command {
@@ -86,8 +54,6 @@ export function operatorOptions(cmd: Command): Command {
     .option("-w, --workspace <workspace>", "workspace id or name (when a session name is not unique)");
 }
 
-/** Stores opened by the operator action that runs now: runOperator closes them (a PostgreSQL pool would keep the process alive). */
-const openStores = new Set<DB>();
 
 /** Opens the data dir's store (only to read it) and reads the signing secret. */
 export async function openOperator(flags: OperatorFlags): Promise<Operator> {
@@ -169,36 +135,5 @@ export async function requireApi(op: Operator, token: string, method: string, pa
   throw new OperatorError(`${r.body?.code ?? r.status}: ${r.body?.message ?? "request failed"}${detail} (${method} ${op.url}${path})`);
 }
 
-/**
- * Runs an operator action from commander: an error prints one line, `parley: <message>` (with
- * an AppError's field errors), and exits 1, or 2 for a database from a newer build, which no
- * retry fixes. The stores openOperator opened for it are closed after it.
- */
-export async function runOperator(action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (err) {
-    if (isBrokenPipe(err)) process.exit(0); // `| head -1`: the reader has what it wanted
-    if (err instanceof Error) {
-      const fields = err instanceof AppError && err.errors ? ` (${Object.entries(err.errors).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
-      process.stderr.write(`parley: ${err.message}${fields}\n`);
-      process.exit(err instanceof NewerDatabaseError ? 2 : 1);
-    }
-    throw err;
-  } finally {
-    const stores = [...openStores];
-    openStores.clear();
-    await Promise.all(stores.map((db) => db.close()));
-  }
-}
 
-/** Plain-text table with a header row, columns padded to their widest cell. */
-export function table(rows: Record<string, unknown>[], columns: string[]): string {
-  const cell = (v: unknown) => (v === null || v === undefined ? "-" : String(v));
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join("\n");
-}
 
-/** ISO date of a unix-ms time, or null. */
-export const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,3 +1,4 @@
+import { mark } from "../src/start-mark.ts";
 import type { Command } from "commander";
 import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
@@ -28,6 +29,7 @@ export function serveCommand(program: Command): void {
   addConfigFlags(program.command("serve").description("start the server (migrates the database first)"))
     .action(async (flags) => {
       const config = configOrExit(flags, SERVE_FLAG_KEYS);
+      mark("config");
       const log = processLogger(config);
       let server;
       try {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { listAllWorkspaces } from "../src/modules/workspaces/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
+import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./data-dir.ts";
 
 /** Prints every workspace (id, name, plan, status, members, owner). */
 export async function listWorkspaces(ctx: OperatorContext, json = false): Promise<void> {

@@ -1,3 +1,4 @@
+import { mark } from "./start-mark.ts";
 import { buildApp, type App } from "./app.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -104,12 +105,14 @@ export type StopStep = (typeof STOP_ORDER)[number];
 export async function createRuntime(config: Config, log: Logger, o: RuntimeOverrides = {}): Promise<Runtime> {
   setDefaultCountry(config.defaultCountry);
   const db = openStore(config, { path: o.dbPath, onError: (err) => log.error("after-commit callback failed", { err }) });
+  mark("store opened");
   const clock = o.clock ?? systemClock;
   let checkpointer: { stop(): Promise<void> } | undefined;
   try {
     const applied = await migrate(db);
     if (applied) log.info("database migrated", { applied, engine: db.engine });
     // SQLite: WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
+    mark("migrated");
     const sqlite = sqliteOf(db);
     // the default plans the catalogue lacks (operator edits are kept)
     await seedPlans(db, clock.now().getTime());
@@ -118,9 +121,11 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     await db.close();
     throw err;
   }
+  mark("plans seeded");
   const network = o.network ?? (await createNetwork(config, log, config.dataDir));
   const notifier =
     o.notifier ?? new ChannelNotifier({ config, db, clock, log: log.child({ component: "notify" }), network });
+  mark("network");
   const writeHealth = new WriteHealth();
   const deps: AppDeps = {
     config,
@@ -144,7 +149,9 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     writeHealth,
     leases: new LeaseKeeper({ db, clock, log: log.child({ component: "leases" }), nodeId: config.nodeId, version: VERSION, leaseMs: config.sessionLeaseMs }),
   };
+  mark("deps");
   const services = createServices(deps);
+  mark("services");
   // PostgreSQL: the events of every node reach this node's WebSocket clients (events/cluster.ts)
   const clusterEvents =
     db.engine === "postgres" && config.databaseUrl ? new ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" })) : null;
@@ -155,6 +162,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     services.periodic.push({ name: "limits.prune", schedule: "37 */5 * * * *", run: async () => void (await pruneRateWindows(db, clock.nowMs() - longest)) });
   }
   const app = buildApp(deps, services);
+  mark("app built");
 
   let periodicTimer: ReturnType<typeof setTimeout> | undefined;
   let periodic: { stop(): void } | undefined;

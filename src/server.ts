@@ -1,3 +1,4 @@
+import { mark } from "./start-mark.ts";
 import { mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -100,6 +101,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     unlock();
     throw err;
   }
+  mark("runtime created");
   const freed = await runtime.deps.jobs.releaseAbandoned();
   if (freed) log.warn("released jobs left running by a previous process", { jobs: freed });
   try {
@@ -128,11 +130,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     unlock();
     throw listenFailure(err, config.host, config.port);
   }
+  mark("listening");
   const server = runtime.app.server!;
   await runtime.start();
+  mark("runtime started");
   const url = hostUrl(config.host, server.port ?? config.port);
   log.info("parley listening", { url, network: config.network, dataDir: config.dataDir, database: describeStore(config), version: runtime.deps.version });
   await logFirstSteps(runtime.deps, log, `${config.publicUrl ? publicBaseUrl(config) : hostUrl(config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host, server.port ?? config.port)}/app/`);
+  mark("first steps logged");
   let stopping: Promise<void> | null = null;
   return {
     runtime,

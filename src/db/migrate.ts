@@ -1,10 +1,13 @@
 import type { MigrationMeta } from "drizzle-orm/migrator";
-import { embeddedMigrations, embeddedPostgresMigrations } from "./migrations.macro.ts" with { type: "macro" };
+import { embeddedMigrations, embeddedMigrationTimes, embeddedPostgresMigrations } from "./migrations.macro.ts" with { type: "macro" };
 import type { DB, Engine } from "./store.ts";
 
-const EMBEDDED: Record<Engine, MigrationMeta[]> = {
-  sqlite: embeddedMigrations() as unknown as MigrationMeta[],
-  postgres: embeddedPostgresMigrations() as unknown as MigrationMeta[],
+/** The timestamps of the migrations this build ships, per engine: all a start on an up-to-date database reads. */
+const TIMES: Record<Engine, number[]> = embeddedMigrationTimes();
+/** The migrations themselves (their SQL, a few hundred KB of literals): made only when some are applied. */
+const EMBEDDED: Record<Engine, () => MigrationMeta[]> = {
+  sqlite: () => embeddedMigrations() as unknown as MigrationMeta[],
+  postgres: () => embeddedPostgresMigrations() as unknown as MigrationMeta[],
 };
 const TABLE = "__drizzle_migrations";
 
@@ -21,13 +24,17 @@ export class NewerDatabaseError extends Error {}
  * timestamp), so databases migrated by earlier builds carry on.
  */
 export async function migrate(db: DB): Promise<number> {
-  const migrations = EMBEDDED[db.engine];
-  const newest = Math.max(...migrations.map((m) => Number(m.folderMillis)));
-  // every start but the first after an upgrade: nothing to do, and no transaction for it
-  if ((await hasTable(db)) && (await appliedTimes(db)).includes(newest)) {
-    await assertNotNewer(db, migrations);
-    return 0;
+  const times = TIMES[db.engine];
+  // every start but the first after an upgrade: nothing to do, and no transaction for it (two
+  // reads: the bookkeeping table exists, its timestamps; the SQL of the migrations is not made)
+  if (await hasTable(db)) {
+    const applied = await appliedTimes(db);
+    if (applied.includes(Math.max(...times))) {
+      refuseUnknown(applied, times);
+      return 0;
+    }
   }
+  const migrations = EMBEDDED[db.engine]();
   return db.tx(async () => {
     await db.exec(
       db.engine === "postgres"
@@ -49,7 +56,7 @@ export async function migrate(db: DB): Promise<number> {
 
 /** How many migrations ship in this build for the engine. */
 export function bundledMigrationCount(engine: Engine = "sqlite"): number {
-  return EMBEDDED[engine].length;
+  return TIMES[engine].length;
 }
 
 async function hasTable(db: DB): Promise<boolean> {
@@ -71,10 +78,15 @@ export async function appliedCount(db: DB): Promise<number> {
 }
 
 /** Throws when the database has applied migrations (by their drizzle-kit timestamp) that this build does not embed. */
-export async function assertNotNewer(db: DB, embedded: readonly Pick<MigrationMeta, "folderMillis">[] = EMBEDDED[db.engine]): Promise<void> {
+export async function assertNotNewer(db: DB, embedded: readonly Pick<MigrationMeta, "folderMillis">[] = TIMES[db.engine].map((folderMillis) => ({ folderMillis }))): Promise<void> {
   if (!(await hasTable(db))) return;
-  const known = new Set(embedded.map((m) => Number(m.folderMillis)));
-  const unknown = (await appliedTimes(db)).filter((at) => !known.has(at));
+  refuseUnknown(await appliedTimes(db), embedded.map((m) => Number(m.folderMillis)));
+}
+
+/** Throws NewerDatabaseError when `applied` holds timestamps `embedded` lacks. */
+function refuseUnknown(applied: readonly number[], embedded: readonly number[]): void {
+  const known = new Set(embedded);
+  const unknown = applied.filter((at) => !known.has(at));
   if (!unknown.length) return;
   const newest = new Date(Math.max(...unknown)).toISOString();
   throw new NewerDatabaseError(

@@ -13,3 +13,8 @@ export function embeddedMigrations() {
 export function embeddedPostgresMigrations() {
   return readMigrationFiles({ migrationsFolder: join(import.meta.dir, "../../migrations/postgres") });
 }
+
+/** The timestamps of both engines' migrations, oldest first: what a start compares with the database's, without the SQL. */
+export function embeddedMigrationTimes() {
+  return { sqlite: embeddedMigrations().map((m) => m.folderMillis), postgres: embeddedPostgresMigrations().map((m) => m.folderMillis) };
+}

@@ -29,6 +29,24 @@ test("migrations apply once and are idempotent", async () => {
   await o.close();
 });
 
+test("an up-to-date database is not migrated again: no transaction, so another process's write lock does not hold the start up (SQLite only)", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-db-")), "p.db");
+  const o = openDb(path);
+  expect(await migrate(o.db)).toBe(bundledMigrationCount());
+  o.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+  const held = await holdWriteLock(path, null);
+  try {
+    // a transaction would wait in the busy handler until the lock goes, then fail: only reads here
+    expect(await migrate(o.db)).toBe(0);
+  } finally {
+    held.release();
+  }
+  expect(await held.p.exited).toBe(0);
+  // and the database still holds the row the other process wrote under its lock
+  expect(o.sqlite.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1 });
+  await o.close();
+});
+
 /**
  * Another process takes the write lock (BEGIN IMMEDIATE and a write) and says so; it commits
  * `ms` later, or when told to on its stdin when `ms` is null.
