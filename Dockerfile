@@ -4,7 +4,8 @@
 FROM node:20-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# the lock file is written by npm 11; the npm 10 of node:20 images refuses it ("not in sync")
+RUN npm install -g --no-audit --no-fund npm@11 && npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 

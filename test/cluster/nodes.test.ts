@@ -134,6 +134,15 @@ test.skipIf(testEngine !== "postgres")(
         expect(r.status).toBe(202);
       }
       await until("sent after the takeover", () => fromA.every((_, i) => readSimSent(data.dataDir).some((e) => e.text === `after kill ${i}`)), 15_000);
+      // and every node says so: connected and live again, whichever node is asked
+      for (const s of [b, c])
+        for (const sid of fromA) {
+          const st = await until(`${sid} live`, async () => {
+            const r = (await call(s, "GET", `/api/v1/chatapp/${sid}/status`)).body.data;
+            return r.live ? r : null;
+          }, 10_000);
+          expect(st).toMatchObject({ status: "connected", connected: true, live: true });
+        }
 
       // SIGTERM of node-b: its sessions are held by node-c in under 5 s
       const fromB = heldBy(await holders(data), "node-b");

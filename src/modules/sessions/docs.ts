@@ -13,6 +13,7 @@ export const sessionDoc = docSchema(() =>
     status: z.enum(SESSION_STATUSES),
     phoneNumber: z.string().nullable().describe("digits with the country code, once linked"),
     connected: z.boolean(),
+    live: z.boolean().describe("the link to the network is open now; a connected session reads false while a restart or another node brings it back"),
     lastDisconnectReason: z.string().nullable().describe("user_request, logged_out, connection_lost, ..."),
     connectedAt: isoTime.nullable(),
     settings: z.object({ groups: z.boolean().describe("group messages are stored (off: dropped); docs/groups.md") }),

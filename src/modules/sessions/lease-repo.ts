@@ -18,9 +18,9 @@ const RESTORABLE = `(s.status = 'connected' OR (s.status = 'disconnected' AND s.
 export async function acquireLease(db: DB, l: { sessionId: string; nodeId: string; now: number; expiresAt: number; force: boolean }): Promise<number | null> {
   const row = await db
     .prepare<{ epoch: number }>(
-      `INSERT INTO session_leases (session_id, node_id, epoch, expires_at, acquired_at) VALUES (?, ?, 1, ?, ?)
+      `INSERT INTO session_leases (session_id, node_id, epoch, expires_at, acquired_at, linked_at) VALUES (?, ?, 1, ?, ?, NULL)
        ON CONFLICT (session_id) DO UPDATE SET node_id = excluded.node_id, epoch = session_leases.epoch + 1,
-         expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
+         expires_at = excluded.expires_at, acquired_at = excluded.acquired_at, linked_at = NULL
        WHERE ? = 1 OR session_leases.expires_at <= ?
        RETURNING epoch`,
     )
@@ -40,12 +40,34 @@ export async function renewLeases(db: DB, nodeId: string, now: number, expiresAt
 
 /** Frees one lease, if it is still the node's with that epoch. */
 export async function releaseLease(db: DB, sessionId: string, nodeId: string, epoch: number): Promise<void> {
-  await db.prepare("UPDATE session_leases SET expires_at = 0 WHERE session_id = ? AND node_id = ? AND epoch = ?").run(sessionId, nodeId, epoch);
+  await db.prepare("UPDATE session_leases SET expires_at = 0, linked_at = NULL WHERE session_id = ? AND node_id = ? AND epoch = ?").run(sessionId, nodeId, epoch);
+}
+
+/**
+ * Records whether the holder's link to the network is open now (`linkedAt`, ms) or not (null),
+ * if the lease is still the node's with that epoch: what the session routes report as `live`.
+ */
+export async function markLinked(db: DB, sessionId: string, fence: { nodeId: string; epoch: number }, linkedAt: number | null): Promise<void> {
+  await db.prepare("UPDATE session_leases SET linked_at = ? WHERE session_id = ? AND node_id = ? AND epoch = ?").run(linkedAt, sessionId, fence.nodeId, fence.epoch);
+}
+
+/** Of these sessions, those whose link is open on the node holding their unexpired lease. */
+export async function liveLinks(db: DB, sessionIds: string[], now: number): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
+  if (sessionIds.length === 1) {
+    const row = await db.prepare<{ id: string }>(`SELECT session_id AS "id" FROM session_leases WHERE session_id = ? AND expires_at > ? AND linked_at IS NOT NULL`).get(sessionIds[0]!, now);
+    return new Set(row ? [row.id] : []);
+  }
+  const marks = sessionIds.map(() => "?").join(", ");
+  const rows = await db
+    .prepare<{ id: string }>(`SELECT session_id AS "id" FROM session_leases WHERE session_id IN (${marks}) AND expires_at > ? AND linked_at IS NOT NULL`)
+    .all(...sessionIds, now);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Frees every lease of a node (its clean stop, or a new start under the same id). */
 export async function releaseLeasesOf(db: DB, nodeId: string): Promise<number> {
-  return (await db.prepare("UPDATE session_leases SET expires_at = 0 WHERE node_id = ? AND expires_at > 0").run(nodeId)).changes;
+  return (await db.prepare("UPDATE session_leases SET expires_at = 0, linked_at = NULL WHERE node_id = ? AND expires_at > 0").run(nodeId)).changes;
 }
 
 /**

@@ -9,6 +9,7 @@ import { Pauses, restorable, restoreGap } from "./restore.ts";
 import { OutcomeWaiters } from "./waiters.ts";
 import { deleteSession, getSession, sessionForNetworkEvent, updateSession } from "./repo.ts";
 import { fenceStillHolds } from "./keys-repo.ts";
+import { markLinked } from "./lease-repo.ts";
 import type { LinkControl } from "./leases.ts";
 import { hostUrl } from "../../http/public-url.ts";
 import type { SessionPatch, SessionRow } from "./repo.ts";
@@ -313,21 +314,34 @@ export class SessionManager implements LinkControl {
 
   private async onConnected(id: string, phoneNumber: string): Promise<void> {
     const connected = await this.deps.db.tx(async () => {
-      if (this.stopping || !this.active.has(id)) return false;
+      if (this.stopping || !this.active.has(id)) return null;
       const row = await sessionForNetworkEvent(this.deps.db, id);
-      if (!row) return false;
+      if (!row) return null;
       this.qrs.delete(id);
-      if (row.status !== "connected" || row.phoneNumber !== phoneNumber) {
+      const relinked = row.status === "connected" && row.phoneNumber === phoneNumber;
+      if (!relinked) {
         await this.deps.bus.publish(row.workspaceId, "session_connected", { sessionId: id, phone: `+${phoneNumber}`, status: "connected" });
         await this.change(row, { status: "connected", phoneNumber, connectedAt: this.now(), firstConnectedAt: row.firstConnectedAt ?? row.connectedAt ?? this.now(), lastDisconnectReason: null });
       }
-      return true;
+      return { workspaceId: row.workspaceId, relinked };
     });
-    if (connected) this.waiters.settle(id, { kind: "connected" });
+    if (!connected) return;
+    await this.markLink(id, this.now());
+    // a session that stayed connected through a restart or a move: its link is live again (dashboard only)
+    if (connected.relinked) await this.deps.db.tx(() => this.deps.bus.publish(connected.workspaceId, "session_status", { sessionId: id, status: "connected", phoneNumber, reason: null, live: true }));
+    this.waiters.settle(id, { kind: "connected" });
+  }
+
+  /** Records on the session's lease whether its link is open here now (the routes' `live`). */
+  private async markLink(id: string, linkedAt: number | null): Promise<void> {
+    const fence = this.deps.leases.fence(id);
+    if (!fence) return;
+    await markLinked(this.deps.db, id, fence, linkedAt).catch((err) => this.deps.log.warn("recording a session's link state failed", { sessionId: id, err }));
   }
 
   private async onDisconnected(id: string, reason: string, willReconnect: boolean, detail?: string): Promise<void> {
     if (willReconnect) {
+      await this.markLink(id, null);
       await this.deps.db.tx(async () => {
         if (this.stopping || !this.active.has(id)) return;
         const row = await sessionForNetworkEvent(this.deps.db, id);

@@ -33,6 +33,11 @@ export interface SessionView {
   status: SessionRow["status"];
   phoneNumber: string | null;
   connected: boolean;
+  /**
+   * whether the link to the network is open now on the node holding the session; a connected
+   * session reads false while a restart, a node's takeover or a reconnect brings it back
+   */
+  live: boolean;
   lastDisconnectReason: string | null;
   connectedAt: string | null;
   /** groups: the session's group messages are stored (off: dropped) */
@@ -44,13 +49,14 @@ export interface SessionView {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Maps a row to its API shape; credentials never leave the server. */
-export function sessionView(row: SessionRow): SessionView {
+export function sessionView(row: SessionRow, live: boolean): SessionView {
   return {
     id: row.id,
     name: row.name,
     status: row.status,
     phoneNumber: row.phoneNumber,
     connected: row.status === "connected",
+    live: live && row.status === "connected",
     lastDisconnectReason: row.lastDisconnectReason,
     connectedAt: iso(row.connectedAt),
     settings: { groups: row.groups },

@@ -3,7 +3,8 @@ import { errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { SessionManager } from "./manager.ts";
 import { sessionView, type SessionView } from "./model.ts";
-import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions, updateSession } from "./repo.ts";
+import { liveLinks } from "./lease-repo.ts";
+import { countSessions, findSessionByName, getSession, insertSession, listSessionStatuses, listSessions, updateSession, type SessionRow } from "./repo.ts";
 
 /** Creates a disconnected session (docs/sessions.md); the plan limit is checked in the same transaction as the insert. */
 export async function createSession(deps: AppDeps, workspaceId: string, name: string): Promise<SessionView> {
@@ -14,20 +15,27 @@ export async function createSession(deps: AppDeps, workspaceId: string, name: st
     if (await findSessionByName(deps.db, workspaceId, name)) throw errors.conflict(`A session named "${name}" already exists`);
     await insertSession(deps.db, workspaceId, { id, name, status: "disconnected", createdAt: now, updatedAt: now });
   });
-  return sessionView((await getSession(deps.db, workspaceId, id))!);
+  return sessionOf(deps, workspaceId, id);
+}
+
+/** The rows as the API shows them, each with whether its link is open now (on any node). */
+async function views(deps: AppDeps, rows: SessionRow[]): Promise<SessionView[]> {
+  const connected = rows.filter((r) => r.status === "connected").map((r) => r.id);
+  const live = await liveLinks(deps.db, connected, deps.clock.now().getTime());
+  return rows.map((r) => sessionView(r, live.has(r.id)));
 }
 
 /** One page of the workspace's sessions. */
 export async function pageOfSessions(deps: AppDeps, workspaceId: string, page: number, limit: number): Promise<{ data: SessionView[]; total: number }> {
   const { rows, total } = await listSessions(deps.db, workspaceId, page, limit);
-  return { data: rows.map(sessionView), total };
+  return { data: await views(deps, rows), total };
 }
 
 /** A session of the workspace, or 404. */
 export async function sessionOf(deps: AppDeps, workspaceId: string, id: string): Promise<SessionView> {
   const row = await getSession(deps.db, workspaceId, id);
   if (!row) throw errors.notFound("Session");
-  return sessionView(row);
+  return (await views(deps, [row]))[0]!;
 }
 
 /** The API-key listing: id and status of every session. */

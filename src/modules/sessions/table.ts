@@ -72,6 +72,8 @@ export const sessionLeases = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     /** when the current holder took it (ms) */
     acquiredAt: integer("acquired_at").notNull(),
+    /** when the holder's link to the network last opened (ms); null while it is not open (a new holder starts with null) */
+    linkedAt: integer("linked_at"),
   },
   (t) => [index("session_leases_node_idx").on(t.nodeId)],
 );

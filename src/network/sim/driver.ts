@@ -98,6 +98,8 @@ export class SimDriver implements NetworkDriver {
   private unlinked = new Set<string>();
   /** bytes of the sent log read so far (other processes on the same data dir append to it too) */
   private sentLogRead = 0;
+  /** the sent log, held open for reading once it exists (a send looks for others' lines with one fstat) */
+  private sentLogFd: number | null = null;
   /** the group chats of the sessions (groups.ts) */
   readonly groups: SimGroups;
 
@@ -243,6 +245,8 @@ export class SimDriver implements NetworkDriver {
     for (const s of this.sessions.values()) this.clearQr(s);
     this.sessions.clear();
     await this.sentLog?.flush();
+    if (this.sentLogFd !== null) closeSync(this.sentLogFd);
+    this.sentLogFd = null;
   }
 
   // ---- the network's side, driven by the sim routes, `parley sim` and tests ----
@@ -396,29 +400,27 @@ export class SimDriver implements NetworkDriver {
 
   /** Reads the sent log's lines appended since the last look: their client ids are known sends. */
   private catchUpSentLog(): void {
-    const log = this.sentLogFile();
-    if (!log || !existsSync(log)) return;
-    const fd = openSync(log, "r");
-    try {
-      const size = fstatSync(fd).size;
-      if (size <= this.sentLogRead) return;
-      const buf = Buffer.alloc(size - this.sentLogRead);
-      const got = readSync(fd, buf, 0, buf.length, this.sentLogRead);
-      const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
-      for (const line of buf.subarray(0, end).toString("utf8").split("\n")) {
-        try {
-          const e = JSON.parse(line) as { networkMessageId: string; clientMessageId?: string };
-          if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
-        } catch {
-          // an empty or torn line
-        }
-      }
-      this.sentLogRead += end;
-    } finally {
-      closeSync(fd);
+    if (this.sentLogFd === null) {
+      const log = this.sentLogFile();
+      if (!log || !existsSync(log)) return;
+      this.sentLogFd = openSync(log, "r");
     }
+    const fd = this.sentLogFd;
+    const size = fstatSync(fd).size;
+    if (size <= this.sentLogRead) return;
+    const buf = Buffer.alloc(size - this.sentLogRead);
+    const got = readSync(fd, buf, 0, buf.length, this.sentLogRead);
+    const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
+    for (const line of buf.subarray(0, end).toString("utf8").split("\n")) {
+      try {
+        const e = JSON.parse(line) as { networkMessageId: string; clientMessageId?: string };
+        if (e.clientMessageId) this.byClientId.set(e.clientMessageId, e.networkMessageId);
+      } catch {
+        // an empty or torn line
+      }
+    }
+    this.sentLogRead += end;
   }
-
 
   private sentLogFile(): string | null {
     return this.opts.dataDir ? join(this.opts.dataDir, "sim-sent.jsonl") : null;

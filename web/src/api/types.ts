@@ -5,6 +5,8 @@ export interface Session {
   status: "disconnected" | "qr_pending" | "connecting" | "connected";
   phoneNumber: string | null;
   connected: boolean;
+  /** the link is open now (false for a connected session while a restart or takeover brings it back) */
+  live?: boolean;
   lastDisconnectReason: string | null;
   connectedAt: string | null;
   /** groups: the session's group chats are kept (docs/groups.md) */

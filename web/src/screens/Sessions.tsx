@@ -105,6 +105,12 @@ function SessionCard({ s, manage, qr, onQr }: { s: Session; manage: boolean; qr?
           {STATUS[s.status] ?? s.status}
         </span>{" "}
         {s.status === "connected" && <span>as {fmtPhone(s.phoneNumber)}</span>}
+        {s.status === "connected" && s.live === false && (
+          <span className="muted" data-testid="session-reconnecting">
+            {" "}
+            (reconnecting…)
+          </span>
+        )}
         {s.status === "disconnected" && s.lastDisconnectReason && <span className="muted"> ({s.lastDisconnectReason.replace(/_/g, " ")})</span>}
       </p>
       {manage && s.status === "qr_pending" && (

@@ -1,0 +1,1 @@
+ALTER TABLE "session_leases" ADD COLUMN "linked_at" bigint;

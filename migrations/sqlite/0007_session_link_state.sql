@@ -1,0 +1,1 @@
+ALTER TABLE `session_leases` ADD `linked_at` integer;
