@@ -197,11 +197,18 @@ function readSecrets(dataDir: string): FileSecrets {
 
 /**
  * SQLite's own search indexes (FTS5 tables and their shadow tables): the messages' words, and the
- * trigrams of conversations' phones and contacts' names for the inbox's contact search. Made from
- * the rows, so nothing of them is copied; PostgreSQL indexes the copied text itself.
+ * trigrams of conversations' phones and contacts' names for the inbox's contact search; and the
+ * contact search's grams (single characters and pairs, with the rows' rowids) and the numbers
+ * its triggers count with. Made from the rows, so nothing of them is copied; PostgreSQL indexes
+ * the copied text itself (its own gram tables are filled by triggers as the rows arrive).
  */
 const FTS_SHADOWS = ["", "_data", "_idx", "_docsize", "_config", "_content"];
-const DERIVED_TABLES = ["messages_fts", "conversations_phone_q", "contacts_name_q"].flatMap((t) => FTS_SHADOWS.map((s) => t + s));
+const DERIVED_TABLES = [
+  ...["messages_fts", "conversations_phone_q", "contacts_name_q"].flatMap((t) => FTS_SHADOWS.map((s) => t + s)),
+  "conversations_phone_grams",
+  "contacts_name_grams",
+  "q_positions",
+];
 
 /** A table of the data dir's database that this build's schema lacks would be left behind: refused. */
 async function assertKnownTables(src: DB, tables: TableShape[]): Promise<void> {

@@ -169,19 +169,43 @@ export const Q_INDEXED_FROM = 3;
  * statement (the ids) and arguments. A term of 3 or more characters goes through the trigram
  * indexes (SQLite: FTS5 tables `conversations_phone_q` and `contacts_name_q`, their candidates
  * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
- * ILIKE uses by itself); a shorter one scans the workspace's phones and contact names.
+ * ILIKE uses by itself). A term of 1 or 2 characters, which holds no trigram, is itself one of
+ * the grams of `conversations_phone_grams` and `contacts_name_grams` (each character and pair
+ * of neighbouring characters, lower case, per workspace): its rows lead to the candidates,
+ * each checked again with LIKE/ILIKE.
  * `UNION ALL` (for a bounded count) streams the matches and may list a conversation twice.
  */
 export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" | "UNION ALL" = "UNION"): { sql: string; args: string[] } {
-  const like = likeOf(db);
   const t = termOf(q);
-  const args = [workspaceId, t, workspaceId, t, t];
-  if (db.engine === "postgres" || [...q].length < Q_INDEXED_FROM) {
+  if ([...q].length < Q_INDEXED_FROM) {
+    if (db.engine === "postgres") {
+      return {
+        sql: `SELECT c1.id FROM conversations_phone_grams g1 JOIN conversations c1 ON c1.workspace_id = g1.workspace_id AND c1.id = g1.conversation_id
+              WHERE g1.workspace_id = ? AND g1.gram = lower(?) AND c1.phone ILIKE ? ESCAPE '\\'
+            ${union} SELECT c2.id FROM contacts_name_grams g2 JOIN contacts k ON k.id = g2.contact_id AND k.workspace_id = g2.workspace_id
+              JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+              WHERE g2.workspace_id = ? AND g2.gram = lower(?) AND (k.name ILIKE ? ESCAPE '\\' OR k.push_name ILIKE ? ESCAPE '\\')`,
+        args: [workspaceId, q, t, workspaceId, q, t, t],
+      };
+    }
+    // the grams carry the workspace's rowid; the rows are checked for the workspace again
+    // (a rowid a deleted row left behind may be another's now)
+    const wsRid = "(SELECT rowid FROM workspaces WHERE id = ?)";
     return {
-      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ${like} ? ESCAPE '\\'
+      sql: `SELECT c1.id FROM conversations_phone_grams g1 JOIN conversations c1 ON c1.rowid = g1.rid
+            WHERE g1.ws = ${wsRid} AND g1.gram = lower(?) AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+          ${union} SELECT c2.id FROM contacts_name_grams g2 JOIN contacts k ON k.rowid = g2.rid
+            JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+            WHERE g2.ws = ${wsRid} AND g2.gram = lower(?) AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+      args: [workspaceId, q, workspaceId, t, workspaceId, q, workspaceId, t, t],
+    };
+  }
+  if (db.engine === "postgres") {
+    return {
+      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ILIKE ? ESCAPE '\\'
           ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`,
-      args,
+          WHERE k.workspace_id = ? AND (k.name ILIKE ? ESCAPE '\\' OR k.push_name ILIKE ? ESCAPE '\\')`,
+      args: [workspaceId, t, workspaceId, t, t],
     };
   }
   // a phrase of the term's trigrams: the term as one substring (quotes doubled). The matches
@@ -203,12 +227,11 @@ const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
 /**
  * How `q` is read, found by reading its matches up to LABEL_PROBE_FROM (a conversation whose
  * phone and name both match counting twice): from there `probe`; below it `set`, with the
- * matching ids, so the page reads them by id rather than matching again. A term of 1 or 2
- * characters has no index to count on: it goes straight to `probe` (one walk of the recent
- * index rather than a scan to count and another to read).
+ * matching ids, so the page reads them by id rather than matching again. The count streams:
+ * a term matching many stops early, one matching few reads its index through (trigrams from
+ * 3 characters; below, the grams of single characters and pairs).
  */
 export async function qMatches(db: DB, workspaceId: string, q: string): Promise<{ qPlan: "set" | "probe"; qIds?: string[] }> {
-  if ([...q].length < Q_INDEXED_FROM) return { qPlan: "probe" };
   const s = qSetSql(db, workspaceId, q, "UNION ALL");
   const rows = await db.prepare<{ id: string }>(`SELECT id FROM (${s.sql}) x LIMIT ?`).all(...s.args, LABEL_PROBE_FROM);
   return rows.length >= LABEL_PROBE_FROM ? { qPlan: "probe" } : { qPlan: "set", qIds: [...new Set(rows.map((r) => r.id))] };
