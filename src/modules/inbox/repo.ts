@@ -170,22 +170,27 @@ export const Q_INDEXED_FROM = 3;
  * indexes (SQLite: FTS5 tables `conversations_phone_q` and `contacts_name_q`, their candidates
  * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
  * ILIKE uses by itself). A term of 1 or 2 characters, which holds no trigram, is itself one of
- * the grams of `conversations_phone_grams` and `contacts_name_grams` (each character and pair
- * of neighbouring characters, lower case, per workspace): its rows lead to the candidates,
- * each checked again with LIKE/ILIKE.
+ * the texts' grams (each character and pair of neighbouring characters, lower case): SQLite
+ * reads its rows of `conversations_phone_grams` and `contacts_name_grams` (per workspace, kept
+ * by triggers), PostgreSQL the GIN indexes of `inbox_q_grams(phone|name|push_name)`; the
+ * candidates are checked again with LIKE/ILIKE.
  * `UNION ALL` (for a bounded count) streams the matches and may list a conversation twice.
  */
 export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" | "UNION ALL" = "UNION"): { sql: string; args: string[] } {
   const t = termOf(q);
   if ([...q].length < Q_INDEXED_FROM) {
     if (db.engine === "postgres") {
+      // GIN indexes of the texts' grams (inbox_q_grams): the expressions as the indexes have
+      // them. `|| ''` keeps an index off a condition: the check from the trigram indexes
+      // (which would read themselves whole for a pattern without a trigram), the contacts'
+      // workspace from an index of the workspace's rows ANDed with the grams' few.
       return {
-        sql: `SELECT c1.id FROM conversations_phone_grams g1 JOIN conversations c1 ON c1.workspace_id = g1.workspace_id AND c1.id = g1.conversation_id
-              WHERE g1.workspace_id = ? AND g1.gram = lower(?) AND c1.phone ILIKE ? ESCAPE '\\'
-            ${union} SELECT c2.id FROM contacts_name_grams g2 JOIN contacts k ON k.id = g2.contact_id AND k.workspace_id = g2.workspace_id
-              JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-              WHERE g2.workspace_id = ? AND g2.gram = lower(?) AND (k.name ILIKE ? ESCAPE '\\' OR k.push_name ILIKE ? ESCAPE '\\')`,
-        args: [workspaceId, q, t, workspaceId, q, t, t],
+        sql: `SELECT c1.id FROM conversations c1
+              WHERE c1.workspace_id = ? AND inbox_q_grams(c1.phone) @> ARRAY[lower(?)] AND (c1.phone || '') ILIKE ? ESCAPE '\\'
+            ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+              WHERE (k.workspace_id || '') = ? AND (inbox_q_grams(k.name) @> ARRAY[lower(?)] OR inbox_q_grams(k.push_name) @> ARRAY[lower(?)])
+                AND ((k.name || '') ILIKE ? ESCAPE '\\' OR (k.push_name || '') ILIKE ? ESCAPE '\\')`,
+        args: [workspaceId, q, t, workspaceId, q, q, t, t],
       };
     }
     // the grams carry the workspace's rowid; the rows are checked for the workspace again
@@ -232,9 +237,37 @@ const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
  * 3 characters; below, the grams of single characters and pairs).
  */
 export async function qMatches(db: DB, workspaceId: string, q: string): Promise<{ qPlan: "set" | "probe"; qIds?: string[] }> {
+  if (db.engine === "postgres" && [...q].length < Q_INDEXED_FROM && (await commonInRecent(db, workspaceId, q))) return { qPlan: "probe" };
   const s = qSetSql(db, workspaceId, q, "UNION ALL");
   const rows = await db.prepare<{ id: string }>(`SELECT id FROM (${s.sql}) x LIMIT ?`).all(...s.args, LABEL_PROBE_FROM);
   return rows.length >= LABEL_PROBE_FROM ? { qPlan: "probe" } : { qPlan: "set", qIds: [...new Set(rows.map((r) => r.id))] };
+}
+
+/** How many of the most recent conversations a short term is first matched against on PostgreSQL, and the matches among them that make it common. */
+const RECENT_SAMPLE = 500;
+const COMMON_IN_SAMPLE = 5;
+
+/**
+ * PostgreSQL, a term of 1 or 2 characters: whether it matches at least COMMON_IN_SAMPLE of the
+ * workspace's RECENT_SAMPLE most recent conversations. A GIN index answers with a bitmap of
+ * every row holding the gram, which for a common one (a digit, a vowel) is most of the
+ * workspace's rows, read whole before the first match; the recent walk fills a page of such a
+ * term within a few rows, so it goes there at once. (Each contact is looked up by its key, in
+ * a LATERAL with LIMIT: a plain join of these rows is planned as a hash of all the
+ * workspace's contacts.)
+ */
+async function commonInRecent(db: DB, workspaceId: string, q: string): Promise<boolean> {
+  const t = termOf(q);
+  const row = await db
+    .prepare<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         SELECT r.id FROM (SELECT c.id, c.phone, c.contact_id FROM conversations c WHERE c.workspace_id = ? ORDER BY c.last_message_at DESC, c.id DESC LIMIT ?) r
+         LEFT JOIN LATERAL (SELECT k.name, k.push_name FROM contacts k WHERE k.id = r.contact_id AND k.workspace_id = ? LIMIT 1) ct ON true
+         WHERE r.phone ILIKE ? ESCAPE '\\' OR ct.name ILIKE ? ESCAPE '\\' OR ct.push_name ILIKE ? ESCAPE '\\'
+         LIMIT ?) x`,
+    )
+    .get(workspaceId, RECENT_SAMPLE, workspaceId, t, t, t, COMMON_IN_SAMPLE);
+  return Number(row?.n ?? 0) >= COMMON_IN_SAMPLE;
 }
 
 /** The plan `qMatches` picks. */
