@@ -171,9 +171,9 @@ export const Q_INDEXED_FROM = 3;
  * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
  * ILIKE uses by itself). A term of 1 or 2 characters, which holds no trigram, is itself one of
  * the texts' grams (each character and pair of neighbouring characters, lower case): SQLite
- * reads its rows of `conversations_phone_grams` and `contacts_name_grams` (per workspace, kept
- * by triggers), PostgreSQL the GIN indexes of `inbox_q_grams(phone|name|push_name)`; the
- * candidates are checked again with LIKE/ILIKE.
+ * matches its token in the FTS5 indexes `conversations_phone_g` and `contacts_name_g` (kept by
+ * triggers), PostgreSQL reads the GIN indexes of `inbox_q_grams(phone|name|push_name)`; the
+ * candidates are checked for the workspace and again with LIKE/ILIKE.
  * `UNION ALL` (for a bounded count) streams the matches and may list a conversation twice.
  */
 export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" | "UNION ALL" = "UNION"): { sql: string; args: string[] } {
@@ -193,16 +193,16 @@ export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" |
         args: [workspaceId, q, t, workspaceId, q, q, t, t],
       };
     }
-    // the grams carry the workspace's rowid; the rows are checked for the workspace again
-    // (a rowid a deleted row left behind may be another's now)
-    const wsRid = "(SELECT rowid FROM workspaces WHERE id = ?)";
+    // the term's token in the FTS5 indexes of the grams (hex of the lower-case gram, as the
+    // triggers write them); the matches lead and each row is checked for the workspace
+    const token = `'"' || hex(lower(?)) || '"'`;
     return {
-      sql: `SELECT c1.id FROM conversations_phone_grams g1 JOIN conversations c1 ON c1.rowid = g1.rid
-            WHERE g1.ws = ${wsRid} AND g1.gram = lower(?) AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
-          ${union} SELECT c2.id FROM contacts_name_grams g2 JOIN contacts k ON k.rowid = g2.rid
+      sql: `SELECT c1.id FROM conversations_phone_g f1 JOIN conversations c1 ON c1.rowid = f1.rowid
+            WHERE conversations_phone_g MATCH ${token} AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+          ${union} SELECT c2.id FROM contacts_name_g f2 JOIN contacts k ON k.rowid = f2.rowid
             JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-            WHERE g2.ws = ${wsRid} AND g2.gram = lower(?) AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
-      args: [workspaceId, q, workspaceId, t, workspaceId, q, workspaceId, t, t],
+            WHERE contacts_name_g MATCH ${token} AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+      args: [q, workspaceId, t, q, workspaceId, t, t],
     };
   }
   if (db.engine === "postgres") {
