@@ -101,6 +101,7 @@ const scenarios: [string, () => unknown][] = [
   ["conversations: q, a name part matching 11", list({ q: "tomer 4242" })],
   ["conversations: q, 2 characters matching few", list({ q: "zq" })],
   ["conversations: q, 1 character matching none", list({ q: "#" })],
+  ["conversations: q, 1 character matching most", list({ q: "e" })],
   ["conversations: keyset page deep in the list", () => conversationsKeyset(db, ws[0]!, { limit: 20, before: { at: t0 + 1000 * 10, id: convIds[0]![1000]! } })],
   ["search: a rare word", () => searchMessageIds(db, ws[0]!, [`ref${MESSAGES / 2}`], { limit: 20 })],
   ["search: a common word", () => searchMessageIds(db, ws[0]!, ["refund"], { limit: 20 })],

@@ -197,11 +197,15 @@ function readSecrets(dataDir: string): FileSecrets {
 
 /**
  * SQLite's own search indexes (FTS5 tables and their shadow tables): the messages' words, and the
- * trigrams of conversations' phones and contacts' names for the inbox's contact search. Made from
- * the rows, so nothing of them is copied; PostgreSQL indexes the copied text itself.
+ * trigrams and the grams (single characters and pairs) of conversations' phones and contacts'
+ * names for the inbox's contact search; and the numbers the grams' triggers count with. Made from the rows, so nothing of them is copied; PostgreSQL indexes
+ * the copied text itself (its own gram tables are filled by triggers as the rows arrive).
  */
 const FTS_SHADOWS = ["", "_data", "_idx", "_docsize", "_config", "_content"];
-const DERIVED_TABLES = ["messages_fts", "conversations_phone_q", "contacts_name_q"].flatMap((t) => FTS_SHADOWS.map((s) => t + s));
+const DERIVED_TABLES = [
+  ...["messages_fts", "conversations_phone_q", "contacts_name_q", "conversations_phone_g", "contacts_name_g"].flatMap((t) => FTS_SHADOWS.map((s) => t + s)),
+  "q_positions",
+];
 
 /** A table of the data dir's database that this build's schema lacks would be left behind: refused. */
 async function assertKnownTables(src: DB, tables: TableShape[]): Promise<void> {

@@ -169,19 +169,48 @@ export const Q_INDEXED_FROM = 3;
  * statement (the ids) and arguments. A term of 3 or more characters goes through the trigram
  * indexes (SQLite: FTS5 tables `conversations_phone_q` and `contacts_name_q`, their candidates
  * checked again with LIKE so both plans agree on case; PostgreSQL: the pg_trgm GIN indexes that
- * ILIKE uses by itself); a shorter one scans the workspace's phones and contact names.
+ * ILIKE uses by itself). A term of 1 or 2 characters, which holds no trigram, is itself one of
+ * the texts' grams (each character and pair of neighbouring characters, lower case): SQLite
+ * matches its token in the FTS5 indexes `conversations_phone_g` and `contacts_name_g` (kept by
+ * triggers), PostgreSQL reads the GIN indexes of `inbox_q_grams(phone|name|push_name)`; the
+ * candidates are checked for the workspace and again with LIKE/ILIKE.
  * `UNION ALL` (for a bounded count) streams the matches and may list a conversation twice.
  */
 export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" | "UNION ALL" = "UNION"): { sql: string; args: string[] } {
-  const like = likeOf(db);
   const t = termOf(q);
-  const args = [workspaceId, t, workspaceId, t, t];
-  if (db.engine === "postgres" || [...q].length < Q_INDEXED_FROM) {
+  if ([...q].length < Q_INDEXED_FROM) {
+    if (db.engine === "postgres") {
+      // GIN indexes of the texts' grams (inbox_q_grams): the expressions as the indexes have
+      // them. `|| ''` keeps an index off a condition: the check from the trigram indexes
+      // (which would read themselves whole for a pattern without a trigram), the contacts'
+      // workspace from an index of the workspace's rows ANDed with the grams' few.
+      return {
+        sql: `SELECT c1.id FROM conversations c1
+              WHERE c1.workspace_id = ? AND inbox_q_grams(c1.phone) @> ARRAY[lower(?)] AND (c1.phone || '') ILIKE ? ESCAPE '\\'
+            ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+              WHERE (k.workspace_id || '') = ? AND (inbox_q_grams(k.name) @> ARRAY[lower(?)] OR inbox_q_grams(k.push_name) @> ARRAY[lower(?)])
+                AND ((k.name || '') ILIKE ? ESCAPE '\\' OR (k.push_name || '') ILIKE ? ESCAPE '\\')`,
+        args: [workspaceId, q, t, workspaceId, q, q, t, t],
+      };
+    }
+    // the term's token in the FTS5 indexes of the grams (hex of the lower-case gram, as the
+    // triggers write them); the matches lead and each row is checked for the workspace
+    const token = `'"' || hex(lower(?)) || '"'`;
     return {
-      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ${like} ? ESCAPE '\\'
+      sql: `SELECT c1.id FROM conversations_phone_g f1 JOIN conversations c1 ON c1.rowid = f1.rowid
+            WHERE conversations_phone_g MATCH ${token} AND +c1.workspace_id = ? AND c1.phone LIKE ? ESCAPE '\\'
+          ${union} SELECT c2.id FROM contacts_name_g f2 JOIN contacts k ON k.rowid = f2.rowid
+            JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
+            WHERE contacts_name_g MATCH ${token} AND +k.workspace_id = ? AND (k.name LIKE ? ESCAPE '\\' OR k.push_name LIKE ? ESCAPE '\\')`,
+      args: [q, workspaceId, t, q, workspaceId, t, t],
+    };
+  }
+  if (db.engine === "postgres") {
+    return {
+      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ILIKE ? ESCAPE '\\'
           ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
-          WHERE k.workspace_id = ? AND (k.name ${like} ? ESCAPE '\\' OR k.push_name ${like} ? ESCAPE '\\')`,
-      args,
+          WHERE k.workspace_id = ? AND (k.name ILIKE ? ESCAPE '\\' OR k.push_name ILIKE ? ESCAPE '\\')`,
+      args: [workspaceId, t, workspaceId, t, t],
     };
   }
   // a phrase of the term's trigrams: the term as one substring (quotes doubled). The matches
@@ -203,15 +232,42 @@ const termOf = (q: string) => `%${q.replace(/[%_\\]/g, (ch) => "\\" + ch)}%`;
 /**
  * How `q` is read, found by reading its matches up to LABEL_PROBE_FROM (a conversation whose
  * phone and name both match counting twice): from there `probe`; below it `set`, with the
- * matching ids, so the page reads them by id rather than matching again. A term of 1 or 2
- * characters has no index to count on: it goes straight to `probe` (one walk of the recent
- * index rather than a scan to count and another to read).
+ * matching ids, so the page reads them by id rather than matching again. The count streams:
+ * a term matching many stops early, one matching few reads its index through (trigrams from
+ * 3 characters; below, the grams of single characters and pairs).
  */
 export async function qMatches(db: DB, workspaceId: string, q: string): Promise<{ qPlan: "set" | "probe"; qIds?: string[] }> {
-  if ([...q].length < Q_INDEXED_FROM) return { qPlan: "probe" };
+  if (db.engine === "postgres" && [...q].length < Q_INDEXED_FROM && (await commonInRecent(db, workspaceId, q))) return { qPlan: "probe" };
   const s = qSetSql(db, workspaceId, q, "UNION ALL");
   const rows = await db.prepare<{ id: string }>(`SELECT id FROM (${s.sql}) x LIMIT ?`).all(...s.args, LABEL_PROBE_FROM);
   return rows.length >= LABEL_PROBE_FROM ? { qPlan: "probe" } : { qPlan: "set", qIds: [...new Set(rows.map((r) => r.id))] };
+}
+
+/** How many of the most recent conversations a short term is first matched against on PostgreSQL, and the matches among them that make it common. */
+const RECENT_SAMPLE = 500;
+const COMMON_IN_SAMPLE = 5;
+
+/**
+ * PostgreSQL, a term of 1 or 2 characters: whether it matches at least COMMON_IN_SAMPLE of the
+ * workspace's RECENT_SAMPLE most recent conversations. A GIN index answers with a bitmap of
+ * every row holding the gram, which for a common one (a digit, a vowel) is most of the
+ * workspace's rows, read whole before the first match; the recent walk fills a page of such a
+ * term within a few rows, so it goes there at once. (Each contact is looked up by its key, in
+ * a LATERAL with LIMIT: a plain join of these rows is planned as a hash of all the
+ * workspace's contacts.)
+ */
+async function commonInRecent(db: DB, workspaceId: string, q: string): Promise<boolean> {
+  const t = termOf(q);
+  const row = await db
+    .prepare<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         SELECT r.id FROM (SELECT c.id, c.phone, c.contact_id FROM conversations c WHERE c.workspace_id = ? ORDER BY c.last_message_at DESC, c.id DESC LIMIT ?) r
+         LEFT JOIN LATERAL (SELECT k.name, k.push_name FROM contacts k WHERE k.id = r.contact_id AND k.workspace_id = ? LIMIT 1) ct ON true
+         WHERE r.phone ILIKE ? ESCAPE '\\' OR ct.name ILIKE ? ESCAPE '\\' OR ct.push_name ILIKE ? ESCAPE '\\'
+         LIMIT ?) x`,
+    )
+    .get(workspaceId, RECENT_SAMPLE, workspaceId, t, t, t, COMMON_IN_SAMPLE);
+  return Number(row?.n ?? 0) >= COMMON_IN_SAMPLE;
 }
 
 /** The plan `qMatches` picks. */

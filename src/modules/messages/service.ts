@@ -17,7 +17,7 @@ import { enqueueSender } from "./sender.ts";
 import { requireGroup } from "../groups/service.ts";
 import { messageView } from "./view.ts";
 import { quickReplyText } from "../quick-replies/service.ts";
-import { scheduleSend } from "./scheduled.ts";
+import { announceScheduled, scheduleSend } from "./scheduled.ts";
 import type { SendAnswer } from "./send-answer.ts";
 
 export type { SendAnswer } from "./send-answer.ts";
@@ -147,6 +147,8 @@ export async function acceptSend(
       group.count(usageKey);
       return answer;
     }, { savepoint: idempotencyKey !== undefined || media !== null });
+    // the send is stored whatever happens here: a failed announcement only costs the live update
+    if (data.status === "scheduled") await announceScheduled(deps, ws, data.id).catch((err) => deps.log.error("scheduled send not announced", { err }));
     return { data, replayed: false };
   } catch (err) {
     if (media?.prepared) await discardMedia(deps, media.prepared);

@@ -6,7 +6,8 @@ import { connectedSession, recordEvents, waitFor } from "../messages/helpers.ts"
 
 // The conversation list's contact search (`q`): a substring of the phone, the contact's name or
 // push name, through trigram indexes (SQLite FTS5 kept by triggers, PostgreSQL pg_trgm GIN)
-// for terms of 3+ characters; the same answers as a plain substring match.
+// for terms of 3+ characters, and a scan of narrow indexes of the phones and names for terms
+// of 1 or 2; the same answers as a plain substring match.
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -62,16 +63,51 @@ describe("contact search q (both engines)", () => {
     expect(await phonesOf("3")).toEqual(["447700900123"]);
   });
 
+  test("terms of 1 and 2 characters: a phone part, a name part, a push name of 2 characters, none", async () => {
+    // a phone part
+    expect(await phonesOf("23")).toEqual(["447700900123"]);
+    expect(await phonesOf("7")).toEqual(["447700900123"]);
+    expect(await phonesOf("1")).toEqual(["447700900123", "919844400001", "919844400002"]);
+    // a name part, any case; a push name of 2 characters holds no trigram but is found
+    expect(await phonesOf("YA")).toEqual(["919844400001"]);
+    expect(await phonesOf("ë")).toEqual(["919844400002"]);
+    expect(await phonesOf("pr")).toEqual(["919844400001"]);
+    expect(await phonesOf("r")).toEqual(["919844400001", "919844400002"]);
+    // none; pattern characters are plain text
+    expect(await phonesOf("#")).toEqual([]);
+    expect(await phonesOf("qx")).toEqual([]);
+    expect(await phonesOf("%")).toEqual([]);
+    expect(await phonesOf("_")).toEqual([]);
+    // a numbered page counts them
+    const r = await t.request("GET", `/api/v1/inbox/conversations?q=1&limit=2`, { token: ws.owner.token });
+    expect(r.body.pagination).toMatchObject({ total: 3, totalPages: 2 });
+  });
+
+  test("terms of 1 and 2 characters never match another workspace's conversations", async () => {
+    expect(await phonesOf("ot")).toEqual([]);
+    expect(await phonesOf("ot", other)).toEqual(["919844400009"]);
+    expect(await phonesOf("9", other)).toEqual(["919844400009"]);
+    expect(await phonesOf("7", other)).toEqual([]);
+    expect(await phonesOf("pr", other)).toEqual(["919844400009"]);
+  });
+
   test("a name changed after the conversation exists is found by its new name only", async () => {
     const c = await t.request("GET", "/api/v1/contacts?limit=100", { token: ws.owner.token });
     const id = c.body.data.find((k: { phone: string }) => k.phone.endsWith("919844400002")).id;
     const r = await t.request("PATCH", `/api/v1/contacts/${id}`, { token: ws.owner.token, body: { name: "Meera Iyer" } });
     expect(r.status).toBe(200);
     expect(await phonesOf("meera")).toEqual(["919844400002"]);
+    expect(await phonesOf("ye")).toEqual(["919844400002"]);
     // the push name still matches; a name cleared leaves no index entry behind
     expect(await phonesOf("kapoor")).toEqual(["919844400002"]);
     await t.request("PATCH", `/api/v1/contacts/${id}`, { token: ws.owner.token, body: { name: null } });
     expect(await phonesOf("meera")).toEqual([]);
+    expect(await phonesOf("ye")).toEqual([]);
+    if (t.deps.db.engine === "sqlite") {
+      // no gram of the cleared name is left ("ye" was only in it)
+      const n = await t.deps.db.prepare<{ n: number }>(`SELECT count(*) AS n FROM contacts_name_g WHERE contacts_name_g MATCH '"' || hex('ye') || '"'`).get();
+      expect(n!.n).toBe(0);
+    }
   });
 
   test("another workspace's conversations never match", async () => {
@@ -97,6 +133,10 @@ describe("contact search q (both engines)", () => {
     expect(await phonesOf("rollback")).toEqual([]);
     expect(await phonesOf("985550")).toEqual([]);
     expect(await phonesOf("rolled back")).toEqual([]);
+    // nor a gram: "ol" and "55" are in no name or phone of the workspace but the rolled-back ones
+    expect(await phonesOf("k")).toEqual(["919844400002"]);
+    expect(await phonesOf("55")).toEqual([]);
+    expect(await phonesOf("ol")).toEqual([]);
     expect(await phonesOf("priya raman")).toEqual(["919844400001"]);
     if (db.engine === "sqlite") {
       const n = (q: string) => db.prepare<{ n: number }>(`SELECT count(*) AS n FROM ${q}`).get();
@@ -106,6 +146,9 @@ describe("contact search q (both engines)", () => {
       // the index agrees with its rows
       await db.prepare("INSERT INTO contacts_name_q(contacts_name_q, rank) VALUES ('integrity-check', 1)").run();
       await db.prepare("INSERT INTO conversations_phone_q(conversations_phone_q, rank) VALUES ('integrity-check', 1)").run();
+      await db.prepare("INSERT INTO contacts_name_g(contacts_name_g) VALUES ('integrity-check')").run();
+      await db.prepare("INSERT INTO conversations_phone_g(conversations_phone_g) VALUES ('integrity-check')").run();
+      expect((await n(`contacts_name_g WHERE contacts_name_g MATCH '"' || hex('ol') || '"'`))!.n).toBe(0);
     }
   });
 
@@ -117,8 +160,9 @@ describe("contact search q (both engines)", () => {
     // the set's ids come with the plan: the page reads them by id; none matching reads nothing
     expect((await qMatches(t.deps.db, ws.id, "98444000")).qIds).toHaveLength(2);
     expect(await qMatches(t.deps.db, ws.id, "nobody here")).toEqual({ qPlan: "set", qIds: [] });
-    // 1 or 2 characters: no index to count on, straight to the recent walk
-    expect(await qMatches(t.deps.db, ws.id, "Zo")).toEqual({ qPlan: "probe" });
+    // 1 or 2 characters: counted the same way, on the narrow indexes
+    expect((await qMatches(t.deps.db, ws.id, "Zo")).qIds).toHaveLength(1);
+    expect(await qMatches(t.deps.db, ws.id, "#")).toEqual({ qPlan: "set", qIds: [] });
   });
 });
 
@@ -138,6 +182,14 @@ describe("contact search plans (both engines)", () => {
          SELECT ${uuid}, ?, 's1', k.phone, k.id, k.created_at, 0, 'open', '[]', k.created_at, k.created_at FROM contacts k WHERE k.workspace_id = ?`,
       )
       .run(big.id, big.id);
+    // 25 more, the most recent, with a push name of two rare letters
+    for (let i = 1; i <= 25; i++) {
+      const k = crypto.randomUUID();
+      await db.prepare("INSERT INTO contacts (id, workspace_id, phone, name, push_name, created_at, updated_at) VALUES (?, ?, ?, NULL, 'Zz', ?, ?)").run(k, big.id, `55${i}`, N + i, N + i);
+      await db
+        .prepare("INSERT INTO conversations (id, workspace_id, session_id, phone, contact_id, last_message_at, unread_count, status, labels, created_at, updated_at) VALUES (?, ?, 's1', ?, ?, ?, 0, 'open', '[]', ?, ?)")
+        .run(crypto.randomUUID(), big.id, `55${i}`, k, N + i, N + i, N + i);
+    }
     await db.prepare("ANALYZE").run();
   }, 60_000);
 
@@ -180,5 +232,63 @@ describe("contact search plans (both engines)", () => {
     const pg = t.deps.db.engine === "postgres";
     const rows = (await t.deps.db.prepare(`${pg ? "EXPLAIN" : "EXPLAIN QUERY PLAN"} ${s.sql}`).all(...s.args)) as Record<string, string>[];
     expect(rows.map((r) => r.detail ?? r["QUERY PLAN"]).join("\n")).toMatch(/conversations_ws_recent_idx/);
+  });
+
+  test("a term of 1 or 2 characters reads its grams for the workspace, not the rows", async () => {
+    const p = await planOf("Zz");
+    if (t.deps.db.engine === "postgres") {
+      expect(p).toMatch(/conversations_phone_grams_idx/);
+      expect(p).toMatch(/contacts_name_grams_idx/);
+      expect(p).toMatch(/contacts_push_name_grams_idx/);
+      expect(p).not.toMatch(/Seq Scan/);
+    } else {
+      expect(p).toMatch(/SCAN f1 VIRTUAL TABLE INDEX 0:M/);
+      expect(p).toMatch(/SCAN f2 VIRTUAL TABLE INDEX 0:M/);
+      expect(p).toMatch(/SEARCH c1 USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(p).toMatch(/SEARCH k USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(p).not.toMatch(/SCAN (c1|k)\b|SEARCH (c1|k) USING (COVERING )?INDEX/);
+    }
+    // SQLite reads the 25 by the grams; PostgreSQL first finds them among the 500 most recent
+    // conversations (they are the most recent): common there, the recent walk takes them
+    const m = await qMatches(t.deps.db, big.id, "zZ");
+    if (t.deps.db.engine === "postgres") expect(m).toEqual({ qPlan: "probe" });
+    else expect(m.qIds).toHaveLength(25);
+    // an old conversation's rare push name: read by the grams on both engines
+    await t.deps.db.prepare("UPDATE contacts SET push_name = 'Qj' WHERE workspace_id = ? AND phone = '775'").run(big.id);
+    expect(await qMatches(t.deps.db, big.id, "qJ")).toMatchObject({ qPlan: "set", qIds: [expect.any(String)] });
+    expect(await phonesOf("qj", big)).toEqual(["775"]);
+    // matching many: counted up to the bound, then the recent walk
+    expect(await qPlan(t.deps.db, big.id, "7")).toBe("probe");
+    expect(await qPlan(t.deps.db, big.id, "#")).toBe("set");
+  });
+
+  test("keyset pages across a short term's matches: all 25, in order, none twice, and back", async () => {
+    type Page = { data: { id: string; phone: string; cursor: string }[]; pagination: { hasMore: boolean; nextCursor: string | null; prevCursor: string | null } };
+    const get = async (query: string): Promise<Page> => {
+      const r = await t.request("GET", `/api/v1/inbox/conversations?q=zz&limit=10&${query}`, { token: big.owner.token });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body;
+    };
+    // the first page is numbered (it carries its total and each row's cursor), then keyset
+    const first = await get("");
+    expect((first.pagination as unknown as { total: number }).total).toBe(25);
+    const pages = [first];
+    let page = await get(`before=${encodeURIComponent(first.data[9]!.cursor)}`);
+    pages.push(page);
+    while (page.pagination.hasMore) {
+      page = await get(`before=${encodeURIComponent(page.pagination.nextCursor!)}`);
+      pages.push(page);
+    }
+    const seen = pages.flatMap((p) => p.data);
+    expect(pages.map((p) => p.data.length)).toEqual([10, 10, 5]);
+    expect(new Set(seen.map((c) => c.id)).size).toBe(25);
+    // the most recent first
+    expect(seen.map((c) => c.phone)).toEqual(Array.from({ length: 25 }, (_, i) => `55${25 - i}`));
+    // back from the last page
+    const back = await get(`after=${encodeURIComponent(pages[2]!.pagination.prevCursor!)}`);
+    expect(back.data.map((c) => c.id)).toEqual(pages[1]!.data.map((c) => c.id));
+    // another workspace's token finds none of them
+    const r = await t.request("GET", `/api/v1/inbox/conversations?q=zz`, { token: ws.owner.token });
+    expect(r.body.data).toEqual([]);
   });
 });
