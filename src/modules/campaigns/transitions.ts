@@ -4,7 +4,7 @@ import { assertFeature } from "../billing/quota.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import type { SendBody } from "../messages/model.ts";
 import { resolveSendMedia } from "../messages/send-media.ts";
-import { audienceFilterAtStart, materialize, materializeBatch } from "./audience.ts";
+import { audienceFilterAtStart, materializeBatch } from "./audience.ts";
 import { pauseCampaign, wakeRun } from "./engine.ts";
 import { cancelQueued, releaseHeld, skipUnsent } from "./held.ts";
 import type { CampaignMessage } from "./model.ts";
@@ -39,8 +39,10 @@ async function prepareCampaignMedia(deps: Deps, c: CampaignRow) {
 /**
  * POST start: draft to running, or scheduled while `schedule.at` is in the future (paused with
  * `missed_schedule` when it passed longer ago than its maximum lateness). The audience is frozen
- * now: recipients are materialised before the answer, in batches of a few ms that give the event
- * loop a turn between them (a crash resumes from the cursor).
+ * now (the filter and the time it is evaluated at are kept on the campaign); the answer carries
+ * the first batch of recipients (all of a small audience) and the campaign's run job writes the
+ * rest, batch by batch, each with its cursor (a crash resumes from it), so the request answers
+ * at once whatever the audience.
  */
 export async function startCampaign(deps: Deps, workspaceId: string, id: string) {
   await assertFeature(deps, workspaceId, "campaigns");
@@ -61,15 +63,15 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
       else if (s.kind === "missed") await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
       else await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
       // the first batch goes with the status change, so its announcement shows the audience (all of it when small)
-      await materializeBatch(deps, workspaceId, id);
+      const first = await materializeBatch(deps, workspaceId, id);
       await publishProgress(deps, workspaceId, id);
-      await wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
+      // the run job writes the rest of the audience now, also for a campaign scheduled later (then waits for its time)
+      await wakeRun(deps, workspaceId, id, s.kind === "future" && first.done ? new Date(s.at) : undefined);
     });
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
     throw err;
   }
-  await materialize(deps, workspaceId, id);
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
