@@ -201,7 +201,8 @@ function readSecrets(dataDir: string): FileSecrets {
  * the rows, so nothing of them is copied; PostgreSQL indexes the copied text itself.
  */
 const FTS_SHADOWS = ["", "_data", "_idx", "_docsize", "_config", "_content"];
-const DERIVED_TABLES = ["messages_fts", "conversations_phone_q", "contacts_name_q"].flatMap((t) => FTS_SHADOWS.map((s) => t + s));
+// contact_counts: kept by triggers on contacts, rebuilt there as the contacts are copied
+const DERIVED_TABLES = [...["messages_fts", "conversations_phone_q", "contacts_name_q"].flatMap((t) => FTS_SHADOWS.map((s) => t + s)), "contact_counts"];
 
 /** A table of the data dir's database that this build's schema lacks would be left behind: refused. */
 async function assertKnownTables(src: DB, tables: TableShape[]): Promise<void> {
