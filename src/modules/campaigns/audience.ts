@@ -6,7 +6,7 @@ import { countsMoved } from "./progress.ts";
 import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
 import { segmentWindow, windowEnd, type SegmentFilter } from "../segments/filter.ts";
 import { findSegment } from "../segments/repo.ts";
-import { giveWay, sliceBudget } from "../../yield.ts";
+import { giveWay, sliceBudget, sliceDone } from "../../yield.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
@@ -174,6 +174,7 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
     updatedAt: at,
   });
   countSkippedAtStart(deps.db, skipped);
+  sliceDone("campaigns.materialize", pending + skipped);
   return { done: cursor === null, moved: pending + skipped > 0 || cursor === null };
 }
 

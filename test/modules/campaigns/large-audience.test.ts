@@ -4,7 +4,8 @@
 // skips the recipients without a message in batches; a cancel or a materialisation cut short
 // (a crash) is finished by the sweep or the next run from its cursor.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { materialize } from "../../../src/modules/campaigns/audience.ts";
+import { materialize, MATERIALIZE_BATCH } from "../../../src/modules/campaigns/audience.ts";
+import { largestSlice } from "../../../src/yield.ts";
 import { SKIP_BATCH } from "../../../src/modules/campaigns/held.ts";
 import { insertStoredContact } from "../../../src/modules/contacts/store.ts";
 import { WINDOW } from "../../../src/modules/segments/filter.ts";
@@ -163,3 +164,11 @@ test("a list of contact ids longer than one batch: each id once, opted-out ones 
   expect(new Set(rows.filter((r) => r.status === "pending").map((r) => r.contactId)).size).toBe(ids.length);
   await t.request("POST", `/api/v1/campaigns/${id}/cancel`, { token: await freshOwner(t, ws) });
 }, 120_000);
+
+test("no transaction of materialising or cancelling did more than its bound (counted, not timed)", () => {
+  // the tests above materialised and cancelled thousands of recipients in this process
+  expect(largestSlice("campaigns.materialize")).toBeGreaterThan(0);
+  expect(largestSlice("campaigns.materialize")).toBeLessThanOrEqual(MATERIALIZE_BATCH);
+  expect(largestSlice("campaigns.cancel")).toBeGreaterThan(0);
+  expect(largestSlice("campaigns.cancel")).toBeLessThanOrEqual(SKIP_BATCH);
+});
