@@ -140,7 +140,16 @@ const campaign = (name: string) =>
   api<{ id: string }>("POST", "/api/v1/campaigns", { name, sessionIds: [sessionId], message: { type: "text", body: "Hello {{name|friend}}" }, audience: { filter } });
 
 let c1 = await campaign("stall-1");
-results.push(await during(`campaign start (${CONTACTS.toLocaleString("en")} contacts, filter audience)`, () => api("POST", `/api/v1/campaigns/${c1.id}/start`)));
+// the start answers with the first batch; the campaign's run job writes the rest: measured until the audience is complete
+results.push(
+  await during(`campaign start (${CONTACTS.toLocaleString("en")} contacts, filter audience), until every recipient is written`, async () => {
+    const t0 = performance.now();
+    const answer = await api<{ stats: { total: number } }>("POST", `/api/v1/campaigns/${c1.id}/start`);
+    console.log(`campaign start: answered in ${(performance.now() - t0).toFixed(0)} ms with ${answer.stats.total} recipients`);
+    const done = db.prepare<{ at: number | null }>("SELECT materialized_at AS at FROM campaigns WHERE id = ?");
+    while (!(await done.get(c1.id))?.at) await Bun.sleep(50);
+  }),
+);
 results.push(await during("campaign recipients page (with its total)", () => api("GET", `/api/v1/campaigns/${c1.id}/recipients?limit=50`)));
 results.push(await during("campaign cancel (every pending recipient skipped)", () => api("POST", `/api/v1/campaigns/${c1.id}/cancel`)));
 const segment = await api<{ id: string }>("POST", "/api/v1/segments", { name: "odd in Pune", filter: { tagsAll: ["odd"], attributes: { city: "Pune" } } });
