@@ -108,7 +108,7 @@ async function applyBatch(deps: Deps, imp: ImportRowState, header: ImportHeader,
     const limit = (await effectiveLimits(deps, ws)).contacts;
     let used = await contactCount(deps.db, ws);
     // the quota's count is one kept row (not a count of the workspace), so a slice is the usual few ms
-    const budget = sliceBudget(deps.db.engine, { atLeast: 50 });
+    const budget = sliceBudget(deps.db.engine, { atLeast: 10 });
     for (const { row, cells } of batch) {
       if (budget.spent(counts.processed)) break;
       counts.processed++;
