@@ -57,9 +57,10 @@ export const SKIP_STEP = 100;
  * the counters that move with them, giving the event loop a turn between transactions, so
  * cancelling 100,000 recipients never holds it long. Safe to run again and beside another run
  * (each statement skips only rows still pending); the campaigns sweep runs it for a cancelled
- * campaign a crash left half skipped. Returns how many it skipped.
+ * campaign a crash left half skipped. With `untilMs` it stops after the transaction that
+ * passes that time (the cancel request answers then). Returns how many it skipped.
  */
-export async function skipUnsent(deps: Pick<AppDeps, "db" | "bus" | "clock" | "jobs">, workspaceId: string, campaignId: string): Promise<number> {
+export async function skipUnsent(deps: Pick<AppDeps, "db" | "bus" | "clock" | "jobs">, workspaceId: string, campaignId: string, opts: { untilMs?: number } = {}): Promise<number> {
   const skip = deps.db.prepare(
     `UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ?
      WHERE id IN (SELECT id FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL ORDER BY id LIMIT ?)`,
@@ -83,7 +84,8 @@ export async function skipUnsent(deps: Pick<AppDeps, "db" | "bus" | "clock" | "j
       return { n: done, more };
     });
     total += n;
-    if (!more) return total;
+    // `untilMs` (performance.now()): the caller answers then; the campaign's run job skips the rest
+    if (!more || (opts.untilMs !== undefined && performance.now() >= opts.untilMs)) return total;
     await giveWay();
   }
 }

@@ -106,10 +106,14 @@ export async function resumeCampaign(deps: Deps, workspaceId: string, id: string
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
+/** The longest a cancel request skips recipients before it answers (a client's idle time-out is far longer). */
+export const CANCEL_ANSWER_MS = 2_000;
+
 /**
  * POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting
  * become `skipped` (`cancelled`), also those whose queued message had not gone out (it fails):
- * those in the status change's transaction, the rest in batches before the answer.
+ * those in the status change's transaction, the rest in batches before the answer (at most
+ * CANCEL_ANSWER_MS of them; the campaign's run job skips what is left).
  */
 export async function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
   await deps.db.tx(async () => {
@@ -118,9 +122,12 @@ export async function cancelCampaign(deps: Deps, workspaceId: string, id: string
     const now = deps.clock.now().getTime();
     await moveCounter(deps, id, "pending", "skipped", await cancelQueued(deps, workspaceId, id, now));
     await changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
+    // the campaign's run job skips what the request leaves (a large audience on a slow store)
+    await wakeRun(deps, workspaceId, id);
   });
-  // the recipients without a message, in batches after the status change (the answer shows them skipped)
-  await skipUnsent(deps, workspaceId, id);
+  // the recipients without a message, in batches after the status change: the answer shows them
+  // skipped, unless that takes longer than CANCEL_ANSWER_MS (then the run job goes on at once)
+  await skipUnsent(deps, workspaceId, id, { untilMs: performance.now() + CANCEL_ANSWER_MS });
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 

@@ -27,6 +27,8 @@ interface CampaignJob {
 async function runCampaign(deps: AppDeps, { workspaceId, campaignId }: CampaignJob): Promise<void> {
   const c = await findCampaign(deps.db, workspaceId, campaignId);
   if (!c) return;
+  // a cancel whose request answered before every recipient was skipped: the rest now
+  if (c.status === "cancelled") return void (await skipUnsent(deps, workspaceId, campaignId));
   // the audience first, whatever the status (a scheduled or paused campaign shows its recipients
   // too); it stops by itself when the campaign is cancelled meanwhile
   if (!isMaterialized(c)) await materialize(deps, workspaceId, campaignId);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { materialize, MATERIALIZE_BATCH } from "../../../src/modules/campaigns/audience.ts";
 import { largestSlice } from "../../../src/yield.ts";
-import { SKIP_BATCH } from "../../../src/modules/campaigns/held.ts";
+import { SKIP_BATCH, skipUnsent } from "../../../src/modules/campaigns/held.ts";
 import { insertStoredContact } from "../../../src/modules/contacts/store.ts";
 import { WINDOW } from "../../../src/modules/segments/filter.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
@@ -151,6 +151,17 @@ test("a cancel cut short between its batches (a crash) is finished by the campai
   // another sweep finds nothing more to do
   await sweep.run();
   expect((await campaign(t, ws, id)).stats).toMatchObject({ pending: 0, skipped: expected.size });
+}, 120_000);
+
+test("a cancel that stops skipping at its answer's time leaves the rest to the campaign's run job", async () => {
+  const id = await started({ ...campaignBody([session], []), audience: { filter: { tagsAny: ["all"] } } });
+  // what the cancel request does when its time to answer has come after one transaction
+  await t.deps.db.prepare("UPDATE campaigns SET status = 'cancelled', completed_at = ? WHERE id = ?").run(t.clock.now().getTime(), id);
+  await t.deps.jobs.enqueue("campaigns.run", { workspaceId: ws.id, campaignId: id }, { dedupeKey: `campaigns.run:${id}` });
+  expect(await skipUnsent(t.deps, ws.id, id, { untilMs: performance.now() })).toBeLessThanOrEqual(SKIP_BATCH);
+  expect((await campaign(t, ws, id)).stats.pending).toBeGreaterThan(0);
+  await t.deps.jobs.runDue();
+  expect((await campaign(t, ws, id)).stats).toMatchObject({ total: expected.size, pending: 0, skipped: expected.size });
 }, 120_000);
 
 test("a list of contact ids longer than one batch: each id once, opted-out ones skipped, repeats recorded as duplicates", async () => {
