@@ -205,6 +205,8 @@ const FTS_SHADOWS = ["", "_data", "_idx", "_docsize", "_config", "_content"];
 const DERIVED_TABLES = [
   ...["messages_fts", "conversations_phone_q", "contacts_name_q", "conversations_phone_g", "contacts_name_g"].flatMap((t) => FTS_SHADOWS.map((s) => t + s)),
   "q_positions",
+  // kept by triggers on contacts, rebuilt there as the contacts are copied
+  "contact_counts",
 ];
 
 /** A table of the data dir's database that this build's schema lacks would be left behind: refused. */

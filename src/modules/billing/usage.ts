@@ -54,7 +54,8 @@ export async function incrementCounter(db: DB, workspaceId: string, resource: Wi
  */
 export const STOCK_COUNTS: Record<StockResource, { table: string; sql: string }> = {
   sessions: { table: "chat_sessions", sql: "SELECT count(*) AS n FROM chat_sessions WHERE workspace_id = ?1" },
-  contacts: { table: "contacts", sql: "SELECT count(*) AS n FROM contacts WHERE workspace_id = ?1" },
+  // kept in step with the contacts by triggers: one row, whatever the workspace's size
+  contacts: { table: "contact_counts", sql: "SELECT coalesce((SELECT total FROM contact_counts WHERE workspace_id = ?1), 0) AS n" },
   webhooks: { table: "webhooks", sql: "SELECT count(*) AS n FROM webhooks WHERE workspace_id = ?1" },
   // a pending invitation holds its seat so invitations cannot overshoot the plan
   teamSeats: {

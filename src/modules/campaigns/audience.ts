@@ -6,7 +6,7 @@ import { countsMoved } from "./progress.ts";
 import { findCampaign, updateCampaign, type CampaignRow } from "./repo.ts";
 import { segmentWindow, windowEnd, type SegmentFilter } from "../segments/filter.ts";
 import { findSegment } from "../segments/repo.ts";
-import { giveWay, sliceBudget } from "../../yield.ts";
+import { giveWay, sliceBudget, sliceDone } from "../../yield.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
 
@@ -15,7 +15,7 @@ type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs">;
  * or not), ids a list's batch reads. A batch takes a few ms, so materialising never holds the
  * event loop long; the loop gives way between batches.
  */
-export const MATERIALIZE_BATCH = 1_000;
+export const MATERIALIZE_BATCH = 250;
 
 interface AudienceContact {
   id: string;
@@ -150,7 +150,7 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
   let pending = 0;
   let skipped = 0;
   // a slice of time per transaction: the rows after the one that used it up go to the next batch
-  const budget = sliceBudget(deps.db.engine, { atLeast: 100 });
+  const budget = sliceBudget(deps.db.engine, { atLeast: 50 });
   let cursor = next;
   for (const [i, r] of rows.entries()) {
     if (r.after !== undefined && budget.spent(i)) {
@@ -174,6 +174,7 @@ export async function materializeBatch(deps: Deps, workspaceId: string, campaign
     updatedAt: at,
   });
   countSkippedAtStart(deps.db, skipped);
+  sliceDone("campaigns.materialize", pending + skipped);
   return { done: cursor === null, moved: pending + skipped > 0 || cursor === null };
 }
 

@@ -4,7 +4,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { publishFailed } from "../messages/events.ts";
 import { enqueueSender } from "../messages/sender.ts";
-import { giveWay } from "../../yield.ts";
+import { giveWay, sliceBudget, sliceDone } from "../../yield.ts";
 import { countsMoved, moveCounter } from "./progress.ts";
 import { findCampaign } from "./repo.ts";
 
@@ -46,33 +46,46 @@ export async function cancelQueued(deps: Deps, workspaceId: string, campaignId: 
   return skipped;
 }
 
-/** Recipients a cancelled campaign skips per transaction (a few ms each). */
+/** Recipients a cancelled campaign skips per transaction at most. */
 export const SKIP_BATCH = 500;
+/** Recipients one statement skips: a transaction runs these until SKIP_BATCH or its slice of time is spent. */
+export const SKIP_STEP = 100;
 
 /**
- * A cancelled campaign's recipients that never got a message become skipped (`cancelled`),
- * SKIP_BATCH per transaction with the counters that move with them, giving the event loop a
- * turn between transactions, so cancelling 100,000 recipients never holds it long. Safe to run
- * again and beside another run (each statement skips only rows still pending); the campaigns
- * sweep runs it for a cancelled campaign a crash left half skipped. Returns how many it skipped.
+ * A cancelled campaign's recipients that never got a message become skipped (`cancelled`), at
+ * most SKIP_BATCH per transaction (fewer on SQLite when its slice of time is spent first), with
+ * the counters that move with them, giving the event loop a turn between transactions, so
+ * cancelling 100,000 recipients never holds it long. Safe to run again and beside another run
+ * (each statement skips only rows still pending); the campaigns sweep runs it for a cancelled
+ * campaign a crash left half skipped. With `untilMs` it stops after the transaction that
+ * passes that time (the cancel request answers then). Returns how many it skipped.
  */
-export async function skipUnsent(deps: Pick<AppDeps, "db" | "bus" | "clock" | "jobs">, workspaceId: string, campaignId: string): Promise<number> {
+export async function skipUnsent(deps: Pick<AppDeps, "db" | "bus" | "clock" | "jobs">, workspaceId: string, campaignId: string, opts: { untilMs?: number } = {}): Promise<number> {
   const skip = deps.db.prepare(
     `UPDATE campaign_recipients SET status = 'skipped', skipped_reason = 'cancelled', updated_at = ?
      WHERE id IN (SELECT id FROM campaign_recipients WHERE campaign_id = ? AND status = 'pending' AND message_id IS NULL ORDER BY id LIMIT ?)`,
   );
   let total = 0;
   for (;;) {
-    const n = await deps.db.tx(async () => {
+    const { n, more } = await deps.db.tx(async () => {
       const c = await findCampaign(deps.db, workspaceId, campaignId);
-      if (c?.status !== "cancelled") return 0;
-      const { changes } = await skip.run(deps.clock.now().getTime(), campaignId, SKIP_BATCH);
-      await moveCounter(deps, campaignId, "pending", "skipped", changes);
-      if (changes) await countsMoved(deps, workspaceId, campaignId);
-      return changes;
+      if (c?.status !== "cancelled") return { n: 0, more: false };
+      const budget = sliceBudget(deps.db.engine, { atLeast: SKIP_STEP });
+      let done = 0;
+      let more = true;
+      while (more && done < SKIP_BATCH && !budget.spent(done)) {
+        const { changes } = await skip.run(deps.clock.now().getTime(), campaignId, SKIP_STEP);
+        done += changes;
+        more = changes === SKIP_STEP;
+      }
+      await moveCounter(deps, campaignId, "pending", "skipped", done);
+      if (done) await countsMoved(deps, workspaceId, campaignId);
+      sliceDone("campaigns.cancel", done);
+      return { n: done, more };
     });
     total += n;
-    if (n < SKIP_BATCH) return total;
+    // `untilMs` (performance.now()): the caller answers then; the campaign's run job skips the rest
+    if (!more || (opts.untilMs !== undefined && performance.now() >= opts.untilMs)) return total;
     await giveWay();
   }
 }

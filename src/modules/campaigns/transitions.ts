@@ -4,7 +4,7 @@ import { assertFeature } from "../billing/quota.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import type { SendBody } from "../messages/model.ts";
 import { resolveSendMedia } from "../messages/send-media.ts";
-import { audienceFilterAtStart, materialize, materializeBatch } from "./audience.ts";
+import { audienceFilterAtStart, materializeBatch } from "./audience.ts";
 import { pauseCampaign, wakeRun } from "./engine.ts";
 import { cancelQueued, releaseHeld, skipUnsent } from "./held.ts";
 import type { CampaignMessage } from "./model.ts";
@@ -39,8 +39,10 @@ async function prepareCampaignMedia(deps: Deps, c: CampaignRow) {
 /**
  * POST start: draft to running, or scheduled while `schedule.at` is in the future (paused with
  * `missed_schedule` when it passed longer ago than its maximum lateness). The audience is frozen
- * now: recipients are materialised before the answer, in batches of a few ms that give the event
- * loop a turn between them (a crash resumes from the cursor).
+ * now (the filter and the time it is evaluated at are kept on the campaign); the answer carries
+ * the first batch of recipients (all of a small audience) and the campaign's run job writes the
+ * rest, batch by batch, each with its cursor (a crash resumes from it), so the request answers
+ * at once whatever the audience.
  */
 export async function startCampaign(deps: Deps, workspaceId: string, id: string) {
   await assertFeature(deps, workspaceId, "campaigns");
@@ -61,15 +63,15 @@ export async function startCampaign(deps: Deps, workspaceId: string, id: string)
       else if (s.kind === "missed") await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "paused", pausedReason: "missed_schedule" });
       else await updateCampaign(deps.db, workspaceId, id, { ...patch, status: "running" });
       // the first batch goes with the status change, so its announcement shows the audience (all of it when small)
-      await materializeBatch(deps, workspaceId, id);
+      const first = await materializeBatch(deps, workspaceId, id);
       await publishProgress(deps, workspaceId, id);
-      await wakeRun(deps, workspaceId, id, s.kind === "future" ? new Date(s.at) : undefined);
+      // the run job writes the rest of the audience now, also for a campaign scheduled later (then waits for its time)
+      await wakeRun(deps, workspaceId, id, s.kind === "future" && first.done ? new Date(s.at) : undefined);
     });
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
     throw err;
   }
-  await materialize(deps, workspaceId, id);
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
@@ -104,10 +106,14 @@ export async function resumeCampaign(deps: Deps, workspaceId: string, id: string
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 
+/** The longest a cancel request skips recipients before it answers (a client's idle time-out is far longer). */
+export const CANCEL_ANSWER_MS = 2_000;
+
 /**
  * POST cancel: draft, scheduled, running or paused to cancelled; recipients still waiting
  * become `skipped` (`cancelled`), also those whose queued message had not gone out (it fails):
- * those in the status change's transaction, the rest in batches before the answer.
+ * those in the status change's transaction, the rest in batches before the answer (at most
+ * CANCEL_ANSWER_MS of them; the campaign's run job skips what is left).
  */
 export async function cancelCampaign(deps: Deps, workspaceId: string, id: string) {
   await deps.db.tx(async () => {
@@ -116,9 +122,12 @@ export async function cancelCampaign(deps: Deps, workspaceId: string, id: string
     const now = deps.clock.now().getTime();
     await moveCounter(deps, id, "pending", "skipped", await cancelQueued(deps, workspaceId, id, now));
     await changeStatus(deps, c, { status: "cancelled", pausedReason: null, waitingUntil: null, completedAt: now });
+    // the campaign's run job skips what the request leaves (a large audience on a slow store)
+    await wakeRun(deps, workspaceId, id);
   });
-  // the recipients without a message, in batches after the status change (the answer shows them skipped)
-  await skipUnsent(deps, workspaceId, id);
+  // the recipients without a message, in batches after the status change: the answer shows them
+  // skipped, unless that takes longer than CANCEL_ANSWER_MS (then the run job goes on at once)
+  await skipUnsent(deps, workspaceId, id, { untilMs: performance.now() + CANCEL_ANSWER_MS });
   return campaignOut(deps, await requireCampaign(deps, workspaceId, id));
 }
 

@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEvent } from "../../events/bus.ts";
 import { defaultBackoff, RetryLaterError, type JobHandler } from "../../jobs/queue.ts";
 import type { PeriodicJob } from "../../jobs/periodic.ts";
-import { materialize } from "./audience.ts";
+import { isMaterialized, materialize } from "./audience.ts";
 import { skipUnsent } from "./held.ts";
 import { precheckRecipients } from "./dispatch.ts";
 import { RUN_JOB, pauseCampaign, tick } from "./engine.ts";
@@ -21,12 +21,17 @@ interface CampaignJob {
 
 /**
  * The run job of one campaign (one per campaign, dedupe key): fires a scheduled campaign (or
- * pauses it with `missed_schedule`), finishes materialising after a crash, then ticks and
+ * pauses it with `missed_schedule`), materialises the audience a start left (or a crash cut short), then ticks and
  * sleeps until the next session's turn. Every step reads and writes rows only.
  */
 async function runCampaign(deps: AppDeps, { workspaceId, campaignId }: CampaignJob): Promise<void> {
   const c = await findCampaign(deps.db, workspaceId, campaignId);
   if (!c) return;
+  // a cancel whose request answered before every recipient was skipped: the rest now
+  if (c.status === "cancelled") return void (await skipUnsent(deps, workspaceId, campaignId));
+  // the audience first, whatever the status (a scheduled or paused campaign shows its recipients
+  // too); it stops by itself when the campaign is cancelled meanwhile
+  if (!isMaterialized(c)) await materialize(deps, workspaceId, campaignId);
   if (c.status === "scheduled" && c.schedule) {
     const at = Date.parse(c.schedule.at);
     const now = deps.clock.now().getTime();
@@ -41,7 +46,6 @@ async function runCampaign(deps: AppDeps, { workspaceId, campaignId }: CampaignJ
     });
   }
   if ((await findCampaign(deps.db, workspaceId, campaignId))?.status !== "running") return;
-  await materialize(deps, workspaceId, campaignId);
   // outside any transaction: it may ask the network
   await precheckRecipients(deps, workspaceId, campaignId, c.sessionIds);
   // tick reads the campaign again in its transaction: a pause or cancel meanwhile is seen there

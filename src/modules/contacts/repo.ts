@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import type { ContactFilter } from "./model.ts";
 import { preparedOnce } from "../../db/prepared.ts";
+import { contactCounts } from "./store.ts";
 import { contacts } from "./table.ts";
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -20,10 +21,6 @@ export async function findContact(db: DB, workspaceId: string, id: string): Prom
   return db.select().from(contacts).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).get();
 }
 
-/** How many contacts the workspace has (the `contacts` quota). */
-export async function countContacts(db: DB, workspaceId: string): Promise<number> {
-  return (await db.select({ n: count() }).from(contacts).where(eq(contacts.workspaceId, workspaceId)).get())?.n ?? 0;
-}
 
 /** Inserts a contact seen on an inbound message (no tags or attributes yet). */
 export async function insertContact(db: DB, workspaceId: string, row: { id: string; phone: string; pushName: string | null; at: number; inbound: boolean }): Promise<void> {
@@ -94,8 +91,19 @@ function filterWhere(db: DB, workspaceId: string, q: ContactFilter, correlated =
 export async function listContacts(db: DB, workspaceId: string, q: ContactFilter & { limit: number; offset: number }): Promise<{ rows: ContactRow[]; total: number }> {
   const where = filterWhere(db, workspaceId, q);
   const rows = await db.select().from(contacts).where(where).orderBy(desc(contacts.createdAt), desc(contacts.id)).limit(q.limit).offset(q.offset).all();
-  const total = (await db.select({ n: count() }).from(contacts).where(where).get())?.n ?? 0;
-  return { rows, total };
+  return { rows, total: await listTotal(db, workspaceId, q, where) };
+}
+
+/**
+ * The list's `total`: without a search or a tag filter, the workspace's kept counts (all, opted
+ * out, opted in); else a count of the matching rows.
+ */
+async function listTotal(db: DB, workspaceId: string, q: ContactFilter, where: SQL): Promise<number> {
+  if (!q.search && !q.tag?.length) {
+    const c = await contactCounts(db, workspaceId);
+    return q.optedOut === undefined ? c.total : q.optedOut ? c.optedOut : c.total - c.optedOut;
+  }
+  return (await db.select({ n: count() }).from(contacts).where(where).get())?.n ?? 0;
 }
 
 /** Where a keyset walk stands: the last contact read (its creation time and id); `null` before the first. */

@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
-import { countContacts, deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchContactInbound, type ContactRow } from "./repo.ts";
+import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchContactInbound, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
@@ -22,7 +22,7 @@ export async function upsertInboundContact(deps: Deps, workspaceId: string, phon
       return existing.id;
     }
     try {
-      await assertQuota(deps, workspaceId, "contacts", await countContacts(deps.db, workspaceId));
+      await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
     } catch (err) {
       if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
         deps.log.warn("contact not created: contacts quota used up", { workspaceId });

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { preparedOnce } from "../../db/prepared.ts";
 import { chatSessions, type SessionStatus } from "./table.ts";
 
 export type SessionRow = typeof chatSessions.$inferSelect;
@@ -21,12 +22,12 @@ export async function findSessionByName(db: DB, workspaceId: string, name: strin
 
 /** A session of the workspace by id; another workspace's id finds nothing (docs/api.md: 404). */
 export async function getSession(db: DB, workspaceId: string, id: string): Promise<SessionRow | undefined> {
-  return await db
-    .select()
-    .from(chatSessions)
-    .where(and(eq(chatSessions.workspaceId, workspaceId), eq(chatSessions.id, id)))
-    .get();
+  return await byIdStmt(db).get({ ws: workspaceId, id });
 }
+// prepared once: every sim inbound message and every session route looks the session up
+const byIdStmt = preparedOnce((db) =>
+  db.select().from(chatSessions).where(and(eq(chatSessions.workspaceId, sql.placeholder("ws")), eq(chatSessions.id, sql.placeholder("id")))).prepare(),
+);
 
 /** One page of the workspace's sessions, oldest first, with the total. */
 export async function listSessions(db: DB, workspaceId: string, page: number, limit: number): Promise<{ rows: SessionRow[]; total: number }> {

@@ -19,16 +19,58 @@ async function storedId(deps: Deps, workspaceId: string, sessionId: string, netw
 }
 
 /**
+ * The waiters of one runtime, by workspace, session and network message id, and its one bus
+ * listener: a committed message_received is matched to its waiter by one look-up of the stored
+ * row's network id, not by every waiter of the session looking for its own row (with many
+ * inbound requests in flight that was a query per waiter per message).
+ */
+interface Waiters {
+  byKey: Map<string, (messageId: string) => void>;
+  /** waiters per workspace and session: an event of a session nobody waits on costs nothing */
+  sessions: Map<string, number>;
+}
+const registries = new WeakMap<Deps["bus"], Waiters>();
+const sessionKey = (workspaceId: string, sessionId: string) => `${workspaceId}\u0000${sessionId}`;
+
+function waitersOf(deps: Deps): Waiters {
+  let w = registries.get(deps.bus);
+  if (w) return w;
+  const made: Waiters = { byKey: new Map(), sessions: new Map() };
+  const networkIdOf = (id: string) =>
+    deps.db.prepare<{ networkMessageId: string }>('SELECT network_message_id AS "networkMessageId" FROM messages WHERE id = ?').get(id);
+  deps.bus.subscribe((e) => {
+    if (e.event !== "message_received" || typeof e.data.messageId !== "string") return;
+    const sk = sessionKey(e.workspaceId, String(e.data.sessionId));
+    if (!made.sessions.get(sk)) return;
+    const messageId = e.data.messageId;
+    void networkIdOf(messageId).then(
+      (row) => (row ? made.byKey.get(`${sk}\u0000${row.networkMessageId}`)?.(messageId) : undefined),
+      () => undefined, // the poll looks again
+    );
+  });
+  registries.set(deps.bus, made);
+  return made;
+}
+
+/**
  * Starts watching for the stored row of an inbound message before the network is told, so
  * the commit cannot slip past. `wait()` resolves with Parley's message id once the row (and its
  * message_received) committed; it fails with 500 when the message was not stored in time.
  */
 export function watchStored(deps: Deps, workspaceId: string, sessionId: string): { wait(networkMessageId: string): Promise<string>; cancel(): void } {
-  let check: (() => Promise<void>) | null = null;
-  // committed message_received of this session: look for the row then (the event does not carry the network id)
-  const unsubscribe = deps.bus.subscribe((e) => {
-    if (e.event === "message_received" && e.workspaceId === workspaceId && e.data.sessionId === sessionId) void check?.();
-  });
+  const waiters = waitersOf(deps);
+  const sk = sessionKey(workspaceId, sessionId);
+  waiters.sessions.set(sk, (waiters.sessions.get(sk) ?? 0) + 1);
+  let watching = true;
+  let key: string | null = null;
+  const unsubscribe = () => {
+    if (!watching) return;
+    watching = false;
+    if (key) waiters.byKey.delete(key);
+    const n = (waiters.sessions.get(sk) ?? 1) - 1;
+    if (n > 0) waiters.sessions.set(sk, n);
+    else waiters.sessions.delete(sk);
+  };
   return {
     cancel: unsubscribe,
     wait(networkMessageId) {
@@ -41,15 +83,21 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
             else reject(new AppError("INTERNAL_ERROR", "The inbound message was handed to Parley but not stored (see the server log)"));
           }, reject);
         }, STORE_WAIT_MS);
-        check = async () => {
-          const id = await storedId(deps, workspaceId, sessionId, networkMessageId).catch(() => null);
-          if (!id) return;
+        const found = (id: string) => {
+          if (!watching) return;
           clearTimeout(timer);
           clearInterval(poll);
           unsubscribe();
           resolve(id);
         };
-        const poll = setInterval(() => void check?.(), STORE_POLL_MS);
+        const check = async () => {
+          const id = await storedId(deps, workspaceId, sessionId, networkMessageId).catch(() => null);
+          if (id) found(id);
+        };
+        // this node's commit of the row: its message_received names the row
+        key = `${sk}\u0000${networkMessageId}`;
+        waiters.byKey.set(key, found);
+        const poll = setInterval(() => void check(), STORE_POLL_MS);
         void check(); // stored before the watcher got its id
       });
     },

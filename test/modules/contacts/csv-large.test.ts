@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { EXPORT_BATCH } from "../../../src/modules/contacts/export.ts";
+import { largestSlice } from "../../../src/yield.ts";
 import { exportCsv, importCsv } from "./csv-helpers.ts";
 
 const ROWS = 2_600;
@@ -38,3 +40,10 @@ test(`an import of ${ROWS.toLocaleString("en")} rows, then the export: each cont
   const again = await importCsv(t, ws, lines.join("\n") + "\n");
   expect(again.report).toMatchObject({ status: "completed", created: 0, updated: ROWS, rejected: 1 });
 }, 120_000);
+
+test("no import transaction applied more than a read batch of rows, no export pull read more than its batch (counted, not timed)", () => {
+  expect(largestSlice("contacts.import")).toBeGreaterThan(0);
+  expect(largestSlice("contacts.import")).toBeLessThanOrEqual(500);
+  expect(largestSlice("contacts.export")).toBeGreaterThan(0);
+  expect(largestSlice("contacts.export")).toBeLessThanOrEqual(EXPORT_BATCH);
+});
