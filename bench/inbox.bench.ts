@@ -66,6 +66,7 @@ sqlite.transaction(() => {
 })();
 // rows inserted by hand, not through the messages repo: the search index is written here (one rebuild)
 await reindexAllMessageText(db);
+if ((await searchMessageIds(db, ws[0]!, [`ref${MESSAGES / 2}`], { limit: 20 }))[0] !== someMessage) throw new Error("the seed left the search index without its messages");
 sqlite.exec("ANALYZE");
 const seedSeconds = (performance.now() - seedStart) / 1000;
 
