@@ -12,6 +12,7 @@ import { loadConfig } from "../src/config.ts";
 import { sqliteOf } from "../src/db/sqlite.ts";
 import { silentLogger } from "../src/log.ts";
 import { messagePageQuery } from "../src/modules/messages/repo.ts";
+import { reindexAllMessageText } from "../src/modules/messages/fts-repo.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { benchEngine, engineDatabase } from "./lib/engine.ts";
@@ -53,6 +54,8 @@ if (engine === "sqlite") {
       for (let i = 0; i < n; i++) ins.run(idOf(w, i), ws[w], `9199${String(i % 1000).padStart(8, "0")}`, t0 + i, t0 + i);
     }
   })();
+  // rows inserted by hand, not through the messages repo: the search index is written here (one rebuild)
+  await reindexAllMessageText(db);
   sqlite.exec("ANALYZE");
 } else {
   pg = new SQL(databaseUrl!, { max: 1 });

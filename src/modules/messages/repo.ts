@@ -4,6 +4,7 @@ import { preparedOnce } from "../../db/prepared.ts";
 import { media } from "../media/table.ts";
 import { chatSessions } from "../sessions/table.ts";
 import { messages, type MessageStatus } from "./table.ts";
+import { indexMessageText } from "./fts-repo.ts";
 
 export type MessageRow = typeof messages.$inferSelect;
 /** A message with the facts of its media file. */
@@ -35,9 +36,14 @@ export async function sessionOwner(db: DB, sessionId: string) {
   return await ownerStmt(db).get({ id: sessionId });
 }
 
-/** Inserts a message row. */
+/** Inserts a message row, and its text into the search index in the same transaction. */
 export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeof messages.$inferInsert, "workspaceId">): Promise<void> {
-  await insertStmt(db).run(messageParams({ ...row, workspaceId }));
+  const write = async () => {
+    await insertStmt(db).run(messageParams({ ...row, workspaceId }));
+    if (row.body != null) await indexMessageText(db, [row.id]);
+  };
+  if (db.inTx || db.engine !== "sqlite") await write();
+  else await db.tx(write);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SendBody } from "./model.ts";
 import type { SendAnswer } from "./send-answer.ts";
 import { ensureConversation, insertScheduledMessage, moveLastMessage, type SendSession } from "./send-repo.ts";
 import { enqueueSender } from "./sender.ts";
+import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { addUsage } from "./usage-repo.ts";
 
 // Scheduled sends (docs/messages.md): a send with `sendAt` is stored as `scheduled` with a
@@ -24,6 +25,7 @@ interface ScheduledPayload {
 /** Stores a scheduled send and its job (inside the send's transaction). */
 export async function scheduleSend(
   deps: Pick<AppDeps, "db" | "jobs">,
+  group: SendGroup,
   ws: string,
   s: { id: string; session: SendSession; input: SendBody; mediaId: string | null; createdBy: string; sendAt: number; at: number },
 ): Promise<SendAnswer> {
@@ -41,6 +43,7 @@ export async function scheduleSend(
     sendAt: s.sendAt,
     at: s.at,
   });
+  indexTextLater(deps.db, group, s.id);
   await deps.jobs.enqueue(SCHEDULED_JOB, { workspaceId: ws, messageId: s.id } satisfies ScheduledPayload, { runAt: new Date(s.sendAt), dedupeKey: `${SCHEDULED_JOB}:${s.id}` });
   return { id: s.id, status: "scheduled", sessionId: s.session.id, to: s.input.to, type: s.input.type, createdAt: new Date(s.at).toISOString(), sendAt: new Date(s.sendAt).toISOString() };
 }

@@ -1,5 +1,6 @@
 import type { DB } from "../../db/store.ts";
 import { TurnQueue } from "../../db/turn-queue.ts";
+import { indexMessageText } from "./fts-repo.ts";
 
 /**
  * What the sends of one group transaction share. The group is one `db.tx`, and write
@@ -12,10 +13,12 @@ export class SendGroup {
   private memo = new Map<string, unknown>();
   private counters = new Map<string, { n: number; added: number; write: (n: number) => Promise<void> }>();
   private deferred = new Map<string, { value: unknown; write: (v: unknown) => Promise<void> }>();
+  private lists = new Map<string, { items: unknown[]; write: (items: unknown[]) => Promise<void> }>();
   // what the current send did, to take back if its savepoint rolls back
   private touched: string[] = [];
   private counted: string[] = [];
   private replaced: [string, { value: unknown; write: (v: unknown) => Promise<void> } | undefined][] = [];
+  private collected: string[] = [];
   private began = false;
 
   /** The current send starts writing: call before its first write (see SendBatcher.run). */
@@ -71,9 +74,18 @@ export class SendGroup {
     this.deferred.set(key, { value, write: write as (v: unknown) => Promise<void> });
   }
 
+  /** Adds `item` to a list written once at the end of the group, by one call of `write` with every send's items. */
+  collect<T>(key: string, item: T, write: (items: T[]) => Promise<void>): void {
+    let l = this.lists.get(key);
+    if (!l) this.lists.set(key, (l = { items: [], write: write as (items: unknown[]) => Promise<void> }));
+    l.items.push(item);
+    this.collected.push(key);
+  }
+
   /** The current send's savepoint committed: keep what it did. */
   keep(): void {
     this.touched = [];
+    this.collected = [];
     this.counted = [];
     this.replaced = [];
     this.began = false;
@@ -83,6 +95,7 @@ export class SendGroup {
   drop(): void {
     for (const k of this.touched) this.memo.delete(k);
     for (const k of this.counted) this.counters.get(k)!.added--;
+    for (const k of this.collected.reverse()) this.lists.get(k)!.items.pop();
     for (const [k, prev] of this.replaced.reverse()) {
       if (prev) this.deferred.set(k, prev);
       else this.deferred.delete(k);
@@ -90,11 +103,24 @@ export class SendGroup {
     this.keep();
   }
 
-  /** Makes the counters' and the deferred writes; call last, inside the group's transaction. */
+  /**
+   * Makes the counters', the deferred and the collected writes; call last, inside the group's
+   * transaction and after the last send's savepoint.
+   */
   async writeDeferred(): Promise<void> {
     for (const c of this.counters.values()) if (c.added) await c.write(c.added);
     for (const d of this.deferred.values()) await d.write(d.value);
+    for (const l of this.lists.values()) if (l.items.length) await l.write(l.items);
   }
+}
+
+/**
+ * Adds a message the current send inserted to the search index at the end of the group: the
+ * group's messages in one statement, after its last savepoint (see fts-repo.ts). Nothing in a
+ * send group deletes a message or changes its text, so none changes before it is indexed.
+ */
+export function indexTextLater(db: DB, group: SendGroup, messageId: string): void {
+  group.collect("search-index", messageId, (ids: string[]) => indexMessageText(db, ids));
 }
 
 interface Pending {

@@ -9,7 +9,7 @@ import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
 import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
-import type { SendGroup } from "./send-batch.ts";
+import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { resolveRich } from "./rich-send.ts";
 import { isMediaKind } from "./rich-types.ts";
@@ -120,7 +120,7 @@ export async function acceptSend(
       if (media?.prepared) await commitMedia(deps, media.prepared);
       const id = Bun.randomUUIDv7();
       if (sendAt !== null) {
-        const answer = await scheduleSend(deps, ws, { id, session, input, mediaId: media?.mediaId ?? null, createdBy: caller.actorId, sendAt, at });
+        const answer = await scheduleSend(deps, group, ws, { id, session, input, mediaId: media?.mediaId ?? null, createdBy: caller.actorId, sendAt, at });
         if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
         group.count(usageKey);
         return answer;
@@ -141,6 +141,7 @@ export async function acceptSend(
         automationId: origin.automationId ?? null,
         at,
       });
+      indexTextLater(deps.db, group, id);
       await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString(), sendAt: null };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });

@@ -1,4 +1,5 @@
 import type { TestApp } from "../../helpers/app.ts";
+import { indexMessageText } from "../../../src/modules/messages/fts-repo.ts";
 
 export interface MessageSeed {
   sessionId: string;
@@ -18,7 +19,7 @@ export async function seedMessage(t: TestApp, workspaceId: string, m: MessageSee
   const id = Bun.randomUUIDv7();
   const status = m.status ?? (m.direction === "inbound" ? "received" : m.readAt ? "read" : m.deliveredAt ? "delivered" : "sent");
   const sentAt = m.direction === "outbound" && status !== "failed" ? (m.sentAt ?? m.at) : null;
-  await t.deps.db
+  const insert = () => t.deps.db
     .prepare(
       `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, type, body, status, campaign_id,
          created_at, sent_at, delivered_at, read_at, failed_at, updated_at)
@@ -26,6 +27,11 @@ export async function seedMessage(t: TestApp, workspaceId: string, m: MessageSee
     )
     .run(id, workspaceId, m.sessionId, m.conversationId, m.direction, "919800011111", m.type ?? "text", "hi", status, m.campaignId ?? null,
       m.at, sentAt, m.deliveredAt ?? null, m.readAt ?? null, status === "failed" ? m.at : null, m.at);
+  // inserted by hand, not through the messages repo: its search index row too, in the same transaction
+  await t.deps.db.tx(async () => {
+    await insert();
+    await indexMessageText(t.deps.db, [id]);
+  });
   // ids of the same millisecond still order by insertion; a pause keeps them apart anyway
   await Bun.sleep(1);
   return id;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { conversationsKeysetSql, type ConversationFilter } from "../../../src/modules/inbox/repo.ts";
 import { searchMessageIds } from "../../../src/modules/inbox/search-repo.ts";
 import type { DB } from "../../../src/db/store.ts";
+import { reindexAllMessageText } from "../../../src/modules/messages/fts-repo.ts";
 import { testEngine } from "../../helpers/postgres.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -38,6 +39,8 @@ beforeAll(async () => {
        FROM (${series}) x`,
     )
     .run(ws.id);
+  // inserted by hand, not through the messages repo: the search index is written here
+  await reindexAllMessageText(db);
   await db.prepare("ANALYZE").run();
 }, 60_000);
 afterAll(() => t.close());

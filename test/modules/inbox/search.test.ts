@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession, drain, recordEvents, waitFor } from "../messages/helpers.ts";
+import { indexMessageText } from "../../../src/modules/messages/fts-repo.ts";
 
 // GET /api/v1/inbox/search: the engine's full-text index (FTS5 on SQLite, a tsvector GIN index on
 // PostgreSQL), kept in step with the messages in their own transaction.
@@ -84,12 +85,14 @@ describe("search", () => {
     const at = t.clock.now().getTime();
     await expect(
       t.deps.db.tx(async () => {
+        const id = Bun.randomUUIDv7();
         await t.deps.db
           .prepare(
             `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, type, body, status, created_at, updated_at)
              VALUES (?, ?, ?, ?, 'inbound', '919877700009', 'text', 'phantom words', 'received', ?, ?)`,
           )
-          .run(Bun.randomUUIDv7(), ws.id, s1.id, hit.conversationId, at, at);
+          .run(id, ws.id, s1.id, hit.conversationId, at, at);
+        await indexMessageText(t.deps.db, [id]);
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");

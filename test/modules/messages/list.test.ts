@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { messagePageQuery, type MessageFilter } from "../../../src/modules/messages/repo.ts";
+import { indexMessageText, reindexAllMessageText } from "../../../src/modules/messages/fts-repo.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { testEngine } from "../../helpers/postgres.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
@@ -23,7 +24,12 @@ beforeAll(async () => {
   );
   insert = (w, i, at) => {
     const status = STATUSES[i % 5]!;
-    return stmt.run(Bun.randomUUIDv7(undefined, at), w, sessions[i % 2]!, "c" + (i % 50), status === "received" ? "inbound" : "outbound", `91990${String(i % 100).padStart(7, "0")}`, `m${i}`, status, at, at);
+    const id = Bun.randomUUIDv7(undefined, at);
+    // inserted by hand, not through the messages repo: its search index row too
+    return t.deps.db.tx(async () => {
+      await stmt.run(id, w, sessions[i % 2]!, "c" + (i % 50), status === "received" ? "inbound" : "outbound", `91990${String(i % 100).padStart(7, "0")}`, `m${i}`, status, at, at);
+      await indexMessageText(t.deps.db, [id]);
+    });
   };
   base = t.clock.now().getTime() - N;
   // seeded 500 rows a statement: one round trip per row would take minutes on PostgreSQL
@@ -39,6 +45,7 @@ beforeAll(async () => {
   await t.deps.db.tx(async () => {
     for (let i = 0; i < N; i += CHUNK) await many.run(...Array.from({ length: CHUNK }, (_, k) => row(ws.id, i + k, base + i + k)).flat());
     for (let i = 0; i < 1000; i += CHUNK) await many.run(...Array.from({ length: CHUNK }, (_, k) => row(other.id, i + k, base + i + k)).flat());
+    await reindexAllMessageText(t.deps.db); // the search index of the rows inserted by hand
   });
 });
 afterAll(() => t.close());
