@@ -3,7 +3,7 @@ import { loadConfig, type ConfigKey } from "../../src/config.ts";
 import { silentLogger, type Logger } from "../../src/log.ts";
 import { SimDriver, type SimOptions } from "../../src/network/sim/driver.ts";
 import { createRuntime, type Runtime, type RuntimeOverrides } from "../../src/runtime.ts";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgres, testEngine } from "./postgres.ts";
@@ -69,6 +69,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     async close() {
       await close();
       await pg?.drop();
+      // the data dir made here goes with the app (a test that reopens a data dir brings its own)
+      if (config.dataDir === dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
     clock,
     sim,
