@@ -6,6 +6,9 @@ import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace } from "../../helpers/fixtures.ts";
 import { createApiKey } from "../messages/helpers.ts";
 import { guardApp } from "./guard-app.ts";
+import { testEngine } from "../../helpers/postgres.ts";
+
+
 
 let t: TestApp;
 beforeAll(async () => {
@@ -53,5 +56,18 @@ describe("the daily API-request quota, counted in memory and written in batches"
       t.clock.set(saved);
     }
     expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(12);
+  });
+
+  test.skipIf(testEngine !== "postgres")("PostgreSQL only (SQLite counts in memory): far from the limit a node takes a block of the day's quota in one statement; the usage shown counts only the requests made; a lowered limit is not passed with units taken before", async () => {
+    await upsertPlan(t.deps.db, "api1000", { name: "API 1000", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 1000 } }, 0);
+    await upsertPlan(t.deps.db, "api50", { name: "API 50", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 50 } }, 0);
+    const w = await createWorkspace(t, { status: "active", planId: "api1000" });
+    const key = await createApiKey(t, w);
+    const call = guardApp(t);
+    for (let i = 0; i < 10; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(93); // one block: (1000 - 250) / 8
+    expect(await used(w.owner.token)).toBe(10);
+    await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api50' WHERE id = ?").run(w.id);
+    expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(403);
   });
 });
