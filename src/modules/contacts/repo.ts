@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import type { ContactFilter } from "./model.ts";
 import { preparedOnce } from "../../db/prepared.ts";
-import { contactCounts } from "./store.ts";
+import { contactCounts } from "./counts-repo.ts";
 import { contacts } from "./table.ts";
 
 export type ContactRow = typeof contacts.$inferSelect;

@@ -1,5 +1,7 @@
 import type { DB } from "../../db/store.ts";
 
+export { contactCount, contactCounts } from "./counts-repo.ts";
+
 // Contact writes that keep the filter tables (contact_tags, contact_attributes) equal to the
 // contact's JSON columns. Call inside the caller's transaction: the row and its index rows
 // commit together. Prepared once per store: the import writes one contact per row.
@@ -34,7 +36,6 @@ const SQL = {
   dropTags: "DELETE FROM contact_tags WHERE contact_id = ?",
   dropAttrs: "DELETE FROM contact_attributes WHERE contact_id = ?",
   // kept in step with the contacts by triggers (migrations: contact_counts)
-  counts: 'SELECT total, opted_out AS "optedOut" FROM contact_counts WHERE workspace_id = ?',
 };
 
 // one statement for all of a contact's tags (or attributes): one round trip on PostgreSQL; at
@@ -52,21 +53,6 @@ export async function storedByPhone(db: DB, workspaceId: string, phone: string):
   const r = await db.prepare<Omit<StoredContact, "tags" | "attributes" | "optedOut"> & { tags: string; attributes: string; optedOut: number }>(SQL.byPhone).get(workspaceId, phone);
   if (!r) return null;
   return { ...r, tags: JSON.parse(r.tags), attributes: JSON.parse(r.attributes), optedOut: r.optedOut === 1 };
-}
-
-/**
- * How many contacts the workspace has, and how many of them opted out: one row that triggers on
- * `contacts` keep in step inside each writing transaction, so it is exact and costs the same at
- * any workspace size.
- */
-export async function contactCounts(db: DB, workspaceId: string): Promise<{ total: number; optedOut: number }> {
-  const r = await db.prepare<{ total: number; optedOut: number }>(SQL.counts).get(workspaceId);
-  return { total: Number(r?.total ?? 0), optedOut: Number(r?.optedOut ?? 0) };
-}
-
-/** How many contacts the workspace has (the `contacts` quota). */
-export async function contactCount(db: DB, workspaceId: string): Promise<number> {
-  return (await contactCounts(db, workspaceId)).total;
 }
 
 /** Rewrites the given parts of a contact's index rows (`fresh`: a new contact has none to drop). */
