@@ -91,6 +91,9 @@ export class ClusterEvents {
     // `onnotify` is postgres.js's own hook for notifications (its types leave it out)
     const options = {
       max: 1,
+      // no query but LISTEN on this connection: postgres.js's look-up of array types at connect
+      // would be a query nobody awaits, and a connection cut during it an uncaught error
+      fetch_types: false,
       idle_timeout: 0,
       max_lifetime: null,
       onnotice: () => {},
