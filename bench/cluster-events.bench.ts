@@ -5,30 +5,15 @@
 // clock). Baseline: a bare LISTEN/NOTIFY round trip between two connections of postgres.js on
 // the same server, measured in the same run. PostgreSQL: PARLEY_BENCH_DATABASE_URL (an admin
 // URL), else PARLEY_TEST_DATABASE_URL, else a private server started with .ci/postgres.sh.
-import { join } from "node:path";
 import postgres from "postgres";
 import { call, connectWs, linkedSession, seedWorkspace, startNodes } from "../test/helpers/cluster.ts";
 import { percentile, median, report } from "./lib/report.ts";
-import { benchDir } from "./lib/tmp.ts";
+import { postgresAdmin } from "./lib/postgres-admin.ts";
 
 const EVENTS = Number(process.env.BENCH_CLUSTER_EVENTS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const ROOT = join(import.meta.dir, "..");
 
-async function adminUrl(): Promise<{ url: string; stop(): Promise<void> }> {
-  const given = process.env.PARLEY_BENCH_DATABASE_URL || process.env.PARLEY_TEST_DATABASE_URL;
-  if (given) return { url: given, stop: async () => {} };
-  const dir = benchDir("parley-bench-pg-");
-  const port = String(20_000 + Math.floor(Math.random() * 20_000));
-  const p = Bun.spawnSync(["bash", join(ROOT, ".ci/postgres.sh"), "start", dir, port], { stderr: "pipe" });
-  if (p.exitCode !== 0) throw new Error(`no PostgreSQL for the bench: ${p.stderr.toString()}`);
-  return {
-    url: p.stdout.toString().trim(),
-    stop: async () => void Bun.spawnSync(["bash", join(ROOT, ".ci/postgres.sh"), "stop", dir]),
-  };
-}
-
-const server = await adminUrl();
+const server = await postgresAdmin();
 const admin = postgres(server.url, { max: 1, onnotice: () => {} });
 const dbName = `parley_bench_events_${process.pid}`;
 await admin.unsafe(`CREATE DATABASE ${dbName} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);

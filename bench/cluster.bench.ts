@@ -21,7 +21,7 @@ import { call, connectWs, seedWorkspace } from "../test/helpers/cluster.ts";
 import { spawnServer, type ChildServer } from "../test/helpers/process.ts";
 import { caller, pair, readLinks, spawnSimNetwork } from "../test/helpers/sim-network.ts";
 import { median, percentile, report, type Row } from "./lib/report.ts";
-import { benchDir } from "./lib/tmp.ts";
+import { postgresAdmin } from "./lib/postgres-admin.ts";
 
 const SENDS = Number(process.env.BENCH_CLUSTER_SENDS ?? 3000);
 const TAKEOVERS = Number(process.env.BENCH_TAKEOVERS ?? 20);
@@ -29,20 +29,9 @@ const HANDOVERS = Number(process.env.BENCH_HANDOVERS ?? 5);
 const EVENTS = Number(process.env.BENCH_CLUSTER_EVENTS ?? 200);
 const SESSIONS = 6;
 const IN_FLIGHT = 32;
-const ROOT = join(import.meta.dir, "..");
 const ENV = { PARLEY_SEND_MIN_GAP_MS: "0", PARLEY_SEND_JITTER_MS: "0", PARLEY_LOG_LEVEL: "warn", PARLEY_RATE_LIMIT_PER_MINUTE: "1000000" };
 
-async function adminUrl(): Promise<{ url: string; stop(): Promise<void> }> {
-  const given = process.env.PARLEY_BENCH_DATABASE_URL || process.env.PARLEY_TEST_DATABASE_URL;
-  if (given) return { url: given, stop: async () => {} };
-  const dir = benchDir("parley-bench-pg-");
-  const port = String(20_000 + Math.floor(Math.random() * 20_000));
-  const p = Bun.spawnSync(["bash", join(ROOT, ".ci/postgres.sh"), "start", dir, port], { stderr: "pipe" });
-  if (p.exitCode !== 0) throw new Error(`no PostgreSQL for the bench: ${p.stderr.toString()}`);
-  return { url: p.stdout.toString().trim(), stop: async () => void Bun.spawnSync(["bash", join(ROOT, ".ci/postgres.sh"), "stop", dir]) };
-}
-
-const server = await adminUrl();
+const server = await postgresAdmin();
 const admin = postgres(server.url, { max: 1, onnotice: () => {} });
 const net = await spawnSimNetwork();
 const everyNode: ChildServer[] = [];

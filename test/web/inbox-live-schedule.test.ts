@@ -4,18 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import type { ChildServer } from "../helpers/process.ts";
 import { CHROMIUM, DESKTOP, launch, newPage, outboxBody } from "./browser.ts";
-import { call, connectedSession, ownerByApi, PASSWORD, startServer, uiLogin } from "./setup.ts";
+import { call, connectedSession, ownerByApi, PASSWORD, startServer, uiLogin, until } from "./setup.ts";
 
 const MEERA = "919833300011";
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await fn();
-    if (v) return v;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.skipIf(!CHROMIUM)("a scheduled send live in another member's thread, in Chromium", () => {
   let server: ChildServer;

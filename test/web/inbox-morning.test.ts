@@ -7,20 +7,11 @@ import type { Browser, Page } from "playwright-core";
 import type { ChildServer } from "../helpers/process.ts";
 import { readSimSent } from "../helpers/sim-sent.ts";
 import { axe, CHROMIUM, DESKTOP, launch, newPage, outboxBody, PHONE, scrollsSideways, shot } from "./browser.ts";
-import { call, connectedSession, login, ownerByApi, PASSWORD, startServer, uiLogin } from "./setup.ts";
+import { call, connectedSession, login, ownerByApi, PASSWORD, startServer, uiLogin, until } from "./setup.ts";
 
 const ASHA = "919833300001";
 const RAVI = "919833300002";
 const BROADCAST = "919833300003";
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await fn();
-    if (v) return v;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.skipIf(!CHROMIUM)("an agent's morning in the inbox, in Chromium", () => {
   let server: ChildServer;

@@ -6,6 +6,16 @@ import type { Page } from "playwright-core";
 import { spawnServer, type ChildServer } from "../helpers/process.ts";
 import { outboxCode } from "./browser.ts";
 
+/** Polls `fn` every 50 ms until it gives a truthy value; throws naming `what` after 10 s. */
+export async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await fn();
+    if (v) return v;
+    await Bun.sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
 export const PASSWORD = "Correct-horse-battery-9";
 
 /** A real server on the sim network, captcha off, throttles and send gaps small enough for a test. */
