@@ -23,7 +23,6 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 STANDINS_DIR="$ROOT/test/deploy/standins"
 LB="http://127.0.0.1:8080"
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
 say() { printf '\n== %s\n' "$*"; }
 fail() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
 
@@ -33,8 +32,13 @@ if [ "${COMPOSE[0]}" = docker-compose ]; then
   # Compose v1 does not know the top-level `name`: the project is named on the command line
   FILE="$ROOT/deploy/.compose.v1.yml"
   grep -v '^name:' "$ROOT/deploy/compose.cluster.yml" > "$FILE"
-  trap 'rm -rf "$WORK" "$FILE"' EXIT
 fi
+# what this script made: the scratch dir, the v1 copy of the file, the stand-ins' copied inputs
+cleanup() {
+  rm -rf "$WORK" "$STANDINS_DIR/extra-ca" "$STANDINS_DIR/host-node"
+  [ "$FILE" = "$ROOT/deploy/compose.cluster.yml" ] || rm -f "$FILE"
+}
+trap cleanup EXIT
 dc() { "${COMPOSE[@]}" -p parley-cluster -f "$FILE" "$@"; }
 
 if [ "${STANDINS:-}" = 1 ]; then
@@ -50,7 +54,6 @@ if [ "${STANDINS:-}" = 1 ]; then
   rm -rf "$STANDINS_DIR/host-node" && mkdir -p "$STANDINS_DIR/host-node"
   cp "$(command -v node)" "$STANDINS_DIR/host-node/node"
   cp -r "$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")" "$STANDINS_DIR/host-node/npm"
-  trap 'rm -rf "$WORK" "$STANDINS_DIR/extra-ca" "$STANDINS_DIR/host-node"; [ "$FILE" = "$ROOT/deploy/compose.cluster.yml" ] || rm -f "$FILE"' EXIT
   build() { docker image inspect "$1" >/dev/null 2>&1 || docker build -q -t "$1" -f "$STANDINS_DIR/$2" "$STANDINS_DIR"; }
   build node:20-bookworm node.Dockerfile
   build postgres:16 postgres.Dockerfile

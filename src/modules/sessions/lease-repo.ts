@@ -54,10 +54,6 @@ export async function markLinked(db: DB, sessionId: string, fence: { nodeId: str
 /** Of these sessions, those whose link is open on the node holding their unexpired lease. */
 export async function liveLinks(db: DB, sessionIds: string[], now: number): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
-  if (sessionIds.length === 1) {
-    const row = await db.prepare<{ id: string }>(`SELECT session_id AS "id" FROM session_leases WHERE session_id = ? AND expires_at > ? AND linked_at IS NOT NULL`).get(sessionIds[0]!, now);
-    return new Set(row ? [row.id] : []);
-  }
   const marks = sessionIds.map(() => "?").join(", ");
   const rows = await db
     .prepare<{ id: string }>(`SELECT session_id AS "id" FROM session_leases WHERE session_id IN (${marks}) AND expires_at > ? AND linked_at IS NOT NULL`)
