@@ -5,14 +5,13 @@
 // `PARLEY_BENCH_DATABASE_URL=postgres://...` runs it on PostgreSQL (a fresh database there).
 // `bun bench/stall.bench.ts [contacts]`
 import { join } from "node:path";
-import { ACCESS_TTL_SECONDS, signToken, tokenKeys } from "../src/auth/tokens.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
-import { upsertPlan } from "../src/modules/billing/plans.ts";
 import { insertStoredContact } from "../src/modules/contacts/store.ts";
 import { SimDriver } from "../src/network/sim/driver.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
 import { report, type Row } from "./lib/report.ts";
+import { seed } from "./lib/seed.ts";
 import { benchDir } from "./lib/tmp.ts";
 
 const CONTACTS = Number(process.argv[2] ?? 100_000);
@@ -32,31 +31,14 @@ const config = loadConfig({
 const logger = createLogger({ level: "error", format: "json" });
 let sim = new SimDriver({ latencyMs: 1 });
 let rt: Runtime = await createRuntime(config, logger, { network: sim });
-const { db, clock, secrets } = rt.deps;
+const { db, clock } = rt.deps;
 const now = clock.now().getTime();
-const BIG = 1_000_000_000;
-await upsertPlan(db, "bench", {
-  name: "Bench",
-  monthlyPaise: 1,
-  annualPaise: 10,
-  limits: { sessions: 1000, messagesPerMonth: BIG, contacts: BIG, apiRequestsPerDay: BIG, webhooks: 1000, teamSeats: 1000, campaigns: true },
-}, now);
-const wsId = Bun.randomUUIDv7();
-const userId = Bun.randomUUIDv7();
+// the workspace (unlimited plan), its owner and token; its one session is linked by `listen`
+const { workspaceId: wsId, token } = await seed(rt, sim, 0);
 const sessionId = Bun.randomUUIDv7();
-await db.tx(async () => {
-  await db.prepare("INSERT INTO workspaces (id, name, plan_id, subscription_status, created_at, updated_at) VALUES (?, 'Bench', 'bench', 'active', ?, ?)").run(wsId, now, now);
-  await db
-    .prepare(
-      `INSERT INTO users (id, workspace_id, email, name, password_hash, mobile, role, mobile_verified_at, email_verified_at, created_at, updated_at)
-       VALUES (?, ?, 'bench@example.com', 'Bench', 'x', '919800000000', 'owner', ?, ?, ?, ?)`,
-    )
-    .run(userId, wsId, now, now, now, now);
-  await db
-    .prepare("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, 'bench', 'connected', '919800001000', ?, ?, ?)")
-    .run(sessionId, wsId, now, now, now);
-});
-const token = await signToken(tokenKeys(config, secrets.jwtSecret), clock, { sub: userId, tenant: wsId, role: "owner", typ: "access" }, ACCESS_TTL_SECONDS);
+await db
+  .prepare("INSERT INTO chat_sessions (id, workspace_id, name, status, phone_number, connected_at, created_at, updated_at) VALUES (?, ?, 'bench', 'connected', '919800001000', ?, ?, ?)")
+  .run(sessionId, wsId, now, now, now);
 
 // ---- the workspace: CONTACTS contacts, tagged, a few attributes, every tenth opted out ----
 const seedStarted = performance.now();
