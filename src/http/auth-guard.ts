@@ -219,11 +219,16 @@ export interface GuardOptions {
   load: (auth: AuthContext) => unknown;
   /**
    * The tables `load` reads. When the PostgreSQL store's read cache watches them all
-   * (CACHED_TABLES in src/db/read-cache.ts), the load is kept there too, by the caller's row,
-   * and dropped with it when any watched table changes on any node. Without it the load is
+   * (CACHED_TABLES in src/db/read-cache.ts), the load is kept there too, by the caller's id,
+   * and dropped with the caller's row when any watched table changes on any node. Without it the load is
    * read on every request on PostgreSQL.
    */
   reads?: readonly string[];
+}
+
+/** The id of the key or member a caller is (ids are UUIDs: a key's and a member's never meet). */
+function callerId(auth: AuthContext): string {
+  return auth.kind === "apiKey" ? auth.apiKeyId : auth.userId;
 }
 
 /** Whether a load reading `tables` may be kept in the PostgreSQL read cache (every table is watched). */
@@ -257,14 +262,15 @@ export function authGuard(deps: AppDeps) {
     });
   /**
    * The same through the store (PostgreSQL, or while a transaction holds SQLite's connection).
-   * On PostgreSQL a load declared keepable is kept in the read cache by the caller's row (the
-   * row kept there is the same object until a watched table changes; see GuardOptions.reads).
+   * On PostgreSQL a load declared keepable is kept in the read cache by the caller's id (see
+   * GuardOptions.reads): whatever decides the caller (its key or member row, workspace, plan) is
+   * in a watched table, so a change to it drops the kept load with the row.
    */
-  const readAsync = async <C extends { auth: AuthContext; row: object }>(caller: C | Promise<C>, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number, keep: boolean): Promise<Read<C>> => {
+  const readAsync = async <C extends { auth: AuthContext }>(caller: C | Promise<C>, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number, keep: boolean): Promise<Read<C>> => {
     const c = await caller;
     requirePermission(c.auth, permission);
     if (!load) return { caller: c, loaded: undefined };
-    if (keep && deps.db.engine === "postgres" && !deps.db.inTx) return { caller: c, loaded: await readCache(deps.db).get(loadSpace, c.row, async () => load(c.auth)) };
+    if (keep && deps.db.engine === "postgres" && !deps.db.inTx) return { caller: c, loaded: await readCache(deps.db).get(loadSpace, callerId(c.auth), async () => load(c.auth)) };
     return { caller: c, loaded: await load(c.auth) };
   };
   const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
