@@ -5,16 +5,26 @@ import { tableWrites } from "./table-writes.ts";
 export const READS_CHANNEL = "parley_reads";
 /** A kept value is read again after this long whatever happens (a lost announcement, a node killed between commit and announcement). */
 export const READ_CACHE_TTL_MS = 5_000;
-/** The tables whose rows the request guard keeps: credentials, members, and the plan limits they carry. */
-export const CACHED_TABLES = ["api_keys", "users", "plans", "workspaces"] as const;
+/**
+ * The tables whose rows the request guard keeps: credentials, members, the plan limits they
+ * carry, and the sessions the API-key listing answers (a route's `load` that declares them).
+ */
+export const CACHED_TABLES = ["api_keys", "users", "plans", "workspaces", "chat_sessions"] as const;
 
-/** The batched record of an API key's last use (apikeys/last-used.ts): no column the guard reads. */
-const USE_ONLY = /^\s*update\s+"?api_keys"?\s+set\s+"?last_used_at"?\s*=\s*(?:\?|\$\d+)\s+where\b/i;
+/**
+ * Writes that change no column anything kept is read from, so they drop nothing: the batched
+ * record of an API key's last use (apikeys/last-used.ts) and a linked session's sealed
+ * credentials (sessions/keys-repo.ts, written whenever the network rotates them).
+ */
+const UNREAD_COLUMNS = [
+  /^\s*update\s+"?api_keys"?\s+set\s+"?last_used_at"?\s*=\s*(?:\?|\$\d+)\s+where\b/i,
+  /^\s*update\s+"?chat_sessions"?\s+set\s+"?credentials"?\s*=\s*(?:\?|\$\d+)\s+where\b/i,
+];
 
 /**
  * PostgreSQL's counterpart of SQLite's snapshot memo (snapshot-memo.ts) for the request guard:
- * rows read from a few tables (credentials, members, plans, workspaces), kept in memory
- * until any of those tables changes.
+ * rows read from a few tables (credentials, members, plans, workspaces, sessions), kept in
+ * memory until any of those tables changes.
  *
  * - On this node: the store reports every committed write to a watched table (table-writes.ts),
  *   and everything kept is dropped before the writer's call returns.
@@ -46,7 +56,7 @@ export class ReadCache {
     const announce = db.prepare(`SELECT pg_notify('${READS_CHANNEL}', ?)`);
     this.notify = (origin) => announce.get(origin).catch(() => {});
     tableWrites(db).watch(tables, (_table, sql) => {
-      if (!USE_ONLY.test(sql)) this.changed(true);
+      if (!UNREAD_COLUMNS.some((re) => re.test(sql))) this.changed(true);
     });
   }
 

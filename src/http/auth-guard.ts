@@ -3,7 +3,7 @@ import { can, type Permission } from "../auth/permissions.ts";
 import type { Database } from "bun:sqlite";
 import { tokenKeys, type TokenClaims } from "../auth/tokens.ts";
 import { oncePer } from "../db/prepared.ts";
-import { readCache } from "../db/read-cache.ts";
+import { CACHED_TABLES, readCache } from "../db/read-cache.ts";
 import { memoSpace, snapshotMemo } from "../db/snapshot-memo.ts";
 import { idleSqlite } from "../db/sqlite.ts";
 import type { AppDeps } from "../deps.ts";
@@ -217,6 +217,23 @@ export function guardLoaded<T>(request: Request): T | undefined {
 export interface GuardOptions {
   permission: Permission;
   load: (auth: AuthContext) => unknown;
+  /**
+   * The tables `load` reads. When the PostgreSQL store's read cache watches them all
+   * (CACHED_TABLES in src/db/read-cache.ts), the load is kept there too, by the caller's id,
+   * and dropped with the caller's row when any watched table changes on any node. Without it the load is
+   * read on every request on PostgreSQL.
+   */
+  reads?: readonly string[];
+}
+
+/** The id of the key or member a caller is (ids are UUIDs: a key's and a member's never meet). */
+function callerId(auth: AuthContext): string {
+  return auth.kind === "apiKey" ? auth.apiKeyId : auth.userId;
+}
+
+/** Whether a load reading `tables` may be kept in the PostgreSQL read cache (every table is watched). */
+function keepable(tables: readonly string[] | undefined): boolean {
+  return tables !== undefined && tables.length > 0 && tables.every((t) => (CACHED_TABLES as readonly string[]).includes(t));
 }
 
 /**
@@ -243,15 +260,23 @@ export function authGuard(deps: AppDeps) {
       requirePermission(c.auth, permission);
       return { caller: c, loaded: load && look(loadSpace, c.row, () => load(c.auth)) };
     });
-  /** The same through the store (PostgreSQL, or while a transaction holds SQLite's connection). */
-  const readAsync = async <C extends { auth: AuthContext }>(caller: C | Promise<C>, permission: Permission, load: GuardOptions["load"] | undefined): Promise<Read<C>> => {
+  /**
+   * The same through the store (PostgreSQL, or while a transaction holds SQLite's connection).
+   * On PostgreSQL a load declared keepable is kept in the read cache by the caller's id (see
+   * GuardOptions.reads): whatever decides the caller (its key or member row, workspace, plan) is
+   * in a watched table, so a change to it drops the kept load with the row.
+   */
+  const readAsync = async <C extends { auth: AuthContext }>(caller: C | Promise<C>, permission: Permission, load: GuardOptions["load"] | undefined, loadSpace: number, keep: boolean): Promise<Read<C>> => {
     const c = await caller;
     requirePermission(c.auth, permission);
-    return { caller: c, loaded: load && (await load(c.auth)) };
+    if (!load) return { caller: c, loaded: undefined };
+    if (keep && deps.db.engine === "postgres" && !deps.db.inTx) return { caller: c, loaded: await readCache(deps.db).get(loadSpace, callerId(c.auth), async () => load(c.auth)) };
+    return { caller: c, loaded: await load(c.auth) };
   };
   const guard = (kind: Credential, security: Record<string, string[]>[]) => (option: Permission | GuardOptions) => {
     const permission = typeof option === "string" ? option : option.permission;
     const load = typeof option === "string" ? undefined : option.load;
+    const keep = typeof option !== "string" && keepable(option.reads);
     const loadSpace = memoSpace();
     const admitApiKey = async (request: Request, set: HeaderSet, key: string | null) => {
       const verified = earlyCaller(request, "apiKey");
@@ -259,7 +284,7 @@ export function authGuard(deps: AppDeps) {
       const sqlite = idleSqlite(deps.db);
       const { caller, loaded } = sqlite
         ? readSync(sqlite, (look) => verified ?? apiKeyCallerSync(deps, key ?? undefined, look), permission, load, loadSpace)
-        : await readAsync(verified ?? apiKeyCaller(deps, key ?? undefined), permission, load);
+        : await readAsync(verified ?? apiKeyCaller(deps, key ?? undefined), permission, load, loadSpace, keep);
       const admitted = admitRequest(deps, caller.auth, set, caller.limits);
       if (admitted) await admitted;
       if (load) loads.set(request, loaded instanceof Promise ? await loaded : loaded);
@@ -270,7 +295,7 @@ export function authGuard(deps: AppDeps) {
       const sqlite = idleSqlite(deps.db);
       const { caller, loaded } = sqlite
         ? readSync(sqlite, (look) => verified ?? jwtMemberSync(deps, claims!, look), permission, load, loadSpace)
-        : await readAsync(verified ?? jwtMember(deps, claims!), permission, load);
+        : await readAsync(verified ?? jwtMember(deps, claims!), permission, load, loadSpace, keep);
       // a member's admission is the rate limit alone: decided at once in memory (SQLite), a
       // statement on PostgreSQL, where the nodes share the count
       const admitted = admitRequest(deps, caller.auth, set);

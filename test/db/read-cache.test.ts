@@ -121,3 +121,41 @@ test.skipIf(testEngine !== "postgres")(
     }
   },
 );
+
+test.skipIf(testEngine !== "postgres")(
+  "PostgreSQL only: a write to the sessions table drops what was kept (a session added, renamed, its status changed, deleted); a session's sealed credentials written by the network do not",
+  async () => {
+    const pg = await emptyPostgres();
+    const { db } = openPostgresStore(pg.url, { max: 2 });
+    try {
+      await db.exec("CREATE TABLE chat_sessions (id text PRIMARY KEY, name text, status text, credentials text)");
+      const { readCache } = await import("../../src/db/read-cache.ts");
+      const cache = readCache(db);
+      cache.setLive(true);
+      let reads = 0;
+      const kept = async () => {
+        const before = reads;
+        await cache.get(0, "ws", async () => ++reads);
+        return reads === before;
+      };
+      await kept();
+      expect(await kept()).toBe(true);
+      await db.prepare("INSERT INTO chat_sessions (id, name, status) VALUES (?, ?, 'disconnected')").run("s", "one");
+      expect(await kept()).toBe(false);
+      expect(await kept()).toBe(true);
+      await db.prepare("UPDATE chat_sessions SET credentials = ? WHERE id = ?").run("sealed", "s");
+      expect(await kept()).toBe(true);
+      await db.prepare('update "chat_sessions" set "status" = $1 where "chat_sessions"."id" = $2').run("connected", "s");
+      expect(await kept()).toBe(false);
+      expect(await kept()).toBe(true);
+      await db.prepare("UPDATE chat_sessions SET name = ? WHERE id = ?").run("renamed", "s");
+      expect(await kept()).toBe(false);
+      expect(await kept()).toBe(true);
+      await db.prepare("DELETE FROM chat_sessions WHERE id = ?").run("s");
+      expect(await kept()).toBe(false);
+    } finally {
+      await db.close();
+      await pg.drop();
+    }
+  },
+);

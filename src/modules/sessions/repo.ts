@@ -51,6 +51,9 @@ type SessionStatusRow = { id: string; name: string; status: SessionStatus; phone
  */
 const STATUSES = `SELECT id, name, status, phone_number AS "phoneNumber", created_at AS "createdAt" FROM chat_sessions WHERE workspace_id = ?`;
 
+/** The tables `listSessionStatuses` reads (the guard keeps its answer on PostgreSQL until one changes). */
+export const SESSION_STATUS_TABLES = ["chat_sessions"] as const;
+
 /** Every session of the workspace: id, name, status and number, oldest first. */
 export async function listSessionStatuses(db: DB, workspaceId: string): Promise<{ id: string; name: string; status: SessionStatus; phoneNumber: string | null }[]> {
   const rows = await db.prepare<SessionStatusRow>(STATUSES).all(workspaceId);

@@ -5,7 +5,7 @@ import { authGuard, guardLoaded } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import type { SessionManager } from "./manager.ts";
 import { createSessionBody, pairingCodeBody, patchSessionBody, sessionIdParams } from "./model.ts";
-import { createSession, pageOfSessions, patchSettings, removeSession, sessionOf, sessionStatuses } from "./service.ts";
+import { createSession, pageOfSessions, patchSettings, removeSession, SESSION_STATUS_TABLES, sessionOf, sessionStatuses } from "./service.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { externalSessionsDoc } from "../docs/schemas.ts";
 import { connectDoc, pairingCodeDoc, qrDoc, sessionDoc } from "./docs.ts";
@@ -103,8 +103,9 @@ export function sessionRoutes(deps: AppDeps, manager: SessionManager) {
     .get("/api/external/sessions", async ({ auth, request }) => {
       return { success: true as const, data: guardLoaded<SessionStatuses>(request) ?? (await sessionStatuses(deps, auth.workspaceId)) };
     }, {
-      // read with the key, in one read transaction: the listing is hot
-      apiKey: { permission: "read", load: (auth: AuthContext) => sessionStatuses(deps, auth.workspaceId) },
+      // read with the key, in one read transaction: the listing is hot (on PostgreSQL kept in the
+      // read cache until the sessions table changes on any node)
+      apiKey: { permission: "read", load: (auth: AuthContext) => sessionStatuses(deps, auth.workspaceId), reads: SESSION_STATUS_TABLES },
       detail: { summary: "Sessions of the key's workspace (id, name, status, phoneNumber)", tags: ["external"], responses: envelopeResponses({ data: externalSessionsDoc }) },
     });
 }

@@ -38,6 +38,8 @@ export async function sessionOf(deps: AppDeps, workspaceId: string, id: string):
   return (await views(deps, [row]))[0]!;
 }
 
+export { SESSION_STATUS_TABLES } from "./repo.ts";
+
 /** The API-key listing: id and status of every session. */
 export async function sessionStatuses(deps: AppDeps, workspaceId: string): Promise<{ id: string; name: string; status: string; phoneNumber: string | null }[]> {
   return listSessionStatuses(deps.db, workspaceId);

@@ -67,6 +67,11 @@ describe("the daily API-request quota, counted in memory and written in batches"
     for (let i = 0; i < 10; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(93); // one block: (1000 - 250) / 8
     expect(await used(w.owner.token)).toBe(10);
+    // a unit of the block at hand is taken at once, without a promise; the row stays as it was
+    const counted = await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now());
+    const taken = t.deps.apiQuota.take(w.id, t.clock.now(), 1000);
+    expect(taken).toBe(11);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(counted);
     await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api50' WHERE id = ?").run(w.id);
     expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(403);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { linkSession, newSession } from "./helpers.ts";
+import { readCache } from "../../../src/db/read-cache.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -195,6 +196,40 @@ describe("GET /api/external/sessions (API key)", () => {
       { id: s2, name: "two", status: "connected", phoneNumber: "919812340000" },
     ]);
   });
+
+  test("listings repeated with two workspaces' keys stay each workspace's own, and the next listing shows a session added, linked or deleted (kept in memory between changes)", async () => {
+    // on PostgreSQL the read cache keeps values only while the event listener listens (not started
+    // in this app): switched on here so the listing is kept between changes, as on a server
+    const cache = t.deps.db.engine === "postgres" ? readCache(t.deps.db) : undefined;
+    cache?.setLive(true);
+    try {
+      await listingsStayOwn(cache);
+    } finally {
+      cache?.setLive(false);
+    }
+  });
+
+  async function listingsStayOwn(cache: ReturnType<typeof readCache> | undefined) {
+    const a = await createWorkspace(t);
+    const b = await createWorkspace(t);
+    const [keyA, keyB] = [await apiKeyFor(a), await apiKeyFor(b)];
+    const sa = await newSession(t, a, "mine");
+    const sb = await newSession(t, b, "theirs");
+    const ids = async (key: string) => ((await t.request("GET", "/api/external/sessions", { apiKey: key })).body.data as { id: string; status: string }[]).map((s) => `${s.id}:${s.status}`);
+    for (let i = 0; i < 3; i++) {
+      expect(await ids(keyA)).toEqual([`${sa}:disconnected`]);
+      expect(await ids(keyB)).toEqual([`${sb}:disconnected`]);
+    }
+    if (cache) expect(cache.size).toBeGreaterThanOrEqual(4); // two keys' rows and their listings
+    const sa2 = await newSession(t, a, "second");
+    expect(await ids(keyA)).toEqual([`${sa}:disconnected`, `${sa2}:disconnected`]);
+    await linkSession(t, a, sa2, "919812340001");
+    expect(await ids(keyA)).toEqual([`${sa}:disconnected`, `${sa2}:connected`]);
+    expect(await ids(keyB)).toEqual([`${sb}:disconnected`]);
+    expect((await t.request("DELETE", `/api/v1/chatapp/${sa}`, { token: a.owner.token })).status).toBe(200);
+    expect(await ids(keyA)).toEqual([`${sa2}:connected`]);
+    expect(await ids(keyB)).toEqual([`${sb}:disconnected`]);
+  }
 
   test("a JWT does not work there, and a key does not work on dashboard routes (docs/api.md)", async () => {
     const ws = await createWorkspace(t);
