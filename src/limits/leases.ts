@@ -16,7 +16,7 @@ export function blockSize(limit: number, count: number): number {
   return block >= 2 ? block : 1;
 }
 
-interface Lease {
+export interface Lease {
   /** the window's start, as the row says */
   start: number;
   /** the row's count as last seen by this node (the units every node took) */
@@ -28,21 +28,26 @@ interface Lease {
 }
 
 /**
- * The blocks of a shared limiter's windows this node holds, per key, in memory. A lease lives
- * as long as its window: once the window is over (or the clock went back past it) its units are
- * dropped and the next request asks the database again.
+ * The blocks of shared counters this node holds, per key, in memory: the rate limit's windows
+ * and the daily API quota's days. A lease lives as long as its window: once the window is over
+ * (or the clock went back past it) its units are dropped and the next request asks the database
+ * again. A counter whose key names its own period (a day) uses an endless window.
  */
 export class Leases {
   private byKey = new Map<string, Lease>();
 
   constructor(private windowMs: number) {}
 
-  /** Spends one unit of a live lease of `key`: the lease, or undefined when it has none left. */
-  spend(key: string, now: number): { start: number; remaining: (limit: number) => number } | undefined {
+  /**
+   * Spends one unit of a live lease of `key`: the lease after it (`count - left` units are
+   * used, `limit - count + left` remain), or undefined when it has none left, or when its row
+   * counts more than `limit` (units taken under a higher limit are not spent past a lowered one).
+   */
+  spend(key: string, now: number, limit = Infinity): Readonly<Lease> | undefined {
     const l = this.live(key, now);
-    if (!l || l.left <= 0) return undefined;
+    if (!l || l.left <= 0 || l.count > limit) return undefined;
     l.left--;
-    return { start: l.start, remaining: (limit) => limit - l.count + l.left };
+    return l;
   }
 
   /** The block being taken for `key`, if any. */
@@ -80,11 +85,11 @@ export class Leases {
     if (this.byKey.size > 50_000) this.prune();
   }
 
-  /** The row had no room: its window is full as far as this node knows. */
-  full(key: string, start: number, limit: number): void {
+  /** The row had no room for the units asked: it counts `count` (the limit, for a full window). */
+  full(key: string, start: number, count: number): void {
     const l = this.byKey.get(key);
-    if (l && l.start === start) l.count = limit;
-    else this.byKey.set(key, { start, count: limit, left: 0, pending: l?.pending });
+    if (l && l.start === start) l.count = count;
+    else this.byKey.set(key, { start, count, left: 0, pending: l?.pending });
   }
 
   /** Units of `key` this node holds. */

@@ -63,7 +63,7 @@ export class SharedRateLimiter {
     for (;;) {
       const now = this.clock.nowMs();
       const spent = this.leases.spend(k, now);
-      if (spent) return this.allowed(spent.start, spent.remaining(this.limit), now);
+      if (spent) return this.allowed(spent.start, this.limit - spent.count + spent.left, now);
       const pending = this.leases.pending(k);
       if (!pending || pending === waited) return this.grant(k, now);
       await (waited = pending); // a block is being taken for this key: spend from it, or ask once it answered
