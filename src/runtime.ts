@@ -221,6 +221,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       started = true;
       await clusterEvents?.start();
       deps.jobs.start();
+      mark("jobs started");
       // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
       // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before
       // the first request otherwise

@@ -1,3 +1,4 @@
+import { mark } from "./start-mark.ts";
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
 import { authPeriodicJobs } from "./modules/auth/periodic.ts";
@@ -86,10 +87,14 @@ export function createServices(deps: AppDeps): Services {
     messaging,
     async start() {
       await webhooks.start();
+      mark("webhooks started");
       await messaging.start();
+      mark("messaging started");
       await campaigns.start();
+      mark("campaigns started");
       // sessions come back one by one in the background: start-up does not wait for all of them
       restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
+      mark("restore begun");
     },
     restored: () => restoring,
     settled: () => messaging.settled(),
