@@ -1,3 +1,4 @@
+import { writeOut } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { openOperator, operatorOptions, runOperator, type OperatorFlags } from "./operator.ts";
 import { findWorkspace } from "./sessions.ts";
@@ -18,12 +19,12 @@ export function campaignsCommand(program: Command): void {
         const { listCampaignRows } = await import("./campaigns.tsx");
         const op = await openOperator(flags);
         const rows = await listCampaignRows(op, flags.workspace ? (await findWorkspace(op, flags.workspace)).id : null);
-        if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
-        if (!rows.length) return void process.stdout.write("no campaigns\n");
-        process.stdout.write(`${"id".padEnd(36)}  ${"status".padEnd(30)}  total   sent  deliv   read failed   skip  name (workspace)\n`);
+        if (flags.json) return void writeOut(JSON.stringify(rows, null, 2) + "\n");
+        if (!rows.length) return void writeOut("no campaigns\n");
+        writeOut(`${"id".padEnd(36)}  ${"status".padEnd(30)}  total   sent  deliv   read failed   skip  name (workspace)\n`);
         for (const r of rows) {
           const status = r.pausedReason ? `${r.status} (${r.pausedReason})` : r.status;
-          process.stdout.write(
+          writeOut(
             `${r.id}  ${status.padEnd(30)} ${count(r.total)} ${count(r.sent)} ${count(r.delivered)} ${count(r.read)} ${count(r.failed)} ${count(r.skipped)}  ${r.name} (${r.workspace})\n`,
           );
         }

@@ -1,3 +1,4 @@
+import { quietOnBrokenPipe } from "../src/node/tty.ts";
 import { bar, processed, RateMeter, timeLeft, type Stats } from "./campaigns-progress.ts";
 import { FreshToken } from "./fresh-token.ts";
 import { OperatorError, callApi, openOperator, ownerToken, type Operator, type OperatorFlags } from "./operator.ts";
@@ -78,6 +79,7 @@ export async function watch(id: string, flags: OperatorFlags & { interval: strin
   let state: WatchState = { name: row.name, status: "…", pausedReason: null, waitingUntil: null, stats: empty, perMinute: null };
   const ink = await import("ink");
   const WatchScreen = watchScreen(ink);
+  quietOnBrokenPipe(); // Ink writes to process.stdout (a stream): its reader may go away
   const view = ink.render(<WatchScreen s={state} />, { patchConsole: false, exitOnCtrlC: false });
   let stop = false;
   const onInterrupt = () => (stop = true);

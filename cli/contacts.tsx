@@ -1,3 +1,4 @@
+import { quietOnBrokenPipe } from "../src/node/tty.ts";
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { FreshToken } from "./fresh-token.ts";
@@ -86,6 +87,7 @@ export async function importFile(path: string, flags: OperatorFlags & { interval
   const id = await upload(op, await tokens.get(), path);
   const Screen = importScreen(await import("ink"));
   let report: ImportReport = { id, status: "queued", total: null, processed: 0, created: 0, updated: 0, rejected: 0, error: null, errors: [] };
+  quietOnBrokenPipe(); // Ink writes to process.stdout (a stream): its reader may go away
   const ink = (await import("ink")).render(<Screen file={basename(path)} r={report} />, { patchConsole: false });
   try {
     for (;;) {

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type Config, type ConfigKey } from "../src/config.ts";
-import { isTty } from "../src/node/tty.ts";
+import { isTty, writeErr } from "../src/node/tty.ts";
 import { setDefaultCountry } from "../src/http/phone.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
@@ -15,7 +15,7 @@ export function configOrExit(flags: Partial<Record<ConfigKey, unknown>>, flagKey
     return config;
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`parley: ${err.message}\n`);
+      writeErr(`parley: ${err.message}\n`);
       process.exit(2);
     }
     throw err;

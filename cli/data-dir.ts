@@ -7,7 +7,7 @@ import { openStore } from "../src/db/open.ts";
 import type { DB } from "../src/db/store.ts";
 import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
-import { isBrokenPipe } from "../src/node/tty.ts";
+import { isBrokenPipe, writeOut, writeErr } from "../src/node/tty.ts";
 import { mark } from "../src/start-mark.ts";
 
 /*
@@ -34,7 +34,7 @@ export interface OperatorContext {
 export async function withDataDir(
   config: Config,
   fn: (ctx: OperatorContext) => void | Promise<void>,
-  out: (line: string) => void = (l) => void process.stdout.write(l + "\n"),
+  out: (line: string) => void = (l) => void writeOut(l + "\n"),
 ): Promise<void> {
   // a mistyped --data-dir must not quietly create an empty database beside the real one
   if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
@@ -72,7 +72,7 @@ export async function runOperator(action: () => Promise<void>): Promise<void> {
     if (isBrokenPipe(err)) process.exit(0); // `| head -1`: the reader has what it wanted
     if (err instanceof Error) {
       const fields = err instanceof AppError && err.errors ? ` (${Object.entries(err.errors).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
-      process.stderr.write(`parley: ${err.message}${fields}\n`);
+      writeErr(`parley: ${err.message}${fields}\n`);
       process.exit(err instanceof NewerDatabaseError ? 2 : 1);
     }
     throw err;

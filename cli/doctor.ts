@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { formatReport } from "../src/ops/network-doctor.ts";
 import { configOrExit } from "./context.ts";
@@ -19,12 +20,12 @@ export function doctorCommand(program: Command): void {
       const config = configOrExit(flags.waWebSocketUrl ? { waWebSocketUrl: flags.waWebSocketUrl } : {}, ["waWebSocketUrl"]);
       const timeoutMs = Number(flags.timeoutMs);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 120_000) {
-        process.stderr.write("parley: --timeout-ms must be a whole number of milliseconds from 100 to 120000\n");
+        writeErr("parley: --timeout-ms must be a whole number of milliseconds from 100 to 120000\n");
         process.exit(2);
       }
       const { diagnoseNetwork } = await import("../src/ops/network-doctor.ts");
       const report = await diagnoseNetwork(config.waWebSocketUrl, { timeoutMs });
-      process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatReport(report));
+      writeOut(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatReport(report));
       // the sockets of a failed step may linger: the verdict is out, leave now
       process.exit(report.reachable ? 0 : 1);
     });

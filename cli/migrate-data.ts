@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { describeStore } from "../src/db/open.ts";
@@ -19,7 +20,7 @@ export function migrateDataCommand(program: Command): void {
       const batchRows = Number(flags.batch);
       if (!POSTGRES_URL.test(flags.to)) fail(`--to must be a postgres:// or postgresql:// URL`, 2);
       if (!Number.isInteger(batchRows) || batchRows < 1) fail(`--batch must be a positive whole number of rows`, 2);
-      const out = (line: string) => void process.stdout.write(line + "\n");
+      const out = (line: string) => void writeOut(line + "\n");
       out(`moving ${flags.from} to ${describeStore({ dataDir: flags.from, databaseUrl: flags.to })}, in one transaction`);
       let report: MigrateDataReport;
       const { migrateData, MigrateDataError } = await import("../src/ops/migrate-data.ts");
@@ -35,7 +36,7 @@ export function migrateDataCommand(program: Command): void {
 }
 
 function fail(message: string, code: 1 | 2): never {
-  process.stderr.write(`parley: ${message}\n`);
+  writeErr(`parley: ${message}\n`);
   process.exit(code);
 }
 

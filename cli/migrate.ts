@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { bundledMigrationCount, migrate, NewerDatabaseError } from "../src/db/migrate.ts";
 import { openStore } from "../src/db/open.ts";
@@ -15,10 +16,10 @@ export function migrateCommand(program: Command): void {
       const db = openStore(config);
       try {
         const applied = await migrate(db);
-        process.stdout.write(`applied ${applied} migration(s); ${bundledMigrationCount(db.engine)} in this build\n`);
+        writeOut(`applied ${applied} migration(s); ${bundledMigrationCount(db.engine)} in this build\n`);
       } catch (err) {
         if (!(err instanceof NewerDatabaseError)) throw err;
-        process.stderr.write(`parley: ${err.message}\n`);
+        writeErr(`parley: ${err.message}\n`);
         process.exitCode = 2;
       } finally {
         await db.close();

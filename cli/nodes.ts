@@ -1,3 +1,4 @@
+import { writeOut } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import type { DB } from "../src/db/store.ts";
 import { nodesSeenSince } from "../src/modules/nodes/repo.ts";
@@ -44,10 +45,10 @@ export function nodesCommand(program: Command): void {
       runOperator(async () => {
         const op = await openOperator(flags);
         const nodes = await listNodes(op.db, op.config.sessionLeaseMs);
-        if (flags.json) return void process.stdout.write(JSON.stringify(nodes, null, 2) + "\n");
-        if (!nodes.length) return void process.stdout.write("no node seen in the last hour\n");
+        if (flags.json) return void writeOut(JSON.stringify(nodes, null, 2) + "\n");
+        if (!nodes.length) return void writeOut("no node seen in the last hour\n");
         const rows = nodes.map((n) => ({ ...n, alive: n.alive ? "yes" : "no", sessions: n.sessions.length }));
-        process.stdout.write(table(rows, ["id", "url", "alive", "sessions", "startedAt", "lastSeenAt"]) + "\n");
+        writeOut(table(rows, ["id", "url", "alive", "sessions", "startedAt", "lastSeenAt"]) + "\n");
       }),
     );
 }

@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { announcedUrl } from "../src/db/lock.ts";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
@@ -9,7 +10,7 @@ import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 /** Prints `parley: <message>` and exits: 2 for a database from a newer build, 1 for the rest the operator must fix. */
 function fail(err: unknown): never {
   if (err instanceof BackupError || err instanceof NewerDatabaseError || (err instanceof Error && "code" in err)) {
-    process.stderr.write(`parley: ${err.message}\n`);
+    writeErr(`parley: ${err.message}\n`);
     process.exit(err instanceof NewerDatabaseError ? 2 : 1);
   }
   throw err;
@@ -26,7 +27,7 @@ export function opsCommands(program: Command): void {
       try {
         assertSqliteDataDir(config, "backup");
         const m = await backup(config.dataDir, file);
-        process.stdout.write(`backup written to ${file}: database (${m.migrations} migrations, integrity ok) and ${m.files.length - 1} other entr${m.files.length === 2 ? "y" : "ies"} of ${config.dataDir}\n`);
+        writeOut(`backup written to ${file}: database (${m.migrations} migrations, integrity ok) and ${m.files.length - 1} other entr${m.files.length === 2 ? "y" : "ies"} of ${config.dataDir}\n`);
       } catch (err) {
         fail(err);
       }
@@ -41,7 +42,7 @@ export function opsCommands(program: Command): void {
       try {
         assertSqliteDataDir(config, "restore");
         const m = await restore(file, config.dataDir);
-        process.stdout.write(`restored the backup of ${m.createdAt} (Parley ${m.version}) into ${config.dataDir}; start the server with --data-dir ${config.dataDir}\n`);
+        writeOut(`restored the backup of ${m.createdAt} (Parley ${m.version}) into ${config.dataDir}; start the server with --data-dir ${config.dataDir}\n`);
       } catch (err) {
         fail(err);
       }
@@ -60,10 +61,10 @@ export function opsCommands(program: Command): void {
       try {
         const res = await fetch(`${base}/ready`, { signal: AbortSignal.timeout(Number(flags.timeout) || 3000) });
         const body = await res.text();
-        process.stdout.write(`${res.status} ${base}/ready ${body.slice(0, 200)}\n`);
+        writeOut(`${res.status} ${base}/ready ${body.slice(0, 200)}\n`);
         process.exit(res.status === 200 ? 0 : 1);
       } catch (err) {
-        process.stderr.write(`parley: GET ${base}/ready failed (${(err as Error).message})\n`);
+        writeErr(`parley: GET ${base}/ready failed (${(err as Error).message})\n`);
         process.exit(1);
       }
     });

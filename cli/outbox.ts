@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +22,7 @@ export function outboxCommand(program: Command): void {
       const config = configOrExit({ dataDir: flags.dataDir });
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        process.stderr.write("parley: --limit must be an integer from 1 to 1000\n");
+        writeErr("parley: --limit must be an integer from 1 to 1000\n");
         process.exit(2);
       }
       if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
@@ -33,14 +34,14 @@ export function outboxCommand(program: Command): void {
         const to = raw && !raw.includes("@") ? normalisePhone(raw) : raw;
         const entries = await listOutbox(db, { to, limit });
         if (flags.json) {
-          process.stdout.write(JSON.stringify(entries, null, 2) + "\n");
+          writeOut(JSON.stringify(entries, null, 2) + "\n");
           return;
         }
-        if (!entries.length) process.stdout.write("the outbox is empty\n");
+        if (!entries.length) writeOut("the outbox is empty\n");
         for (const e of entries) {
-          process.stdout.write(`── ${e.createdAt}  ${e.medium} to ${e.to}  (${e.kind})\n`);
-          if (e.subject) process.stdout.write(`Subject: ${e.subject}\n`);
-          process.stdout.write(`${(e.text ?? "").trimEnd()}\n\n`);
+          writeOut(`── ${e.createdAt}  ${e.medium} to ${e.to}  (${e.kind})\n`);
+          if (e.subject) writeOut(`Subject: ${e.subject}\n`);
+          writeOut(`${(e.text ?? "").trimEnd()}\n\n`);
         }
       } finally {
         await db.close();

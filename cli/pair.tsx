@@ -1,3 +1,4 @@
+import { quietOnBrokenPipe } from "../src/node/tty.ts";
 import qrcodeTerminal from "qrcode-terminal";
 import { phoneField } from "../src/http/phone.ts";
 import { colorEnabled } from "./context.ts";
@@ -175,6 +176,7 @@ export async function pair(ref: string, flags: PairFlags): Promise<number> {
   const phone = flags.code === undefined ? null : phoneField.safeParse(flags.code);
   if (phone && !phone.success) throw new OperatorError(`--code ${flags.code}: the phone number ${phone.error.issues[0]!.message}`);
   const PairScreen = pairScreen(await import("ink"), colorEnabled());
+  quietOnBrokenPipe(); // Ink writes to process.stdout (a stream): its reader may go away
   const ink = (await import("ink")).render(<PairScreen s={state} />, { patchConsole: false, exitOnCtrlC: false });
   let finish!: (code: number) => void;
   const done = new Promise<number>((r) => (finish = r));

@@ -1,3 +1,4 @@
+import { writeErr, writeOut } from "../src/node/tty.ts";
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 
@@ -45,6 +46,8 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
     .description("Parley: a self-hostable multi-tenant messaging platform in one binary")
     .version(VERSION, "-v, --version", "print the version")
     .showHelpAfterError()
+    // the version, help and usage errors straight to the descriptors (node/tty.ts: not the streams)
+    .configureOutput({ writeOut, writeErr })
     // the binary starts with JIT tier-up thresholds raised (`--compile-jit-policy`), which only
     // pays while a program starts: every command but `serve` (which waits until it listens) is
     // back to the normal policy before its action runs
@@ -62,6 +65,6 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   program
     .command("version")
     .description("print the version")
-    .action(() => void process.stdout.write(`parley ${VERSION}\n`));
+    .action(() => void writeOut(`parley ${VERSION}\n`));
   return program;
 }

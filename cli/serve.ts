@@ -4,7 +4,7 @@ import { announceUrl, DataDirBusyError, withdrawUrl } from "../src/db/lock.ts";
 import { NewerDatabaseError } from "../src/db/migrate.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { ListenError, PortInUseError, startServer } from "../src/server.ts";
-import { isTty, writeStdoutLine } from "../src/node/tty.ts";
+import { isTty, writeStdoutLine, writeErr } from "../src/node/tty.ts";
 import { releaseMemory, releaseWhenIdle } from "./idle-release.ts";
 import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
@@ -36,11 +36,11 @@ export function serveCommand(program: Command): void {
         server = await startServer(config, log);
       } catch (err) {
         if (err instanceof DataDirBusyError || err instanceof PortInUseError || err instanceof ListenError) {
-          process.stderr.write(`parley: ${err.message}\n`);
+          writeErr(`parley: ${err.message}\n`);
           process.exit(1);
         }
         if (err instanceof NewerDatabaseError) {
-          process.stderr.write(`parley: ${err.message}\n`);
+          writeErr(`parley: ${err.message}\n`);
           process.exit(2);
         }
         log.error("start-up failed", { err });

@@ -1,3 +1,4 @@
+import { writeOut } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { openOperator, OperatorError, operatorOptions, ownerToken, requireApi, runOperator, type Operator, type OperatorFlags } from "./operator.ts";
 
@@ -51,9 +52,9 @@ export function sessionsCommand(program: Command): void {
              WHERE CAST(?1 AS TEXT) IS NULL OR s.workspace_id = ?1 ORDER BY w.name, s.created_at`,
           )
           .all(wsId);
-        if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
-        if (!rows.length) return void process.stdout.write("no sessions\n");
-        for (const r of rows) process.stdout.write(`${r.id}  ${r.status.padEnd(12)} ${phone(r.phoneNumber).padEnd(17)} ${r.name}  (${r.workspace})\n`);
+        if (flags.json) return void writeOut(JSON.stringify(rows, null, 2) + "\n");
+        if (!rows.length) return void writeOut("no sessions\n");
+        for (const r of rows) writeOut(`${r.id}  ${r.status.padEnd(12)} ${phone(r.phoneNumber).padEnd(17)} ${r.name}  (${r.workspace})\n`);
       }),
     );
 
@@ -62,7 +63,7 @@ export function sessionsCommand(program: Command): void {
       const op = await openOperator(flags);
       const ws = await findWorkspace(op, flags.workspace);
       const body = await requireApi(op, await ownerToken(op, ws.id), "POST", "/api/v1/chatapp", { name });
-      process.stdout.write(`created ${body.data.id} "${body.data.name}" in ${ws.name}; pair it with: parley pair ${body.data.id}\n`);
+      writeOut(`created ${body.data.id} "${body.data.name}" in ${ws.name}; pair it with: parley pair ${body.data.id}\n`);
     }),
   );
 
@@ -72,7 +73,7 @@ export function sessionsCommand(program: Command): void {
         const op = await openOperator(flags);
         const s = await findSession(op, ref, flags.workspace);
         const body = await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/v1/chatapp/${s.id}/connect`);
-        process.stdout.write(`${s.name}: ${body.data.status}${body.data.phoneNumber ? ` ${phone(body.data.phoneNumber)}` : ""}\n`);
+        writeOut(`${s.name}: ${body.data.status}${body.data.phoneNumber ? ` ${phone(body.data.phoneNumber)}` : ""}\n`);
       }),
   );
 
@@ -81,7 +82,7 @@ export function sessionsCommand(program: Command): void {
       const op = await openOperator(flags);
       const s = await findSession(op, ref, flags.workspace);
       await requireApi(op, await ownerToken(op, s.workspaceId), "POST", `/api/v1/chatapp/${s.id}/disconnect`);
-      process.stdout.write(`${s.name}: disconnected\n`);
+      writeOut(`${s.name}: disconnected\n`);
     }),
   );
 }

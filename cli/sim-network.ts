@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 
 interface Flags {
@@ -12,7 +13,7 @@ interface Flags {
 function intFlag(name: string, value: string, min: number, max: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    process.stderr.write(`parley: --${name} must be a whole number from ${min} to ${max}\n`);
+    writeErr(`parley: --${name} must be a whole number from ${min} to ${max}\n`);
     process.exit(1);
   }
   return n;
@@ -42,7 +43,7 @@ export function simNetworkCommand(program: Command): void {
         },
       });
       // one line on stdout once listening, as `parley serve` prints
-      process.stdout.write(JSON.stringify({ listening: net.url, port: net.port }) + "\n");
+      writeOut(JSON.stringify({ listening: net.url, port: net.port }) + "\n");
       let stopping = false;
       const stop = () => {
         if (stopping) process.exit(130);
@@ -50,7 +51,7 @@ export function simNetworkCommand(program: Command): void {
         net.stop().then(
           () => process.exit(0),
           (err) => {
-            process.stderr.write(`parley: sim network stop failed: ${(err as Error).message}\n`);
+            writeErr(`parley: sim network stop failed: ${(err as Error).message}\n`);
             process.exit(1);
           },
         );

@@ -1,3 +1,4 @@
+import { writeOut } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { openOperator, operatorOptions, ownerToken, requireApi, runOperator, type OperatorFlags } from "./operator.ts";
 import { findSession } from "./sessions.ts";
@@ -18,7 +19,7 @@ export function simCommand(program: Command): void {
     .action((ref: string, flags: OperatorFlags & { phone: string }) =>
       runOperator(async () => {
         const { session } = await simCall(ref, flags, "scan", { phoneNumber: flags.phone });
-        process.stdout.write(`${session.name}: scanned by +${flags.phone}\n`);
+        writeOut(`${session.name}: scanned by +${flags.phone}\n`);
       }),
     );
 
@@ -28,7 +29,7 @@ export function simCommand(program: Command): void {
     .action((ref: string, flags: OperatorFlags & { from: string; text: string }) =>
       runOperator(async () => {
         const { session, body } = await simCall(ref, flags, "inbound", { from: flags.from, type: "text", text: flags.text });
-        process.stdout.write(`${session.name}: inbound ${body.data.networkMessageId} from +${flags.from}\n`);
+        writeOut(`${session.name}: inbound ${body.data.networkMessageId} from +${flags.from}\n`);
       }),
     );
 
@@ -37,7 +38,7 @@ export function simCommand(program: Command): void {
     .action((ref: string, flags: OperatorFlags & { reason: string }) =>
       runOperator(async () => {
         const { session } = await simCall(ref, flags, "logout", { reason: flags.reason });
-        process.stdout.write(`${session.name}: logged out by the network (${flags.reason})\n`);
+        writeOut(`${session.name}: logged out by the network (${flags.reason})\n`);
       }),
     );
 }

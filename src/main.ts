@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
 import { mark } from "./start-mark.ts";
 import { buildProgram } from "../cli/program.ts";
-import { isBrokenPipe, quietOnBrokenPipe } from "./node/tty.ts";
+import { isBrokenPipe } from "./node/tty.ts";
 
-// every command but serve prints for a reader that may go away (`parley keys list | head -1`)
-if (process.argv[2] !== "serve") quietOnBrokenPipe();
+// commands print with writeOut / writeErr (node/tty.ts), straight to the descriptors: a reader
+// that goes away (`parley keys list | head -1`) ends them quietly, and no process builds the
+// process.stdout / process.stderr streams unless it uses them (the Ink screens, the server's log)
 mark("main");
 try {
   const program = await buildProgram(process.argv);

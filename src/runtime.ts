@@ -33,6 +33,7 @@ import { DeliveryStore } from "./modules/webhooks/store.ts";
 import { LeaseKeeper } from "./modules/sessions/leases.ts";
 import { VERSION } from "./version.ts";
 import { setDefaultCountry } from "./http/phone.ts";
+import { giveWay } from "./yield.ts";
 
 /**
  * One Parley: the store, the deps over it, the modules' services and the app, built once by
@@ -221,11 +222,17 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       started = true;
       await clusterEvents?.start();
       deps.jobs.start();
+      mark("jobs started");
       // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
       // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before
       // the first request otherwise
       periodicTimer = setTimeout(() => (periodic = startPeriodic(services.periodic, log)), PERIODIC_START_DELAY_MS);
-      await services.start();
+      // between its parts, the event loop answers the requests that came in meanwhile (see there);
+      // a stop begun meanwhile ends it
+      await services.start(async () => {
+        await giveWay();
+        return next === 0;
+      });
     },
     stop: () => runUntil(STOP_ORDER.indexOf("checkpointer")),
     close: () => runUntil(STOP_ORDER.length),

@@ -10,6 +10,7 @@ import { hostUrl, publicBaseUrl } from "./http/public-url.ts";
 import { logFirstSteps } from "./modules/setup/start-log.ts";
 import { failureBody } from "./http/envelope.ts";
 import { ERROR_CODES } from "./errors.ts";
+import { listenApp } from "./http/listen.ts";
 
 /** The listen address is taken (by another Parley or any other program). */
 export class PortInUseError extends Error {
@@ -105,8 +106,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const freed = await runtime.deps.jobs.releaseAbandoned();
   if (freed) log.warn("released jobs left running by a previous process", { jobs: freed });
   try {
-    // Elysia's own listen wires its WebSocket handlers into Bun.serve
-    runtime.app.listen({
+    // Elysia's listen without its second pass (see there): the app's WebSocket handlers, its onStart hooks
+    listenApp(runtime.app, {
       hostname: config.host,
       port: config.port,
       // Elysia turns SO_REUSEPORT on: a second server would share the port and take half the requests

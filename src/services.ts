@@ -1,3 +1,5 @@
+import { mark } from "./start-mark.ts";
+import { giveWay } from "./yield.ts";
 import type { AppDeps } from "./deps.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
 import { authPeriodicJobs } from "./modules/auth/periodic.ts";
@@ -28,8 +30,15 @@ export interface Services {
   realtime: RealtimeHub;
   /** inbound messages, receipts and the outbound sender */
   messaging: MessagingServices;
-  /** Starts background work that needs the server to be up (restoring sessions, ...). */
-  start(): Promise<void>;
+  /**
+   * Starts the webhook dispatcher, the outbound queue, the campaigns and the sessions' restore,
+   * each after `turn()` (default: a turn of the event loop). The server listens already: on SQLite
+   * every statement runs on the event loop, and a request that arrives meanwhile is answered
+   * between two parts instead of after all of them (their writes, the first of which makes the
+   * WAL file and syncs it and its folder, included). `turn` resolving false stops there (the
+   * runtime is stopping).
+   */
+  start(turn?: () => Promise<boolean>): Promise<void>;
   /** Resolves once the restoring of sessions that `start` began is over (at once if it never began). */
   restored(): Promise<void>;
   /** Resolves once the network events heard so far are handled (tests wait on it instead of sleeping). */
@@ -37,6 +46,12 @@ export interface Services {
 }
 
 const DAY = 86_400_000;
+
+/** A turn of the event loop, then go on. */
+const nextTurn = async (): Promise<boolean> => {
+  await giveWay();
+  return true;
+};
 
 /** Wires every module's services, job handlers and periodic jobs. */
 export function createServices(deps: AppDeps): Services {
@@ -84,12 +99,19 @@ export function createServices(deps: AppDeps): Services {
     sessions,
     realtime,
     messaging,
-    async start() {
-      await webhooks.start();
-      await messaging.start();
-      await campaigns.start();
-      // sessions come back one by one in the background: start-up does not wait for all of them
-      restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err }));
+    async start(turn = nextTurn) {
+      const steps: [string, () => Promise<void>][] = [
+        ["webhooks started", () => webhooks.start()],
+        ["messaging started", () => messaging.start()],
+        ["campaigns started", () => campaigns.start()],
+        // sessions come back one by one in the background: start-up does not wait for all of them
+        ["restore begun", async () => void (restoring = sessions.restore().catch((err) => deps.log.error("restoring sessions failed", { err })))],
+      ];
+      for (const [done, step] of steps) {
+        if (!(await turn())) return;
+        await step();
+        mark(done);
+      }
     },
     restored: () => restoring,
     settled: () => messaging.settled(),

@@ -151,3 +151,42 @@ describe("one owner of lifecycle: every stateful service is built once per runti
     expect(other.services.sessions.isLive(s.id)).toBe(false);
   });
 });
+
+describe("the services start in turns of the event loop", () => {
+  test("each part waits for a turn (a request that came in meanwhile is answered between parts); a turn answering false stops there", async () => {
+    const t = await createTestApp();
+    try {
+      const parts: string[] = [];
+      observe(parts, "messaging", t.services.messaging, "start");
+      observe(parts, "restore", t.services.sessions, "restore");
+      let turns = 0;
+      // between the turns, a request is answered: the routes and the store are ready already
+      await t.services.start(async () => {
+        turns++;
+        expect((await t.request("GET", "/health")).status).toBe(200);
+        return turns < 3;
+      });
+      // webhooks, then messaging; the third turn said stop: no campaigns sweep, no restore
+      expect(turns).toBe(3);
+      expect(parts).toEqual(["messaging"]);
+      expect(t.deps.leases.running).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("by default every part starts, the sessions' restore last", async () => {
+    const t = await createTestApp();
+    try {
+      const parts: string[] = [];
+      observe(parts, "messaging", t.services.messaging, "start");
+      observe(parts, "restore", t.services.sessions, "restore");
+      await t.services.start();
+      expect(parts).toEqual(["messaging", "restore"]);
+      await t.services.restored();
+      expect(t.deps.leases.running).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -24,6 +24,42 @@ export function writeStdoutLine(line: string): void {
   }
 }
 
+/** One Int32 to sleep on (Atomics.wait) while a non-blocking descriptor is full. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to stdout (1) or stderr (2) at once, synchronously, without building
+ * process.stdout / process.stderr: Bun builds those streams on first access, ≈10 ms of CPU that
+ * a short command (`parley --version`, `parley workspaces list`) would spend on them, more than
+ * the rest of its own work. A full non-blocking pipe is waited for; a stdout whose reader has gone
+ * (`| head -1`) ends the process with status 0, quietly (the reader has what it wanted), a stderr
+ * whose reader has gone is ignored.
+ */
+export function writeFd(fd: 1 | 2, text: string): void {
+  let buf = Buffer.from(text);
+  while (buf.length) {
+    try {
+      buf = buf.subarray(writeSync(fd, buf));
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (code === "EAGAIN") {
+        Atomics.wait(pause, 0, 0, 1);
+        continue;
+      }
+      if (isBrokenPipe(err)) {
+        if (fd === 1) process.exit(0);
+        return;
+      }
+      throw err;
+    }
+  }
+}
+
+/** `writeFd(1, text)`: a command's output. */
+export const writeOut = (text: string): void => writeFd(1, text);
+/** `writeFd(2, text)`: a command's one-line errors. */
+export const writeErr = (text: string): void => writeFd(2, text);
+
 /** A write to a pipe whose reader has gone (`parley keys list | head -1`): the reader has what it wanted. */
 export function isBrokenPipe(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === "EPIPE";
@@ -35,8 +71,9 @@ let guarded = false;
  * A command's output piped into `head -1` and the like: once the reader has gone, the next
  * write fails with EPIPE, which Node-style streams report as an 'error' event after the write
  * returned; unheard, it ends the process with a stack trace. This ends it quietly instead, with
- * status 0 (the reader has what it wanted). Builds process.stdout: commands that print call it,
- * not `serve`, which never writes to the stream (see above).
+ * status 0 (the reader has what it wanted). Builds process.stdout and process.stderr: only the
+ * commands that use the streams call it (the Ink screens); the others write with writeOut and
+ * writeErr, and `serve` never writes to stdout's stream (see above).
  */
 export function quietOnBrokenPipe(): void {
   if (guarded) return;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
+import { and, count, eq, isNull, or, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { usersSql } from "../users/repo.ts";
 import { workspaces } from "./table.ts";
@@ -24,23 +24,30 @@ export async function updateWorkspace(
  * Every workspace with its member count and owner: for the operator's CLI only (operator
  * power is access to the data dir, docs/operations.md), never reachable over HTTP.
  */
-export async function listAllWorkspaces(db: DB) {
+export async function listAllWorkspaces(db: DB): Promise<OperatorWorkspaceRow[]> {
+  // one statement of plain SQL: `parley workspaces list` runs this once, cold, where building it
+  // with drizzle's query builder cost more than the read
   return db
-    .select({
-      id: workspaces.id,
-      name: workspaces.name,
-      planId: workspaces.planId,
-      status: workspaces.subscriptionStatus,
-      trialEndsAt: workspaces.trialEndsAt,
-      currentPeriodEnd: workspaces.currentPeriodEnd,
-      createdAt: workspaces.createdAt,
-      // qualified by hand: drizzle renders a single-table column unqualified, which the subquery would bind to users
-      members: sql<number>`${sql.raw(usersSql.memberCount('"workspaces"."id"'))}`,
-      owner: sql<string | null>`${sql.raw(usersSql.ownerEmail('"workspaces"."id"'))}`,
-    })
-    .from(workspaces)
-    .orderBy(asc(workspaces.createdAt))
+    .prepare<OperatorWorkspaceRow>(
+      `SELECT w.id, w.name, w.plan_id AS "planId", w.subscription_status AS "status", w.trial_ends_at AS "trialEndsAt",
+        w.current_period_end AS "currentPeriodEnd", w.created_at AS "createdAt",
+        ${usersSql.memberCount("w.id")} AS "members", ${usersSql.ownerEmail("w.id")} AS "owner"
+      FROM workspaces w ORDER BY w.created_at`,
+    )
     .all();
+}
+
+/** A row of listAllWorkspaces. */
+export interface OperatorWorkspaceRow {
+  id: string;
+  name: string;
+  planId: string;
+  status: WorkspaceRow["subscriptionStatus"];
+  trialEndsAt: number | null;
+  currentPeriodEnd: number | null;
+  createdAt: number;
+  members: number;
+  owner: string | null;
 }
 
 /** Workspaces whose id or exact name is `ref` (the CLI accepts either). */
