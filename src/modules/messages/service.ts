@@ -1,6 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { assertStatusCanSend, assertWithin, planInForce } from "../billing/quota.ts";
+
+type PlanInForce = Awaited<ReturnType<typeof planInForce>>;
 import { findContact } from "../contacts/repo.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import { cursorPagination } from "../../http/cursor.ts";
@@ -11,7 +13,7 @@ import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConv
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
-import { resolveRich } from "./rich-send.ts";
+import { isRichType, resolveRich } from "./rich-send.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { enqueueSender } from "./sender.ts";
 import { requireGroup } from "../groups/service.ts";
@@ -67,7 +69,7 @@ type LastMessage = { messageId: string; maxAt: number; at: number };
  * The conversation of a send. The group's first send to it upserts it; the later ones only move
  * its last message, which is written once at the end of the group with the last one's values.
  */
-async function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): Promise<string> {
+function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string | Promise<string> {
   const key = `conversation:${ws}:${c.sessionId}:${c.phone}`;
   if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.db, ws, c));
   const id = group.get<string>(key);
@@ -103,18 +105,22 @@ export async function acceptSend(
   // media is fetched or stored only for a session that can send; a text send checks it in its group
   const early = !isMediaKind(input.type) && !input.groupId ? null : sessionCheck(await sessionForSend(deps.db, ws, input.session_id));
   if (input.groupId) await requireGroup(deps, ws, input.session_id, input.groupId);
-  const rich = await resolveRich(deps, ws, input);
-  const media = await resolveSendMedia(deps, ws, input);
+  // a plain text send has neither: no call (and no await) for them
+  const rich = isRichType(input.type) || input.replyTo !== undefined ? await resolveRich(deps, ws, input) : null;
+  const media = isMediaKind(input.type) ? await resolveSendMedia(deps, ws, input) : null;
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
-      // the session, the plan and the month's usage are read once per group transaction (send-batch.ts)
-      const session = early ?? sessionCheck(await group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.db, ws, input.session_id)));
+      // the session, the plan and the month's usage are read once per group transaction
+      // (send-batch.ts); the group's later sends find them without an await (`known`)
+      const sessionKey = `session:${ws}:${input.session_id}`;
+      const session = early ?? sessionCheck(group.known<SendSession | null>(sessionKey) ?? (await group.once(sessionKey, () => sessionForSend(deps.db, ws, input.session_id))));
       const at = deps.clock.now().getTime();
       const period = monthOf(at);
-      const plan = await group.once(`plan:${ws}`, async () => planInForce(deps, ws));
+      const planKey = `plan:${ws}`;
+      const plan = group.known<PlanInForce>(planKey) ?? (await group.once(planKey, () => planInForce(deps, ws)));
       assertStatusCanSend(plan.status);
       const usageKey = `usage:${ws}:${period}`;
-      const used = await group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n));
+      const used = group.countOf(usageKey) ?? (await group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n)));
       assertWithin(plan.limits, "messagesPerMonth", used);
       group.writing(); // nothing below refuses a send but a repeated Idempotency-Key (which has a savepoint)
       if (media?.prepared) await commitMedia(deps, media.prepared);
@@ -125,7 +131,8 @@ export async function acceptSend(
         group.count(usageKey);
         return answer;
       }
-      const conversationId = await groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
+      const conversation = groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
+      const conversationId = typeof conversation === "string" ? conversation : await conversation;
       await insertQueuedMessage(deps.db, ws, {
         id,
         sessionId: session.id,
@@ -142,7 +149,8 @@ export async function acceptSend(
         at,
       });
       indexTextLater(deps.db, group, id);
-      await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
+      const senderKey = `sender:${ws}:${session.id}`;
+      if (!group.has(senderKey)) await group.once(senderKey, () => enqueueSender(deps, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString(), sendAt: null };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
