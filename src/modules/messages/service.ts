@@ -9,7 +9,7 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, insertQueuedMessageNow, moveLastMessage, type QueuedMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
@@ -44,8 +44,14 @@ function schedulableSession(session: SendSession | null): SendSession {
 
 /** `YYYY-MM` of a time, UTC: the window of the monthly message quota. */
 export function monthOf(t: number): string {
-  return new Date(t).toISOString().slice(0, 7);
+  if (t >= month.from && t < month.to) return month.name;
+  const d = new Date(t);
+  const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  month = { from, to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1), name: d.toISOString().slice(0, 7) };
+  return month.name;
 }
+/** the month monthOf answered last, with its bounds: every send asks, nearly always for the same month */
+let month = { from: 0, to: 0, name: "" };
 
 /** A unique index refused the insert: SQLite's SQLITE_CONSTRAINT_*, PostgreSQL's 23505. */
 function isUniqueViolation(err: unknown): boolean {
@@ -114,7 +120,7 @@ export async function acceptSend(
       // (send-batch.ts); the group's later sends find them without an await (`known`)
       const sessionKey = `session:${ws}:${input.session_id}`;
       const session = early ?? sessionCheck(group.known<SendSession | null>(sessionKey) ?? (await group.once(sessionKey, () => sessionForSend(deps.db, ws, input.session_id))));
-      const at = deps.clock.now().getTime();
+      const at = deps.clock.nowMs();
       const period = monthOf(at);
       const planKey = `plan:${ws}`;
       const plan = group.known<PlanInForce>(planKey) ?? (await group.once(planKey, () => planInForce(deps, ws)));
@@ -133,7 +139,7 @@ export async function acceptSend(
       }
       const conversation = groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
       const conversationId = typeof conversation === "string" ? conversation : await conversation;
-      await insertQueuedMessage(deps.db, ws, {
+      const message: QueuedMessage = {
         id,
         sessionId: session.id,
         conversationId,
@@ -147,7 +153,8 @@ export async function acceptSend(
         createdBy: caller.actorId,
         automationId: origin.automationId ?? null,
         at,
-      });
+      };
+      if (!insertQueuedMessageNow(deps.db, ws, message)) await insertQueuedMessage(deps.db, ws, message);
       indexTextLater(deps.db, group, id);
       const senderKey = `sender:${ws}:${session.id}`;
       if (!group.has(senderKey)) await group.once(senderKey, () => enqueueSender(deps, ws, session.id));
