@@ -1,8 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { assertStatusCanSend, assertWithin, planInForce } from "../billing/quota.ts";
-
-type PlanInForce = Awaited<ReturnType<typeof planInForce>>;
 import { findContact } from "../contacts/repo.ts";
 import { commitMedia, discardMedia } from "../media/service.ts";
 import { cursorPagination } from "../../http/cursor.ts";
@@ -23,6 +21,8 @@ import { announceScheduled, scheduleSend } from "./scheduled.ts";
 import type { SendAnswer } from "./send-answer.ts";
 
 export type { SendAnswer } from "./send-answer.ts";
+
+type PlanInForce = Awaited<ReturnType<typeof planInForce>>;
 
 /** How far ahead a send may be scheduled. */
 export const MAX_SCHEDULE_MS = 30 * 86_400_000;
