@@ -5,14 +5,17 @@ import { phoneField } from "../../http/phone.ts";
 import { recipientField } from "./recipient.ts";
 import { lazySchema } from "../../http/lazy-schema.ts";
 import { GROUP_ADDRESS } from "../../network/group-address.ts";
+import { withPlainTextSend } from "./send-body-fast.ts";
 
 /** Digits with the country code, no plus, 8 to 15 digits. */
 export const phoneNumber = phoneField;
 
 const SOURCES = ["mediaUrl", "mediaId", "media"] as const;
 
-/** POST /api/v1/messages/send (docs/messages.md). */
-export const sendBody = lazySchema(() =>
+/** POST /api/v1/messages/send (docs/messages.md); a plain text send is answered without the schema's walk (send-body-fast.ts). */
+export const sendBody = lazySchema(() => withPlainTextSend(sendSchema()));
+
+const sendSchema = () =>
   z
     .object({
       /** the documented name; `sessionId` (the name answers use) is accepted too */
@@ -57,8 +60,7 @@ export const sendBody = lazySchema(() =>
     // the API reference's sample body: a text message that is accepted as it is, given a session id of the workspace
     .meta({ example: { session_id: "0193a1f4-6c2e-7d10-8a4b-3f5e2c1d9b7a", to: "919876543210", type: "text", body: "Hello from Parley" } })
     // one name downstream; `to` is the address the message goes to (a group's too)
-    .transform(({ sessionId, ...v }) => ({ ...v, to: (v.groupId ?? v.to)!, session_id: (v.session_id ?? sessionId)! })),
-);
+    .transform(({ sessionId, ...v }) => ({ ...v, to: (v.groupId ?? v.to)!, session_id: (v.session_id ?? sessionId)! }));
 export type SendBody = z.infer<typeof sendBody>;
 
 export const messageIdParams = lazySchema(() => z.object({ id: z.uuid() }));

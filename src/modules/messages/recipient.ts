@@ -37,6 +37,15 @@ const rememberedPhone = lazySchema(() => z.string().transform((raw, ctx) => {
   return r.data;
 }));
 
+/**
+ * What the recipient field answers for `raw` when that is already known without parsing: a LID
+ * address as it is, or a number the field accepted before; undefined otherwise.
+ */
+export function knownRecipient(raw: string): string | undefined {
+  if (LID_ADDRESS.test(raw)) return raw;
+  return accepted.get(defaultCountryKey() + raw);
+}
+
 /** `to` of a send: a phone number (docs/api.md), or the `<digits>@lid` address of a contact whose number the network hides. */
 export const recipientField = lazySchema(() => z.union([z.string().regex(LID_ADDRESS), rememberedPhone, phoneField], {
   error: (iss) =>

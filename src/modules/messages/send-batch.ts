@@ -41,6 +41,14 @@ export class SendGroup {
     return this.memo.get(key) as T;
   }
 
+  /**
+   * The value `once` holds for `key`, or undefined: for a caller that skips the await of `once`
+   * when the group already knows the value (only for values that are never undefined or null).
+   */
+  known<T>(key: string): T | undefined {
+    return (this.memo.get(key) ?? undefined) as T | undefined;
+  }
+
   /** `read()` once per group (and again after a rolled-back send that first read it). */
   async once<T>(key: string, read: () => Promise<T>): Promise<T> {
     if (this.memo.has(key)) return this.memo.get(key) as T;
@@ -55,6 +63,12 @@ export class SendGroup {
     let c = this.counters.get(key);
     if (!c) this.counters.set(key, (c = { n: await read(), added: 0, write }));
     return c.n + c.added;
+  }
+
+  /** What `counter` would answer for `key` once it read the counter, without an await; undefined before. */
+  countOf(key: string): number | undefined {
+    const c = this.counters.get(key);
+    return c && c.n + c.added;
   }
 
   /** Adds one to a counter read by `counter`; written once, in `writeDeferred`. */

@@ -1,9 +1,14 @@
 import type { DB } from "../../db/store.ts";
 import { oncePer } from "../../db/prepared.ts";
+import { heldSqlite } from "../../db/sqlite.ts";
 import type { SubscriptionStatus } from "../billing/quota.ts";
 
 // The statements of an accepted send, as raw statements prepared once per store: a send runs
 // each of them, and drizzle's placeholder filling and row mapping were a third of their cost.
+
+// every column not named takes its default (null, attempts 0)
+const MESSAGE_SQL = `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
+   VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`;
 
 function statements(db: DB) {
   const greatest = db.engine === "postgres" ? "greatest" : "max";
@@ -40,11 +45,7 @@ function statements(db: DB) {
       `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, media_id, status, created_by, send_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?)`,
     ),
-    // every column not named takes its default (null, attempts 0)
-    message: db.prepare(
-      `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
-    ),
+    message: db.prepare(MESSAGE_SQL),
   };
 }
 
@@ -92,11 +93,25 @@ export async function insertScheduledMessage(
   await stmts(db).scheduled.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.mediaId, m.createdBy, m.sendAt, m.at, m.at);
 }
 
+export type QueuedMessage = { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; payload?: string | null; replyToId?: string | null; mediaId: string | null; createdBy: string; automationId?: string | null; at: number };
+
+const messageParams = (workspaceId: string, m: QueuedMessage) =>
+  [m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.payload ?? null, m.replyToId ?? null, m.mediaId, m.createdBy, m.automationId ?? null, m.at, m.at] as const;
+
 /** Inserts an outbound message as `queued`. */
-export async function insertQueuedMessage(
-  db: DB,
-  workspaceId: string,
-  m: { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; payload?: string | null; replyToId?: string | null; mediaId: string | null; createdBy: string; automationId?: string | null; at: number },
-): Promise<void> {
-  await stmts(db).message.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.payload ?? null, m.replyToId ?? null, m.mediaId, m.createdBy, m.automationId ?? null, m.at, m.at);
+export async function insertQueuedMessage(db: DB, workspaceId: string, m: QueuedMessage): Promise<void> {
+  await stmts(db).message.run(...messageParams(workspaceId, m));
+}
+
+/**
+ * insertQueuedMessage at once, when this async context holds SQLite's transaction (a send
+ * group's): true when inserted, false otherwise (PostgreSQL, or no transaction held), when the
+ * caller awaits insertQueuedMessage instead. The same statement in the same transaction, without
+ * an await: a group commit of sends makes one per send.
+ */
+export function insertQueuedMessageNow(db: DB, workspaceId: string, m: QueuedMessage): boolean {
+  const held = heldSqlite(db);
+  if (!held) return false;
+  held.query(MESSAGE_SQL).run(...messageParams(workspaceId, m));
+  return true;
 }

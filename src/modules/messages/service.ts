@@ -7,11 +7,11 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, insertQueuedMessageNow, moveLastMessage, type QueuedMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
-import { resolveRich } from "./rich-send.ts";
+import { isRichType, resolveRich } from "./rich-send.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { enqueueSender } from "./sender.ts";
 import { requireGroup } from "../groups/service.ts";
@@ -21,6 +21,8 @@ import { announceScheduled, scheduleSend } from "./scheduled.ts";
 import type { SendAnswer } from "./send-answer.ts";
 
 export type { SendAnswer } from "./send-answer.ts";
+
+type PlanInForce = Awaited<ReturnType<typeof planInForce>>;
 
 /** How far ahead a send may be scheduled. */
 export const MAX_SCHEDULE_MS = 30 * 86_400_000;
@@ -42,8 +44,14 @@ function schedulableSession(session: SendSession | null): SendSession {
 
 /** `YYYY-MM` of a time, UTC: the window of the monthly message quota. */
 export function monthOf(t: number): string {
-  return new Date(t).toISOString().slice(0, 7);
+  if (t >= month.from && t < month.to) return month.name;
+  const d = new Date(t);
+  const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  month = { from, to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1), name: d.toISOString().slice(0, 7) };
+  return month.name;
 }
+/** the month monthOf answered last, with its bounds: every send asks, nearly always for the same month */
+let month = { from: 0, to: 0, name: "" };
 
 /** A unique index refused the insert: SQLite's SQLITE_CONSTRAINT_*, PostgreSQL's 23505. */
 function isUniqueViolation(err: unknown): boolean {
@@ -67,7 +75,7 @@ type LastMessage = { messageId: string; maxAt: number; at: number };
  * The conversation of a send. The group's first send to it upserts it; the later ones only move
  * its last message, which is written once at the end of the group with the last one's values.
  */
-async function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): Promise<string> {
+function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string | Promise<string> {
   const key = `conversation:${ws}:${c.sessionId}:${c.phone}`;
   if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.db, ws, c));
   const id = group.get<string>(key);
@@ -103,18 +111,22 @@ export async function acceptSend(
   // media is fetched or stored only for a session that can send; a text send checks it in its group
   const early = !isMediaKind(input.type) && !input.groupId ? null : sessionCheck(await sessionForSend(deps.db, ws, input.session_id));
   if (input.groupId) await requireGroup(deps, ws, input.session_id, input.groupId);
-  const rich = await resolveRich(deps, ws, input);
-  const media = await resolveSendMedia(deps, ws, input);
+  // a plain text send has neither: no call (and no await) for them
+  const rich = isRichType(input.type) || input.replyTo !== undefined ? await resolveRich(deps, ws, input) : null;
+  const media = isMediaKind(input.type) ? await resolveSendMedia(deps, ws, input) : null;
   try {
     const data = await deps.sends.run(async (group): Promise<SendAnswer> => {
-      // the session, the plan and the month's usage are read once per group transaction (send-batch.ts)
-      const session = early ?? sessionCheck(await group.once(`session:${ws}:${input.session_id}`, () => sessionForSend(deps.db, ws, input.session_id)));
-      const at = deps.clock.now().getTime();
+      // the session, the plan and the month's usage are read once per group transaction
+      // (send-batch.ts); the group's later sends find them without an await (`known`)
+      const sessionKey = `session:${ws}:${input.session_id}`;
+      const session = early ?? sessionCheck(group.known<SendSession | null>(sessionKey) ?? (await group.once(sessionKey, () => sessionForSend(deps.db, ws, input.session_id))));
+      const at = deps.clock.nowMs();
       const period = monthOf(at);
-      const plan = await group.once(`plan:${ws}`, async () => planInForce(deps, ws));
+      const planKey = `plan:${ws}`;
+      const plan = group.known<PlanInForce>(planKey) ?? (await group.once(planKey, () => planInForce(deps, ws)));
       assertStatusCanSend(plan.status);
       const usageKey = `usage:${ws}:${period}`;
-      const used = await group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n));
+      const used = group.countOf(usageKey) ?? (await group.counter(usageKey, () => usageOf(deps.db, ws, period), (n) => addUsage(deps.db, ws, period, n)));
       assertWithin(plan.limits, "messagesPerMonth", used);
       group.writing(); // nothing below refuses a send but a repeated Idempotency-Key (which has a savepoint)
       if (media?.prepared) await commitMedia(deps, media.prepared);
@@ -125,8 +137,9 @@ export async function acceptSend(
         group.count(usageKey);
         return answer;
       }
-      const conversationId = await groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
-      await insertQueuedMessage(deps.db, ws, {
+      const conversation = groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
+      const conversationId = typeof conversation === "string" ? conversation : await conversation;
+      const message: QueuedMessage = {
         id,
         sessionId: session.id,
         conversationId,
@@ -140,9 +153,11 @@ export async function acceptSend(
         createdBy: caller.actorId,
         automationId: origin.automationId ?? null,
         at,
-      });
+      };
+      if (!insertQueuedMessageNow(deps.db, ws, message)) await insertQueuedMessage(deps.db, ws, message);
       indexTextLater(deps.db, group, id);
-      await group.once(`sender:${ws}:${session.id}`, () => enqueueSender(deps, ws, session.id));
+      const senderKey = `sender:${ws}:${session.id}`;
+      if (!group.has(senderKey)) await group.once(senderKey, () => enqueueSender(deps, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString(), sendAt: null };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
