@@ -9,7 +9,6 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { benchEngine } from "./engine.ts";
 import { median, report, type Row } from "./report.ts";
 import { targets } from "./targets.ts";
 
@@ -38,8 +37,8 @@ function runOnce(tree: string, name: string, resultsDir: string | undefined): Re
 export function interleave(name: string): void {
   const bins = targets();
   const dir = mkdtempSync(join(tmpdir(), "parley-round-"));
-  // the previous release has no PostgreSQL: on that engine only the current tree runs
-  const previousTree = bins.previous && benchEngine() === "sqlite" ? bins.previous.tree : undefined;
+  // on PostgreSQL a previous tree is given only when `--against` names one that runs there (run.ts)
+  const previousTree = bins.previous?.tree;
   const cur: Result[] = [];
   const prev: Result[] = [];
   for (let i = 0; i < ROUNDS; i++) {
