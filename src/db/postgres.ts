@@ -8,6 +8,7 @@ import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Stat
 import { CACHED_TABLES, readCache } from "./read-cache.ts";
 import { tableWrites } from "./table-writes.ts";
 import { TxFrame } from "./tx-frame.ts";
+import { BunPgSocket } from "./pg-socket.ts";
 
 type Sql = postgres.Sql;
 type Query = postgres.PendingQuery<postgres.Row[]>;
@@ -28,6 +29,8 @@ export interface PostgresOptions {
   /** connections in the pool (default 10) */
   max?: number;
   onError?: (err: unknown) => void;
+  /** postgres.js on Bun's own TCP socket (default; not with TLS): node:net's costs most of its CPU per statement (pg-socket.ts) */
+  bunSocket?: boolean;
 }
 
 /**
@@ -61,6 +64,11 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       return root.unsafe(text, params, o) as Query;
     },
   };
+  const parsed = root.options as unknown as { ssl: unknown; socket?: unknown };
+  if ((opts.bunSocket ?? process.env.PARLEY_PG_SOCKET !== "node") && !parsed.ssl) {
+    // read when a connection opens: every connection of the pool, reconnections included
+    parsed.socket = (o: { host: string[]; port: number[]; path?: string | false }) => BunPgSocket.open({ host: o.host[0]!, port: o.port[0]!, path: o.path });
+  }
   const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
   const als = new AsyncLocalStorage<TxFrame<Conn>>();
   const live = () => {
