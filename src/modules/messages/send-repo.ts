@@ -45,6 +45,17 @@ function statements(db: DB) {
       `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
     ),
+    // PostgreSQL: a send group's queued messages in one statement (see insertQueuedMessages)
+    ...(db.engine === "postgres"
+      ? {
+          messages: db.prepare(
+            `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
+             SELECT r.id, r.ws, r.sess, r.conv, 'outbound', r.phone, r.sphone, r.kind, r.body, r.payload, r.reply, r.media, 'queued', r.creator, r.auto, r.at, r.at
+             FROM jsonb_to_recordset(?::jsonb) AS r(id text, ws text, sess text, conv text, phone text, sphone text, kind text, body text, payload text, reply text, media text, creator text, auto text, at bigint)
+             ORDER BY r.id`,
+          ),
+        }
+      : {}),
   };
 }
 
@@ -92,11 +103,50 @@ export async function insertScheduledMessage(
   await stmts(db).scheduled.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.mediaId, m.createdBy, m.sendAt, m.at, m.at);
 }
 
+/** An outbound message to insert as `queued`. */
+export interface QueuedMessage {
+  id: string;
+  sessionId: string;
+  conversationId: string;
+  phone: string;
+  sessionPhone: string | null;
+  type: string;
+  body: string | null;
+  payload?: string | null;
+  replyToId?: string | null;
+  mediaId: string | null;
+  createdBy: string;
+  automationId?: string | null;
+  at: number;
+}
+
+/**
+ * PostgreSQL only: several outbound messages inserted as `queued` in one statement (a send
+ * group's, each with its workspace): one round trip under the write lock instead of one each.
+ */
+export async function insertQueuedMessages(db: DB, rows: readonly (QueuedMessage & { workspaceId: string })[]): Promise<void> {
+  const many = stmts(db).messages;
+  if (!many) throw new Error("insertQueuedMessages: PostgreSQL only");
+  const records = rows.map((m) => ({
+    id: m.id,
+    ws: m.workspaceId,
+    sess: m.sessionId,
+    conv: m.conversationId,
+    phone: m.phone,
+    sphone: m.sessionPhone,
+    kind: m.type,
+    body: m.body,
+    payload: m.payload ?? null,
+    reply: m.replyToId ?? null,
+    media: m.mediaId,
+    creator: m.createdBy,
+    auto: m.automationId ?? null,
+    at: m.at,
+  }));
+  await many.run(JSON.stringify(records));
+}
+
 /** Inserts an outbound message as `queued`. */
-export async function insertQueuedMessage(
-  db: DB,
-  workspaceId: string,
-  m: { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; payload?: string | null; replyToId?: string | null; mediaId: string | null; createdBy: string; automationId?: string | null; at: number },
-): Promise<void> {
+export async function insertQueuedMessage(db: DB, workspaceId: string, m: QueuedMessage): Promise<void> {
   await stmts(db).message.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.payload ?? null, m.replyToId ?? null, m.mediaId, m.createdBy, m.automationId ?? null, m.at, m.at);
 }

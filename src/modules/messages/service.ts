@@ -7,7 +7,7 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, moveLastMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, insertQueuedMessages, moveLastMessage, sessionForSend, touchOutboundConversation, type QueuedMessage, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
@@ -62,6 +62,16 @@ function usableSession(session: SendSession | null): SendSession {
 }
 
 type LastMessage = { messageId: string; maxAt: number; at: number };
+
+/**
+ * Inserts a send's message. On PostgreSQL the group's messages go in one statement at the end of
+ * the group (every statement there is a round trip under the write lock); nothing in the group
+ * reads them before.
+ */
+async function queueMessage(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, m: QueuedMessage): Promise<void> {
+  if (deps.db.engine !== "postgres") return insertQueuedMessage(deps.db, ws, m);
+  group.collect("queued-messages", { ...m, workspaceId: ws }, (rows: (QueuedMessage & { workspaceId: string })[]) => insertQueuedMessages(deps.db, rows));
+}
 
 /**
  * The conversation of a send. The group's first send to it upserts it; the later ones only move
@@ -126,7 +136,7 @@ export async function acceptSend(
         return answer;
       }
       const conversationId = await groupConversation(deps, group, ws, { sessionId: session.id, phone: input.to, messageId: id, at });
-      await insertQueuedMessage(deps.db, ws, {
+      await queueMessage(deps, group, ws, {
         id,
         sessionId: session.id,
         conversationId,
