@@ -21,7 +21,6 @@ interface PgConnection {
   reserved: unknown;
 }
 
-
 /** Every write transaction takes this transaction-level advisory lock first (see `tx`). */
 export const WRITE_LOCK = 7_049_523_108_962_161; // "parley" as a number
 
