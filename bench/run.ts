@@ -24,6 +24,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 const against = values.against ?? process.env.PARLEY_BENCH_AGAINST ?? DEFAULT_AGAINST;
+const againstGiven = values.against !== undefined || process.env.PARLEY_BENCH_AGAINST !== undefined;
 const engineArg = values.engine ?? process.env.PARLEY_BENCH_ENGINE ?? (process.env.PARLEY_BENCH_DATABASE_URL ? "postgres" : "sqlite");
 if (!["sqlite", "postgres", "both"].includes(engineArg)) throw new Error(`--engine: sqlite, postgres or both (got ${engineArg})`);
 const engines: Engine[] = engineArg === "both" ? ["sqlite", "postgres"] : [engineArg as Engine];
@@ -67,8 +68,9 @@ if (engines.includes("postgres") && !pgUrl) {
 
 try {
   for (const engine of engines) {
-    // the previous release predates PostgreSQL: on that engine the servers compare with bare only
-    const bins = engine === "postgres" ? { current } : { current, previous };
+    // the default previous release predates PostgreSQL: on that engine the servers compare with
+    // bare only, unless `--against` names a ref that runs on it (a before/after of one change)
+    const bins = engine === "postgres" && !againstGiven ? { current } : { current, previous };
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       PARLEY_BENCH_ENGINE: engine,

@@ -6,10 +6,9 @@
 // (each round a process of its own, `BENCH_ROUNDS=1`), so machine noise hits both alike. Rows
 // are matched by scenario (else by position); each round keeps the current file's bare
 // baseline, and the previous release's figure of the same round.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { benchEngine } from "./engine.ts";
 import { median, report, type Row } from "./report.ts";
 import { targets } from "./targets.ts";
 
@@ -24,27 +23,27 @@ interface Result {
   rows: Row[];
 }
 
-function runOnce(tree: string, name: string, resultsDir: string | undefined): Result {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), BENCH_ROUNDS: "1", [CHILD]: "1" };
-  if (resultsDir) env.PARLEY_BENCH_RESULTS_DIR = resultsDir;
+function runOnce(tree: string, name: string, resultsDir: string): Result {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), BENCH_ROUNDS: "1", [CHILD]: "1", PARLEY_BENCH_RESULTS_DIR: resultsDir };
   const r = Bun.spawnSync([process.execPath, join(tree, "bench", `${name}.bench.ts`)], { cwd: tree, env, stdout: "pipe", stderr: "inherit" });
   if (r.exitCode !== 0) throw new Error(`${tree}: bench ${name} failed (${r.exitCode})`);
-  // the previous release writes bench/results/<name>.json in its own tree
-  const file = resultsDir ? join(resultsDir, `${name}.json`) : join(tree, "bench", "results", `${name}.json`);
-  return JSON.parse(readFileSync(file, "utf8")) as Result;
+  // the default previous release ignores the results dir and writes bench/results/<name>.json in its own tree
+  const file = join(resultsDir, `${name}.json`);
+  return JSON.parse(readFileSync(existsSync(file) ? file : join(tree, "bench", "results", `${name}.json`), "utf8")) as Result;
 }
 
 /** Runs `name` round by round, current and previous interleaved, and reports the merged rows. */
 export function interleave(name: string): void {
   const bins = targets();
   const dir = mkdtempSync(join(tmpdir(), "parley-round-"));
-  // the previous release has no PostgreSQL: on that engine only the current tree runs
-  const previousTree = bins.previous && benchEngine() === "sqlite" ? bins.previous.tree : undefined;
+  const previousDir = mkdtempSync(join(tmpdir(), "parley-round-previous-"));
+  // on PostgreSQL a previous tree is given only when `--against` names one that runs there (run.ts)
+  const previousTree = bins.previous?.tree;
   const cur: Result[] = [];
   const prev: Result[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     cur.push(runOnce(join(import.meta.dir, "..", ".."), name, dir));
-    if (previousTree) prev.push(runOnce(previousTree, name, undefined));
+    if (previousTree) prev.push(runOnce(previousTree, name, previousDir));
   }
   const rows = cur[0]!.rows.map((first, j) => {
     const each = cur.map((c) => c.rows[j]!);

@@ -4,13 +4,22 @@ import type { SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { PgDeleteBase, PgInsertBase, PgSelectBase, PgUpdateBase } from "drizzle-orm/pg-core";
 import { PostgresJsPreparedQuery } from "drizzle-orm/postgres-js/session";
-import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement } from "./store.ts";
+import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts } from "./store.ts";
 import { CACHED_TABLES, readCache } from "./read-cache.ts";
 import { tableWrites } from "./table-writes.ts";
 import { TxFrame } from "./tx-frame.ts";
+import { BunPgSocket } from "./pg-socket.ts";
 
 type Sql = postgres.Sql;
-type Conn = postgres.Sql | postgres.TransactionSql;
+type Query = postgres.PendingQuery<postgres.Row[]>;
+/** Where a statement goes: the pool, or the connection a transaction holds. */
+interface Conn {
+  unsafe(text: string, params?: postgres.ParameterOrJSON<never>[], opts?: postgres.UnsafeQueryOptions): Query;
+}
+/** The parts of postgres.js's connection object a reserved transaction looks at. */
+interface PgConnection {
+  reserved: unknown;
+}
 
 /** Every write transaction takes this transaction-level advisory lock first (see `tx`). */
 export const WRITE_LOCK = 7_049_523_108_962_161; // "parley" as a number
@@ -19,6 +28,8 @@ export interface PostgresOptions {
   /** connections in the pool (default 10) */
   max?: number;
   onError?: (err: unknown) => void;
+  /** postgres.js on Bun's own TCP socket (default; not with TLS): node:net's costs most of its CPU per statement (pg-socket.ts) */
+  bunSocket?: boolean;
 }
 
 /**
@@ -44,13 +55,26 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
     types: { bigint: toNumber } as unknown as Record<string, postgres.PostgresType>,
     connection: { application_name: "parley" },
   });
+  const counts: StoreCounts = { statements: 0, roundTrips: 0, transactions: 0 };
+  const pool: Conn = {
+    unsafe(text, params, o) {
+      counts.statements++;
+      counts.roundTrips++;
+      return root.unsafe(text, params, o) as Query;
+    },
+  };
+  const parsed = root.options as unknown as { ssl: unknown; socket?: unknown };
+  if ((opts.bunSocket ?? process.env.PARLEY_PG_SOCKET !== "node") && !parsed.ssl) {
+    // read when a connection opens: every connection of the pool, reconnections included
+    parsed.socket = (o: { host: string[]; port: number[]; path?: string | false }) => BunPgSocket.open({ host: o.host[0]!, port: o.port[0]!, path: o.path });
+  }
   const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
   const als = new AsyncLocalStorage<TxFrame<Conn>>();
   const live = () => {
     const f = als.getStore();
     return f?.open ? f : undefined;
   };
-  const current = (): Conn => live()?.conn ?? root;
+  const current = (): Conn => live()?.conn ?? pool;
   // a write to a table some in-memory cache watches (read-cache.ts) is reported once durable:
   // after its statement, or at the commit of its transaction (nothing on rollback)
   let writes: ReturnType<typeof tableWrites> | undefined;
@@ -76,30 +100,99 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   };
   const db = drizzle({ client: client as unknown as Sql }) as unknown as DB & Record<string, unknown>;
 
+  let closed = false;
+  // transactions under way: the store's close waits for them (see `close`)
+  const inflight = new Set<Promise<unknown>>();
   async function tx<T>(fn: () => Promise<T>): Promise<T> {
     const frame = live();
-    if (frame) {
-      const mark = frame.mark();
-      try {
-        return (await (frame.conn as postgres.TransactionSql).savepoint(() => fn())) as T;
-      } catch (err) {
-        frame.dropFrom(mark);
-        throw err;
-      }
-    }
-    let f: TxFrame<Conn> | undefined;
-    let result: T;
+    if (frame) return savepoint(frame, fn);
+    if (closed) throw Object.assign(new Error("the store is closed"), { code: "CONNECTION_ENDED" });
+    const run = outermost(fn);
+    inflight.add(run);
+    const done = () => void inflight.delete(run);
+    run.then(done, done);
+    return run;
+  }
+
+  /**
+   * A nested `tx`: a savepoint, sent with the first statement of `fn` (pipelined: PostgreSQL
+   * runs a connection's statements in order). One that succeeded is not released: it ends with
+   * the transaction, one round trip less.
+   */
+  async function savepoint<T>(frame: TxFrame<Conn>, fn: () => Promise<T>): Promise<T> {
+    const mark = frame.mark();
+    const name = `s${frame.depth++}`;
+    const conn = frame.conn;
+    const sp = pipelined(conn.unsafe(`SAVEPOINT ${name}`));
     try {
-      result = (await root.begin(async (conn) => {
-        await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
-        f = new TxFrame<Conn>(conn, onError);
-        return als.run(f, fn);
-      })) as T;
+      const result = await fn();
+      await sp;
+      return result;
     } catch (err) {
-      f?.abandoned();
+      frame.dropFrom(mark);
+      await sp.catch(() => {});
+      await conn.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
       throw err;
     }
-    f!.committed();
+  }
+
+  /** A statement sent without waiting for its answer (the next one goes in the same flight). */
+  function pipelined(q: Query): Promise<unknown> {
+    counts.roundTrips--;
+    const p = Promise.resolve(q.execute());
+    p.catch(() => {});
+    return p;
+  }
+
+  /**
+   * One reserved connection for the whole transaction; BEGIN and the write lock go out together
+   * (one round trip before the first statement, not two). postgres.js leaves two cases of a
+   * reserved connection to its user, both handled here:
+   * - it dropped during the transaction: the pool already took it back (its `reserved` mark is
+   *   gone); a statement sent on it then would write to a closed socket, so none is, and it is
+   *   not released (that would put a closed connection among the open ones);
+   * - the pool's `end()` does not end a reserved connection once released: the store's close
+   *   waits for the transactions under way first (`close`).
+   */
+  async function outermost<T>(fn: () => Promise<T>): Promise<T> {
+    counts.transactions++;
+    const reserved = await root.reserve();
+    let pg: PgConnection | undefined;
+    let mark: unknown;
+    const alive = () => pg !== undefined && pg.reserved === mark;
+    const conn: Conn = {
+      unsafe(text, params, o) {
+        if (pg && !alive()) return refused() as Query;
+        counts.statements++;
+        counts.roundTrips++;
+        return reserved.unsafe(text, params, o) as Query;
+      },
+    };
+    const f = new TxFrame<Conn>(conn, onError);
+    let result: T;
+    try {
+      const begin = conn.unsafe("BEGIN", [], {
+        onexecute: (c: PgConnection) => {
+          pg = c;
+          mark = c.reserved;
+          return true; // the lock goes out at once, behind it
+        },
+      } as postgres.UnsafeQueryOptions);
+      await Promise.all([pipelined(begin), conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
+      result = await als.run(f, fn);
+      f.open = false;
+      // COMMIT of a transaction a failed statement aborted answers ROLLBACK: not a commit
+      const end = await conn.unsafe("COMMIT");
+      if (end.command !== "COMMIT") throw Object.assign(new Error("the transaction was rolled back: one of its statements failed"), { code: "25P02" });
+    } catch (err) {
+      f.abandoned();
+      // whatever failed (a statement, the lock, the commit), the connection goes back with no transaction open
+      if (alive()) await conn.unsafe("ROLLBACK").catch(() => {});
+      if (alive() || !pg) reserved.release();
+      throw err;
+    }
+    reserved.release();
+    f.committed();
     return result;
   }
 
@@ -126,7 +219,6 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   };
 
   const prepared = new Map<string, Statement<unknown>>();
-  let closed = false;
   Object.assign(db, {
     engine: "postgres",
     prepare<Row>(text: string): Statement<Row> {
@@ -158,10 +250,16 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
     async close() {
       if (closed) return;
       closed = true;
+      // a reserved connection released after `end()` began is never ended (postgres.js): the
+      // transactions under way finish first (new ones are refused)
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+      clearTimeout(timer);
       await root.end({ timeout: 5 });
     },
   });
   Object.defineProperty(db, "inTx", { get: () => live() !== undefined });
+  Object.defineProperty(db, "counts", { get: () => ({ ...counts }) });
   writes = tableWrites(db);
   // every process announces its changes to the rows the request guard keeps (read-cache.ts)
   readCache(db).watch(db, CACHED_TABLES);
@@ -174,6 +272,14 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
  */
 export function quoteCamelAliases(sql: string): string {
   return sql.replace(/\bAS\s+([a-z][a-z0-9]*[A-Z]\w*)\b/g, 'AS "$1"');
+}
+
+/** What a statement on a lost transaction connection answers: refused, never sent. */
+function refused(): unknown {
+  const err = Object.assign(new Error("the transaction's connection to PostgreSQL was lost"), { code: "CONNECTION_CLOSED" });
+  const p = Promise.reject(err);
+  p.catch(() => {});
+  return { values: () => p, execute: () => p, then: p.then.bind(p), catch: p.catch.bind(p) };
 }
 
 /** Booleans are stored as 0/1 (as on SQLite); a Uint8Array goes as a Buffer (bytea). */

@@ -18,6 +18,16 @@ export interface Statement<Row = Record<string, unknown>> {
   run(...params: SqlParam[]): Promise<RunResult>;
 }
 
+/** What the PostgreSQL store sent so far (for measuring round trips). */
+export interface StoreCounts {
+  /** statements sent, BEGIN, COMMIT, the write lock and savepoints included */
+  statements: number;
+  /** waits for an answer: a statement sent in the same flight as the next one adds none */
+  roundTrips: number;
+  /** outermost transactions begun */
+  transactions: number;
+}
+
 /** drizzle's query builder, typed once for both engines (the tables are declared once). */
 export type QueryBuilder = BaseSQLiteDatabase<"async", RunResult>;
 
@@ -48,6 +58,8 @@ export interface DB extends QueryBuilder {
   readonly inTx: boolean;
   /** Runs `fn` once the outermost transaction commits (at once outside a transaction); dropped on rollback. */
   afterCommit(fn: () => void): void;
+  /** PostgreSQL only: what the store sent so far (a copy; subtract two to measure). */
+  readonly counts?: StoreCounts;
   /** Closes the connection(s): after the services stopped. */
   close(): Promise<void>;
 }

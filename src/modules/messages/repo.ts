@@ -12,13 +12,20 @@ export type MessageWithMedia = MessageRow & { mimeType: string | null; filename:
 
 const sessionStmt = preparedOnce((db) =>
   db
-    .select({ id: chatSessions.id, status: chatSessions.status, phoneNumber: chatSessions.phoneNumber, lastDisconnectReason: chatSessions.lastDisconnectReason })
+    .select({
+      id: chatSessions.id,
+      status: chatSessions.status,
+      phoneNumber: chatSessions.phoneNumber,
+      lastDisconnectReason: chatSessions.lastDisconnectReason,
+      sendPausedUntil: chatSessions.sendPausedUntil,
+      sendPauseReason: chatSessions.sendPauseReason,
+    })
     .from(chatSessions)
     .where(and(eq(chatSessions.workspaceId, sql.placeholder("ws")), eq(chatSessions.id, sql.placeholder("id"))))
     .prepare(),
 );
 
-/** The session of the workspace a message is sent through. */
+/** The session of the workspace a message is sent through, with the pause of its queue (send-pause.ts). */
 export async function findSession(db: DB, workspaceId: string, sessionId: string) {
   return await sessionStmt(db).get({ ws: workspaceId, id: sessionId });
 }
@@ -191,6 +198,37 @@ const claimStmts = preparedOnce((db) => {
       .prepare();
   return { fresh: claim(isNull(messages.sendingToken)), resumed: claim(eq(messages.sendingToken, sql.placeholder("prev"))) };
 });
+
+const headClaimStmt = preparedOnce((db) =>
+  db
+    .update(messages)
+    .set({ sendingToken: sql.placeholder("token") as unknown as string, attempts: sql`${messages.attempts} + 1`, updatedAt: sql.placeholder("at") as unknown as number })
+    .where(
+      and(
+        eq(messages.workspaceId, sql.placeholder("ws")),
+        sql`${messages.id} = (SELECT h.id FROM ${messages} h WHERE h.workspace_id = ${sql.placeholder("ws")} AND h.session_id = ${sql.placeholder("session")}
+          AND h.status = 'queued' AND (h.campaign_id IS NULL OR h.sending_token IS NOT NULL
+            OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = h.campaign_id AND k.status IN ('paused', 'scheduled')))
+          ORDER BY h.id LIMIT 1)`,
+        isNull(messages.sendingToken),
+        sql`coalesce(${messages.nextAttemptAt}, 0) <= ${sql.placeholder("at")}`,
+        sql`${messages.id} NOT IN (SELECT jsonb_array_elements_text(${sql.placeholder("except")}::jsonb))`,
+      ),
+    )
+    .returning()
+    .prepare(),
+);
+
+/**
+ * PostgreSQL: `nextQueued` and a fresh `claimSend` in one statement: claims the session's head
+ * (`takeable`, as `nextQueued` reads it) when no attempt holds it, it is due at `at` and it is
+ * none of `except` (the attempts in flight here). Returns the head as `nextQueued` read it
+ * (before the claim), or nothing: then nothing was claimed.
+ */
+export async function claimHeadIfDue(db: DB, workspaceId: string, sessionId: string, token: string, at: number, except: string[]): Promise<MessageRow | undefined> {
+  const row = (await headClaimStmt(db).all({ ws: workspaceId, session: sessionId, token, at, except: JSON.stringify(except) }))[0];
+  return row ? { ...row, sendingToken: null, attempts: row.attempts - 1 } : undefined;
+}
 
 /** Takes a queued message for one send attempt; `prevToken` is the token of an attempt left by a crash. */
 export async function claimSend(db: DB, workspaceId: string, id: string, token: string, prevToken: string | null, at: number): Promise<boolean> {

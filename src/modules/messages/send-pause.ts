@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import type { AppDeps } from "../../deps.ts";
-import { RetryLaterError } from "../../jobs/queue.ts";
 import { chatSessions } from "../sessions/table.ts";
 
 /**
@@ -35,20 +34,9 @@ export async function resumeSending(deps: Pick<AppDeps, "db">, workspaceId: stri
     .run();
 }
 
-/** The pause of a session's queue, if any (`until` may be in the past: then it is over). A cached statement: the sender asks before every send. */
+/** The pause of a session's queue, if any (`until` may be in the past: then it is over). (The sender reads it with the session: repo.ts findSession.) */
 export async function sendPause(deps: Pick<AppDeps, "db">, workspaceId: string, sessionId: string): Promise<{ until: number | null; reason: string | null } | undefined> {
   return deps.db
     .prepare<{ until: number | null; reason: string | null }>("SELECT send_paused_until AS until, send_pause_reason AS reason FROM chat_sessions WHERE workspace_id = ? AND id = ?")
     .get(workspaceId, sessionId);
-}
-
-/**
- * The sender's check before each send: while the session's queue is paused, throws
- * RetryLaterError for the rest of the pause (the job comes back when it ends; nothing is
- * counted as an attempt).
- */
-export async function honourSendPause(deps: Pick<AppDeps, "db" | "clock">, workspaceId: string, sessionId: string): Promise<void> {
-  const p = await sendPause(deps, workspaceId, sessionId);
-  const left = (p?.until ?? 0) - deps.clock.now().getTime();
-  if (left > 0) throw new RetryLaterError(left, `sending paused (${p?.reason ?? "paused"})`);
 }

@@ -46,6 +46,17 @@ function statements(db: DB) {
        VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?)`,
     ),
     message: db.prepare(MESSAGE_SQL),
+    // PostgreSQL: a send group's queued messages in one statement (see insertQueuedMessages)
+    ...(db.engine === "postgres"
+      ? {
+          messages: db.prepare(
+            `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
+             SELECT r.id, r.ws, r.sess, r.conv, 'outbound', r.phone, r.sphone, r.kind, r.body, r.payload, r.reply, r.media, 'queued', r.creator, r.auto, r.at, r.at
+             FROM jsonb_to_recordset(?::jsonb) AS r(id text, ws text, sess text, conv text, phone text, sphone text, kind text, body text, payload text, reply text, media text, creator text, auto text, at bigint)
+             ORDER BY r.id`,
+          ),
+        }
+      : {}),
   };
 }
 
@@ -93,7 +104,22 @@ export async function insertScheduledMessage(
   await stmts(db).scheduled.run(m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.mediaId, m.createdBy, m.sendAt, m.at, m.at);
 }
 
-export type QueuedMessage = { id: string; sessionId: string; conversationId: string; phone: string; sessionPhone: string | null; type: string; body: string | null; payload?: string | null; replyToId?: string | null; mediaId: string | null; createdBy: string; automationId?: string | null; at: number };
+/** An outbound message to insert as `queued`. */
+export interface QueuedMessage {
+  id: string;
+  sessionId: string;
+  conversationId: string;
+  phone: string;
+  sessionPhone: string | null;
+  type: string;
+  body: string | null;
+  payload?: string | null;
+  replyToId?: string | null;
+  mediaId: string | null;
+  createdBy: string;
+  automationId?: string | null;
+  at: number;
+}
 
 const messageParams = (workspaceId: string, m: QueuedMessage) =>
   [m.id, workspaceId, m.sessionId, m.conversationId, m.phone, m.sessionPhone, m.type, m.body, m.payload ?? null, m.replyToId ?? null, m.mediaId, m.createdBy, m.automationId ?? null, m.at, m.at] as const;
@@ -114,4 +140,30 @@ export function insertQueuedMessageNow(db: DB, workspaceId: string, m: QueuedMes
   if (!held) return false;
   held.query(MESSAGE_SQL).run(...messageParams(workspaceId, m));
   return true;
+}
+
+/**
+ * PostgreSQL only: several outbound messages inserted as `queued` in one statement (a send
+ * group's, each with its workspace): one round trip under the write lock instead of one each.
+ */
+export async function insertQueuedMessages(db: DB, rows: readonly (QueuedMessage & { workspaceId: string })[]): Promise<void> {
+  const many = stmts(db).messages;
+  if (!many) throw new Error("insertQueuedMessages: PostgreSQL only");
+  const records = rows.map((m) => ({
+    id: m.id,
+    ws: m.workspaceId,
+    sess: m.sessionId,
+    conv: m.conversationId,
+    phone: m.phone,
+    sphone: m.sessionPhone,
+    kind: m.type,
+    body: m.body,
+    payload: m.payload ?? null,
+    reply: m.replyToId ?? null,
+    media: m.mediaId,
+    creator: m.createdBy,
+    auto: m.automationId ?? null,
+    at: m.at,
+  }));
+  await many.run(JSON.stringify(records));
 }

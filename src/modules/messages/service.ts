@@ -7,7 +7,7 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, insertQueuedMessageNow, moveLastMessage, type QueuedMessage, sessionForSend, touchOutboundConversation, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, insertQueuedMessageNow, insertQueuedMessages, moveLastMessage, sessionForSend, touchOutboundConversation, type QueuedMessage, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
@@ -70,6 +70,17 @@ function usableSession(session: SendSession | null): SendSession {
 }
 
 type LastMessage = { messageId: string; maxAt: number; at: number };
+
+/**
+ * Inserts a send's message. On SQLite at once on the group's held transaction (no await: one
+ * per send); on PostgreSQL the group's messages go in one statement at the end of the group
+ * (every statement there is a round trip under the write lock); nothing in the group reads them
+ * before. A promise only when the caller must await the insert.
+ */
+function queueMessage(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, m: QueuedMessage): Promise<void> | undefined {
+  if (deps.db.engine !== "postgres") return insertQueuedMessageNow(deps.db, ws, m) ? undefined : insertQueuedMessage(deps.db, ws, m);
+  group.collect("queued-messages", { ...m, workspaceId: ws }, (rows: (QueuedMessage & { workspaceId: string })[]) => insertQueuedMessages(deps.db, rows));
+}
 
 /**
  * The conversation of a send. The group's first send to it upserts it; the later ones only move
@@ -154,7 +165,8 @@ export async function acceptSend(
         automationId: origin.automationId ?? null,
         at,
       };
-      if (!insertQueuedMessageNow(deps.db, ws, message)) await insertQueuedMessage(deps.db, ws, message);
+      const queued = queueMessage(deps, group, ws, message);
+      if (queued) await queued;
       indexTextLater(deps.db, group, id);
       const senderKey = `sender:${ws}:${session.id}`;
       if (!group.has(senderKey)) await group.once(senderKey, () => enqueueSender(deps, ws, session.id));

@@ -25,9 +25,11 @@ describe("one job run drains a session's queue", () => {
     const events = recordEvents(t);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await send(`m${i}`));
-    // one run sends what fits in its time slice (all 30 on a quiet machine) and comes back at once for the rest
-    expect(await t.deps.jobs.runDue()).toBe(1);
-    for (let runs = 1; runs < 30 && (await t.deps.jobs.runDue()) > 0; runs++);
+    // one run sends what fits in its time slice (all 30 on a quiet machine) and comes back at once
+    // for the rest (runDue runs it again): a few runs, not one per message, however loaded the machine
+    const runs = await t.deps.jobs.runDue();
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(runs).toBeLessThan(30);
     expect((await Promise.all(ids.map((id) => statusOf(t, id))))).toEqual(ids.map(() => "sent"));
     expect(t.sim.sent.filter((s) => s.sessionId === session.id).map((s) => s.message.text)).toEqual(ids.map((_, i) => `m${i}`));
     expect(events.filter((e) => e.event === "message_sent").map((e) => e.data.messageId)).toEqual(ids);
