@@ -7,19 +7,26 @@ import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, 
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
 
+/** The contact of an inbound message as it is once the message is recorded. */
+export interface InboundContact {
+  id: string;
+  name: string | null;
+  pushName: string | null;
+}
+
 /**
  * Finds or creates the contact of a phone number and records an inbound message from it
  * (push name, time). Call inside the caller's transaction (one is opened otherwise: the look-up,
  * the quota count and the insert must not interleave with another message from the same phone).
  * When the `contacts` quota is used up the message is still kept: the contact is simply not
- * created (returns null).
+ * created (returns null). Answers the contact with its name and latest push name.
  */
-export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<string | null> {
-  const upsert = async (): Promise<string | null> => {
+export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
+  const upsert = async (): Promise<InboundContact | null> => {
     const existing = await findContactByPhone(deps.db, workspaceId, phone);
     if (existing) {
       await touchContactInbound(deps.db, workspaceId, existing.id, pushName, at);
-      return existing.id;
+      return { id: existing.id, name: existing.name, pushName: pushName ?? existing.pushName };
     }
     try {
       await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
@@ -32,7 +39,7 @@ export async function upsertInboundContact(deps: Deps, workspaceId: string, phon
     }
     const id = Bun.randomUUIDv7();
     await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
-    return id;
+    return { id, name: null, pushName };
   };
   return deps.db.inTx ? upsert() : deps.db.tx(upsert);
 }

@@ -5,9 +5,9 @@ import { fetchMediaUrl } from "../media/fetch.ts";
 import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
-import { touchConversation } from "../inbox/repo.ts";
+import { touchInboundConversation } from "../inbox/repo.ts";
 import { upsertGroup } from "../groups/repo.ts";
-import { publishConversationUpdated } from "../inbox/service.ts";
+import { publishConversationTouched } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
@@ -119,10 +119,11 @@ async function storeBody(
   }
   // a group's members are not made contacts (they wrote to the group, not to the business): the conversation is the group's
   if (msg.group) await upsertGroup(deps.db, ws, sessionId, msg.group, at);
-  const contactId = msg.group ? null : await upsertInboundContact(deps, ws, msg.from, pushName, at);
+  const contact = msg.group ? null : await upsertInboundContact(deps, ws, msg.from, pushName, at);
   const address = msg.group?.id ?? msg.from;
   const id = Bun.randomUUIDv7();
-  const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: address, contactId, messageId: id, at, inbound: true });
+  const conversation = await touchInboundConversation(deps.db, ws, { sessionId, phone: address, contactId: contact?.id ?? null, messageId: id, at });
+  const conversationId = conversation.id;
   const row = {
     id,
     workspaceId: ws,
@@ -145,7 +146,11 @@ async function storeBody(
   };
   await insertMessage(deps.db, ws, row);
   // the unread count went up, and a closed or snoozed conversation is open again
-  await publishConversationUpdated(deps, ws, conversationId);
+  await publishConversationTouched(deps, ws, conversation, {
+    session: { name: owner.name, phoneNumber: owner.phoneNumber },
+    contact,
+    message: { id, direction: row.direction, type: row.type, body: row.body, status: row.status, createdAt: at },
+  });
   if (msg.undecryptable) {
     // kept in the thread as a placeholder; announced (message_received) once its content arrives
     deps.db.afterCommit(() => {
@@ -158,7 +163,7 @@ async function storeBody(
 }
 
 /** The session a message arrived on, as `sessionOwner` reads it. */
-type Owner = { workspaceId: string; phoneNumber: string | null };
+type Owner = { workspaceId: string; name: string; phoneNumber: string | null };
 
 /** The error code an inbound placeholder carries until the message's content arrives. */
 export const UNDECRYPTABLE = "undecryptable";

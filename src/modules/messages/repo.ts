@@ -25,7 +25,7 @@ export async function findSession(db: DB, workspaceId: string, sessionId: string
 
 const ownerStmt = preparedOnce((db) =>
   db
-    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber, groups: chatSessions.groups })
+    .select({ workspaceId: chatSessions.workspaceId, name: chatSessions.name, phoneNumber: chatSessions.phoneNumber, groups: chatSessions.groups })
     .from(chatSessions)
     .where(eq(chatSessions.id, sql.placeholder("id")))
     .prepare(),
