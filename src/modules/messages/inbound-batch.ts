@@ -1,4 +1,5 @@
 import type { DB } from "../../db/store.ts";
+import { withGroupMemo } from "../../db/group-memo.ts";
 import { TurnQueue } from "../../db/turn-queue.ts";
 
 /**
@@ -35,7 +36,8 @@ interface Pending {
  * refused before it writes (a repeat) costs the others nothing; one that fails after writing
  * without a savepoint rolls the group back and every message of it is stored alone. Events
  * published by a body reach their listeners at the commit, and a body rolled back in its
- * savepoint takes its outbox rows and its events with it.
+ * savepoint takes its outbox rows and its events with it. Reads of rows no message writes (a
+ * workspace's webhooks, automations, keywords) are made once per group (db/group-memo.ts).
  */
 export class InboundBatcher {
   private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
@@ -54,7 +56,7 @@ export class InboundBatcher {
     if (batch.length === 1) return this.alone(batch[0]!);
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
-      await db.tx(async () => {
+      await withGroupMemo(() => db.tx(async () => {
         for (const p of batch) {
           const step = new InboundStep();
           try {
@@ -64,7 +66,7 @@ export class InboundBatcher {
             outcomes.push({ ok: false, err });
           }
         }
-      });
+      }));
     } catch {
       // the group did not commit (nothing of it is stored): each message on its own
       for (const p of batch) await this.alone(p);

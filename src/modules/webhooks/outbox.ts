@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import { groupOnce } from "../../db/group-memo.ts";
 import { WEBHOOK_EVENTS, type AppEvent } from "../../events/bus.ts";
 import { MAX_PAYLOAD_BYTES } from "./deliver.ts";
 
@@ -30,7 +31,8 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
   );
   deps.bus.onPublish(async (e) => {
     if (!SUBSCRIBABLE.has(e.event)) return; // session_qr, session_status: dashboard only
-    const hooks = await subscribers.all(e.workspaceId, e.event);
+    // once per group commit of inbound messages (nothing there changes webhooks)
+    const hooks = await groupOnce(`webhooks.subscribers\u0000${e.workspaceId}\u0000${e.event}`, () => subscribers.all(e.workspaceId, e.event));
     if (!hooks.length) return;
     const payload = eventPayload(e);
     const size = Buffer.byteLength(payload);
