@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
-import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchContactInbound, type ContactRow } from "./repo.ts";
+import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundByPhone, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
@@ -23,11 +23,8 @@ export interface InboundContact {
  */
 export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
   const upsert = async (): Promise<InboundContact | null> => {
-    const existing = await findContactByPhone(deps.db, workspaceId, phone);
-    if (existing) {
-      await touchContactInbound(deps.db, workspaceId, existing.id, pushName, at);
-      return { id: existing.id, name: existing.name, pushName: pushName ?? existing.pushName };
-    }
+    const existing = await touchInboundByPhone(deps.db, workspaceId, phone, pushName, at);
+    if (existing) return existing;
     try {
       await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
     } catch (err) {
