@@ -13,6 +13,7 @@ import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
 import { findByNetworkId, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
 import { InboundStep, type InboundBatcher } from "./inbound-batch.ts";
+import { groupOnce } from "../../db/group-memo.ts";
 
 /**
  * How the network's handler stores a message: in the group commit of `batch` (else in a
@@ -33,6 +34,7 @@ export interface InboundVia {
  * media row that cannot be inserted, leaves the message stored without media (mediaUrl null).
  */
 export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage, via: InboundVia = {}): Promise<void> {
+  if (via.batch && !carriesMedia(msg)) return receiveText(deps, sessionId, msg, via.batch, via.queued);
   const owner = await sessionOwner(deps.db, sessionId);
   if (!owner) {
     deps.log.warn("inbound message for an unknown session", { sessionId });
@@ -58,6 +60,34 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
   }
   try {
     await storeInbound(deps, owner, sessionId, msg, null);
+  } catch (err) {
+    if (!(err instanceof Duplicate)) throw err;
+  }
+}
+
+/**
+ * A message without media, in a group commit: nothing to do before the transaction, so it takes
+ * its place in the group at once (and the session's next message may follow it into the same
+ * group). The session is looked up in the group, once per group.
+ */
+async function receiveText(deps: AppDeps, sessionId: string, msg: InboundMessage, batch: InboundBatcher, queued?: () => void): Promise<void> {
+  const stored = batch.run(
+    async (step) => {
+      // no inbound message changes a session: one read serves the group
+      const owner = await groupOnce(`messages.owner\u0000${sessionId}`, () => sessionOwner(deps.db, sessionId));
+      if (!owner) {
+        deps.log.warn("inbound message for an unknown session", { sessionId });
+        return;
+      }
+      // the session's `groups` setting is off: group chats are not kept
+      if (msg.group && !owner.groups) return;
+      await storeBody(deps, owner, sessionId, msg, null, step);
+    },
+    { savepoint: false },
+  );
+  queued?.();
+  try {
+    await stored;
   } catch (err) {
     if (!(err instanceof Duplicate)) throw err;
   }
