@@ -1,5 +1,5 @@
 import type { DB } from "../../db/store.ts";
-import { withGroupMemo } from "../../db/group-memo.ts";
+import { withGroup } from "../../db/group-memo.ts";
 import { TurnQueue } from "../../db/turn-queue.ts";
 
 /**
@@ -37,7 +37,8 @@ interface Pending {
  * without a savepoint rolls the group back and every message of it is stored alone. Events
  * published by a body reach their listeners at the commit, and a body rolled back in its
  * savepoint takes its outbox rows and its events with it. Reads of rows no message writes (a
- * workspace's webhooks, automations, keywords) are made once per group (db/group-memo.ts).
+ * workspace's webhooks, automations, keywords) are made once per group, and the search index
+ * takes the group's texts in one statement at its end (db/group-memo.ts).
  */
 export class InboundBatcher {
   private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
@@ -56,17 +57,22 @@ export class InboundBatcher {
     if (batch.length === 1) return this.alone(batch[0]!);
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
-      await withGroupMemo(() => db.tx(async () => {
-        for (const p of batch) {
-          const step = new InboundStep();
-          try {
-            outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
-          } catch (err) {
-            if (!p.savepoint && step.wrote) throw err; // partly written, and no savepoint to undo it
-            outcomes.push({ ok: false, err });
+      await withGroup((group) =>
+        db.tx(async () => {
+          for (const p of batch) {
+            const step = new InboundStep();
+            const mark = group.mark();
+            try {
+              outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
+            } catch (err) {
+              if (!p.savepoint && step.wrote) throw err; // partly written, and no savepoint to undo it
+              group.dropFrom(mark);
+              outcomes.push({ ok: false, err });
+            }
           }
-        }
-      }));
+          await group.writeCollected();
+        }),
+      );
     } catch {
       // the group did not commit (nothing of it is stored): each message on its own
       for (const p of batch) await this.alone(p);

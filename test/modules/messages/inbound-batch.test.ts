@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { groupOnce } from "../../../src/db/group-memo.ts";
+import { groupCollect, groupOnce } from "../../../src/db/group-memo.ts";
 import type { DB } from "../../../src/db/store.ts";
 import { InboundBatcher, type InboundStep } from "../../../src/modules/messages/inbound-batch.ts";
 import { openTestStore } from "../../helpers/store.ts";
@@ -110,4 +110,20 @@ test("a read made through groupOnce is made once per group, and every time outsi
   expect(await Promise.all([0, 1].map(() => batcher.run(body, { savepoint: false })))).toEqual([2, 2]);
   expect(await read()).toBe(3);
   expect(await read()).toBe(4);
+});
+
+test("values collected by the steps are written once at the end of the group; a step rolled back takes its own back", async () => {
+  const batcher = new InboundBatcher(db);
+  const writes: string[][] = [];
+  const write = async (items: string[]) => void writes.push(items);
+  const body = (i: number) => async (step: InboundStep) => {
+    step.writing();
+    expect(groupCollect("test.list", `v${i}`, write)).toBe(true);
+    if (i === 1) throw new Error("rolled back");
+  };
+  const results = await Promise.allSettled([0, 1, 2].map((i) => batcher.run(body(i), { savepoint: true })));
+  expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+  expect(writes).toEqual([["v0", "v2"]]);
+  // outside a group nothing is collected: the caller writes at once
+  expect(groupCollect("test.list", "alone", write)).toBe(false);
 });
