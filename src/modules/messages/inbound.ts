@@ -11,7 +11,7 @@ import { publishConversationTouched } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
-import { findByNetworkId, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
+import { findByNetworkId, inboundCopy, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
 import { InboundStep, type InboundBatcher } from "./inbound-batch.ts";
 import { groupOnce } from "../../db/group-memo.ts";
 
@@ -123,8 +123,10 @@ async function storeBody(
   step: InboundStep,
 ): Promise<void> {
   const ws = owner.workspaceId;
-  const existing = await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound");
-  if (existing && (isStored(existing) || msg.undecryptable)) throw new Duplicate();
+  const copy = await inboundCopy(deps.db, ws, sessionId, msg.networkMessageId);
+  if (copy && (isStored(copy) || msg.undecryptable)) throw new Duplicate();
+  // a placeholder: its row is replaced below
+  const existing = copy ? await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound") : undefined;
   step.writing();
   const at = deps.clock.now().getTime();
   const media = prepared ? await commitMedia(deps, prepared) : null;

@@ -297,6 +297,19 @@ export async function findByNetworkId(db: DB, workspaceId: string, sessionId: st
   return await byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
 }
 
+/**
+ * Whether an inbound message with this network id is stored, and as what: nothing, a
+ * placeholder waiting for its content, or stored. The common answer (nothing) costs one index
+ * probe and no row: the whole row is read only for a placeholder.
+ */
+export async function inboundCopy(db: DB, workspaceId: string, sessionId: string, networkMessageId: string): Promise<{ errorCode: string | null } | undefined> {
+  return await db
+    .prepare<{ errorCode: string | null }>(
+      `SELECT error_code AS "errorCode" FROM messages WHERE workspace_id = ? AND session_id = ? AND network_message_id = ? AND direction = 'inbound' LIMIT 1`,
+    )
+    .get(workspaceId, sessionId, networkMessageId);
+}
+
 /** Moves a conversation's messages to another conversation (two conversations of one person merged). */
 export async function moveConversationMessages(db: DB, workspaceId: string, fromConversationId: string, toConversationId: string): Promise<void> {
   await db
