@@ -14,6 +14,7 @@ import { instruments } from "../metrics/counters.ts";
 import { findByNetworkId, inboundCopy, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
 import { InboundStep, type InboundBatcher } from "./inbound-batch.ts";
 import { groupOnce } from "../../db/group-memo.ts";
+import { tellInboundStored } from "./stored-signal.ts";
 
 /**
  * How the network's handler stores a message: in the group commit of `batch` (else in a
@@ -147,6 +148,7 @@ async function storeBody(
     const content = { type: msg.type, body: msg.text ?? null, payload: msg.payload ? JSON.stringify(msg.payload) : null, mediaId: media?.id ?? null };
     await replaceInboundContent(deps.db, ws, existing.id, { ...content, at });
     await received({ ...existing, ...content });
+    deps.db.afterCommit(() => tellInboundStored(deps.bus, ws, sessionId, msg.networkMessageId, existing.id));
     return;
   }
   // a group's members are not made contacts (they wrote to the group, not to the business): the conversation is the group's
@@ -192,6 +194,7 @@ async function storeBody(
     return;
   }
   await received(row);
+  deps.db.afterCommit(() => tellInboundStored(deps.bus, ws, sessionId, msg.networkMessageId, id));
 }
 
 /** The session a message arrived on, as `sessionOwner` reads it. */
