@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import type { Clock } from "../clock.ts";
+import { groupCollect } from "../db/group-memo.ts";
 import { READS_CHANNEL, readCache } from "../db/read-cache.ts";
 import type { DB, Statement } from "../db/store.ts";
 import type { Logger } from "../log.ts";
@@ -52,6 +53,7 @@ export class ClusterEvents {
   /** this runtime's id in the rows: a new one per process */
   readonly origin = Bun.randomUUIDv7();
   private insert: Statement<{ seq: number }>;
+  private insertMany: Statement<{ seq: number }>;
   private after: Statement<EventRow>;
   private listener: postgres.Sql | null = null;
   private lastSeq: number | null = null;
@@ -76,13 +78,34 @@ export class ClusterEvents {
          THEN json_build_object('s', seq, 'o', ?2::text, 'e', ?3::json)::text
          ELSE json_build_object('s', seq, 'o', ?2::text)::text END) AS sent FROM ins`,
     );
+    // the events of a group commit (groupCollect): one statement, numbered in publishing order
+    this.insertMany = db.prepare(
+      `WITH base AS (SELECT coalesce(max(seq), 0) AS s FROM cluster_events),
+       ins AS (
+         INSERT INTO cluster_events (seq, workspace_id, origin, body, created_at)
+         SELECT base.s + x.n, x.v->>0, ?2::text, x.v->>1, ?3::bigint FROM base, jsonb_array_elements(?1::jsonb) WITH ORDINALITY AS x(v, n)
+         RETURNING seq, body)
+       SELECT seq, pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(body) <= ${INLINE_MAX_BYTES}
+         THEN json_build_object('s', seq, 'o', ?2::text, 'e', body::json)::text
+         ELSE json_build_object('s', seq, 'o', ?2::text)::text END) AS sent FROM ins ORDER BY seq`,
+    );
     this.after = db.prepare(`SELECT seq, origin, body FROM cluster_events WHERE seq > ? ORDER BY seq LIMIT ${CATCH_UP_BATCH}`);
     bus.onPublish((e) => this.record(e));
   }
 
-  /** In the publisher's transaction: the row and its announcement (sent by PostgreSQL at commit). */
+  /**
+   * In the publisher's transaction: the row and its announcement (sent by PostgreSQL at commit).
+   * In a group commit (inbound messages) the group's events are written together at its end,
+   * still before its commit and numbered in the order they were published.
+   */
   private async record(e: AppEvent): Promise<void> {
-    await this.insert.get(e.workspaceId, this.origin, JSON.stringify(e), this.clock.nowMs());
+    const row: [string, string] = [e.workspaceId, JSON.stringify(e)];
+    if (groupCollect("cluster.events", row, (rows) => this.recordMany(rows))) return;
+    await this.insert.get(row[0], this.origin, row[1], this.clock.nowMs());
+  }
+
+  private async recordMany(rows: [string, string][]): Promise<void> {
+    await this.insertMany.all(JSON.stringify(rows), this.origin, this.clock.nowMs());
   }
 
   /** Starts listening; resolves once the first LISTEN is in place (or failed: it is retried in the background). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.ts";
+import { TextMemo } from "../memo.ts";
 
 import type { CountryCode } from "libphonenumber-js/min";
 
@@ -33,14 +34,25 @@ export function isKnownCountry(code: string): boolean {
   return phoneLib().isSupportedCountry(code.toUpperCase());
 }
 
+/**
+ * What the library answered for a number already seen: a busy inbox hears the same numbers
+ * again and again, and parsing one (three times for a phone field) was a twentieth of an
+ * inbound message's CPU. Bounded (TextMemo starts over when full); the answers are pure, and
+ * `normalisePhone` keys by the default country too.
+ */
+const MEMO_MAX = 10_000;
+const possible = new TextMemo<boolean>(MEMO_MAX);
+const valid = new TextMemo<boolean>(MEMO_MAX);
+const normalised = new TextMemo<string>(MEMO_MAX);
+
 /** Whether `digits` (country code first, no plus: docs/api.md) is a possible number of its country. */
 export function isPossiblePhone(digits: string): boolean {
-  return DIGITS.test(digits) && phoneLib().isPossiblePhoneNumber("+" + digits);
+  return DIGITS.test(digits) && possible.get(digits, () => phoneLib().isPossiblePhoneNumber("+" + digits));
 }
 
 /** Whether `digits` (country code first, no plus) is a valid number of its country, not only of a possible length. */
 export function isValidPhone(digits: string): boolean {
-  return DIGITS.test(digits) && phoneLib().isValidPhoneNumber("+" + digits);
+  return DIGITS.test(digits) && valid.get(digits, () => phoneLib().isValidPhoneNumber("+" + digits));
 }
 
 /** What a number was understood as, for a refusal: "+91 98000 0001 (India)". */
@@ -70,6 +82,11 @@ function countryName(code: string): string {
  * so the check after it names the problem.
  */
 export function normalisePhone(raw: string): string {
+  // the same text is another number under another default country
+  return normalised.get(`${defaultCountry ?? ""}\u0000${raw}`, () => normaliseOnce(raw));
+}
+
+function normaliseOnce(raw: string): string {
   const s = raw.trim().replace(DECORATION, "");
   const plus = s.startsWith("+");
   let digits = plus ? s.slice(1) : s;

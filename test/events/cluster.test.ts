@@ -55,6 +55,25 @@ test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): events co
   for (const c of [onA, onB, foreign]) c.close();
 }, 60_000);
 
+test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): inbound messages stored together (one group commit) reach node B's clients once each, in node A's order", async () => {
+  const [a, b] = nodes as [ChildServer, ChildServer];
+  const onA = await connectWs(a.url, ws.token);
+  const onB = await connectWs(b.url, ws.token);
+  const session = await linkedSession(a.url, ws.token, "919811100003");
+  await until(() => onB.events.some((e) => e.event === "session_connected" && e.data.sessionId === session));
+  const sent = Array.from({ length: 24 }, (_, i) => (i === 12 ? `together big ${"y".repeat(20_000)}` : `together ${i}`));
+  const answers = await Promise.all(sent.map((text, i) => call(a.url, "POST", `/api/sim/sessions/${session}/inbound`, ws.token, { from: `9198000001${String(i).padStart(2, "0")}`, text })));
+  expect(answers.map((r) => r.status)).toEqual(sent.map(() => 200));
+  const mine = (c: WsClient) => texts(c).filter((t) => t.startsWith("together"));
+  await until(() => mine(onB).length >= sent.length && mine(onA).length >= sent.length);
+  await Bun.sleep(200); // nothing more arrives (no duplicates)
+  expect([...mine(onB)].sort()).toEqual([...sent].sort());
+  expect(mine(onB)).toEqual(mine(onA));
+  const updates = (c: WsClient) => c.events.filter((e) => e.event === "conversation_updated").map((e) => e.data.id as string);
+  expect(updates(onB)).toEqual(updates(onA));
+  for (const c of [onA, onB]) c.close();
+}, 60_000);
+
 test.skipIf(pgOnly)("PostgreSQL only (needs PARLEY_TEST_DATABASE_URL): a node whose listening connection is cut catches up from the last event it saw", async () => {
   const [a, b] = nodes as [ChildServer, ChildServer];
   const onB = await connectWs(b.url, ws.token);

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { groupOnce } from "../../db/group-memo.ts";
 import { oncePer } from "../../db/prepared.ts";
 import { automationReplies, automations } from "./table.ts";
 
@@ -22,8 +23,15 @@ const activeStmt = oncePer((db: DB) =>
   ),
 );
 
-/** The active automations of a workspace, oldest first (the order ties are broken in). */
+/**
+ * The active automations of a workspace, oldest first (the order ties are broken in). Read once
+ * per group commit of inbound messages (nothing there changes automations).
+ */
 export async function activeAutomations(db: DB, workspaceId: string): Promise<ActiveAutomation[]> {
+  return groupOnce(`automations.active\u0000${workspaceId}`, () => readActive(db, workspaceId));
+}
+
+async function readActive(db: DB, workspaceId: string): Promise<ActiveAutomation[]> {
   const rows = await activeStmt(db).all(workspaceId);
   return rows.map((r) => ({
     id: r.id,

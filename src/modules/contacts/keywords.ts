@@ -1,9 +1,15 @@
 import type { AppDeps } from "../../deps.ts";
+import { groupOnce } from "../../db/group-memo.ts";
 import type { DB } from "../../db/store.ts";
 import type { AppEvent, TransactionalSubscriber } from "../../events/bus.ts";
 import { storedByPhone, updateStoredContact } from "./store.ts";
 
-async function keywordsOf(db: DB, workspaceId: string): Promise<{ optOut: string[]; optIn: string[] } | null> {
+/** The workspace's keywords: read once per group commit of inbound messages (nothing there changes them). */
+function keywordsOf(db: DB, workspaceId: string): Promise<{ optOut: string[]; optIn: string[] } | null> {
+  return groupOnce(`contacts.keywords\u0000${workspaceId}`, () => readKeywords(db, workspaceId));
+}
+
+async function readKeywords(db: DB, workspaceId: string): Promise<{ optOut: string[]; optIn: string[] } | null> {
   const row = await db
     .prepare<{ optOut: string; optIn: string }>('SELECT opt_out_keywords AS "optOut", opt_in_keywords AS "optIn" FROM workspaces WHERE id = ?')
     .get(workspaceId);

@@ -38,17 +38,19 @@ export async function insertContact(db: DB, workspaceId: string, row: { id: stri
     .run();
 }
 
-/** Records an inbound message: the latest push name and when the contact last wrote. */
-export async function touchContactInbound(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): Promise<void> {
-  await touchInboundStmt(db).run({ ws: workspaceId, id, pushName, at });
+/**
+ * Records an inbound message on the contact of a phone number, if there is one (the latest push
+ * name and when it last wrote), and answers it as it now is: one statement where a look-up and
+ * an update were two.
+ */
+export async function touchInboundByPhone(db: DB, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<{ id: string; name: string | null; pushName: string | null } | undefined> {
+  return await db
+    .prepare<{ id: string; name: string | null; pushName: string | null }>(
+      `UPDATE contacts SET push_name = coalesce(?, push_name), last_inbound_at = ?, updated_at = ?
+       WHERE workspace_id = ? AND phone = ? RETURNING id, name, push_name AS "pushName"`,
+    )
+    .get(pushName, at, at, workspaceId, phone);
 }
-const touchInboundStmt = preparedOnce((db) =>
-  db
-    .update(contacts)
-    .set({ pushName: sql`coalesce(${sql.placeholder("pushName")}, push_name)`, lastInboundAt: sql`${sql.placeholder("at")}`, updatedAt: sql`${sql.placeholder("at")}` })
-    .where(and(eq(contacts.workspaceId, sql.placeholder("ws")), eq(contacts.id, sql.placeholder("id"))))
-    .prepare(),
-);
 
 /** Moves a contact to another phone number (the LID it was recorded under turned out to be that number). */
 export async function setContactPhone(db: DB, workspaceId: string, id: string, phone: string, at: number): Promise<void> {

@@ -2,25 +2,29 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
-import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchContactInbound, type ContactRow } from "./repo.ts";
+import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundByPhone, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
+
+/** The contact of an inbound message as it is once the message is recorded. */
+export interface InboundContact {
+  id: string;
+  name: string | null;
+  pushName: string | null;
+}
 
 /**
  * Finds or creates the contact of a phone number and records an inbound message from it
  * (push name, time). Call inside the caller's transaction (one is opened otherwise: the look-up,
  * the quota count and the insert must not interleave with another message from the same phone).
  * When the `contacts` quota is used up the message is still kept: the contact is simply not
- * created (returns null).
+ * created (returns null). Answers the contact with its name and latest push name.
  */
-export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<string | null> {
-  const upsert = async (): Promise<string | null> => {
-    const existing = await findContactByPhone(deps.db, workspaceId, phone);
-    if (existing) {
-      await touchContactInbound(deps.db, workspaceId, existing.id, pushName, at);
-      return existing.id;
-    }
+export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
+  const upsert = async (): Promise<InboundContact | null> => {
+    const existing = await touchInboundByPhone(deps.db, workspaceId, phone, pushName, at);
+    if (existing) return existing;
     try {
       await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
     } catch (err) {
@@ -32,7 +36,7 @@ export async function upsertInboundContact(deps: Deps, workspaceId: string, phon
     }
     const id = Bun.randomUUIDv7();
     await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
-    return id;
+    return { id, name: null, pushName };
   };
   return deps.db.inTx ? upsert() : deps.db.tx(upsert);
 }

@@ -40,9 +40,12 @@ const touchStmts = preparedOnce((db) => {
           updatedAt: sql`excluded.updated_at`,
         },
       })
-      .returning({ id: conversations.id })
-      .prepare();
-  return { inbound: touch(true), outbound: touch(false), campaign: touch(false, true) };
+  return {
+    // an inbound message's conversation comes back whole: its live event is built from it (inbox/service.ts)
+    inbound: touch(true).returning().prepare(),
+    outbound: touch(false).returning({ id: conversations.id }).prepare(),
+    campaign: touch(false, true).returning({ id: conversations.id }).prepare(),
+  };
 });
 
 /**
@@ -56,18 +59,30 @@ export async function touchConversation(
   workspaceId: string,
   c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number; inbound: boolean; campaign?: boolean },
 ): Promise<string> {
+  if (c.inbound) return (await touchInboundConversation(db, workspaceId, c)).id;
   const s = touchStmts(db);
-  const row = await (c.inbound ? s.inbound : c.campaign ? s.campaign : s.outbound).get({
-    id: Bun.randomUUIDv7(),
-    ws: workspaceId,
-    sessionId: c.sessionId,
-    phone: c.phone,
-    contactId: c.contactId,
-    messageId: c.messageId,
-    at: c.at,
-  });
+  const row = await (c.campaign ? s.campaign : s.outbound).get(touchParams(workspaceId, c));
   return row!.id;
 }
+
+/** touchConversation for an inbound message, answering the conversation as it now is. */
+export async function touchInboundConversation(
+  db: DB,
+  workspaceId: string,
+  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number },
+): Promise<ConversationRow> {
+  return (await touchStmts(db).inbound.get(touchParams(workspaceId, c)))!;
+}
+
+const touchParams = (workspaceId: string, c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number }) => ({
+  id: Bun.randomUUIDv7(),
+  ws: workspaceId,
+  sessionId: c.sessionId,
+  phone: c.phone,
+  contactId: c.contactId,
+  messageId: c.messageId,
+  at: c.at,
+});
 
 /** One conversation of the workspace. */
 export async function findConversation(db: DB, workspaceId: string, id: string): Promise<ConversationRow | undefined> {
@@ -303,7 +318,8 @@ export interface ConversationListRow {
   contactPushName: string | null;
   status: ConversationStatus;
   snoozedUntil: number | null;
-  labels: string;
+  /** JSON as the list reads it; a row built from a written conversation holds the array */
+  labels: string | string[];
   unreadCount: number;
   lastMessageAt: number;
   lastReadAt: number | null;

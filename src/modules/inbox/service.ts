@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { can } from "../../auth/permissions.ts";
 import { errors } from "../../errors.ts";
-import { memberRole } from "../users/repo.ts";
+import { findMember, memberRole } from "../users/repo.ts";
 import { isGroupAddress } from "../../network/group-address.ts";
 import { markInboundRead } from "../messages/repo.ts";
 import { cursorPagination } from "../../http/cursor.ts";
@@ -18,6 +18,7 @@ import {
   updateConversation,
   type ConversationFilter,
   type ConversationListRow,
+  type ConversationRow,
 } from "./repo.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "bus">;
@@ -109,6 +110,60 @@ export async function publishConversationUpdated(deps: Deps, workspaceId: string
   const view = conversationView(row);
   await deps.bus.publish(workspaceId, "conversation_updated", view);
   return view;
+}
+
+/** What the writer of a new message already holds besides the conversation row it wrote. */
+export interface TouchedBy {
+  session: { name: string; phoneNumber: string | null };
+  /** the contact the message's writer found or created (null when none) */
+  contact: { id: string; name: string | null; pushName: string | null } | null;
+  /** the message just written, now the conversation's last */
+  message: { id: string; direction: string; type: string; body: string | null; status: string; createdAt: number };
+}
+
+/**
+ * conversation_updated for a conversation a new message just touched, built from what the
+ * writer holds (the conversation row its upsert returned, the session, the contact, the
+ * message) instead of the list's query with its joins: the same view, one keyed read of the
+ * assignee when there is one. A group's conversation, or one whose contact is not the writer's,
+ * is read as the list reads it.
+ */
+export async function publishConversationTouched(deps: Deps, workspaceId: string, c: ConversationRow, by: TouchedBy): Promise<void> {
+  if (isGroupAddress(c.phone) || c.contactId !== (by.contact?.id ?? null) || c.lastMessageId !== by.message.id) {
+    await publishConversationUpdated(deps, workspaceId, c.id);
+    return;
+  }
+  const assignee = c.assigneeId ? await findMember(deps.db, workspaceId, c.assigneeId) : undefined;
+  const m = by.message;
+  const row: ConversationListRow = {
+    id: c.id,
+    sessionId: c.sessionId,
+    sessionName: by.session.name,
+    sessionPhone: by.session.phoneNumber,
+    phone: c.phone,
+    contactId: c.contactId,
+    contactName: by.contact?.name ?? null,
+    contactPushName: by.contact?.pushName ?? null,
+    status: c.status,
+    snoozedUntil: c.snoozedUntil,
+    labels: c.labels,
+    unreadCount: c.unreadCount,
+    lastMessageAt: c.lastMessageAt,
+    lastReadAt: c.lastReadAt,
+    createdAt: c.createdAt,
+    assigneeId: c.assigneeId,
+    assigneeName: assignee?.name ?? null,
+    assigneeEmail: assignee?.email ?? null,
+    lastId: m.id,
+    lastDirection: m.direction,
+    lastType: m.type,
+    lastBody: m.body,
+    lastStatus: m.status,
+    lastCreatedAt: m.createdAt,
+    groupName: null,
+    groupParticipants: null,
+  };
+  await deps.bus.publish(workspaceId, "conversation_updated", conversationView(row));
 }
 
 /**

@@ -5,13 +5,27 @@ import { fetchMediaUrl } from "../media/fetch.ts";
 import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { upsertInboundContact } from "../contacts/service.ts";
-import { touchConversation } from "../inbox/repo.ts";
+import { touchInboundConversation } from "../inbox/repo.ts";
 import { upsertGroup } from "../groups/repo.ts";
-import { publishConversationUpdated } from "../inbox/service.ts";
+import { publishConversationTouched } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
 import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
-import { findByNetworkId, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
+import { findByNetworkId, inboundCopy, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
+import { InboundStep, type InboundBatcher } from "./inbound-batch.ts";
+import { groupOnce } from "../../db/group-memo.ts";
+import { tellInboundStored } from "./stored-signal.ts";
+
+/**
+ * How the network's handler stores a message: in the group commit of `batch` (else in a
+ * transaction of its own), calling `queued` once the message has its place in the group's
+ * order, so the session's next message may be handled (and join the same group) while this
+ * one is committed.
+ */
+export interface InboundVia {
+  batch?: InboundBatcher;
+  queued?: () => void;
+}
 
 /**
  * Stores an inbound message: its media file, the contact (phone, push name), the
@@ -20,7 +34,8 @@ import { findByNetworkId, insertMessage, replaceInboundContent, sessionOwner } f
  * the message arrived, so media never costs the message: a file that cannot be written, or a
  * media row that cannot be inserted, leaves the message stored without media (mediaUrl null).
  */
-export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage): Promise<void> {
+export async function receiveInbound(deps: AppDeps, sessionId: string, msg: InboundMessage, via: InboundVia = {}): Promise<void> {
+  if (via.batch && !carriesMedia(msg)) return receiveText(deps, sessionId, msg, via.batch, via.queued);
   const owner = await sessionOwner(deps.db, sessionId);
   if (!owner) {
     deps.log.warn("inbound message for an unknown session", { sessionId });
@@ -36,7 +51,7 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
   if (carriesMedia(msg) && isStored(await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound"))) return;
   const prepared = await inboundMedia(deps, ws, sessionId, msg);
   try {
-    await storeInbound(deps, owner, sessionId, msg, prepared);
+    await storeInbound(deps, owner, sessionId, msg, prepared, via);
     return;
   } catch (err) {
     if (prepared) await discardMedia(deps, prepared);
@@ -51,71 +66,139 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
   }
 }
 
-/** One transaction: media row, contact, conversation, message row and message_received (once, with the row's final state). */
-async function storeInbound(deps: AppDeps, owner: { workspaceId: string; phoneNumber: string | null }, sessionId: string, msg: InboundMessage, prepared: PreparedMedia | null): Promise<void> {
+/**
+ * A message without media, in a group commit: nothing to do before the transaction, so it takes
+ * its place in the group at once (and the session's next message may follow it into the same
+ * group). The session is looked up in the group, once per group.
+ */
+async function receiveText(deps: AppDeps, sessionId: string, msg: InboundMessage, batch: InboundBatcher, queued?: () => void): Promise<void> {
+  const stored = batch.run(
+    async (step) => {
+      // no inbound message changes a session: one read serves the group
+      const owner = await groupOnce(`messages.owner\u0000${sessionId}`, () => sessionOwner(deps.db, sessionId));
+      if (!owner) {
+        deps.log.warn("inbound message for an unknown session", { sessionId });
+        return;
+      }
+      // the session's `groups` setting is off: group chats are not kept
+      if (msg.group && !owner.groups) return;
+      await storeBody(deps, owner, sessionId, msg, null, step);
+    },
+    { savepoint: false },
+  );
+  queued?.();
+  try {
+    await stored;
+  } catch (err) {
+    if (!(err instanceof Duplicate)) throw err;
+  }
+}
+
+/**
+ * One transaction (or one step of a group's): media row, contact, conversation, message row and
+ * message_received (once, with the row's final state). A message with media has a savepoint of
+ * its own in a group (its media row may fail after other writes) and keeps the session's next
+ * message waiting until it is stored; a text refuses a repeat before it writes.
+ */
+async function storeInbound(
+  deps: AppDeps,
+  owner: Owner,
+  sessionId: string,
+  msg: InboundMessage,
+  prepared: PreparedMedia | null,
+  via: InboundVia = {},
+): Promise<void> {
+  const body = (step: InboundStep) => storeBody(deps, owner, sessionId, msg, prepared, step);
+  if (!via.batch) return deps.db.tx(() => body(new InboundStep()));
+  const stored = via.batch.run(body, { savepoint: !!prepared });
+  if (!prepared) via.queued?.();
+  await stored;
+}
+
+async function storeBody(
+  deps: AppDeps,
+  owner: Owner,
+  sessionId: string,
+  msg: InboundMessage,
+  prepared: PreparedMedia | null,
+  step: InboundStep,
+): Promise<void> {
   const ws = owner.workspaceId;
-  await deps.db.tx(async () => {
-    const existing = await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound");
-    if (existing && (isStored(existing) || msg.undecryptable)) throw new Duplicate();
-    const at = deps.clock.now().getTime();
-    const media = prepared ? await commitMedia(deps, prepared) : null;
-    const pushName = msg.pushName?.trim() || null;
-    const received = (row: Parameters<typeof publishReceived>[1]) =>
-      publishReceived(deps, row, {
-        // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
-        mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
-        mediaId: media?.id ?? null,
-        mimeType: media?.mimeType ?? null,
-        filename: media?.filename ?? null,
-        pushName,
-        timestamp: msg.timestamp,
-        payload: msg.payload ?? null,
-      });
-    if (existing) {
-      // the copy the network sent again decrypted: it takes the placeholder's place in the thread, and is announced now
-      const content = { type: msg.type, body: msg.text ?? null, payload: msg.payload ? JSON.stringify(msg.payload) : null, mediaId: media?.id ?? null };
-      await replaceInboundContent(deps.db, ws, existing.id, { ...content, at });
-      await received({ ...existing, ...content });
-      return;
-    }
-    // a group's members are not made contacts (they wrote to the group, not to the business): the conversation is the group's
-    if (msg.group) await upsertGroup(deps.db, ws, sessionId, msg.group, at);
-    const contactId = msg.group ? null : await upsertInboundContact(deps, ws, msg.from, pushName, at);
-    const address = msg.group?.id ?? msg.from;
-    const id = Bun.randomUUIDv7();
-    const conversationId = await touchConversation(deps.db, ws, { sessionId, phone: address, contactId, messageId: id, at, inbound: true });
-    const row = {
-      id,
-      workspaceId: ws,
-      sessionId,
-      conversationId,
-      direction: "inbound" as const,
-      phone: address,
-      participant: msg.group ? msg.from : null,
-      participantName: msg.group ? pushName : null,
-      sessionPhone: owner.phoneNumber,
-      type: msg.type,
-      body: msg.text ?? null,
-      payload: msg.payload ? JSON.stringify(msg.payload) : null,
+  const copy = await inboundCopy(deps.db, ws, sessionId, msg.networkMessageId);
+  if (copy && (isStored(copy) || msg.undecryptable)) throw new Duplicate();
+  // a placeholder: its row is replaced below
+  const existing = copy ? await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound") : undefined;
+  step.writing();
+  const at = deps.clock.now().getTime();
+  const media = prepared ? await commitMedia(deps, prepared) : null;
+  const pushName = msg.pushName?.trim() || null;
+  const received = (row: Parameters<typeof publishReceived>[1]) =>
+    publishReceived(deps, row, {
+      // events reach webhook receivers (API keys) first; dashboards use GET /api/v1/media/{mediaId}
+      mediaUrl: media ? mediaUrl(deps.config, media.id, "external") : null,
       mediaId: media?.id ?? null,
-      status: "received" as const,
-      networkMessageId: msg.networkMessageId,
-      ...(msg.undecryptable ? { errorCode: UNDECRYPTABLE, errorMessage: "the message could not be decrypted on this device; the network was asked to send it again" } : {}),
-      createdAt: at,
-      updatedAt: at,
-    };
-    await insertMessage(deps.db, ws, row);
-    // the unread count went up, and a closed or snoozed conversation is open again
-    await publishConversationUpdated(deps, ws, conversationId);
-    if (msg.undecryptable) {
-      // kept in the thread as a placeholder; announced (message_received) once its content arrives
+      mimeType: media?.mimeType ?? null,
+      filename: media?.filename ?? null,
+      pushName,
+      timestamp: msg.timestamp,
+      payload: msg.payload ?? null,
+    });
+  if (existing) {
+    // the copy the network sent again decrypted: it takes the placeholder's place in the thread, and is announced now
+    const content = { type: msg.type, body: msg.text ?? null, payload: msg.payload ? JSON.stringify(msg.payload) : null, mediaId: media?.id ?? null };
+    await replaceInboundContent(deps.db, ws, existing.id, { ...content, at });
+    await received({ ...existing, ...content });
+    deps.db.afterCommit(() => tellInboundStored(deps.bus, ws, sessionId, msg.networkMessageId, existing.id));
+    return;
+  }
+  // a group's members are not made contacts (they wrote to the group, not to the business): the conversation is the group's
+  if (msg.group) await upsertGroup(deps.db, ws, sessionId, msg.group, at);
+  const contact = msg.group ? null : await upsertInboundContact(deps, ws, msg.from, pushName, at);
+  const address = msg.group?.id ?? msg.from;
+  const id = Bun.randomUUIDv7();
+  const conversation = await touchInboundConversation(deps.db, ws, { sessionId, phone: address, contactId: contact?.id ?? null, messageId: id, at });
+  const conversationId = conversation.id;
+  const row = {
+    id,
+    workspaceId: ws,
+    sessionId,
+    conversationId,
+    direction: "inbound" as const,
+    phone: address,
+    participant: msg.group ? msg.from : null,
+    participantName: msg.group ? pushName : null,
+    sessionPhone: owner.phoneNumber,
+    type: msg.type,
+    body: msg.text ?? null,
+    payload: msg.payload ? JSON.stringify(msg.payload) : null,
+    mediaId: media?.id ?? null,
+    status: "received" as const,
+    networkMessageId: msg.networkMessageId,
+    ...(msg.undecryptable ? { errorCode: UNDECRYPTABLE, errorMessage: "the message could not be decrypted on this device; the network was asked to send it again" } : {}),
+    createdAt: at,
+    updatedAt: at,
+  };
+  await insertMessage(deps.db, ws, row);
+  // the unread count went up, and a closed or snoozed conversation is open again
+  await publishConversationTouched(deps, ws, conversation, {
+    session: { name: owner.name, phoneNumber: owner.phoneNumber },
+    contact,
+    message: { id, direction: row.direction, type: row.type, body: row.body, status: row.status, createdAt: at },
+  });
+  if (msg.undecryptable) {
+    // kept in the thread as a placeholder; announced (message_received) once its content arrives
+    deps.db.afterCommit(() => {
       deps.log.warn("inbound message could not be decrypted; placeholder stored", { sessionId, messageId: id, networkMessageId: msg.networkMessageId });
       instruments().undecryptable.inc();
-      return;
-    }
-    await received(row);
-  });
+    });
+    return;
+  }
+  await received(row);
+  deps.db.afterCommit(() => tellInboundStored(deps.bus, ws, sessionId, msg.networkMessageId, id));
 }
+
+/** The session a message arrived on, as `sessionOwner` reads it. */
+type Owner = { workspaceId: string; name: string; phoneNumber: string | null };
 
 /** The error code an inbound placeholder carries until the message's content arrives. */
 export const UNDECRYPTABLE = "undecryptable";

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { groupCollect } from "../../db/group-memo.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { media } from "../media/table.ts";
 import { chatSessions } from "../sessions/table.ts";
@@ -32,7 +33,7 @@ export async function findSession(db: DB, workspaceId: string, sessionId: string
 
 const ownerStmt = preparedOnce((db) =>
   db
-    .select({ workspaceId: chatSessions.workspaceId, phoneNumber: chatSessions.phoneNumber, groups: chatSessions.groups })
+    .select({ workspaceId: chatSessions.workspaceId, name: chatSessions.name, phoneNumber: chatSessions.phoneNumber, groups: chatSessions.groups })
     .from(chatSessions)
     .where(eq(chatSessions.id, sql.placeholder("id")))
     .prepare(),
@@ -43,11 +44,14 @@ export async function sessionOwner(db: DB, sessionId: string) {
   return await ownerStmt(db).get({ id: sessionId });
 }
 
-/** Inserts a message row, and its text into the search index in the same transaction. */
+/**
+ * Inserts a message row, and its text into the search index in the same transaction (in a group
+ * commit of inbound messages: the group's texts in one statement at its end).
+ */
 export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeof messages.$inferInsert, "workspaceId">): Promise<void> {
   const write = async () => {
     await insertStmt(db).run(messageParams({ ...row, workspaceId }));
-    if (row.body != null) await indexMessageText(db, [row.id]);
+    if (row.body != null && db.engine === "sqlite" && !groupCollect("messages.search-index", row.id, (ids: string[]) => indexMessageText(db, ids))) await indexMessageText(db, [row.id]);
   };
   if (db.inTx || db.engine !== "sqlite") await write();
   else await db.tx(write);
@@ -329,6 +333,19 @@ const byNetworkIdStmt = preparedOnce((db) =>
 /** The message a network id refers to, in one session. */
 export async function findByNetworkId(db: DB, workspaceId: string, sessionId: string, networkMessageId: string, direction: "outbound" | "inbound") {
   return await byNetworkIdStmt(db).get({ ws: workspaceId, session: sessionId, nid: networkMessageId, direction });
+}
+
+/**
+ * Whether an inbound message with this network id is stored, and as what: nothing, a
+ * placeholder waiting for its content, or stored. The common answer (nothing) costs one index
+ * probe and no row: the whole row is read only for a placeholder.
+ */
+export async function inboundCopy(db: DB, workspaceId: string, sessionId: string, networkMessageId: string): Promise<{ errorCode: string | null } | undefined> {
+  return await db
+    .prepare<{ errorCode: string | null }>(
+      `SELECT error_code AS "errorCode" FROM messages WHERE workspace_id = ? AND session_id = ? AND network_message_id = ? AND direction = 'inbound' LIMIT 1`,
+    )
+    .get(workspaceId, sessionId, networkMessageId);
 }
 
 /** Moves a conversation's messages to another conversation (two conversations of one person merged). */

@@ -5,6 +5,7 @@ import { mergeIdentity } from "./identity.ts";
 import { onRejected, recordEcho } from "./network-events.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import { receiveInbound } from "./inbound.ts";
+import { InboundBatcher } from "./inbound-batch.ts";
 import { applyReceipt } from "./receipts.ts";
 import { findSession } from "./repo.ts";
 import { OutboundSender, sessionGate, sweepQueued } from "./sender.ts";
@@ -26,20 +27,34 @@ export function messagingServices(deps: AppDeps): MessagingServices {
   const sender = new OutboundSender(deps);
   deps.jobs.register(sender.handler());
   deps.jobs.register(scheduledHandler(deps));
+  const inbound = new InboundBatcher(deps.db);
   // a session's inbound messages and receipts are handled one after another, in arrival order
-  // (a read receipt may arrive before its delivered one; each must see the other's result)
-  const chains = new Map<string, Promise<void>>();
-  const inSessionOrder = (sessionId: string, handle: () => Promise<unknown>, what: string, networkMessageId: string): void => {
-    const next = (chains.get(sessionId) ?? Promise.resolve())
-      .then(async () => void (await handle()))
+  // (a read receipt may arrive before its delivered one; each must see the other's result). An
+  // inbound message lets the session's next one start once it has its place in the group commit
+  // (`queued`), so the messages that arrive together are stored in one transaction, still in
+  // order; any other event waits until everything before it is stored.
+  const chains = new Map<string, { done: Promise<void>; next: Promise<void> }>();
+  const inSessionOrder = (sessionId: string, handle: (queued: () => void) => Promise<unknown>, what: string, networkMessageId: string, overlap = false): void => {
+    const prev = chains.get(sessionId);
+    let queued!: () => void;
+    const followable = new Promise<void>((r) => (queued = r));
+    const own = (overlap ? prev?.next : prev?.done) ?? Promise.resolve();
+    const ran = own
+      .then(async () => void (await handle(queued)))
       .catch((err) => deps.log.error(what, { sessionId, networkMessageId, err }))
-      .finally(() => {
-        if (chains.get(sessionId) === next) chains.delete(sessionId);
-      });
-    chains.set(sessionId, next);
+      .finally(queued);
+    const done = prev && overlap ? Promise.all([prev.done, ran]).then(() => {}) : ran;
+    const tail = { done, next: overlap ? followable : done };
+    chains.set(sessionId, tail);
+    void done.finally(() => {
+      if (chains.get(sessionId) === tail) chains.delete(sessionId);
+    });
   };
   const unsubscribe = deps.network.onEvent((e) => {
-    if (e.type === "inbound") inSessionOrder(e.sessionId, () => receiveInbound(deps, e.sessionId, e.message), "inbound message not stored", e.message.networkMessageId);
+    if (e.type === "inbound") {
+      const m = e.message;
+      inSessionOrder(e.sessionId, (queued) => receiveInbound(deps, e.sessionId, m, { batch: inbound, queued }), "inbound message not stored", m.networkMessageId, true);
+    }
     else if (e.type === "outbound_echo") inSessionOrder(e.sessionId, () => recordEcho(deps, e.sessionId, e.message), "inbound message not stored", e.message.networkMessageId);
     else if (e.type === "rejected") onRejected(deps, e);
     // in the session's order with its inbound messages: a message stored under the LID just before is moved too
@@ -71,10 +86,10 @@ export function messagingServices(deps: AppDeps): MessagingServices {
       unsubscribe();
       unlisten();
       sender.stop();
-      await Promise.allSettled([...chains.values()]);
+      await Promise.allSettled([...chains.values()].map((c) => c.done));
     },
     async settled() {
-      while (chains.size) await Promise.allSettled([...chains.values()]);
+      while (chains.size) await Promise.allSettled([...chains.values()].map((c) => c.done));
     },
   };
 }

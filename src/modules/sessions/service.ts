@@ -40,6 +40,13 @@ export async function sessionOf(deps: AppDeps, workspaceId: string, id: string):
 
 export { SESSION_STATUS_TABLES } from "./repo.ts";
 
+/** A session row of the workspace, or 404, without its link state (a read of the leases): for callers that need only the row. */
+export async function sessionRowOf(deps: AppDeps, workspaceId: string, id: string): Promise<SessionRow> {
+  const row = await getSession(deps.db, workspaceId, id);
+  if (!row) throw errors.notFound("Session");
+  return row;
+}
+
 /** The API-key listing: id and status of every session. */
 export async function sessionStatuses(deps: AppDeps, workspaceId: string): Promise<{ id: string; name: string; status: string; phoneNumber: string | null }[]> {
   return listSessionStatuses(deps.db, workspaceId);

@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { MessageType } from "../../network/driver.ts";
 import type { SimControl } from "../../network/sim/control.ts";
-import { sessionOf } from "../sessions/service.ts";
+import { sessionOf, sessionRowOf } from "../sessions/service.ts";
 import { watchStored } from "./stored.ts";
 import { simGroupOf } from "./groups.ts";
 
@@ -29,11 +29,13 @@ export class SimService {
     sessionId: string,
     m: { from: string; pushName?: string; groupId?: string; type: MessageType; text?: string; mediaUrl?: string },
   ): Promise<{ networkMessageId: string; messageId: string | null }> {
-    const session = await this.requireConnected(workspaceId, sessionId);
+    // the row only (no link state: the sim says whether it is connected)
+    const session = await sessionRowOf(this.deps, workspaceId, sessionId);
+    await this.requireLinked(sessionId);
     const group = m.groupId ? await simGroupOf(this.sim, sessionId, m.groupId) : undefined;
     const message = { from: m.from, pushName: m.pushName, type: m.type, text: m.text, mediaUrl: m.mediaUrl, ...(group ? { group } : {}) };
     // the session drops group messages while its groups setting is off: nothing to wait for
-    if (group && !session.settings.groups) return { networkMessageId: await this.sim.inbound(sessionId, message), messageId: null };
+    if (group && !session.groups) return { networkMessageId: await this.sim.inbound(sessionId, message), messageId: null };
     const stored = watchStored(this.deps, workspaceId, sessionId);
     let networkMessageId: string;
     try {
@@ -69,8 +71,12 @@ export class SimService {
 
   private async requireConnected(workspaceId: string, sessionId: string) {
     const session = await sessionOf(this.deps, workspaceId, sessionId);
-    if ((await this.sim.stateOf(sessionId)) !== "connected") throw errors.conflict("The session is not connected on the sim network");
+    await this.requireLinked(sessionId);
     return session;
+  }
+
+  private async requireLinked(sessionId: string): Promise<void> {
+    if ((await this.sim.stateOf(sessionId)) !== "connected") throw errors.conflict("The session is not connected on the sim network");
   }
 
   /** Receipts name the network's message id; the id Parley gave the message is accepted too. */

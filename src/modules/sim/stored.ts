@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { onInboundStored } from "../messages/stored-signal.ts";
 
 /** How long a sim inbound request waits for the messaging module to store the message. */
 export const STORE_WAIT_MS = 15_000;
@@ -19,10 +20,11 @@ async function storedId(deps: Deps, workspaceId: string, sessionId: string, netw
 }
 
 /**
- * The waiters of one runtime, by workspace, session and network message id, and its one bus
- * listener: a committed message_received is matched to its waiter by one look-up of the stored
- * row's network id, not by every waiter of the session looking for its own row (with many
- * inbound requests in flight that was a query per waiter per message).
+ * The waiters of one runtime, by workspace, session and network message id, and its one
+ * listener: the messaging module tells this process's stored inbound messages with their
+ * network id once committed, matched to their waiter without a query (a look-up per message
+ * before; with every waiter of the session looking for its own row, a query per waiter per
+ * message before that).
  */
 interface Waiters {
   byKey: Map<string, (messageId: string) => void>;
@@ -36,17 +38,9 @@ function waitersOf(deps: Deps): Waiters {
   let w = registries.get(deps.bus);
   if (w) return w;
   const made: Waiters = { byKey: new Map(), sessions: new Map() };
-  const networkIdOf = (id: string) =>
-    deps.db.prepare<{ networkMessageId: string }>('SELECT network_message_id AS "networkMessageId" FROM messages WHERE id = ?').get(id);
-  deps.bus.subscribe((e) => {
-    if (e.event !== "message_received" || typeof e.data.messageId !== "string") return;
-    const sk = sessionKey(e.workspaceId, String(e.data.sessionId));
-    if (!made.sessions.get(sk)) return;
-    const messageId = e.data.messageId;
-    void networkIdOf(messageId).then(
-      (row) => (row ? made.byKey.get(`${sk}\u0000${row.networkMessageId}`)?.(messageId) : undefined),
-      () => undefined, // the poll looks again
-    );
+  onInboundStored(deps.bus, (workspaceId, sessionId, networkMessageId, messageId) => {
+    const sk = sessionKey(workspaceId, sessionId);
+    if (made.sessions.get(sk)) made.byKey.get(`${sk}\u0000${networkMessageId}`)?.(messageId);
   });
   registries.set(deps.bus, made);
   return made;
@@ -94,7 +88,7 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
           const id = await storedId(deps, workspaceId, sessionId, networkMessageId).catch(() => null);
           if (id) found(id);
         };
-        // this node's commit of the row: its message_received names the row
+        // this node's commit of the row, told with its network id
         key = `${sk}\u0000${networkMessageId}`;
         waiters.byKey.set(key, found);
         const poll = setInterval(() => void check(), STORE_POLL_MS);

@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
+import { groupCollect, groupOnce } from "../../db/group-memo.ts";
 import { WEBHOOK_EVENTS, type AppEvent } from "../../events/bus.ts";
 import { MAX_PAYLOAD_BYTES } from "./deliver.ts";
 
@@ -12,7 +13,9 @@ export function eventPayload(e: Pick<AppEvent, "event" | "timestamp" | "data">):
 /**
  * The transactional outbox: subscribed to the bus, it runs inside the publisher's
  * transaction and writes one delivery row per active subscribed webhook, so the rows exist
- * exactly when the change that caused the event is committed. `onCommitted` wakes the sender.
+ * exactly when the change that caused the event is committed (in a group commit of inbound
+ * messages: the group's rows in one statement at its end, before its commit). `onCommitted`
+ * wakes the sender.
  */
 export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
   // SQLite: `? IN (SELECT value FROM json_each(events))`, not `EXISTS (SELECT 1 FROM json_each(events)
@@ -28,9 +31,20 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
     `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, is_test, status, attempts, next_attempt_at, error, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?, ?)`,
   );
+  // the rows of a group commit (groupCollect): one statement at the group's end
+  const insertMany = deps.db.prepare(
+    deps.db.engine === "postgres"
+      ? `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, is_test, status, attempts, next_attempt_at, error, created_at, updated_at)
+         SELECT r->>0, r->>1, r->>2, r->>3, r->>4, r->>5, 0, 'pending', 0, (r->>6)::bigint, NULL, (r->>7)::bigint, (r->>7)::bigint FROM jsonb_array_elements(?::jsonb) AS x(r)`
+      : `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, is_test, status, attempts, next_attempt_at, error, created_at, updated_at)
+         SELECT r->>0, r->>1, r->>2, r->>3, r->>4, r->>5, 0, 'pending', 0, r->>6, NULL, r->>7, r->>7 FROM (SELECT value AS r FROM json_each(?))`,
+  );
+  type Row = [id: string, workspaceId: string, webhookId: string, eventId: string, event: string, payload: string, firstAt: number, now: number];
+  const writeMany = async (rows: Row[]) => void (await insertMany.run(JSON.stringify(rows)));
   deps.bus.onPublish(async (e) => {
     if (!SUBSCRIBABLE.has(e.event)) return; // session_qr, session_status: dashboard only
-    const hooks = await subscribers.all(e.workspaceId, e.event);
+    // once per group commit of inbound messages (nothing there changes webhooks)
+    const hooks = await groupOnce(`webhooks.subscribers\u0000${e.workspaceId}\u0000${e.event}`, () => subscribers.all(e.workspaceId, e.event));
     if (!hooks.length) return;
     const payload = eventPayload(e);
     const size = Buffer.byteLength(payload);
@@ -41,7 +55,8 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
         // never silently dropped: the history shows it, failed, with the reason
         await insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, "", "failed", null, `payload of ${size} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte cap`, now, now);
       } else {
-        await insert.run(Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, payload, "pending", firstAt, null, now, now);
+        const row: Row = [Bun.randomUUIDv7(), e.workspaceId, h.id, e.id, e.event, payload, firstAt, now];
+        if (!groupCollect("webhooks.deliveries", row, writeMany)) await insert.run(row[0], row[1], row[2], row[3], row[4], row[5], "pending", firstAt, null, now, now);
       }
     }
   });

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { createHook, deliveries } from "../webhooks/helpers.ts";
+import { connectedSession, recordEvents, waitFor } from "./helpers.ts";
+
+// Inbound messages that arrive together are stored in one group commit: what each one writes
+// (its row, its webhook delivery, its events, its text in the search index) is exactly what it
+// writes alone, a repeat among them is stored once, and their order is kept (both engines).
+
+let t: TestApp;
+let ws: TestWorkspace;
+let session: { id: string; phone: string };
+beforeAll(async () => {
+  t = await createTestApp({ config: { webhookAllowHttp: true, webhookAllowPrivate: true } });
+  ws = await createWorkspace(t);
+  session = await connectedSession(t, ws);
+});
+afterAll(() => t.close());
+
+test("ten messages in one turn (one of them twice): nine stored in order, one delivery and one message_received each, every text searchable", async () => {
+  const hook = await createHook(t, ws, "http://127.0.0.1:9/hook", ["message_received"]);
+  const events = recordEvents(t);
+  const texts = Array.from({ length: 9 }, (_, i) => `grouped note ${i} kiwi${i}`);
+  // one turn of the event loop: the sim hands them to Parley together
+  const ids = texts.map((text, i) => t.sim.inbound(session.id, { from: `91982230000${i}`, type: "text", text, ...(i === 4 ? { networkMessageId: "SIMGROUPREPEAT" } : {}) }));
+  t.sim.inbound(session.id, { networkMessageId: "SIMGROUPREPEAT", from: "919822300004", type: "text", text: texts[4]! });
+  const received = () => events.filter((e) => e.event === "message_received");
+  await waitFor(() => received().length >= 9, "nine message_received");
+  await Bun.sleep(20);
+  expect(received().map((e) => e.data.text)).toEqual(texts);
+
+  const rows = (await t.deps.db
+    .prepare("SELECT id, body, network_message_id AS nid FROM messages WHERE workspace_id = ? AND direction = 'inbound' ORDER BY created_at, id")
+    .all(ws.id)) as { id: string; body: string; nid: string }[];
+  expect(rows.map((r) => r.body)).toEqual(texts);
+  expect(rows.map((r) => r.nid)).toEqual(ids);
+  expect(received().map((e) => e.data.messageId)).toEqual(rows.map((r) => r.id));
+
+  const d = await deliveries(t, hook.id);
+  expect(d).toHaveLength(9);
+  const byMessage = new Map(d.map((x) => [JSON.parse(x.payload).data.messageId as string, x]));
+  for (const [i, r] of rows.entries()) {
+    const x = byMessage.get(r.id)!;
+    expect(x).toMatchObject({ workspace_id: ws.id, event_type: "message_received", status: "pending", attempts: 0, is_test: 0, error: null });
+    expect(Number(x.next_attempt_at)).toBeGreaterThanOrEqual(Number(x.created_at));
+    expect(JSON.parse(x.payload)).toMatchObject({ event: "message_received", data: { text: texts[i], sessionId: session.id } });
+    expect(x.event_id).toBe(received()[i]!.id);
+  }
+  // each conversation told once, with its message
+  const updates = events.filter((e) => e.event === "conversation_updated");
+  expect(updates.map((e) => (e.data.lastMessage as { id: string }).id)).toEqual(rows.map((r) => r.id));
+
+  for (const [i, text] of texts.entries()) {
+    const r = await t.request("GET", `/api/v1/inbox/search?q=kiwi${i}`, { token: ws.owner.token });
+    expect(r.body.data.map((m: { body: string }) => m.body)).toEqual([text]);
+  }
+  if (t.deps.db.engine === "sqlite") await t.deps.db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)").run();
+});
