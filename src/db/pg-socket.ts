@@ -6,8 +6,8 @@ import { EventEmitter } from "node:events";
  * write path and its stream machinery cost postgres.js most of its CPU per statement, about
  * three quarters of a send's. postgres.js takes such a socket through its `socket` option and
  * uses a small part of net.Socket: the events `data`, `drain`, `error` and `close`, `write`,
- * `end`, `destroy`, `readyState`. Plain TCP or a Unix socket only: a URL asking for TLS keeps
- * node:net (see `openPostgresStore`).
+ * `end`, `destroy`, `readyState`. Plain TCP or a Unix socket to one host only: a URL asking for
+ * TLS, or naming several hosts, keeps node:net (see `openPostgresStore`).
  */
 export class BunPgSocket extends EventEmitter {
   readyState: "opening" | "open" | "closed" = "opening";

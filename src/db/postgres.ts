@@ -63,8 +63,9 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       return root.unsafe(text, params, o) as Query;
     },
   };
-  const parsed = root.options as unknown as { ssl: unknown; socket?: unknown };
-  if ((opts.bunSocket ?? process.env.PARLEY_PG_SOCKET !== "node") && !parsed.ssl) {
+  const parsed = root.options as unknown as { ssl: unknown; host: string[]; socket?: unknown };
+  // one host only: with several (`postgres://a,b/db`) postgres.js tries them in turn on its own socket
+  if ((opts.bunSocket ?? process.env.PARLEY_PG_SOCKET !== "node") && !parsed.ssl && parsed.host.length === 1) {
     // read when a connection opens: every connection of the pool, reconnections included
     parsed.socket = (o: { host: string[]; port: number[]; path?: string | false }) => BunPgSocket.open({ host: o.host[0]!, port: o.port[0]!, path: o.path });
   }

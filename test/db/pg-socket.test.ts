@@ -71,3 +71,12 @@ for (const bunSocket of [true, false]) {
     await db.tx(() => db.prepare("SELECT 1").get());
   });
 }
+
+pgOnly("PostgreSQL only: a URL naming several hosts keeps postgres.js's own socket, which tries them in turn (the first refuses, the second answers)", async () => {
+  const pg = await emptyPostgres();
+  const u = new URL(pg.url);
+  const url = `postgres://${u.username}${u.password ? `:${u.password}` : ""}@127.0.0.1:1,${u.hostname}:${u.port}${u.pathname}`;
+  const { db } = openPostgresStore(url, { max: 2 });
+  cleanups.push(pg.drop, () => db.close());
+  expect(await db.prepare<{ x: number }>("SELECT 41 + 1 AS x").get()).toEqual({ x: 42 });
+});
