@@ -1,5 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
-import { ownerToken, prepareDataDir, serverData, until, type ServerData } from "../helpers/crash.ts";
+import { expect, test } from "bun:test";
+import { clusterNodes, ownerToken, prepareDataDir, serverData, until } from "../helpers/crash.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import type { ChildServer } from "../helpers/process.ts";
 
@@ -7,16 +7,7 @@ import type { ChildServer } from "../helpers/process.ts";
 // must reach the node that made it at once and the other nodes (and changes made by another
 // process, like an operator command) within the notification's latency. Real server processes.
 
-const servers: ChildServer[] = [];
-afterAll(() => {
-  for (const s of servers) s.proc.kill("SIGKILL");
-});
-
-async function node(data: ServerData, id: string): Promise<ChildServer> {
-  const s = await data.spawn({ env: { PARLEY_NODE_ID: id, PARLEY_LOG_LEVEL: "warn" } });
-  servers.push(s);
-  return s;
-}
+const { node } = clusterNodes();
 
 const get = (s: ChildServer, path: string, headers: Record<string, string>) => fetch(s.url + path, { headers }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -1,6 +1,6 @@
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { prepareDataDir, serverData, until, type ServerData } from "../helpers/crash.ts";
+import { clusterNodes, prepareDataDir, serverData, until, type ServerData } from "../helpers/crash.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import { BUN, ROOT, type ChildServer } from "../helpers/process.ts";
 import { readSimSent } from "../helpers/sim-sent.ts";
@@ -12,16 +12,7 @@ import { readSimSent } from "../helpers/sim-sent.ts";
 const METRICS = "cluster-test-metrics-token";
 const ENV = { PARLEY_LOG_LEVEL: "info", PARLEY_SEND_MIN_GAP_MS: "0", PARLEY_SEND_JITTER_MS: "0", PARLEY_JOB_POLL_MS: "100", PARLEY_METRICS_TOKEN: METRICS };
 
-const servers: ChildServer[] = [];
-afterAll(() => {
-  for (const s of servers) s.proc.kill("SIGKILL");
-});
-
-async function node(data: ServerData, id: string): Promise<ChildServer> {
-  const s = await data.spawn({ env: { ...ENV, PARLEY_NODE_ID: id } });
-  servers.push(s);
-  return s;
-}
+const { node, servers } = clusterNodes(ENV);
 
 function caller(token: string) {
   return async (s: ChildServer, method: string, path: string, body?: unknown) => {

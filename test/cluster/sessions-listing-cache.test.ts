@@ -1,5 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
-import { prepareDataDir, serverData, until, type ServerData } from "../helpers/crash.ts";
+import { expect, test } from "bun:test";
+import { clusterNodes, prepareDataDir, serverData, until } from "../helpers/crash.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import type { ChildServer } from "../helpers/process.ts";
 
@@ -9,16 +9,7 @@ import type { ChildServer } from "../helpers/process.ts";
 // on node B waits at most 2 seconds, well inside the cache's 5-second bound, so the notification
 // is what does it. Real server processes on one database.
 
-const servers: ChildServer[] = [];
-afterAll(() => {
-  for (const s of servers) s.proc.kill("SIGKILL");
-});
-
-async function node(data: ServerData, id: string): Promise<ChildServer> {
-  const s = await data.spawn({ env: { PARLEY_NODE_ID: id, PARLEY_LOG_LEVEL: "warn" } });
-  servers.push(s);
-  return s;
-}
+const { node } = clusterNodes();
 
 type Listed = { id: string; name: string; status: string; phoneNumber: string | null };
 

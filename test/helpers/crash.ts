@@ -1,6 +1,6 @@
 // Shared by the kill -9 tests: the data a child server runs on (either engine), seeding it, and
 // polling with a deadline.
-import { expect } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -137,4 +137,25 @@ export async function prepareDataDir(data: ServerData, extra?: (db: DB, wsId: st
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Real `parley serve` processes of one test file on the same data (dir or database): `node(data,
+ * id)` starts one as node `id` with `env`; every one is killed (SIGKILL) after the file's tests.
+ * Call it at the file's top level.
+ */
+export function clusterNodes(env: Record<string, string> = { PARLEY_LOG_LEVEL: "warn" }): {
+  node: (data: ServerData, id: string) => Promise<ChildServer>;
+  servers: ChildServer[];
+} {
+  const servers: ChildServer[] = [];
+  afterAll(() => {
+    for (const s of servers) s.proc.kill("SIGKILL");
+  });
+  const node = async (data: ServerData, id: string) => {
+    const s = await data.spawn({ env: { ...env, PARLEY_NODE_ID: id } });
+    servers.push(s);
+    return s;
+  };
+  return { node, servers };
 }
