@@ -74,3 +74,18 @@ d.close();`;
   const p = Bun.spawnSync([BUN, "-e", script], { stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`commit from another process failed: ${p.stderr.toString()}`);
 }
+
+/** A JSON request with a bearer token to a child server: the status and the parsed body. */
+export type Caller = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** A Caller for whichever server `server()` names at the time of each call (a test restarts it). */
+export function caller(server: () => ChildServer, token: string): Caller {
+  return async (method, path, body) => {
+    const res = await fetch(server().url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "bun:test";
 import { until } from "./crash.ts";
-import { BUN, listeningLine, ROOT, type ChildServer } from "./process.ts";
+import { BUN, listeningLine, ROOT, type Caller, type ChildServer } from "./process.ts";
 
 export interface SimNetworkProcess {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -57,18 +57,8 @@ export function readLinks(dataDir: string): LinkLine[] {
     .map((l) => JSON.parse(l) as LinkLine);
 }
 
-export type Caller = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
-
-export function caller(server: () => ChildServer, token: string): Caller {
-  return async (method, path, body) => {
-    const res = await fetch(server().url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
-}
+export { caller } from "./process.ts";
+export type { Caller };
 
 /** Creates a session on the node and pairs it through the sim routes (a phone scans the QR). */
 export async function pair(call: Caller, phone: string, name = "linked"): Promise<string> {

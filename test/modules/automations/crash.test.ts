@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { expectDataOnEngine, prepareDataDir, serverData, until } from "../../helpers/crash.ts";
-import type { ChildServer } from "../../helpers/process.ts";
+import { caller, type ChildServer } from "../../helpers/process.ts";
 import { readSimSent } from "../../helpers/sim-sent.ts";
 
 // a gap between two sends of a session keeps an answer queued for a while after it was decided
@@ -16,14 +16,7 @@ test(
     const data = await serverData("parley-auto-crash-");
     const token = await prepareDataDir(data);
     let server: ChildServer = await data.spawn({ env: ENV });
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(server.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = caller(() => server, token);
     const answersTo = (phone: string) => readSimSent(data.dataDir).filter((e) => e.to === phone && e.text === ANSWER).length;
     let sid = "";
     const connected = () => until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);

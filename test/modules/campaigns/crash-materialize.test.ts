@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import type { DB, SqlParam } from "../../../src/db/store.ts";
 import { prepareDataDir, serverData, until } from "../../helpers/crash.ts";
-import type { ChildServer } from "../../helpers/process.ts";
+import { caller, type ChildServer } from "../../helpers/process.ts";
 
 const N = 12_000;
 const ENV = { PARLEY_JOB_POLL_MS: "50", PARLEY_LOG_LEVEL: "warn" };
@@ -25,14 +25,7 @@ test(
     const data = await serverData("parley-materialize-crash-");
     const token = await prepareDataDir(data, seed);
     let server: ChildServer = await data.spawn({ env: ENV });
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(server.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = caller(() => server, token);
     const restart = async () => {
       server.proc.kill("SIGKILL");
       await server.proc.exited;

@@ -2,7 +2,7 @@
 // messaged twice (counted on the network side, the sim's sent log).
 import { expect, test } from "bun:test";
 import { expectDataOnEngine, prepareDataDir, serverData, until, type ServerData } from "../../helpers/crash.ts";
-import type { ChildServer } from "../../helpers/process.ts";
+import { caller, type ChildServer } from "../../helpers/process.ts";
 import { simSent } from "./helpers.ts";
 
 const N = 60;
@@ -34,14 +34,7 @@ test(
     const { token, contactIds, phones } = await prepare(data);
     const start = () => data.spawn({ env: ENV });
     let server: ChildServer = await start();
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(server.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = caller(() => server, token);
     const ours = () => simSent(dataDir).filter((s) => phones.includes(s.to));
     try {
       const sid = (await call("POST", "/api/v1/chatapp", { name: "crash" })).body.data.id as string;

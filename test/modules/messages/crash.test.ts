@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { expectDataOnEngine, prepareDataDir, serverData, until } from "../../helpers/crash.ts";
-import type { ChildServer } from "../../helpers/process.ts";
+import { caller, type Caller, type ChildServer } from "../../helpers/process.ts";
 import { readSimSent } from "../../helpers/sim-sent.ts";
 
 const N = 40;
@@ -17,14 +17,7 @@ const sentLog = readSimSent;
  */
 async function killScenario(dataDir: string, token: string, start: () => Promise<ChildServer>, link: (call: Caller) => Promise<string>) {
   let server = await start();
-  const call: Caller = async (method, path, body) => {
-    const res = await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = caller(() => server, token);
   try {
     const sid = await link(call);
     for (let i = 0; i < N; i++) {
@@ -50,7 +43,6 @@ async function killScenario(dataDir: string, token: string, start: () => Promise
     await server.proc.exited;
   }
 }
-type Caller = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 test(
   "SIGKILL with queued messages, restart: every message is sent exactly once (session paired over HTTP)",

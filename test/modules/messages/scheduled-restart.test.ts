@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { expectDataOnEngine, prepareDataDir, serverData, until } from "../../helpers/crash.ts";
-import type { ChildServer } from "../../helpers/process.ts";
+import { caller, type ChildServer } from "../../helpers/process.ts";
 import { readSimSent } from "../../helpers/sim-sent.ts";
 
 // A scheduled send survives a real process restart: the server is killed (SIGKILL) while the
@@ -14,14 +14,7 @@ test("a scheduled message is sent at its time after a SIGKILL and restart; a can
   const data = await serverData("parley-scheduled-");
   const token = await prepareDataDir(data);
   let server: ChildServer = await data.spawn({ env: ENV });
-  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const api = caller(() => server, token);
   try {
     const created = await api("POST", "/api/v1/chatapp", { name: "scheduled" });
     expect(created.status).toBe(201);
