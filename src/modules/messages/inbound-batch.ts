@@ -1,6 +1,6 @@
 import type { DB } from "../../db/store.ts";
 import { withGroup } from "../../db/group-memo.ts";
-import { TurnQueue } from "../../db/turn-queue.ts";
+import { GroupCommit, type GroupKind } from "../../db/group-commit.ts";
 
 /**
  * What one inbound message's body tells its group: when it starts writing. Without a savepoint
@@ -19,12 +19,26 @@ export class InboundStep {
   }
 }
 
-interface Pending {
-  fn: (step: InboundStep) => Promise<unknown>;
-  savepoint: boolean;
-  resolve(v: unknown): void;
-  reject(err: unknown): void;
-}
+/** Inbound messages share the group's reads and collected writes (db/group-memo.ts); each gets a step of its own. */
+const inboundGroups: GroupKind<InboundStep> = {
+  open(body) {
+    return withGroup((group) => {
+      let mark = 0;
+      return body({
+        step: () => {
+          mark = group.mark();
+          return new InboundStep();
+        },
+        wrote: (step) => step.wrote,
+        keep: () => {},
+        drop: () => group.dropFrom(mark),
+        end: () => group.writeCollected(),
+      });
+    });
+  },
+  alone: (fn) => fn(new InboundStep()),
+  single: true,
+};
 
 /**
  * Group commit of inbound messages. Storing a message (contact, conversation, message row,
@@ -41,55 +55,14 @@ interface Pending {
  * takes the group's texts in one statement at its end (db/group-memo.ts).
  */
 export class InboundBatcher {
-  private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
+  private groups: GroupCommit<InboundStep>;
 
-  constructor(private db: DB) {}
+  constructor(db: DB) {
+    this.groups = new GroupCommit(db, inboundGroups);
+  }
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
   run<T>(fn: (step: InboundStep) => Promise<T>, opts: { savepoint: boolean }): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
-    });
-  }
-
-  private async flush(batch: Pending[]): Promise<void> {
-    const { db } = this;
-    if (batch.length === 1) return this.alone(batch[0]!);
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
-    try {
-      await withGroup((group) =>
-        db.tx(async () => {
-          for (const p of batch) {
-            const step = new InboundStep();
-            const mark = group.mark();
-            try {
-              outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
-            } catch (err) {
-              if (!p.savepoint && step.wrote) throw err; // partly written, and no savepoint to undo it
-              group.dropFrom(mark);
-              outcomes.push({ ok: false, err });
-            }
-          }
-          await group.writeCollected();
-        }),
-      );
-    } catch {
-      // the group did not commit (nothing of it is stored): each message on its own
-      for (const p of batch) await this.alone(p);
-      return;
-    }
-    batch.forEach((p, i) => {
-      const o = outcomes[i]!;
-      if (o.ok) p.resolve(o.value);
-      else p.reject(o.err);
-    });
-  }
-
-  private async alone(p: Pending): Promise<void> {
-    try {
-      p.resolve(await this.db.tx(() => p.fn(new InboundStep())));
-    } catch (err) {
-      p.reject(err);
-    }
+    return this.groups.run(fn, opts);
   }
 }

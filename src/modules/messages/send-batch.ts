@@ -1,5 +1,5 @@
 import type { DB } from "../../db/store.ts";
-import { TurnQueue } from "../../db/turn-queue.ts";
+import { GroupCommit, type GroupKind } from "../../db/group-commit.ts";
 import { indexMessageText } from "./fts-repo.ts";
 
 /**
@@ -137,26 +137,43 @@ export function indexTextLater(db: DB, group: SendGroup, messageId: string): voi
   group.collect("search-index", messageId, (ids: string[]) => indexMessageText(db, ids));
 }
 
-interface Pending {
-  fn: (group: SendGroup) => Promise<unknown>;
-  savepoint: boolean;
-  resolve(v: unknown): void;
-  reject(err: unknown): void;
-}
+/** Sends share one SendGroup: it is every send's step, and keeps or takes back each send's share. */
+const sendGroups: GroupKind<SendGroup> = {
+  open(body) {
+    const group = new SendGroup();
+    return body({
+      step: () => group,
+      wrote: (g) => g.wrote,
+      keep: (g) => g.keep(),
+      drop: (g) => g.drop(),
+      end: () => group.writeDeferred(),
+    });
+  },
+  async alone(fn) {
+    const group = new SendGroup();
+    const v = await fn(group);
+    await group.writeDeferred();
+    return v;
+  },
+  single: false,
+};
 
 /**
- * Group commit of accepted sends. A send's transaction is mostly its COMMIT (the WAL write of
- * the message row, its indexes, the conversation and the counters); the sends that arrive in
- * the same turn of the event loop are committed together. A refused one (quota, idempotency
+ * Group commit of accepted sends (db/group-commit.ts). A send's transaction is mostly its
+ * COMMIT (the WAL write of the message row, its indexes, the conversation and the counters);
+ * the sends that arrive in the same turn of the event loop are committed together, one after
+ * another, sharing the group's memo and one connection. A refused one (quota, idempotency
  * conflict) rolls back alone and the others still commit: it is refused before it writes, or it
- * runs in a savepoint of its own (see `run`). The
- * 202 still comes only after the commit. A body must not publish events (a savepoint rolled
- * back would not take them back); sends publish none: they enqueue the sender job.
+ * runs in a savepoint of its own (see `run`). The 202 still comes only after the commit. A body
+ * must not publish events (a savepoint rolled back would not take them back); sends publish
+ * none: they enqueue the sender job.
  */
 export class SendBatcher {
-  private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
+  private groups: GroupCommit<SendGroup>;
 
-  constructor(private db: DB) {}
+  constructor(db: DB) {
+    this.groups = new GroupCommit(db, sendGroups);
+  }
 
   /**
    * Runs `fn` in the next group transaction; resolves with its result once committed. Without
@@ -164,53 +181,6 @@ export class SendBatcher {
    * `group.writing()`: a failure after it rolls the whole group back, then each send runs alone.
    */
   run<T>(fn: (group: SendGroup) => Promise<T>, opts: { savepoint: boolean } = { savepoint: true }): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
-    });
+    return this.groups.run(fn, opts);
   }
-
-  private async flush(batch: Pending[]): Promise<void> {
-    const { db } = this;
-    // the sends run one after another: they share the group's memo and one connection
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
-    try {
-      await db.tx(async () => {
-        const group = new SendGroup();
-        for (const p of batch) {
-          try {
-            outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(group)) : await p.fn(group) });
-            group.keep();
-          } catch (err) {
-            if (!p.savepoint && group.wrote) throw err; // partly written, and no savepoint to undo it
-            group.drop();
-            outcomes.push({ ok: false, err });
-          }
-        }
-        await group.writeDeferred();
-      });
-    } catch {
-      // the group did not commit (nothing of it is stored): each send on its own
-      for (const p of batch) {
-        try {
-          p.resolve(await db.tx(() => alone(p.fn)));
-        } catch (err) {
-          p.reject(err);
-        }
-      }
-      return;
-    }
-    batch.forEach((p, i) => {
-      const o = outcomes[i]!;
-      if (o.ok) p.resolve(o.value);
-      else p.reject(o.err);
-    });
-  }
-}
-
-/** One send as a group of its own (inside its transaction). */
-async function alone<T>(fn: (group: SendGroup) => Promise<T>): Promise<T> {
-  const group = new SendGroup();
-  const v = await fn(group);
-  await group.writeDeferred();
-  return v;
 }

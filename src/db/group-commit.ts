@@ -1,0 +1,100 @@
+import type { DB } from "./store.ts";
+import { TurnQueue } from "./turn-queue.ts";
+
+/**
+ * What the items of one group share, for one kind of group commit (sends, inbound messages):
+ * the step each item's body gets, and how an item's share of the group is kept or taken back.
+ */
+export interface GroupItems<S> {
+  /** The step the next item's body gets (called just before it runs). */
+  step(): S;
+  /** Whether the item of `step` started writing: without a savepoint it can no longer fail alone. */
+  wrote(step: S): boolean;
+  /** The item of `step` succeeded: keep what it added to the group. */
+  keep(step: S): void;
+  /** The item of `step` failed (refused before writing, or rolled back in its savepoint): take back what it added. */
+  drop(step: S): void;
+  /** Last, inside the group's transaction: the writes the items left for the group's end. */
+  end(): Promise<void>;
+}
+
+/** One kind of group commit: how a group's shared state is made, and how one item runs alone. */
+export interface GroupKind<S> {
+  /** Runs `body` (the group's transaction) with the shared state of a new group. */
+  open<T>(body: (items: GroupItems<S>) => Promise<T>): Promise<T>;
+  /** One item as a group of its own, inside its own transaction (already open). */
+  alone<T>(fn: (step: S) => Promise<T>): Promise<T>;
+  /** Whether a batch of one item runs alone, without the group's bookkeeping. */
+  single: boolean;
+}
+
+interface Pending<S> {
+  fn: (step: S) => Promise<unknown>;
+  savepoint: boolean;
+  resolve(v: unknown): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Group commit: the items queued in one turn of the event loop run one after another in one
+ * transaction, in order, and each item's promise settles only after the group committed. An
+ * item refused before it writes, or one in a savepoint of its own, fails alone and the others
+ * still commit. One that fails after writing without a savepoint rolls the whole group back;
+ * then every item of it runs alone, in its own transaction.
+ */
+export class GroupCommit<S> {
+  private queue = new TurnQueue<Pending<S>>((batch) => this.flush(batch));
+
+  constructor(
+    private db: DB,
+    private kind: GroupKind<S>,
+  ) {}
+
+  /** Runs `fn` in the next group transaction; resolves with its result once committed. */
+  run<T>(fn: (step: S) => Promise<T>, opts: { savepoint: boolean }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
+    });
+  }
+
+  private async flush(batch: Pending<S>[]): Promise<void> {
+    const { db, kind } = this;
+    if (kind.single && batch.length === 1) return this.alone(batch[0]!);
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      await kind.open((items) =>
+        db.tx(async () => {
+          for (const p of batch) {
+            const step = items.step();
+            try {
+              outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
+              items.keep(step);
+            } catch (err) {
+              if (!p.savepoint && items.wrote(step)) throw err; // partly written, and no savepoint to undo it
+              items.drop(step);
+              outcomes.push({ ok: false, err });
+            }
+          }
+          await items.end();
+        }),
+      );
+    } catch {
+      // the group did not commit (nothing of it is stored): each item on its own
+      for (const p of batch) await this.alone(p);
+      return;
+    }
+    batch.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) p.resolve(o.value);
+      else p.reject(o.err);
+    });
+  }
+
+  private async alone(p: Pending<S>): Promise<void> {
+    try {
+      p.resolve(await this.db.tx(() => this.kind.alone(p.fn)));
+    } catch (err) {
+      p.reject(err);
+    }
+  }
+}
