@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { systemClock, type Clock } from "../src/clock.ts";
 import type { Config } from "../src/config.ts";
 import { migrate, NewerDatabaseError } from "../src/db/migrate.ts";
+import { assertReachable } from "../src/db/reachable.ts";
 import { openStore } from "../src/db/open.ts";
 import type { DB } from "../src/db/store.ts";
 import { AppError } from "../src/errors.ts";
@@ -42,6 +43,7 @@ export async function withDataDir(
   const db = openStore(config);
   try {
     mark("data dir: store opened");
+    await assertReachable(db, config);
     await migrate(db);
     mark("data dir: migrations checked");
     await seedPlans(db, systemClock.now().getTime());

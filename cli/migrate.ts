@@ -1,6 +1,7 @@
 import { writeOut, writeErr } from "../src/node/tty.ts";
 import type { Command } from "commander";
 import { bundledMigrationCount, migrate, NewerDatabaseError } from "../src/db/migrate.ts";
+import { assertReachable } from "../src/db/reachable.ts";
 import { openStore } from "../src/db/open.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 
@@ -15,6 +16,7 @@ export function migrateCommand(program: Command): void {
       // openStore makes the data dir for a SQLite file
       const db = openStore(config);
       try {
+        await assertReachable(db, config);
         const applied = await migrate(db);
         writeOut(`applied ${applied} migration(s); ${bundledMigrationCount(db.engine)} in this build\n`);
       } catch (err) {

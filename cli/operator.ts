@@ -7,6 +7,7 @@ import type { Config } from "../src/config.ts";
 import { announcedUrl } from "../src/db/lock.ts";
 import { assertNotNewer } from "../src/db/migrate.ts";
 import { openStore } from "../src/db/open.ts";
+import { assertReachable } from "../src/db/reachable.ts";
 import type { DB } from "../src/db/store.ts";
 import { hostUrl } from "../src/http/public-url.ts";
 import { ownerId } from "../src/modules/users/repo.ts";
@@ -63,6 +64,7 @@ export async function openOperator(flags: OperatorFlags): Promise<Operator> {
   // SQLite: a read-only connection beside a live server, as before the store (no pragmas, no checkpoint)
   const db = openStore(config, { readonly: true });
   try {
+    await assertReachable(db, config);
     await assertNotNewer(db); // its tables may no longer be what this build reads
     const op = { ...locateServer(flags, config), db, jwtSecret: await signingSecret(config, db) };
     openStores.add(db);

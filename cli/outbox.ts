@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { migrate } from "../src/db/migrate.ts";
+import { assertReachable } from "../src/db/reachable.ts";
 import { openStore } from "../src/db/open.ts";
 import { listOutbox } from "../src/notify/outbox.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
@@ -28,6 +29,7 @@ export function outboxCommand(program: Command): void {
       if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
       const db = openStore(config);
       try {
+        await assertReachable(db, config);
         await migrate(db); // a database from a newer build: runOperator exits 2
         // a phone as people write it (`+91 98000-00001`) matches the stored digits
         const raw = flags.to?.trim().toLowerCase();

@@ -3,6 +3,7 @@ import { buildApp, type App } from "./app.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
+import { assertReachable } from "./db/reachable.ts";
 import { checkpointWhenBusy } from "./db/checkpointer.ts";
 import { openStore } from "./db/open.ts";
 import { sqliteOf } from "./db/sqlite.ts";
@@ -110,6 +111,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   const clock = o.clock ?? systemClock;
   let checkpointer: { stop(): Promise<void> } | undefined;
   try {
+    await assertReachable(db, config);
     const applied = await migrate(db);
     if (applied) log.info("database migrated", { applied, engine: db.engine });
     // SQLite: WAL checkpoints in a worker thread once writes are busy, not in the commits of requests (see checkpointer.ts)
