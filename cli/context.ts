@@ -1,7 +1,7 @@
 import type { Config, ConfigKey } from "../src/config.ts";
 import { ConfigError, loadSettings, NEEDS_SCHEMAS } from "../src/config-load.ts";
 import { isTty, writeErr } from "../src/node/tty.ts";
-import { setDefaultCountry } from "../src/http/default-country.ts";
+import { setDefaultCountry } from "../src/default-country.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
 /**
@@ -13,8 +13,8 @@ import { createLogger, type Logger } from "../src/log.ts";
 export async function configOrExit(flags: Partial<Record<ConfigKey, unknown>>, flagKeys: readonly string[] = ["dataDir"]): Promise<Config> {
   try {
     const given = pick(flags);
-    let config = loadSettings(given, process.env, { flagKeys }, null, null);
-    if (config === NEEDS_SCHEMAS) config = (await import("../src/config.ts")).loadConfig(given, process.env, { flagKeys });
+    const quick = loadSettings(given, process.env, { flagKeys }, null, null);
+    const config = quick === NEEDS_SCHEMAS ? (await import("../src/config.ts")).loadConfig(given, process.env, { flagKeys }) : (quick as Config);
     setDefaultCountry(config.defaultCountry); // numbers an operator types follow the server's setting
     return config;
   } catch (err) {

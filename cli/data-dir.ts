@@ -9,7 +9,7 @@ import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
 import { isBrokenPipe, writeOut, writeErr } from "../src/node/tty.ts";
 import { mark } from "../src/start-mark.ts";
-import { commandFinished } from "./exit.ts";
+import { commandFinished } from "../src/node/exit.ts";
 
 /*
  * The part of the operator commands' framework (operator.ts) that commands working on the data

@@ -1,5 +1,4 @@
 import { existsSync, statSync } from "node:fs";
-import type { Config, ConfigKey } from "./config.ts";
 import { ASK_SCHEMA, QUICK, RUNTIME_DEFAULTS } from "./config-quick.ts";
 import { configDefaults } from "./config-defaults.macro.ts" with { type: "macro" };
 
@@ -7,6 +6,9 @@ import { configDefaults } from "./config-defaults.macro.ts" with { type: "macro"
 // settings that go together), without zod: config.ts gives it the settings' schemas, and an
 // operator command given only settings that config-quick.ts checks reads its whole
 // configuration here without loading zod or the schemas at all.
+
+/** The settings as read (config.ts gives them their type, Config: this file knows no schema). */
+type Settings = Readonly<Record<string, any>>;
 
 const DEFAULTS = configDefaults() as { values: Record<string, unknown>; booleans: string[]; keys: string[] };
 
@@ -83,15 +85,15 @@ export interface Checks {
  * `schemaOf` (and `checks`), returns NEEDS_SCHEMAS when some given value needs its schema.
  */
 export function loadSettings(
-  flags: Partial<Record<ConfigKey, unknown>>,
+  flags: Readonly<Record<string, unknown>>,
   env: Record<string, string | undefined>,
   opts: LoadOptions,
   schemaOf: SchemaOf | null,
   checks: Checks | null,
-): Config | typeof NEEDS_SCHEMAS {
+): Settings | typeof NEEDS_SCHEMAS {
   const raw: Record<string, unknown> = {};
   const source: Record<string, string> = {};
-  for (const key of DEFAULTS.keys as ConfigKey[]) {
+  for (const key of DEFAULTS.keys) {
     const fromFlag = flags[key];
     const fromEnv = env[envName(key)];
     if (fromFlag !== undefined) {
@@ -111,7 +113,7 @@ export function loadSettings(
     const from = source[key] ? `; given by ${source[key]}` : "";
     throw new ConfigError(`Invalid setting ${key} (${names(key)}): ${oneLine(message)}${from}`);
   }
-  const config = parsed.data as Config;
+  const config: Settings = parsed.data;
   // a country to check needs the phone module: only ever set through its schema
   if (config.defaultCountry && !checks) return NEEDS_SCHEMAS;
   const problem = crossCheck(config, checks);
@@ -120,7 +122,7 @@ export function loadSettings(
 }
 
 /** Settings that only make sense together; `{key}` is replaced by the key and where to set it. */
-function crossCheck(c: Config, checks: Checks | null): string | null {
+function crossCheck(c: Settings, checks: Checks | null): string | null {
   if (c.mobileChannel === "session" && !c.mobileSession) return "{mobileSession} is required when mobileChannel is session (a session id, see `parley sessions list`)";
   if (c.mobileChannel === "http" && !c.mobileHttpUrl) return "{mobileHttpUrl} is required when mobileChannel is http";
   const oidc = [c.oidcIssuer, c.oidcAudience, c.oidcJwksUrl].filter(Boolean).length;

@@ -2,7 +2,7 @@
 import { mark } from "./start-mark.ts";
 import { buildProgram } from "../cli/program.ts";
 import { isBrokenPipe } from "./node/tty.ts";
-import { exitIfFinished } from "../cli/exit.ts";
+import { exitIfFinished } from "./node/exit.ts";
 
 // commands print with writeOut / writeErr (node/tty.ts), straight to the descriptors: a reader
 // that goes away (`parley keys list | head -1`) ends them quietly, and no process builds the

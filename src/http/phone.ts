@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.ts";
 import { TextMemo } from "../memo.ts";
-import { defaultCountry, defaultCountryKey, setDefaultCountry } from "./default-country.ts";
+import { defaultCountry, defaultCountryKey, setDefaultCountry } from "../default-country.ts";
 
 export { defaultCountryKey, setDefaultCountry };
 
