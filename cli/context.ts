@@ -1,16 +1,20 @@
-import { ConfigError, loadConfig, type Config, type ConfigKey } from "../src/config.ts";
+import type { Config, ConfigKey } from "../src/config.ts";
+import { ConfigError, loadSettings, NEEDS_SCHEMAS } from "../src/config-load.ts";
 import { isTty, writeErr } from "../src/node/tty.ts";
-import { setDefaultCountry } from "../src/http/phone.ts";
+import { setDefaultCountry } from "../src/default-country.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
 /**
  * Loads config from flags and the environment, or exits 2 with the one-line reason. `flagKeys`
  * are the settings this command takes as flags (default: only `--data-dir`, as operator commands),
- * so an error never names a flag the command does not have.
+ * so an error never names a flag the command does not have. The settings' schemas (and zod) are
+ * imported only when a given value needs one: `parley workspaces list -d <dir>` loads neither.
  */
-export function configOrExit(flags: Partial<Record<ConfigKey, unknown>>, flagKeys: readonly string[] = ["dataDir"]): Config {
+export async function configOrExit(flags: Partial<Record<ConfigKey, unknown>>, flagKeys: readonly string[] = ["dataDir"]): Promise<Config> {
   try {
-    const config = loadConfig(pick(flags), process.env, { flagKeys });
+    const given = pick(flags);
+    const quick = loadSettings(given, process.env, { flagKeys }, null, null);
+    const config = quick === NEEDS_SCHEMAS ? (await import("../src/config.ts")).loadConfig(given, process.env, { flagKeys }) : (quick as Config);
     setDefaultCountry(config.defaultCountry); // numbers an operator types follow the server's setting
     return config;
   } catch (err) {

@@ -10,6 +10,7 @@ import { AppError } from "../src/errors.ts";
 import { seedPlans } from "../src/modules/billing/plans.ts";
 import { isBrokenPipe, writeOut, writeErr } from "../src/node/tty.ts";
 import { mark } from "../src/start-mark.ts";
+import { commandFinished } from "../src/node/exit.ts";
 
 /*
  * The part of the operator commands' framework (operator.ts) that commands working on the data
@@ -33,10 +34,12 @@ export interface OperatorContext {
  * catalogue seeded), runs `fn`, closes. Errors the operator can fix print one line and exit 1.
  */
 export async function withDataDir(
-  config: Config,
+  configOrPending: Config | Promise<Config>,
   fn: (ctx: OperatorContext) => void | Promise<void>,
   out: (line: string) => void = (l) => void writeOut(l + "\n"),
+  { seed = true }: { seed?: boolean } = {},
 ): Promise<void> {
+  const config = await configOrPending;
   // a mistyped --data-dir must not quietly create an empty database beside the real one
   if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
   mark("data dir: config loaded");
@@ -46,12 +49,27 @@ export async function withDataDir(
     await assertReachable(db, config);
     await migrate(db);
     mark("data dir: migrations checked");
-    await seedPlans(db, systemClock.now().getTime());
-    mark("data dir: plans seeded");
+    if (seed) {
+      await seedPlans(db, systemClock.now().getTime());
+      mark("data dir: plans seeded");
+    }
     await fn({ config, db, clock: systemClock, out });
   } finally {
     await db.close();
   }
+}
+
+/**
+ * withDataDir for a command that only reads (`workspaces list`, `users list`): the same store,
+ * migrated when it lacks migrations, without seeding the plan catalogue (a transaction of writes
+ * such a command never needs).
+ */
+export function readDataDir(
+  config: Config | Promise<Config>,
+  fn: (ctx: OperatorContext) => void | Promise<void>,
+  out: (line: string) => void = (l) => void writeOut(l + "\n"),
+): Promise<void> {
+  return withDataDir(config, fn, out, { seed: false });
 }
 
 /** The one-line refusal of a data dir without a database. */
@@ -83,6 +101,7 @@ export async function runOperator(action: () => Promise<void>): Promise<void> {
     openStores.clear();
     await Promise.all(stores.map((db) => db.close()));
   }
+  commandFinished(); // its stores are closed: nothing is left for a natural exit to finish
 }
 
 /** Plain-text table with a header row, columns padded to their widest cell. */

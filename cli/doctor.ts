@@ -17,7 +17,7 @@ export function doctorCommand(program: Command): void {
     .option("--timeout-ms <ms>", "longest wait of each step", "10000")
     .option("--wa-web-socket-url <url>", "the network's WebSocket address (env PARLEY_WA_WEB_SOCKET_URL, default wss://web.whatsapp.com/ws/chat)")
     .action(async (flags: { json?: boolean; timeoutMs: string; waWebSocketUrl?: string }) => {
-      const config = configOrExit(flags.waWebSocketUrl ? { waWebSocketUrl: flags.waWebSocketUrl } : {}, ["waWebSocketUrl"]);
+      const config = await configOrExit(flags.waWebSocketUrl ? { waWebSocketUrl: flags.waWebSocketUrl } : {}, ["waWebSocketUrl"]);
       const timeoutMs = Number(flags.timeoutMs);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 120_000) {
         writeErr("parley: --timeout-ms must be a whole number of milliseconds from 100 to 120000\n");

@@ -12,7 +12,7 @@ export function migrateCommand(program: Command): void {
     .description("apply the embedded database migrations and exit")
     .option(...DATA_DIR_FLAG)
     .action(async (flags) => {
-      const config = configOrExit(flags);
+      const config = await configOrExit(flags);
       // openStore makes the data dir for a SQLite file
       const db = openStore(config);
       try {

@@ -14,7 +14,7 @@ import { ownerId } from "../src/modules/users/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { noDatabase, OperatorError, openStores } from "./data-dir.ts";
 
-export { isoOrNull, noDatabase, OperatorError, runOperator, table, withDataDir, type OperatorContext } from "./data-dir.ts";
+export { isoOrNull, noDatabase, OperatorError, readDataDir, runOperator, table, withDataDir, type OperatorContext } from "./data-dir.ts";
 
 /*
  * The one framework of the operator commands. Their power comes from the data directory: its
@@ -58,7 +58,7 @@ export function operatorOptions(cmd: Command): Command {
 
 /** Opens the data dir's store (only to read it) and reads the signing secret. */
 export async function openOperator(flags: OperatorFlags): Promise<Operator> {
-  const config = configOrExit({ dataDir: flags.dataDir });
+  const config = await configOrExit({ dataDir: flags.dataDir });
   // a mistyped --data-dir must not quietly create an empty database beside the real one
   if (!config.databaseUrl && !existsSync(join(config.dataDir, "parley.db"))) throw new OperatorError(noDatabase(config.dataDir));
   // SQLite: a read-only connection beside a live server, as before the store (no pragmas, no checkpoint)

@@ -23,7 +23,7 @@ export function opsCommands(program: Command): void {
     .description("write a consistent backup (database, secrets, media) to a .tar.gz; safe while the server runs")
     .option(...DATA_DIR_FLAG)
     .action(async (file: string, flags: { dataDir?: string }) => {
-      const config = configOrExit({ dataDir: flags.dataDir });
+      const config = await configOrExit({ dataDir: flags.dataDir });
       try {
         assertSqliteDataDir(config, "backup");
         const m = await backup(config.dataDir, file);
@@ -38,7 +38,7 @@ export function opsCommands(program: Command): void {
     .description("restore a backup into an empty data dir (refused while a server uses it)")
     .option(...DATA_DIR_FLAG)
     .action(async (file: string, flags: { dataDir?: string }) => {
-      const config = configOrExit({ dataDir: flags.dataDir });
+      const config = await configOrExit({ dataDir: flags.dataDir });
       try {
         assertSqliteDataDir(config, "restore");
         const m = await restore(file, config.dataDir);
@@ -55,7 +55,7 @@ export function opsCommands(program: Command): void {
     .option("--url <url>", "the server to ask (default: the one the data dir announces, else PARLEY_HOST/PARLEY_PORT)")
     .option("--timeout <ms>", "give up after this long", "3000")
     .action(async (flags: { dataDir?: string; url?: string; timeout: string }) => {
-      const config = configOrExit({ dataDir: flags.dataDir });
+      const config = await configOrExit({ dataDir: flags.dataDir });
       const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
       const base = (flags.url ?? announcedUrl(config.dataDir) ?? hostUrl(host, config.port)).replace(/\/+$/, "");
       try {

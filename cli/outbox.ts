@@ -20,7 +20,7 @@ export function outboxCommand(program: Command): void {
     .option("--to <recipient>", "only messages to this email or phone number")
     .option("-n, --limit <n>", "how many messages", "20")
     .action((flags: { dataDir?: string; json?: boolean; to?: string; limit: string }) => runOperator(async () => {
-      const config = configOrExit({ dataDir: flags.dataDir });
+      const config = await configOrExit({ dataDir: flags.dataDir });
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
         writeErr("parley: --limit must be an integer from 1 to 1000\n");

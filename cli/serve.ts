@@ -28,7 +28,7 @@ export function serveCommand(program: Command): void {
   // every setting of the config schema is also a flag here
   addConfigFlags(program.command("serve").description("start the server (migrates the database first)"))
     .action(async (flags) => {
-      const config = configOrExit(flags, SERVE_FLAG_KEYS);
+      const config = await configOrExit(flags, SERVE_FLAG_KEYS);
       mark("config");
       const log = processLogger(config);
       let server;

@@ -4,7 +4,7 @@ import { listUsersOf } from "../src/modules/users/repo.ts";
 import { resolveWorkspaceRef } from "../src/modules/workspaces/service.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
 import { createUser, passwordFrom } from "./accounts.ts";
-import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
+import { isoOrNull, readDataDir, runOperator, table, withDataDir, type OperatorContext } from "./operator.ts";
 
 /** Prints the members of a workspace (id or exact name). */
 export async function listUsers(ctx: OperatorContext, workspace: string, json = false): Promise<void> {
@@ -30,7 +30,7 @@ export function usersCommand(program: Command): void {
     .requiredOption("-w, --workspace <idOrName>", "workspace id or exact name")
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
-    .action((flags) => runOperator(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listUsers(ctx, flags.workspace, flags.json))));
+    .action((flags) => runOperator(() => readDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listUsers(ctx, flags.workspace, flags.json))));
   cmd
     .command("create")
     .description("add a verified member to a workspace (no invitation mail); prints the password when generated")

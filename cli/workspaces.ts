@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { listAllWorkspaces } from "../src/modules/workspaces/repo.ts";
 import { configOrExit, DATA_DIR_FLAG } from "./context.ts";
-import { isoOrNull, runOperator, table, withDataDir, type OperatorContext } from "./data-dir.ts";
+import { isoOrNull, readDataDir, runOperator, table, withDataDir, type OperatorContext } from "./data-dir.ts";
 
 /** Prints every workspace (id, name, plan, status, members, owner). */
 export async function listWorkspaces(ctx: OperatorContext, json = false): Promise<void> {
@@ -19,7 +19,7 @@ export function workspacesCommand(program: Command): void {
     .description("list every workspace with its plan, status and members")
     .option(...DATA_DIR_FLAG)
     .option("--json", "print JSON")
-    .action((flags) => runOperator(() => withDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listWorkspaces(ctx, flags.json))));
+    .action((flags) => runOperator(() => readDataDir(configOrExit({ dataDir: flags.dataDir }), (ctx) => listWorkspaces(ctx, flags.json))));
   workspacesCreateCommand(cmd);
 }
 

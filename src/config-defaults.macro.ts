@@ -6,10 +6,11 @@ import { RUNTIME_DEFAULTS, SETTINGS } from "./config-fields.ts";
  * instead of building that setting's schema to parse nothing.
  * - `values`: each setting's value when neither a flag nor the environment sets it (settings
  *   whose value is then undefined are left out);
- * - `booleans`: the settings that are switches (their flag takes an optional value).
+ * - `booleans`: the settings that are switches (their flag takes an optional value);
+ * - `keys`: every setting, in the schema's order (a start reads them without loading the schemas).
  * The settings whose default is made in the process (RUNTIME_DEFAULTS) are left out.
  */
-export function configDefaults(): { values: Record<string, unknown>; booleans: string[] } {
+export function configDefaults(): { values: Record<string, unknown>; booleans: string[]; keys: string[] } {
   const values: Record<string, unknown> = {};
   const booleans: string[] = [];
   for (const [key, make] of Object.entries(SETTINGS)) {
@@ -19,7 +20,7 @@ export function configDefaults(): { values: Record<string, unknown>; booleans: s
     const value = schema.parse(undefined);
     if (value !== undefined) values[key] = value;
   }
-  return { values, booleans };
+  return { values, booleans, keys: Object.keys(SETTINGS) };
 }
 
 /** The type of a setting's innermost schema (defaults, optionals and preprocessing unwrapped). */

@@ -1,10 +1,13 @@
-import { hostname } from "node:os";
 import { z } from "zod";
+import { RUNTIME_DEFAULTS } from "./config-quick.ts";
+
+export { RUNTIME_DEFAULTS };
 
 // The settings of Parley, each a function that builds its zod schema: building all of them
 // (~300 zod schemas) costs a start more than reading them does, so a process builds only the
 // schemas of the settings it was given (config.ts); the values of the others come from
-// config-defaults.macro.ts, computed when the binary is built.
+// config-defaults.macro.ts, computed when the binary is built, and the few settings operator
+// commands are given are checked without zod (config-quick.ts).
 
 const bool = () =>
   z.preprocess((v) => {
@@ -24,11 +27,6 @@ const list = () =>
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const optionalString = () => z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
 const optionalUrl = () => z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
-
-/** The defaults made in the process, not when the binary is built (the node id holds the process id). */
-export const RUNTIME_DEFAULTS: Readonly<Record<string, () => unknown>> & { nodeId: () => string } = {
-  nodeId: () => `${hostname()}-${process.pid}`,
-};
 
 /** Every setting, in the order of the schema. Each key is also `--kebab-case` (serve) and `PARLEY_SNAKE_CASE`. */
 export const SETTINGS = {

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { lazySchema } from "./lazy-schema.ts";
 import { TextMemo } from "../memo.ts";
+import { defaultCountry, defaultCountryKey, setDefaultCountry } from "../default-country.ts";
 
-import type { CountryCode } from "libphonenumber-js/min";
+export { defaultCountryKey, setDefaultCountry };
 
 type Lib = typeof import("libphonenumber-js/min");
 let lib: Lib | undefined;
@@ -12,22 +13,6 @@ const phoneLib = (): Lib => (lib ??= require("libphonenumber-js/min") as Lib);
 const DIGITS = /^\d{8,15}$/;
 /** What people type around the digits: spaces, dashes, dots, parentheses, one leading plus. */
 const DECORATION = /[\s\-.()]/g;
-
-let defaultCountry: CountryCode | undefined;
-
-/**
- * The country of numbers written without their country code (the server's defaultCountry
- * setting, two letters such as IN), or undefined: such numbers are then read as if they began
- * with one. Set once when a runtime is built; the phone fields of every request follow it.
- */
-export function setDefaultCountry(country: string | undefined): void {
-  defaultCountry = country ? (country.toUpperCase() as CountryCode) : undefined;
-}
-
-/** The default country in force ("" when none): part of the key of anything that remembers parsed numbers. */
-export function defaultCountryKey(): string {
-  return defaultCountry ?? "";
-}
 
 /** Whether a two-letter code is a country libphonenumber knows (for the setting's check). */
 export function isKnownCountry(code: string): boolean {
@@ -83,7 +68,7 @@ function countryName(code: string): string {
  */
 export function normalisePhone(raw: string): string {
   // the same text is another number under another default country
-  return normalised.get(`${defaultCountry ?? ""}\u0000${raw}`, () => normaliseOnce(raw));
+  return normalised.get(`${defaultCountryKey()}\u0000${raw}`, () => normaliseOnce(raw));
 }
 
 function normaliseOnce(raw: string): string {
@@ -96,8 +81,9 @@ function normaliseOnce(raw: string): string {
     // with a default country, a number written as dialled at home (`98000 00001`, `020 7946
     // 0958`) is that country's when it is valid there and not already a valid number read
     // with a country code first (the documented form wins a tie: 14155550123 stays American)
-    if (defaultCountry && international === digits && !phoneLib().isValidPhoneNumber("+" + digits)) {
-      const national = phoneLib().parsePhoneNumberFromString(digits, defaultCountry);
+    const country = defaultCountry();
+    if (country && international === digits && !phoneLib().isValidPhoneNumber("+" + digits)) {
+      const national = phoneLib().parsePhoneNumberFromString(digits, country);
       if (national?.isValid()) return national.number.slice(1);
     }
     digits = international;
@@ -126,7 +112,7 @@ export const phoneField = lazySchema(() =>
         .refine(isPossiblePhone, { error: "is not a possible phone number for its country code", abort: true })
         .superRefine((d, ctx) => {
           if (isValidPhone(d)) return;
-          const hint = defaultCountry ? "" : "; write it with its country code";
+          const hint = defaultCountry() ? "" : "; write it with its country code";
           ctx.addIssue({ code: "custom", message: `is not a valid number: understood as ${understoodAs(d)}${hint}` });
         }),
     )

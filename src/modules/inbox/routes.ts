@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { routeModule } from "../../http/route-module.ts";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -17,7 +18,7 @@ export function inboxRoutes(deps: AppDeps) {
 }
 
 function searchRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/inbox", tags: ["inbox"] })
+  return routeModule({ prefix: "/api/v1/inbox", tags: ["inbox"] })
     .use(authGuard(deps))
     .get(
       "/search",
@@ -38,7 +39,7 @@ function searchRoutes(deps: AppDeps) {
 }
 
 function conversationRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
+  return routeModule({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
     .use(authGuard(deps))
     .get(
       "",

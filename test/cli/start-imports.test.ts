@@ -1,0 +1,43 @@
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+// What `parley workspaces list` loads: the compiled binary puts every module a command reaches by
+// a static import or a require into chunks loaded with it, so a package reached that way is
+// loaded (and paid for) by every start of the command, used or not. Dynamic imports and
+// type-only imports are not edges.
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+/** The packages reached from `entry` through static imports, re-exports and requires of its source. */
+function packagesReached(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const walk = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(file, "utf8");
+    const specifiers = [
+      ...[...source.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;]*?\sfrom\s+)?["']([^"']+)["'](?!\s*with\s*\{\s*type:\s*"macro")/gm)].map((m) => m[1]!),
+      ...[...source.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!),
+    ];
+    for (const s of specifiers) {
+      if (s.startsWith(".")) walk(resolve(dirname(file), s));
+      else packages.add(s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!);
+    }
+  };
+  walk(join(ROOT, entry));
+  return packages;
+}
+
+test("workspaces list reaches no zod: its settings are read without the schemas", () => {
+  const reached = packagesReached("cli/workspaces.ts");
+  expect(reached.has("bun:sqlite")).toBe(true); // the walk does find packages
+  expect(reached.has("zod")).toBe(false);
+  expect(reached.has("libphonenumber-js")).toBe(false);
+});
+
+test("the settings' schemas stay one import away for the commands that need them", () => {
+  expect(packagesReached("src/config.ts").has("zod")).toBe(true);
+  expect(packagesReached("src/config-load.ts").has("zod")).toBe(false);
+});
