@@ -41,6 +41,12 @@ export async function queuedHeads(db: DB, workspaceId: string, sessionId: string
  * by a crash), one waiting for its retry at `at`, or one of `except`. Nothing behind such a
  * head is claimed, so nothing overtakes it. Returns the claims in queue order, each head as
  * nextQueued read it (before the claim).
+ *
+ * The heads are chosen in an array (`= ANY(ARRAY(...))`, computed once before the update), not
+ * an `IN (subquery)`: PostgreSQL then finds the rows to update by their primary key whatever
+ * its statistics say. With `IN`, the generic plan of this prepared statement joined the
+ * subquery with a sequential scan of every message (seen on a freshly filled table: a claim
+ * read the whole table, and the drain fell tenfold).
  */
 const headsClaimStmt = preparedOnce((db) =>
   db
@@ -55,7 +61,7 @@ const headsClaimStmt = preparedOnce((db) =>
         eq(messages.workspaceId, sql.placeholder("ws")),
         IS_QUEUED,
         isNull(messages.sendingToken),
-        sql`${messages.id} IN (WITH h AS (
+        sql`${messages.id} = ANY(ARRAY(WITH h AS (
             SELECT q.id, q.sending_token, q.next_attempt_at FROM ${messages} q
             WHERE q.workspace_id = ${sql.placeholder("ws")} AND q.session_id = ${sql.placeholder("session")} AND q.status = 'queued'
               AND (q.campaign_id IS NULL OR q.sending_token IS NOT NULL
@@ -63,7 +69,7 @@ const headsClaimStmt = preparedOnce((db) =>
             ORDER BY q.id LIMIT ${sql.placeholder("limit")})
           SELECT h.id FROM h WHERE NOT EXISTS (SELECT 1 FROM h b WHERE b.id <= h.id
             AND (b.sending_token IS NOT NULL OR coalesce(b.next_attempt_at, 0) > ${sql.placeholder("at")}
-              OR b.id IN (SELECT jsonb_array_elements_text(${sql.placeholder("except")}::jsonb)))))`,
+              OR b.id IN (SELECT jsonb_array_elements_text(${sql.placeholder("except")}::jsonb))))))`,
       ),
     )
     .returning()
@@ -81,19 +87,22 @@ const pgStatements = oncePer((db: DB) => ({
   sent: db.prepare<{ id: string }>(
     `UPDATE messages AS m SET status = 'sent', network_message_id = r.nid, sending_token = NULL, next_attempt_at = NULL, sent_at = ?, updated_at = ?
      FROM jsonb_to_recordset(?::jsonb) AS r(id text, token text, nid text)
-     WHERE m.workspace_id = ? AND m.id = r.id AND m.sending_token = r.token AND m.status = 'queued'
+     WHERE m.id = ANY(ARRAY(SELECT x.id FROM jsonb_to_recordset(?::jsonb) AS x(id text)))
+       AND m.workspace_id = ? AND m.id = r.id AND m.sending_token = r.token AND m.status = 'queued'
      RETURNING m.id`,
   ),
 }));
 
 /**
  * Records the network's acceptance of several attempts of one workspace (PostgreSQL: one
- * statement). Returns the ids marked sent: an attempt whose token no longer holds (its row
- * failed or was given back meanwhile) is left as it is.
+ * statement; the rows found by their primary key, as in claimHeadsIfDue). Returns the ids
+ * marked sent: an attempt whose token no longer holds (its row failed or was given back
+ * meanwhile) is left as it is.
  */
 export async function markSentMany(db: DB, workspaceId: string, sent: { id: string; token: string; nid: string }[], at: number): Promise<Set<string>> {
   if (db.engine === "postgres") {
-    const rows = await pgStatements(db).sent.all(at, at, JSON.stringify(sent), workspaceId);
+    const json = JSON.stringify(sent);
+    const rows = await pgStatements(db).sent.all(at, at, json, json, workspaceId);
     return new Set(rows.map((r) => r.id));
   }
   const marked = new Set<string>();
@@ -110,12 +119,14 @@ export async function releaseClaims(db: DB, workspaceId: string, claims: { id: s
   if (!claims.length) return;
   const ids = JSON.stringify(claims.map((c) => c.id));
   const tokens = JSON.stringify(claims.map((c) => c.token));
-  const list = db.engine === "postgres" ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)";
-  const greatest = db.engine === "postgres" ? "greatest" : "max";
+  const pg = db.engine === "postgres";
+  const greatest = pg ? "greatest" : "max";
   await db
     .prepare(
       `UPDATE messages SET sending_token = NULL, attempts = ${greatest}(attempts - 1, 0), updated_at = ?
-       WHERE workspace_id = ? AND status = 'queued' AND id IN (${list}) AND sending_token IN (${list})`,
+       WHERE workspace_id = ? AND status = 'queued'
+         AND ${pg ? "id = ANY(ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))" : "id IN (SELECT value FROM json_each(?))"}
+         AND sending_token IN (${pg ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)"})`,
     )
     .run(at, workspaceId, ids, tokens);
 }

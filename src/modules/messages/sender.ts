@@ -28,7 +28,7 @@ const RUN_MAX_MS = 250;
  * session's next batches are as big as what fitted): a message's message_sent waits for the
  * batch's commit, so a slow network must not hold it long.
  */
-const BATCH_MAX_MS = 20;
+const BATCH_MAX_MS = 50;
 
 /** What the sender does with a session's queue, from the session's row. */
 export type SessionGate = { kind: "send" } | { kind: "hold" } | { kind: "end"; error: { code: string; message: string } };
