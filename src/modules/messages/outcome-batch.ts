@@ -1,51 +1,42 @@
 import type { AppDeps } from "../../deps.ts";
-import { TurnQueue } from "../../db/turn-queue.ts";
-
-interface Pending {
-  fn: () => Promise<unknown>;
-  resolve(v: unknown): void;
-  reject(err: unknown): void;
-}
+import { withGroup } from "../../db/group-memo.ts";
+import { GroupCommit, type GroupKind } from "../../db/group-commit.ts";
 
 /**
- * Group commit of send outcomes. A drained message's transaction is mostly its COMMIT (the WAL
- * write of the row and its indexes); the outcomes of the sends that finished in the same turn
- * of the event loop (one per session draining) commit together, in one `db.tx`, each with the
- * claim of its session's next head. A body publishes events, so there are no savepoints: a body
- * that throws rolls the whole group back (its events with it, unheard), and then every body runs
- * again in a transaction of its own. The outcome is committed before its caller goes on.
+ * Outcome bodies share the group's reads and collected writes (db/group-memo.ts): a workspace's
+ * webhooks are read once per group, and the group's events go to the cluster's log in one
+ * statement at its end. A body publishes events, so there are no savepoints: any failure rolls
+ * the whole group back (its events with it, unheard), and then every body runs alone.
+ */
+const outcomeGroups: GroupKind<void> = {
+  open(body) {
+    return withGroup((group) => body({ step: () => {}, wrote: () => true, keep: () => {}, drop: () => {}, end: () => group.writeCollected() }));
+  },
+  alone: (fn) =>
+    withGroup(async (group) => {
+      const value = await fn();
+      await group.writeCollected();
+      return value;
+    }),
+  single: true,
+};
+
+/**
+ * Group commit of send outcomes. A drained batch's transaction is mostly its COMMIT (the WAL
+ * write of the rows and their indexes; on PostgreSQL the write lock and a round trip a
+ * statement); the outcomes of the batches that finished in the same turn of the event loop
+ * (one per session draining) commit together, in one `db.tx`, each with the claim of its
+ * session's next batch. The outcome is committed before its caller goes on.
  */
 export class OutcomeBatcher {
-  private queue = new TurnQueue<Pending>((batch) => this.flush(batch));
+  private groups: GroupCommit<void>;
 
-  constructor(private deps: Pick<AppDeps, "db">) {}
+  constructor(deps: Pick<AppDeps, "db">) {
+    this.groups = new GroupCommit(deps.db, outcomeGroups);
+  }
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
   run<T>(fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-    });
-  }
-
-  private async flush(batch: Pending[]): Promise<void> {
-    const { db } = this.deps;
-    const values: unknown[] = [];
-    try {
-      // one body after another: they share the transaction's connection
-      await db.tx(async () => {
-        for (const p of batch) values.push(await p.fn());
-      });
-    } catch {
-      // the group did not commit (nothing of it is stored): each body on its own
-      for (const p of batch) {
-        try {
-          p.resolve(await db.tx(p.fn));
-        } catch (err) {
-          p.reject(err);
-        }
-      }
-      return;
-    }
-    batch.forEach((p, i) => p.resolve(values[i]));
+    return this.groups.run(fn, { savepoint: false });
   }
 }

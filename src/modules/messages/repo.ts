@@ -62,7 +62,7 @@ export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeo
  * the partial queue index (`WHERE status = 'queued'`) instead of walking every message of the
  * session (a drain slowed down with the session's history).
  */
-const IS_QUEUED = sql`${messages.status} = 'queued'`;
+export const IS_QUEUED = sql`${messages.status} = 'queued'`;
 
 type MessageInsert = typeof messages.$inferInsert;
 const COLUMNS = Object.entries(getTableColumns(messages));
@@ -156,7 +156,7 @@ export async function pageMessages(db: DB, workspaceId: string, f: MessageFilter
  * its queued messages when it is cancelled; one that comes back to the queue afterwards (a
  * transient failure of an attempt under way then) goes out rather than wait for ever.
  */
-const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
+export const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
   OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`;
 
 /**
@@ -165,7 +165,7 @@ const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken}
  * the partial queue index again at every new binding, 4-5x the cost of the read itself (16 µs
  * against 3.5 µs) on the drain's hottest query. (drizzle binds a number LIMIT as a parameter.)
  */
-const boundText = (name: string) => sql`cast(${sql.placeholder(name)} as text)`;
+export const boundText = (name: string) => sql`cast(${sql.placeholder(name)} as text)`;
 const LIMIT_ONE = sql.raw("1") as unknown as number;
 
 const headStmt = preparedOnce((db) =>
@@ -202,37 +202,6 @@ const claimStmts = preparedOnce((db) => {
       .prepare();
   return { fresh: claim(isNull(messages.sendingToken)), resumed: claim(eq(messages.sendingToken, sql.placeholder("prev"))) };
 });
-
-const headClaimStmt = preparedOnce((db) =>
-  db
-    .update(messages)
-    .set({ sendingToken: sql.placeholder("token") as unknown as string, attempts: sql`${messages.attempts} + 1`, updatedAt: sql.placeholder("at") as unknown as number })
-    .where(
-      and(
-        eq(messages.workspaceId, sql.placeholder("ws")),
-        sql`${messages.id} = (SELECT h.id FROM ${messages} h WHERE h.workspace_id = ${sql.placeholder("ws")} AND h.session_id = ${sql.placeholder("session")}
-          AND h.status = 'queued' AND (h.campaign_id IS NULL OR h.sending_token IS NOT NULL
-            OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = h.campaign_id AND k.status IN ('paused', 'scheduled')))
-          ORDER BY h.id LIMIT 1)`,
-        isNull(messages.sendingToken),
-        sql`coalesce(${messages.nextAttemptAt}, 0) <= ${sql.placeholder("at")}`,
-        sql`${messages.id} NOT IN (SELECT jsonb_array_elements_text(${sql.placeholder("except")}::jsonb))`,
-      ),
-    )
-    .returning()
-    .prepare(),
-);
-
-/**
- * PostgreSQL: `nextQueued` and a fresh `claimSend` in one statement: claims the session's head
- * (`takeable`, as `nextQueued` reads it) when no attempt holds it, it is due at `at` and it is
- * none of `except` (the attempts in flight here). Returns the head as `nextQueued` read it
- * (before the claim), or nothing: then nothing was claimed.
- */
-export async function claimHeadIfDue(db: DB, workspaceId: string, sessionId: string, token: string, at: number, except: string[]): Promise<MessageRow | undefined> {
-  const row = (await headClaimStmt(db).all({ ws: workspaceId, session: sessionId, token, at, except: JSON.stringify(except) }))[0];
-  return row ? { ...row, sendingToken: null, attempts: row.attempts - 1 } : undefined;
-}
 
 /** Takes a queued message for one send attempt; `prevToken` is the token of an attempt left by a crash. */
 export async function claimSend(db: DB, workspaceId: string, id: string, token: string, prevToken: string | null, at: number): Promise<boolean> {

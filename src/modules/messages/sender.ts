@@ -8,7 +8,8 @@ import { numberChecker } from "../numbers/checker.ts";
 import { publishFailed, publishSent } from "./events.ts";
 import { OutcomeBatcher } from "./outcome-batch.ts";
 import { fenceStillHolds } from "../sessions/keys-repo.ts";
-import { claimHeadIfDue, claimSend, failQueuedOfSession, findSession, markFailed, markRetry, markSent, nextQueued, releaseClaim, sessionsWithQueued, type MessageRow } from "./repo.ts";
+import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, nextQueued, sessionsWithQueued, type MessageRow } from "./repo.ts";
+import { CLAIM_BATCH_MAX, claimHeadsIfDue, markSentMany, queuedHeads, releaseClaims, type Claim } from "./claim-repo.ts";
 
 export const SENDER_JOB = "messages.send";
 
@@ -22,6 +23,12 @@ const ELSEWHERE_MS = 250;
 /** One run of a session's queue sends at most this many messages, for at most this long (then the job runs again). */
 const RUN_MAX_MESSAGES = 500;
 const RUN_MAX_MS = 250;
+/**
+ * A batch of claimed heads stops sending after this long (the rest go back uncounted, and the
+ * session's next batches are as big as what fitted): a message's message_sent waits for the
+ * batch's commit, so a slow network must not hold it long.
+ */
+const BATCH_MAX_MS = 50;
 
 /** What the sender does with a session's queue, from the session's row. */
 export type SessionGate = { kind: "send" } | { kind: "hold" } | { kind: "end"; error: { code: string; message: string } };
@@ -70,15 +77,10 @@ export function clientMessageId(messageId: string): string {
   return "3EB0" + new Bun.CryptoHasher("sha256").update(messageId).digest("hex").slice(0, 36).toUpperCase();
 }
 
-/** A head taken for one send attempt, with the attempt's token. */
-interface Claim {
-  head: MessageRow;
-  token: string;
-}
-/** A head's attempt is over: the pacing gap before the next one, and the next head if it was claimed with the outcome. */
+/** A batch's attempts are over: the pacing gap before the next head, and the next heads if they were claimed with the outcomes. */
 interface Sent {
   gap: number;
-  next?: Claim;
+  next: Claim[];
 }
 
 class PermanentSendError extends Error {
@@ -94,7 +96,10 @@ class PermanentSendError extends Error {
  * sends the due messages of the session in one run.
  */
 export class OutboundSender {
-  private inflight = new Set<string>();
+  /** heads claimed here whose outcome is not committed yet: message id → session id */
+  private inflight = new Map<string, string>();
+  /** how many heads a session's next batch claims (fewer when its sends are slow) */
+  private batchSizes = new Map<string, number>();
   private nextAllowedAt = new Map<string, number>();
   /** sessions whose queue is held (not connected): how many holds in a row */
   private holds = new Map<string, number>();
@@ -137,31 +142,42 @@ export class OutboundSender {
     const { db, clock } = this.deps;
     this.holds.delete(sessionId);
     return db.tx(async () => {
-      const failed = await failQueuedOfSession(db, workspaceId, sessionId, [...this.inflight], error, clock.now().getTime());
+      const failed = await failQueuedOfSession(db, workspaceId, sessionId, this.inflightOf(sessionId), error, clock.now().getTime());
       for (const m of failed) await publishFailed(this.deps, m, error);
       return failed.length;
     });
   }
 
+  /** The heads of a session in flight here. */
+  private inflightOf(sessionId: string): string[] {
+    const ids: string[] = [];
+    for (const [id, sid] of this.inflight) if (sid === sessionId) ids.push(id);
+    return ids;
+  }
+
   /**
    * One run of a session's queue: sends its due messages one after another while no pacing
    * gap separates them (pacing off), so a queue drains without a job round trip per message.
-   * While the run goes on, the outcome of a send and the claim of the next head commit in one
-   * transaction (one commit per message instead of two). A run ends when the queue is empty,
-   * held, waiting for a gap or a retry (the job comes back then), or after RUN_MAX_MESSAGES /
+   * While the run goes on, the due heads of the session are claimed in batches (up to
+   * CLAIM_BATCH_MAX at once), sent in order, and their outcomes commit together with the claim
+   * of the next batch (one transaction for a batch). A run ends when the queue is empty, held,
+   * waiting for a gap or a retry (the job comes back then), or after RUN_MAX_MESSAGES /
    * RUN_MAX_MS so other sessions get the worker slots.
    */
   private async step(p: SenderPayload): Promise<void> {
     const started = performance.now();
-    let claimed: Claim | undefined;
-    for (let n = 1; ; n++) {
-      // whether the run goes on after this message, checked when its outcome commits (the group
-      // commit waits for the end of the event loop's turn: requests get in between messages)
-      const goesOn = () => !this.stopped && n < RUN_MAX_MESSAGES && performance.now() - started < RUN_MAX_MS;
-      const sent = claimed ? await this.sendHead(p, claimed, goesOn) : await this.sendNext(p, goesOn);
+    let claimed: Claim[] = [];
+    let n = 0; // heads taken in this run
+    for (;;) {
+      const taking = Math.max(1, claimed.length);
+      // how many heads the run may still claim, checked when a batch's outcomes commit (the
+      // group commit waits for the end of the event loop's turn: requests get in between batches)
+      const room = () => (this.stopped || performance.now() - started >= RUN_MAX_MS ? 0 : Math.max(0, RUN_MAX_MESSAGES - n - taking));
+      const sent = claimed.length ? await this.sendHeads(p, claimed, room) : await this.sendNext(p, room);
       if (sent === null) return; // nothing left, or handled (the session ended)
+      n += taking;
       claimed = sent.next;
-      if (claimed) continue;
+      if (claimed.length) continue;
       const { gap } = sent;
       if (gap > 0) {
         if (await nextQueued(this.deps.db, p.workspaceId, p.sessionId)) throw new RetryLaterError(gap, "next message after the pacing gap");
@@ -178,7 +194,7 @@ export class OutboundSender {
    * next head when it was claimed with this outcome), or null when the queue is empty or
    * ended; throws RetryLaterError when the head must wait.
    */
-  private async sendNext(p: SenderPayload, goesOn: () => boolean): Promise<Sent | null> {
+  private async sendNext(p: SenderPayload, room: () => number): Promise<Sent | null> {
     const { workspaceId, sessionId } = p;
     const { db, clock, log } = this.deps;
     const head = await nextQueued(db, workspaceId, sessionId);
@@ -205,17 +221,21 @@ export class OutboundSender {
     // a token without a network id is an attempt cut short by a crash: policy in docs/messages.md (exactly once across crashes)
     if (head.sendingToken) log.warn("resending a message whose last attempt was interrupted; same client id", { messageId: head.id });
     if (!(await claimSend(db, workspaceId, head.id, token, head.sendingToken, clock.now().getTime()))) return this.paced(sessionId, this.nextGap());
-    this.inflight.add(head.id);
-    return this.sendHead(p, { head, token }, goesOn);
+    this.inflight.set(head.id, sessionId);
+    return this.sendHeads(p, [{ head, token }], room);
   }
 
   /**
-   * Sends a claimed head. With no pacing gap after it and the run going on, the next head is
-   * claimed in the transaction of this one's outcome when it may go at once.
+   * Sends a batch of claimed heads. With no pacing gap after it and room left in the run, the
+   * next batch is claimed in the transaction of this one's outcomes, as far as its heads may go at once.
    */
-  private async sendHead({ workspaceId, sessionId }: SenderPayload, c: Claim, goesOn: () => boolean): Promise<Sent> {
+  private async sendHeads({ workspaceId, sessionId }: SenderPayload, claims: Claim[], room: () => number): Promise<Sent> {
     const gap = this.nextGap();
-    const r = await this.attempt(c, async () => (gap === 0 && goesOn() ? this.claimIfDue(workspaceId, sessionId) : undefined));
+    const claimNext = async (): Promise<Claim[]> => {
+      const k = gap === 0 ? Math.min(room(), this.batchSizes.get(sessionId) ?? CLAIM_BATCH_MAX) : 0;
+      return k > 0 ? this.claimIfDue(workspaceId, sessionId, k) : [];
+    };
+    const r = await this.attempt(claims, claimNext);
     if (r === "elsewhere") throw new RetryLaterError(ELSEWHERE_MS, "session held by another node; left for its holder");
     if (r === "held") throw new RetryLaterError(this.holdDelay(sessionId), "session not connected on the network; queue held");
     return this.paced(sessionId, gap, r.next);
@@ -233,38 +253,34 @@ export class OutboundSender {
   }
 
   /** A head's attempt is over: the session is not held, and its next send waits `gap`. */
-  private paced(sessionId: string, gap: number, next?: Claim): Sent {
+  private paced(sessionId: string, gap: number, next: Claim[] = []): Sent {
     this.holds.delete(sessionId);
     this.nextAllowedAt.set(sessionId, this.deps.clock.now().getTime() + gap);
     return { gap, next };
   }
 
   /**
-   * Inside the previous outcome's transaction: claims the session's head when every check of
-   * sendNext lets it go now. Anything else (no head, session away or ended, a send pause, a
-   * retry not due, an interrupted attempt) is left to sendNext, which says why.
+   * Inside the previous batch's transaction: claims up to `limit` heads of the session, in
+   * order, when every check of sendNext lets them go now; the batch stops before the first head
+   * that may not (a retry not due, an interrupted attempt, one in flight). Anything else (no
+   * head, session away or ended, a send pause) claims nothing and is left to sendNext, which says why.
    */
-  private async claimIfDue(workspaceId: string, sessionId: string): Promise<Claim | undefined> {
+  private async claimIfDue(workspaceId: string, sessionId: string, limit: number): Promise<Claim[]> {
     const { db, clock } = this.deps;
-    if (db.engine === "postgres") {
-      // the session first, then the head read and claimed in one statement: one round trip less under the write lock
-      const session = await findSession(db, workspaceId, sessionId);
-      const now = clock.now().getTime();
-      if (sessionGate(session).kind !== "send" || (session?.sendPausedUntil ?? 0) > now) return undefined;
-      if ((this.nextAllowedAt.get(sessionId) ?? 0) > now) return undefined;
-      const token = Bun.randomUUIDv7();
-      const head = await claimHeadIfDue(db, workspaceId, sessionId, token, now, [...this.inflight]);
-      return head ? { head, token } : undefined;
-    }
-    const head = await nextQueued(db, workspaceId, sessionId);
-    if (!head || head.sendingToken !== null || this.inflight.has(head.id)) return undefined;
     const session = await findSession(db, workspaceId, sessionId);
-    if (sessionGate(session).kind !== "send") return undefined;
     const now = clock.now().getTime();
-    if ((session?.sendPausedUntil ?? 0) > now) return undefined;
-    if (this.dueAt(head) > now) return undefined;
-    const token = Bun.randomUUIDv7();
-    return (await claimSend(db, workspaceId, head.id, token, null, now)) ? { head, token } : undefined;
+    if (sessionGate(session).kind !== "send" || (session?.sendPausedUntil ?? 0) > now) return [];
+    if ((this.nextAllowedAt.get(sessionId) ?? 0) > now) return [];
+    // PostgreSQL: the heads read and claimed in one statement (one round trip under the write lock)
+    if (db.engine === "postgres") return claimHeadsIfDue(db, workspaceId, sessionId, Bun.randomUUIDv7(), now, this.inflightOf(sessionId), limit);
+    const claims: Claim[] = [];
+    for (const head of await queuedHeads(db, workspaceId, sessionId)) {
+      if (claims.length >= limit || head.sendingToken !== null || this.inflight.has(head.id) || (head.nextAttemptAt ?? 0) > now) break;
+      const token = Bun.randomUUIDv7();
+      if (!(await claimSend(db, workspaceId, head.id, token, null, now))) break;
+      claims.push({ head, token });
+    }
+    return claims;
   }
 
   /**
@@ -293,81 +309,118 @@ export class OutboundSender {
   }
 
   /**
-   * One send attempt of a claimed head (in `inflight`); `held` when the network says the session
-   * is not connected (not counted). `claimNext` runs in the transaction of a successful outcome.
+   * The send attempts of a batch of claimed heads (in `inflight`), one after another in queue
+   * order. A permanent failure fails its message and the batch goes on; a transient one
+   * schedules its retry and ends the batch; `held` when the network says the session is not
+   * connected (not counted), `elsewhere` when the session's lease is no longer usable here.
+   * The heads not sent then go back uncounted (one statement), so nothing overtakes the one
+   * that stopped the batch. The sent heads' outcomes commit together, after the lease fence
+   * is checked, with `claimNext` (the next batch) when the batch went through.
    */
-  private async attempt({ head, token }: Claim, claimNext: () => Promise<Claim | undefined>): Promise<"held" | "elsewhere" | { next?: Claim }> {
+  private async attempt(claims: Claim[], claimNext: () => Promise<Claim[]>): Promise<"held" | "elsewhere" | { next: Claim[] }> {
     const { db, clock, log, network, config, leases } = this.deps;
-    const ws = head.workspaceId;
-    let networkMessageId: string;
+    const { workspaceId: ws, sessionId } = claims[0]!.head;
+    const sent: { head: MessageRow; id: string; token: string; nid: string }[] = [];
     let fence: ReturnType<typeof leases.fence>;
+    let end: "held" | "elsewhere" | "retry" | undefined;
+    const t0 = performance.now();
+    let i = 0;
+    let next: Claim[] = [];
     try {
-      try {
-        await this.assertOnNetwork(head);
-        const out = await this.outbound(head);
-        // only the node holding the session's lease sends, and only before its lease could have
-        // run out (a node frozen past it wakes up here with its links closed, and sends nothing)
-        if (leases.running && !leases.usable(head.sessionId)) {
-          await releaseClaim(db, ws, head.id, token, clock.now().getTime());
-          return "elsewhere";
+      const onNetwork = await this.numbersOnNetwork(claims);
+      for (; i < claims.length; i++) {
+        if (i > 0 && (this.stopped || performance.now() - t0 > BATCH_MAX_MS)) break;
+        const { head, token } = claims[i]!;
+        try {
+          if (onNetwork.get(head.phone) === false) throw new PermanentSendError("not_on_network", "the number is not on the network");
+          const out = await this.outbound(head);
+          // only the node holding the session's lease sends, and only before its lease could have
+          // run out (a node frozen past it wakes up here with its links closed, and sends nothing)
+          if (leases.running && !leases.usable(sessionId)) {
+            end = "elsewhere";
+            break;
+          }
+          fence ??= leases.fence(sessionId);
+          const nid = (await withTimeout(network.send(sessionId, out), config.sendTimeoutMs)).networkMessageId;
+          sent.push({ head, id: head.id, token, nid });
+        } catch (err) {
+          if (err instanceof NetworkError && err.code === "not_connected") {
+            // a drop the session row has not caught up with: wait for the session, keep the attempt budget
+            end = "held";
+            break;
+          }
+          const e = describe(err);
+          const retry = e.transient && head.attempts + 1 < config.sendMaxAttempts;
+          await db.tx(async () => {
+            const now = clock.now().getTime();
+            if (retry) await markRetry(db, ws, head.id, token, now + defaultBackoff(head.attempts + 1), e, now);
+            else if (await markFailed(db, ws, head.id, token, e, now)) await publishFailed(this.deps, head, { code: e.code, message: e.message });
+          });
+          this.inflight.delete(head.id);
+          if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
+          if (retry) {
+            end = "retry";
+            i++;
+            break;
+          }
         }
-        fence = leases.fence(head.sessionId);
-        networkMessageId = (await withTimeout(network.send(head.sessionId, out), config.sendTimeoutMs)).networkMessageId;
-      } catch (err) {
-        if (err instanceof NetworkError && err.code === "not_connected") {
-          // a drop the session row has not caught up with: wait for the session, keep the attempt budget
-          await releaseClaim(db, ws, head.id, token, clock.now().getTime());
-          return "held";
-        }
-        const e = describe(err);
-        const attempt = head.attempts + 1;
-        await db.tx(async () => {
-          const now = clock.now().getTime();
-          if (e.transient && attempt < config.sendMaxAttempts) await markRetry(db, ws, head.id, token, now + defaultBackoff(attempt), e, now);
-          else if (await markFailed(db, ws, head.id, token, e, now)) await publishFailed(this.deps, head, { code: e.code, message: e.message });
-        });
-        if (!(err instanceof NetworkError || err instanceof PermanentSendError)) log.error("send failed unexpectedly", { messageId: head.id, err });
-        return {};
       }
+      const rest = claims.slice(i);
+      if (rest.length) {
+        await releaseClaims(db, ws, rest.map((c) => ({ id: c.head.id, token: c.token })), clock.now().getTime());
+        for (const c of rest) this.inflight.delete(c.head.id);
+      }
+      // a batch cut short by its time: the session's next batches are as big as what fitted
+      const size = this.batchSizes.get(sessionId) ?? CLAIM_BATCH_MAX;
+      if (!end && rest.length && !this.stopped) this.batchSizes.set(sessionId, Math.max(1, i));
+      else if (i === claims.length && size < CLAIM_BATCH_MAX) this.batchSizes.set(sessionId, Math.min(CLAIM_BATCH_MAX, size * 2));
+      if (!sent.length) return end === "held" || end === "elsewhere" ? end : { next: [] };
       // outside the catch: a database error here must not fail a message the network accepted;
       // the job retries and the resend is recognised by its client id
       let fenced = false;
-      const next = await this.outcomes.run(async () => {
+      const claimed = await this.outcomes.run(async () => {
         // "sent" is written under the session's lease: once another node took the session, it is
         // left to the new holder, whose resend carries the same client id and is recognised
-        if (fence && !(await fenceStillHolds(db, head.sessionId, fence))) return void (fenced = true);
-        if (await markSent(db, ws, head.id, token, networkMessageId, clock.now().getTime())) await publishSent(this.deps, head);
-        return claimNext();
+        if (fence && !(await fenceStillHolds(db, sessionId, fence))) return void (fenced = true);
+        const marked = await markSentMany(db, ws, sent, clock.now().getTime());
+        for (const s of sent) if (marked.has(s.id)) await publishSent(this.deps, s.head);
+        return end ? [] : claimNext();
       });
       if (fenced) {
-        log.warn("a send's outcome under a lease another node has taken was refused; closing the link", { messageId: head.id, sessionId: head.sessionId });
-        await leases.lost(head.sessionId, "lease taken by another node");
-        return {};
+        log.warn("a batch's outcomes under a lease another node has taken were refused; closing the link", { messageIds: sent.map((s) => s.id), sessionId });
+        await leases.lost(sessionId, "lease taken by another node");
+        return { next: [] };
       }
-      // only once committed: a rolled-back claim must not stay in flight
-      if (next) this.inflight.add(next.head.id);
+      if (end === "held" || end === "elsewhere") return end;
+      next = claimed ?? [];
       return { next };
     } finally {
       // in flight until its outcome is committed: a session ending meanwhile must not fail it
-      this.inflight.delete(head.id);
+      for (const c of claims) this.inflight.delete(c.head.id);
+      // the next batch only once committed: a rolled-back claim must not stay in flight
+      for (const c of next) this.inflight.set(c.head.id, sessionId);
     }
   }
 
   /**
    * A number that is not on the network would take the message and never deliver it: it fails
-   * at once with `not_on_network`. The answer is cached (a day); a check that cannot be made
-   * (network busy, the number unplaceable) lets the send go ahead.
+   * at once with `not_on_network`. The batch's numbers are looked up together (cached a day,
+   * the rest asked in one question); a check that cannot be made (network busy, the number
+   * unplaceable) lets the sends go ahead. A LID address is on the network by definition.
    */
-  private async assertOnNetwork(head: MessageRow): Promise<void> {
-    if (!/^\d+$/.test(head.phone)) return; // a LID address is on the network by definition
-    let on: boolean | undefined;
+  private async numbersOnNetwork(claims: Claim[]): Promise<Map<string, boolean>> {
+    const { workspaceId, sessionId } = claims[0]!.head;
+    const phones = [...new Set(claims.map((c) => c.head.phone).filter((p) => /^\d+$/.test(p)))];
+    if (!phones.length) return new Map();
+    const checker = numberChecker(this.deps);
     try {
-      on = await numberChecker(this.deps).isOnNetwork(head.workspaceId, head.sessionId, head.phone);
+      if (phones.length > 1) return await checker.check(workspaceId, sessionId, phones);
+      const on = await checker.isOnNetwork(workspaceId, sessionId, phones[0]!);
+      return on === undefined ? new Map() : new Map([[phones[0]!, on]]);
     } catch (err) {
-      this.deps.log.debug("number check before a send failed; sending anyway", { messageId: head.id, err });
-      return;
+      this.deps.log.debug("number check before a send failed; sending anyway", { messageIds: claims.map((c) => c.head.id), err });
+      return new Map();
     }
-    if (on === false) throw new PermanentSendError("not_on_network", "the number is not on the network");
   }
 
   private async outbound(head: MessageRow): Promise<OutboundMessage> {

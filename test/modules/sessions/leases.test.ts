@@ -143,3 +143,49 @@ test("a node that cannot renew its leases closes its links before they can expir
   expect(lease.nodeId).toBe(t.deps.config.nodeId);
   (db as { prepare: typeof db.prepare }).prepare = prepare;
 }, 30_000);
+
+/** Stalls the send of one message (by its text) until released. */
+class StallOnTextSim extends SimDriver {
+  gate: { text: string; started: () => void; release: Promise<void> } | null = null;
+  override async send(sessionId: string, message: OutboundMessage) {
+    if (this.gate && message.text === this.gate.text) {
+      const g = this.gate;
+      this.gate = null;
+      g.started();
+      await g.release;
+    }
+    return super.send(sessionId, message);
+  }
+}
+
+test("a batch of sends whose session was taken over mid-batch: none of its outcomes is recorded here (all left for the new holder), and the link closes", async () => {
+  const sim = new StallOnTextSim({ latencyMs: 1 });
+  t = await createTestApp({ simDriver: sim, config: { sendMinGapMs: 0, sendJitterMs: 0 } });
+  const ws = await createWorkspace(t);
+  const id = await newSession(t, ws);
+  await linkSession(t, ws, id);
+  let started!: () => void;
+  const onNetwork = new Promise<void>((r) => (started = r));
+  let release!: () => void;
+  sim.gate = { text: "m2", started, release: new Promise<void>((r) => (release = r)) };
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: id, to: "919822222222", body: `m${i}` } });
+    expect(r.status).toBe(202);
+    ids.push(r.body.data.id);
+  }
+  const running = t.deps.jobs.runDue();
+  await onNetwork;
+  const now = Date.now();
+  await acquireLease(t.deps.db, { sessionId: id, nodeId: "node-b", now, expiresAt: now + 10_000, force: true });
+  release();
+  await running;
+  const rows = await Promise.all(ids.map(async (m) => (await t.deps.db.prepare<{ status: string; tok: string | null }>("SELECT status, sending_token AS tok FROM messages WHERE id = ?").get(m))!));
+  // the first head went alone, before the batch; the batch (m1…m4) is left for the new holder,
+  // whose resends carry the same client ids, which the network recognises
+  expect(rows[0]!.status).toBe("sent");
+  for (const r of rows.slice(1)) expect(r.status).toBe("queued");
+  expect(sim.sent.map((s) => s.message.text)).toEqual(["m0", "m1", "m2", "m3", "m4"]); // the network took each once
+  expect(sim.stateOf(id)).toBeUndefined();
+  expect(t.services.sessions.isLive(id)).toBe(false);
+}, 30_000);
