@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
-import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundByPhone, type ContactRow } from "./repo.ts";
+import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundById, touchInboundByPhone, contactsOfPhones, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
@@ -39,6 +39,27 @@ export async function upsertInboundContact(deps: Deps, workspaceId: string, phon
     return { id, name: null, pushName };
   };
   return deps.db.inTx ? upsert() : deps.db.tx(upsert);
+}
+
+/** The contacts of several phone numbers (of inbound messages about to be stored), by phone: one read. */
+export async function inboundContactsOf(deps: Pick<AppDeps, "db">, workspaceId: string, phones: string[]): Promise<Map<string, InboundContact>> {
+  return contactsOfPhones(deps.db, workspaceId, phones);
+}
+
+/**
+ * `upsertInboundContact` for a contact already known (read in the same transaction): records the
+ * message on it and answers it as it now is. `send` gets the write (to await, or to send without
+ * waiting for its answer).
+ */
+export function touchKnownInboundContact(
+  deps: Pick<AppDeps, "db">,
+  workspaceId: string,
+  known: InboundContact,
+  pushName: string | null,
+  at: number,
+  send: (write: Promise<void>) => Promise<void>,
+): Promise<InboundContact> {
+  return send(touchInboundById(deps.db, workspaceId, known.id, pushName, at)).then(() => ({ id: known.id, name: known.name, pushName: pushName ?? known.pushName }));
 }
 
 /**
