@@ -5,7 +5,7 @@ import { fetchMediaUrl } from "../media/fetch.ts";
 import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
 import { touchKnownInboundContact, upsertInboundContact, type InboundContact } from "../contacts/service.ts";
-import { touchInboundConversation } from "../inbox/repo.ts";
+import { touchInboundConversation, touchKnownInboundConversation, type ConversationRow } from "../inbox/repo.ts";
 import { upsertGroup } from "../groups/repo.ts";
 import { publishConversationTouched } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
@@ -14,7 +14,7 @@ import { instruments } from "../metrics/counters.ts";
 import { findByNetworkId, inboundCopy, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
 import { InboundStep, type InboundBatcher } from "./inbound-batch.ts";
 import { groupDefer, groupOnce } from "../../db/group-memo.ts";
-import { contactKey, inboundGroupState, storedKey, type Prefetched } from "./inbound-prefetch.ts";
+import { contactKey, conversationKey, inboundGroupState, storedKey, type Prefetched } from "./inbound-prefetch.ts";
 import { tellInboundStored } from "./stored-signal.ts";
 
 /**
@@ -75,7 +75,7 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
 async function receiveText(deps: AppDeps, sessionId: string, msg: InboundMessage, batch: InboundBatcher, queued?: () => void): Promise<void> {
   // no inbound message changes a session: one read serves the group
   const ownerOf = (id: string) => groupOnce(`messages.owner\u0000${id}`, () => sessionOwner(deps.db, id));
-  const want = batch.wants.want(sessionId, msg.networkMessageId, msg.group ? null : msg.from);
+  const want = batch.wants.want(sessionId, msg.networkMessageId, msg.group ? null : msg.from, msg.group?.id ?? msg.from);
   const stored = batch.run(
     async (step) => {
       const pre = await batch.wants.take(deps.db, want, ownerOf);
@@ -166,7 +166,7 @@ async function storeBody(
   const contact = msg.group ? null : await inboundContact(deps, ws, msg.from, pushName, at, pre);
   const address = msg.group?.id ?? msg.from;
   const id = Bun.randomUUIDv7();
-  const conversation = await touchInboundConversation(deps.db, ws, { sessionId, phone: address, contactId: contact?.id ?? null, messageId: id, at });
+  const conversation = await inboundConversation(deps, ws, { sessionId, phone: address, contactId: contact?.id ?? null, messageId: id, at }, pre);
   const conversationId = conversation.id;
   const row = {
     id,
@@ -227,6 +227,29 @@ async function inboundContact(deps: AppDeps, ws: string, phone: string, pushName
   const contact = known ? await touchKnownInboundContact(deps, ws, known, pushName, at, groupDefer) : await upsertInboundContact(deps, ws, phone, pushName, at);
   if (contact) group.contacts.set(key, contact);
   return contact;
+}
+
+/**
+ * The message's conversation, touched (unread count up, open again): from what its group read
+ * (or an earlier step of the group left), computed here and upserted by a write sent without
+ * waiting for it; else upserted and read back. As for the contact, a step that touched its
+ * conversation on its own makes the group's later steps do so too.
+ */
+async function inboundConversation(
+  deps: AppDeps,
+  ws: string,
+  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number },
+  pre?: Prefetched,
+): Promise<ConversationRow> {
+  const group = inboundGroupState();
+  if (!group || !pre || group.direct) {
+    if (group) group.direct = true;
+    return touchInboundConversation(deps.db, ws, c);
+  }
+  const key = conversationKey(ws, c.sessionId, c.phone);
+  const row = await touchKnownInboundConversation(deps.db, ws, group.conversations.get(key) ?? pre.conversation, c, groupDefer);
+  group.conversations.set(key, row);
+  return row;
 }
 
 /** The session a message arrived on, as `sessionOwner` reads it. */
