@@ -24,21 +24,29 @@ export interface InboundContact {
 export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
   const upsert = async (): Promise<InboundContact | null> => {
     const existing = await touchInboundByPhone(deps.db, workspaceId, phone, pushName, at);
-    if (existing) return existing;
-    try {
-      await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
-    } catch (err) {
-      if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
-        deps.log.warn("contact not created: contacts quota used up", { workspaceId });
-        return null;
-      }
-      throw err;
-    }
-    const id = Bun.randomUUIDv7();
-    await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
-    return { id, name: null, pushName };
+    return existing ?? (await createInboundContact(deps, workspaceId, phone, pushName, at));
   };
   return deps.db.inTx ? upsert() : deps.db.tx(upsert);
+}
+
+/**
+ * The contact of an inbound message's phone number, known to be missing (read in the same
+ * transaction): created within the `contacts` quota (null when it is used up). Call inside the
+ * caller's transaction.
+ */
+export async function createInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
+  try {
+    await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
+  } catch (err) {
+    if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
+      deps.log.warn("contact not created: contacts quota used up", { workspaceId });
+      return null;
+    }
+    throw err;
+  }
+  const id = Bun.randomUUIDv7();
+  await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
+  return { id, name: null, pushName };
 }
 
 /** The contacts of several phone numbers (of inbound messages about to be stored), by phone: one read. */
