@@ -21,9 +21,9 @@ export class InboundStep {
 }
 
 /** Inbound messages share the group's reads and collected writes (db/group-memo.ts); each gets a step of its own. */
-const inboundGroups = (wants: InboundWants): GroupKind<InboundStep> => ({
+const inboundGroups = (wants?: InboundWants): GroupKind<InboundStep> => ({
   open(body) {
-    wants.opened(); // synchronously, as the group's items leave the queue
+    wants?.opened(); // synchronously, as the group's items leave the queue
     return withGroup((group) => {
       let mark = 0;
       return body({
@@ -57,14 +57,17 @@ const inboundGroups = (wants: InboundWants): GroupKind<InboundStep> => ({
  * takes the group's texts in one statement at its end (db/group-memo.ts). A text message's own
  * reads (is it a repeat, its sender's contact) are made for the whole group at its start
  * (`wants`, inbound-prefetch.ts), and its writes whose answer it does not need (the contact's
- * touch, the message row) are sent without waiting for them.
+ * touch, the conversation's upsert, the message row) are sent without waiting for them. That is
+ * done on PostgreSQL only, where every statement is a round trip: on SQLite a statement is a
+ * call into the library, and the group's reads cost more than they save (measured).
  */
 export class InboundBatcher {
   private groups: GroupCommit<InboundStep>;
-  /** what the text messages queued for the next groups will read */
-  readonly wants = new InboundWants();
+  /** what the text messages queued for the next groups will read (PostgreSQL) */
+  readonly wants: InboundWants | undefined;
 
   constructor(db: DB) {
+    this.wants = db.engine === "postgres" ? new InboundWants() : undefined;
     this.groups = new GroupCommit(db, inboundGroups(this.wants));
   }
 

@@ -75,10 +75,11 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
 async function receiveText(deps: AppDeps, sessionId: string, msg: InboundMessage, batch: InboundBatcher, queued?: () => void): Promise<void> {
   // no inbound message changes a session: one read serves the group
   const ownerOf = (id: string) => groupOnce(`messages.owner\u0000${id}`, () => sessionOwner(deps.db, id));
-  const want = batch.wants.want(sessionId, msg.networkMessageId, msg.group ? null : msg.from, msg.group?.id ?? msg.from);
+  const wants = batch.wants;
+  const want = wants?.want(sessionId, msg.networkMessageId, msg.group ? null : msg.from, msg.group?.id ?? msg.from);
   const stored = batch.run(
     async (step) => {
-      const pre = await batch.wants.take(deps.db, want, ownerOf);
+      const pre = want && (await wants!.take(deps.db, want, ownerOf));
       const owner = await ownerOf(sessionId);
       if (!owner) {
         deps.log.warn("inbound message for an unknown session", { sessionId });
