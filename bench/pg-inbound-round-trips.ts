@@ -1,7 +1,10 @@
 // PostgreSQL only: statements, round trips and transactions per inbound message stored through
 // the sim route (contact, conversation, message, webhook outbox row, live events), counted by the
 // store (`db.counts`), in process on a fresh database, in bursts of 1, 8, 32 and 64 at once. Not a
-// timing: run it before and after a change to the inbound path.
+// timing: run it before and after a change to the inbound path. The store counts a statement
+// sent without waiting for its answer (a group's contact touch, conversation and message row) as
+// a round trip too: "statements" is the figure to compare; how many a message waits for is in
+// docs/inbound-pipeline.md.
 //   PARLEY_BENCH_DATABASE_URL=postgres://… bun bench/pg-inbound-round-trips.ts
 import { benchRuntime } from "./lib/runtime.ts";
 import type { StoreCounts } from "../src/db/store.ts";
