@@ -13,11 +13,19 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * every item's values, inside the group's transaction after its last item. An item that rolls
  * back takes its collected values with it (`mark` / `dropFrom`).
  *
- * Outside a group every read goes to the store and nothing is collected.
+ * Deferred writes: an item may send a write without waiting for its answer (`groupDefer`); the
+ * group waits for all of them at its end, before its collected writes and its COMMIT. On
+ * PostgreSQL the statement goes out in the same flight as the item's next one (a connection
+ * runs its statements in order), a round trip less; a deferred write that fails fails the group
+ * (its transaction is then rolled back, and every item is stored alone).
+ *
+ * Outside a group every read goes to the store, nothing is collected and nothing deferred.
  */
 class Group {
   memo = new Map<string, Promise<unknown>>();
   lists = new Map<string, { items: unknown[]; write: (items: unknown[]) => Promise<void> }>();
+  locals = new Map<string, unknown>();
+  deferred: Promise<unknown>[] = [];
   private log: string[] = [];
 
   /** Where the current item starts. */
@@ -39,6 +47,8 @@ class Group {
 
   /** Makes the collected writes; call last, inside the group's transaction. */
   async writeCollected(): Promise<void> {
+    // every deferred write answered (the first failure fails the group)
+    for (const p of this.deferred.splice(0)) await p;
     for (const l of this.lists.values()) if (l.items.length) await l.write(l.items.splice(0));
     this.log = [];
   }
@@ -62,6 +72,30 @@ export function groupOnce<T>(key: string, read: () => Promise<T>): Promise<T> {
     g.memo.set(key, v);
     v.catch(() => g.memo.delete(key));
   }
+  return v;
+}
+
+/**
+ * Sends a write without waiting for its answer inside a group (the group waits for it at its
+ * end: a failure fails the group); outside a group, waits for it at once. Only for a write whose
+ * answer the caller does not need, in an item without a savepoint of its own.
+ */
+export async function groupDefer(write: Promise<unknown>): Promise<void> {
+  const g = groups.getStore();
+  if (!g) {
+    await write;
+    return;
+  }
+  write.catch(() => {}); // answered at the group's end
+  g.deferred.push(write);
+}
+
+/** State the items of one group share (made by `make` on first use); undefined outside a group. */
+export function groupLocal<T>(key: string, make: () => T): T | undefined {
+  const g = groups.getStore();
+  if (!g) return undefined;
+  let v = g.locals.get(key) as T | undefined;
+  if (v === undefined) g.locals.set(key, (v = make()));
   return v;
 }
 

@@ -166,7 +166,10 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
         if (pg && !alive()) return refused() as Query;
         counts.statements++;
         counts.roundTrips++;
-        return reserved.unsafe(text, params, o) as Query;
+        // handed to the connection now, in the order the transaction makes its statements (not
+        // when awaited): a write sent without waiting for its answer (group-memo.ts groupDefer)
+        // runs before every statement made after it
+        return (reserved.unsafe(text, params, o) as Query).execute() as Query;
       },
     };
     const f = new TxFrame<Conn>(conn, onError);

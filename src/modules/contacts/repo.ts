@@ -52,6 +52,24 @@ export async function touchInboundByPhone(db: DB, workspaceId: string, phone: st
     .get(pushName, at, at, workspaceId, phone);
 }
 
+/** The contacts of several phone numbers of a workspace, in one statement, by phone. */
+export async function contactsOfPhones(db: DB, workspaceId: string, phones: string[]): Promise<Map<string, { id: string; name: string | null; pushName: string | null }>> {
+  const list = db.engine === "postgres" ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)";
+  const rows = await db
+    .prepare<{ id: string; phone: string; name: string | null; pushName: string | null }>(
+      `SELECT id, phone, name, push_name AS "pushName" FROM contacts WHERE workspace_id = ? AND phone IN (${list})`,
+    )
+    .all(workspaceId, JSON.stringify(phones));
+  return new Map(rows.map((r) => [r.phone, { id: r.id, name: r.name, pushName: r.pushName }]));
+}
+
+/** `touchInboundByPhone` for a contact already known by id, answering nothing. */
+export async function touchInboundById(db: DB, workspaceId: string, id: string, pushName: string | null, at: number): Promise<void> {
+  await db
+    .prepare(`UPDATE contacts SET push_name = coalesce(?, push_name), last_inbound_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?`)
+    .run(pushName, at, at, workspaceId, id);
+}
+
 /** Moves a contact to another phone number (the LID it was recorded under turned out to be that number). */
 export async function setContactPhone(db: DB, workspaceId: string, id: string, phone: string, at: number): Promise<void> {
   await db.update(contacts).set({ phone, updatedAt: at }).where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id))).run();

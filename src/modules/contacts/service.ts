@@ -2,7 +2,7 @@ import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
 import { assertQuota } from "../billing/quota.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
-import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundByPhone, type ContactRow } from "./repo.ts";
+import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundById, touchInboundByPhone, contactsOfPhones, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
 
 type Deps = Pick<AppDeps, "db" | "clock" | "log">;
@@ -24,21 +24,50 @@ export interface InboundContact {
 export async function upsertInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
   const upsert = async (): Promise<InboundContact | null> => {
     const existing = await touchInboundByPhone(deps.db, workspaceId, phone, pushName, at);
-    if (existing) return existing;
-    try {
-      await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
-    } catch (err) {
-      if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
-        deps.log.warn("contact not created: contacts quota used up", { workspaceId });
-        return null;
-      }
-      throw err;
-    }
-    const id = Bun.randomUUIDv7();
-    await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
-    return { id, name: null, pushName };
+    return existing ?? (await createInboundContact(deps, workspaceId, phone, pushName, at));
   };
   return deps.db.inTx ? upsert() : deps.db.tx(upsert);
+}
+
+/**
+ * The contact of an inbound message's phone number, known to be missing (read in the same
+ * transaction): created within the `contacts` quota (null when it is used up). Call inside the
+ * caller's transaction.
+ */
+export async function createInboundContact(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
+  try {
+    await assertQuota(deps, workspaceId, "contacts", await contactCount(deps.db, workspaceId));
+  } catch (err) {
+    if (err instanceof AppError && err.code === "LIMIT_EXCEEDED") {
+      deps.log.warn("contact not created: contacts quota used up", { workspaceId });
+      return null;
+    }
+    throw err;
+  }
+  const id = Bun.randomUUIDv7();
+  await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
+  return { id, name: null, pushName };
+}
+
+/** The contacts of several phone numbers (of inbound messages about to be stored), by phone: one read. */
+export async function inboundContactsOf(deps: Pick<AppDeps, "db">, workspaceId: string, phones: string[]): Promise<Map<string, InboundContact>> {
+  return contactsOfPhones(deps.db, workspaceId, phones);
+}
+
+/**
+ * `upsertInboundContact` for a contact already known (read in the same transaction): records the
+ * message on it and answers it as it now is. `send` gets the write (to await, or to send without
+ * waiting for its answer).
+ */
+export function touchKnownInboundContact(
+  deps: Pick<AppDeps, "db">,
+  workspaceId: string,
+  known: InboundContact,
+  pushName: string | null,
+  at: number,
+  send: (write: Promise<void>) => Promise<void>,
+): Promise<InboundContact> {
+  return send(touchInboundById(deps.db, workspaceId, known.id, pushName, at)).then(() => ({ id: known.id, name: known.name, pushName: pushName ?? known.pushName }));
 }
 
 /**

@@ -74,6 +74,73 @@ export async function touchInboundConversation(
   return (await touchStmts(db).inbound.get(touchParams(workspaceId, c)))!;
 }
 
+/**
+ * `touchInboundConversation` for a conversation whose row (or absence) the caller read in the
+ * same transaction (`prior`): answers the row as the upsert leaves it, computed here, and hands
+ * the upsert to `send` (to await, or to send without waiting for its answer). The upsert checks
+ * its own answer against the computed row: a conversation that moved meanwhile fails it.
+ */
+export async function touchKnownInboundConversation(
+  db: DB,
+  workspaceId: string,
+  prior: ConversationRow | undefined,
+  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number },
+  send: (write: Promise<void>) => Promise<void>,
+): Promise<ConversationRow> {
+  const params = touchParams(workspaceId, c);
+  const row: ConversationRow = prior
+    ? {
+        ...prior,
+        contactId: c.contactId ?? prior.contactId,
+        lastMessageId: c.messageId,
+        lastMessageAt: Math.max(prior.lastMessageAt, c.at),
+        unreadCount: prior.unreadCount + 1,
+        lastDirection: "inbound",
+        status: prior.status === "closed" ? "open" : prior.status,
+        snoozedUntil: null,
+        updatedAt: c.at,
+      }
+    : {
+        id: params.id,
+        workspaceId,
+        sessionId: c.sessionId,
+        phone: c.phone,
+        contactId: c.contactId,
+        lastMessageId: c.messageId,
+        lastMessageAt: c.at,
+        unreadCount: 1,
+        lastReadAt: null,
+        assigneeId: null,
+        status: "open",
+        snoozedUntil: null,
+        labels: [],
+        lastDirection: "inbound",
+        createdAt: c.at,
+        updatedAt: c.at,
+      };
+  await send(
+    touchStmts(db)
+      .inbound.get(params)
+      .then((stored) => {
+        if (stored?.id !== row.id || Number(stored.unreadCount) !== row.unreadCount || stored.status !== row.status) {
+          throw new Error(`conversation ${row.id}: the row changed since it was read in this transaction`);
+        }
+      }),
+  );
+  return row;
+}
+
+/** The conversations of several phones (or group addresses) of one session, by phone: one read. */
+export async function conversationsOfPhones(db: DB, workspaceId: string, sessionId: string, phones: string[]): Promise<Map<string, ConversationRow>> {
+  const list = db.engine === "postgres" ? sql`SELECT jsonb_array_elements_text(${JSON.stringify(phones)}::jsonb)` : sql`SELECT value FROM json_each(${JSON.stringify(phones)})`;
+  const rows = await db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.sessionId, sessionId), sql`${conversations.phone} IN (${list})`))
+    .all();
+  return new Map(rows.map((r) => [r.phone, r]));
+}
+
 const touchParams = (workspaceId: string, c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number }) => ({
   id: Bun.randomUUIDv7(),
   ws: workspaceId,

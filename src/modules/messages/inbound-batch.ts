@@ -1,6 +1,7 @@
 import type { DB } from "../../db/store.ts";
 import { withGroup } from "../../db/group-memo.ts";
 import { GroupCommit, type GroupKind } from "../../db/group-commit.ts";
+import { InboundWants } from "./inbound-prefetch.ts";
 
 /**
  * What one inbound message's body tells its group: when it starts writing. Without a savepoint
@@ -20,8 +21,9 @@ export class InboundStep {
 }
 
 /** Inbound messages share the group's reads and collected writes (db/group-memo.ts); each gets a step of its own. */
-const inboundGroups: GroupKind<InboundStep> = {
+const inboundGroups = (wants?: InboundWants): GroupKind<InboundStep> => ({
   open(body) {
+    wants?.opened(); // synchronously, as the group's items leave the queue
     return withGroup((group) => {
       let mark = 0;
       return body({
@@ -38,7 +40,7 @@ const inboundGroups: GroupKind<InboundStep> = {
   },
   alone: (fn) => fn(new InboundStep()),
   single: true,
-};
+});
 
 /**
  * Group commit of inbound messages. Storing a message (contact, conversation, message row,
@@ -52,13 +54,21 @@ const inboundGroups: GroupKind<InboundStep> = {
  * published by a body reach their listeners at the commit, and a body rolled back in its
  * savepoint takes its outbox rows and its events with it. Reads of rows no message writes (a
  * workspace's webhooks, automations, keywords) are made once per group, and the search index
- * takes the group's texts in one statement at its end (db/group-memo.ts).
+ * takes the group's texts in one statement at its end (db/group-memo.ts). A text message's own
+ * reads (is it a repeat, its sender's contact) are made for the whole group at its start
+ * (`wants`, inbound-prefetch.ts), and its writes whose answer it does not need (the contact's
+ * touch, the conversation's upsert, the message row) are sent without waiting for them. That is
+ * done on PostgreSQL only, where every statement is a round trip: on SQLite a statement is a
+ * call into the library, and the group's reads cost more than they save (measured).
  */
 export class InboundBatcher {
   private groups: GroupCommit<InboundStep>;
+  /** what the text messages queued for the next groups will read (PostgreSQL) */
+  readonly wants: InboundWants | undefined;
 
   constructor(db: DB) {
-    this.groups = new GroupCommit(db, inboundGroups);
+    this.wants = db.engine === "postgres" ? new InboundWants() : undefined;
+    this.groups = new GroupCommit(db, inboundGroups(this.wants));
   }
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */

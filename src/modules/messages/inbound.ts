@@ -4,8 +4,8 @@ import type { InboundMessage } from "../../network/driver.ts";
 import { fetchMediaUrl } from "../media/fetch.ts";
 import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
-import { upsertInboundContact } from "../contacts/service.ts";
-import { touchInboundConversation } from "../inbox/repo.ts";
+import { createInboundContact, touchKnownInboundContact, upsertInboundContact, type InboundContact } from "../contacts/service.ts";
+import { touchInboundConversation, touchKnownInboundConversation, type ConversationRow } from "../inbox/repo.ts";
 import { upsertGroup } from "../groups/repo.ts";
 import { publishConversationTouched } from "../inbox/service.ts";
 import { commitMedia, discardMedia, mediaUrl, prepareMedia, type PreparedMedia } from "../media/service.ts";
@@ -13,7 +13,8 @@ import { publishReceived } from "./events.ts";
 import { instruments } from "../metrics/counters.ts";
 import { findByNetworkId, inboundCopy, insertMessage, replaceInboundContent, sessionOwner } from "./repo.ts";
 import { InboundStep, type InboundBatcher } from "./inbound-batch.ts";
-import { groupOnce } from "../../db/group-memo.ts";
+import { groupDefer, groupOnce } from "../../db/group-memo.ts";
+import { contactKey, conversationKey, inboundGroupState, storedKey, type Prefetched } from "./inbound-prefetch.ts";
 import { tellInboundStored } from "./stored-signal.ts";
 
 /**
@@ -72,17 +73,21 @@ export async function receiveInbound(deps: AppDeps, sessionId: string, msg: Inbo
  * group). The session is looked up in the group, once per group.
  */
 async function receiveText(deps: AppDeps, sessionId: string, msg: InboundMessage, batch: InboundBatcher, queued?: () => void): Promise<void> {
+  // no inbound message changes a session: one read serves the group
+  const ownerOf = (id: string) => groupOnce(`messages.owner\u0000${id}`, () => sessionOwner(deps.db, id));
+  const wants = batch.wants;
+  const want = wants?.want(sessionId, msg.networkMessageId, msg.group ? null : msg.from, msg.group?.id ?? msg.from);
   const stored = batch.run(
     async (step) => {
-      // no inbound message changes a session: one read serves the group
-      const owner = await groupOnce(`messages.owner\u0000${sessionId}`, () => sessionOwner(deps.db, sessionId));
+      const pre = want && (await wants!.take(deps.db, want, ownerOf));
+      const owner = await ownerOf(sessionId);
       if (!owner) {
         deps.log.warn("inbound message for an unknown session", { sessionId });
         return;
       }
       // the session's `groups` setting is off: group chats are not kept
       if (msg.group && !owner.groups) return;
-      await storeBody(deps, owner, sessionId, msg, null, step);
+      await storeBody(deps, owner, sessionId, msg, null, step, pre);
     },
     { savepoint: false },
   );
@@ -122,9 +127,14 @@ async function storeBody(
   msg: InboundMessage,
   prepared: PreparedMedia | null,
   step: InboundStep,
+  pre?: Prefetched,
 ): Promise<void> {
   const ws = owner.workspaceId;
-  const copy = await inboundCopy(deps.db, ws, sessionId, msg.networkMessageId);
+  // in a group: what its earlier steps stored, else what the group read at its start (`pre`), else a read of its own
+  const group = inboundGroupState();
+  const key = storedKey(ws, sessionId, msg.networkMessageId);
+  const inGroup = group?.stored.get(key);
+  const copy = inGroup !== undefined ? { errorCode: inGroup } : pre ? pre.copy : await inboundCopy(deps.db, ws, sessionId, msg.networkMessageId);
   if (copy && (isStored(copy) || msg.undecryptable)) throw new Duplicate();
   // a placeholder: its row is replaced below
   const existing = copy ? await findByNetworkId(deps.db, ws, sessionId, msg.networkMessageId, "inbound") : undefined;
@@ -147,16 +157,17 @@ async function storeBody(
     // the copy the network sent again decrypted: it takes the placeholder's place in the thread, and is announced now
     const content = { type: msg.type, body: msg.text ?? null, payload: msg.payload ? JSON.stringify(msg.payload) : null, mediaId: media?.id ?? null };
     await replaceInboundContent(deps.db, ws, existing.id, { ...content, at });
+    group?.stored.set(key, null);
     await received({ ...existing, ...content });
     deps.db.afterCommit(() => tellInboundStored(deps.bus, ws, sessionId, msg.networkMessageId, existing.id));
     return;
   }
   // a group's members are not made contacts (they wrote to the group, not to the business): the conversation is the group's
   if (msg.group) await upsertGroup(deps.db, ws, sessionId, msg.group, at);
-  const contact = msg.group ? null : await upsertInboundContact(deps, ws, msg.from, pushName, at);
+  const contact = msg.group ? null : await inboundContact(deps, ws, msg.from, pushName, at, pre);
   const address = msg.group?.id ?? msg.from;
   const id = Bun.randomUUIDv7();
-  const conversation = await touchInboundConversation(deps.db, ws, { sessionId, phone: address, contactId: contact?.id ?? null, messageId: id, at });
+  const conversation = await inboundConversation(deps, ws, { sessionId, phone: address, contactId: contact?.id ?? null, messageId: id, at }, pre);
   const conversationId = conversation.id;
   const row = {
     id,
@@ -178,7 +189,10 @@ async function storeBody(
     createdAt: at,
     updatedAt: at,
   };
-  await insertMessage(deps.db, ws, row);
+  // a text's row goes out without waiting for its answer (the group waits for it before its commit)
+  if (pre) await groupDefer(insertMessage(deps.db, ws, row));
+  else await insertMessage(deps.db, ws, row);
+  group?.stored.set(key, row.errorCode ?? null);
   // the unread count went up, and a closed or snoozed conversation is open again
   await publishConversationTouched(deps, ws, conversation, {
     session: { name: owner.name, phoneNumber: owner.phoneNumber },
@@ -195,6 +209,48 @@ async function storeBody(
   }
   await received(row);
   deps.db.afterCommit(() => tellInboundStored(deps.bus, ws, sessionId, msg.networkMessageId, id));
+}
+
+/**
+ * The contact of a message's sender, recorded: from what its group read (or an earlier step of
+ * the group recorded), touched by a write sent without waiting for it; else found or created
+ * (`upsertInboundContact`). After a step that recorded its contact on its own (a message with
+ * media), the group's later steps do so too.
+ */
+async function inboundContact(deps: AppDeps, ws: string, phone: string, pushName: string | null, at: number, pre?: Prefetched): Promise<InboundContact | null> {
+  const group = inboundGroupState();
+  if (!group || !pre || group.direct) {
+    if (group) group.direct = true;
+    return upsertInboundContact(deps, ws, phone, pushName, at);
+  }
+  const key = contactKey(ws, phone);
+  const known = group.contacts.get(key) ?? pre.contact;
+  const contact = known ? await touchKnownInboundContact(deps, ws, known, pushName, at, groupDefer) : await createInboundContact(deps, ws, phone, pushName, at);
+  if (contact) group.contacts.set(key, contact);
+  return contact;
+}
+
+/**
+ * The message's conversation, touched (unread count up, open again): from what its group read
+ * (or an earlier step of the group left), computed here and upserted by a write sent without
+ * waiting for it; else upserted and read back. As for the contact, a step that touched its
+ * conversation on its own makes the group's later steps do so too.
+ */
+async function inboundConversation(
+  deps: AppDeps,
+  ws: string,
+  c: { sessionId: string; phone: string; contactId: string | null; messageId: string; at: number },
+  pre?: Prefetched,
+): Promise<ConversationRow> {
+  const group = inboundGroupState();
+  if (!group || !pre || group.direct) {
+    if (group) group.direct = true;
+    return touchInboundConversation(deps.db, ws, c);
+  }
+  const key = conversationKey(ws, c.sessionId, c.phone);
+  const row = await touchKnownInboundConversation(deps.db, ws, group.conversations.get(key) ?? pre.conversation, c, groupDefer);
+  group.conversations.set(key, row);
+  return row;
 }
 
 /** The session a message arrived on, as `sessionOwner` reads it. */

@@ -317,6 +317,24 @@ export async function inboundCopy(db: DB, workspaceId: string, sessionId: string
     .get(workspaceId, sessionId, networkMessageId);
 }
 
+/**
+ * `inboundCopy` for several network ids of one session in one statement: the stored inbound
+ * ones, by network id (a message the group's items are about to store, read once for the group).
+ */
+export async function inboundCopies(db: DB, workspaceId: string, sessionId: string, networkMessageIds: string[]): Promise<Map<string, { errorCode: string | null }>> {
+  const ids = db.engine === "postgres" ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)";
+  const rows = await db
+    .prepare<{ nid: string; errorCode: string | null }>(
+      `SELECT network_message_id AS nid, error_code AS "errorCode" FROM messages
+       WHERE workspace_id = ? AND session_id = ? AND network_message_id IN (${ids}) AND direction = 'inbound'`,
+    )
+    .all(workspaceId, sessionId, JSON.stringify(networkMessageIds));
+  const out = new Map<string, { errorCode: string | null }>();
+  // a stored copy wins over a placeholder (as `inboundCopy` answers any one row, a final one is what refuses a repeat)
+  for (const r of rows) if (!out.has(r.nid) || r.errorCode === null) out.set(r.nid, { errorCode: r.errorCode });
+  return out;
+}
+
 /** Moves a conversation's messages to another conversation (two conversations of one person merged). */
 export async function moveConversationMessages(db: DB, workspaceId: string, fromConversationId: string, toConversationId: string): Promise<void> {
   await db

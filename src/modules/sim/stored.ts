@@ -5,10 +5,13 @@ import { onInboundStored } from "../messages/stored-signal.ts";
 /** How long a sim inbound request waits for the messaging module to store the message. */
 export const STORE_WAIT_MS = 15_000;
 /**
- * How often the row is looked for besides the event: the node holding the session may be
- * another one (a sim network process links them), whose events this node may not hear.
+ * How soon the row is first looked for besides the event: the node holding the session may be
+ * another one (a sim network process links them), whose events this node may not hear. The
+ * look-ups then back off (doubling, up to STORE_POLL_MAX_MS): under load a waiting request
+ * must not add a query per fifth of a second to the server it waits on.
  */
 const STORE_POLL_MS = 200;
+const STORE_POLL_MAX_MS = 1_600;
 
 type Deps = Pick<AppDeps, "db" | "bus">;
 
@@ -30,6 +33,11 @@ interface Waiters {
   byKey: Map<string, (messageId: string) => void>;
   /** waiters per workspace and session: an event of a session nobody waits on costs nothing */
   sessions: Map<string, number>;
+  /**
+   * Watchers that do not know their network id yet (the network is being told), by session:
+   * a message of theirs stored meanwhile is kept for them, so `wait` needs no query.
+   */
+  early: Map<string, Set<Map<string, string>>>;
 }
 const registries = new WeakMap<Deps["bus"], Waiters>();
 const sessionKey = (workspaceId: string, sessionId: string) => `${workspaceId}\u0000${sessionId}`;
@@ -37,10 +45,13 @@ const sessionKey = (workspaceId: string, sessionId: string) => `${workspaceId}\u
 function waitersOf(deps: Deps): Waiters {
   let w = registries.get(deps.bus);
   if (w) return w;
-  const made: Waiters = { byKey: new Map(), sessions: new Map() };
+  const made: Waiters = { byKey: new Map(), sessions: new Map(), early: new Map() };
   onInboundStored(deps.bus, (workspaceId, sessionId, networkMessageId, messageId) => {
     const sk = sessionKey(workspaceId, sessionId);
-    if (made.sessions.get(sk)) made.byKey.get(`${sk}\u0000${networkMessageId}`)?.(messageId);
+    if (!made.sessions.get(sk)) return;
+    const found = made.byKey.get(`${sk}\u0000${networkMessageId}`);
+    if (found) return found(messageId);
+    for (const seen of made.early.get(sk) ?? []) seen.set(networkMessageId, messageId);
   });
   registries.set(deps.bus, made);
   return made;
@@ -55,11 +66,21 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
   const waiters = waitersOf(deps);
   const sk = sessionKey(workspaceId, sessionId);
   waiters.sessions.set(sk, (waiters.sessions.get(sk) ?? 0) + 1);
+  // what this node stores for the session until `wait` names the message
+  const early = new Map<string, string>();
+  let earlyOfSession = waiters.early.get(sk);
+  if (!earlyOfSession) waiters.early.set(sk, (earlyOfSession = new Set()));
+  earlyOfSession.add(early);
+  const unwatchEarly = () => {
+    earlyOfSession.delete(early);
+    if (!earlyOfSession.size && waiters.early.get(sk) === earlyOfSession) waiters.early.delete(sk);
+  };
   let watching = true;
   let key: string | null = null;
   const unsubscribe = () => {
     if (!watching) return;
     watching = false;
+    unwatchEarly();
     if (key) waiters.byKey.delete(key);
     const n = (waiters.sessions.get(sk) ?? 1) - 1;
     if (n > 0) waiters.sessions.set(sk, n);
@@ -69,8 +90,15 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
     cancel: unsubscribe,
     wait(networkMessageId) {
       return new Promise<string>((resolve, reject) => {
+        unwatchEarly();
+        const storedAlready = early.get(networkMessageId);
+        if (storedAlready !== undefined) {
+          unsubscribe();
+          return resolve(storedAlready);
+        }
+        let poll: ReturnType<typeof setTimeout> | undefined;
         const timer = setTimeout(() => {
-          clearInterval(poll);
+          clearTimeout(poll);
           unsubscribe();
           storedId(deps, workspaceId, sessionId, networkMessageId).then((id) => {
             if (id) resolve(id);
@@ -80,19 +108,19 @@ export function watchStored(deps: Deps, workspaceId: string, sessionId: string):
         const found = (id: string) => {
           if (!watching) return;
           clearTimeout(timer);
-          clearInterval(poll);
+          clearTimeout(poll);
           unsubscribe();
           resolve(id);
         };
-        const check = async () => {
+        const check = async (after: number) => {
           const id = await storedId(deps, workspaceId, sessionId, networkMessageId).catch(() => null);
           if (id) found(id);
+          else if (watching) poll = setTimeout(() => void check(Math.min(after * 2, STORE_POLL_MAX_MS)), after);
         };
-        // this node's commit of the row, told with its network id
+        // this node's commit of the row, told with its network id (one told before is in `early`)
         key = `${sk}\u0000${networkMessageId}`;
         waiters.byKey.set(key, found);
-        const poll = setInterval(() => void check(), STORE_POLL_MS);
-        void check(); // stored before the watcher got its id
+        poll = setTimeout(() => void check(STORE_POLL_MS * 2), STORE_POLL_MS);
       });
     },
   };

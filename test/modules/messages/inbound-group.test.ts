@@ -57,3 +57,42 @@ test("ten messages in one turn (one of them twice): nine stored in order, one de
   }
   if (t.deps.db.engine === "sqlite") await t.deps.db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)").run();
 });
+
+test("one turn from a new sender and a known one, with a repeat of a message stored before: one contact each, push names in order, the repeat stored once", async () => {
+  const events = recordEvents(t);
+  // stored before the group: a known contact (push name "Old") and one of its messages
+  t.sim.inbound(session.id, { networkMessageId: "SIMBEFOREGROUP", from: "919822310001", pushName: "Old", type: "text", text: "before the group" });
+  await waitFor(() => events.some((e) => e.event === "message_received" && e.data.text === "before the group"), "the first message");
+  const texts = ["new 1", "known 1", "new 2", "known 2", "new 3"];
+  // one turn: the new sender three times (its contact made by the first), the known one twice (a push name, then none), the earlier message again
+  t.sim.inbound(session.id, { from: "919822310002", pushName: "Newcomer", type: "text", text: texts[0]! });
+  t.sim.inbound(session.id, { from: "919822310001", pushName: "Renamed", type: "text", text: texts[1]! });
+  t.sim.inbound(session.id, { networkMessageId: "SIMBEFOREGROUP", from: "919822310001", pushName: "Old", type: "text", text: "before the group" });
+  t.sim.inbound(session.id, { from: "919822310002", type: "text", text: texts[2]! });
+  t.sim.inbound(session.id, { from: "919822310001", type: "text", text: texts[3]! });
+  t.sim.inbound(session.id, { from: "919822310002", pushName: "Newcomer Two", type: "text", text: texts[4]! });
+  const received = () => events.filter((e) => e.event === "message_received" && texts.includes(e.data.text as string));
+  await waitFor(() => received().length >= 5, "five message_received");
+  await Bun.sleep(30);
+  expect(received().map((e) => e.data.text)).toEqual(texts);
+  expect(received().map((e) => e.data.pushName)).toEqual(["Newcomer", "Renamed", null, null, "Newcomer Two"]);
+
+  const before = await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE workspace_id = ? AND network_message_id = 'SIMBEFOREGROUP'").get(ws.id);
+  expect(Number(before!.n)).toBe(1);
+  const contacts = (await t.deps.db
+    .prepare("SELECT phone, push_name AS \"pushName\" FROM contacts WHERE workspace_id = ? AND phone IN ('919822310001', '919822310002') ORDER BY phone")
+    .all(ws.id)) as { phone: string; pushName: string }[];
+  expect(contacts).toEqual([
+    { phone: "919822310001", pushName: "Renamed" },
+    { phone: "919822310002", pushName: "Newcomer Two" },
+  ]);
+  // every conversation event names the contact as it was after its message, and the unread count goes up one by one
+  const updates = events.filter((e) => e.event === "conversation_updated" && texts.includes((e.data.lastMessage as { body: string }).body));
+  expect(updates.map((e) => (e.data.contact as { pushName: string | null } | null)?.pushName)).toEqual(["Newcomer", "Renamed", "Newcomer", "Renamed", "Newcomer Two"]);
+  expect(updates.map((e) => e.data.unreadCount)).toEqual([1, 2, 2, 3, 3]);
+  // as GET reads them
+  for (const phone of ["919822310001", "919822310002"]) {
+    const r = await t.request("GET", `/api/v1/contacts?search=${phone}`, { token: ws.owner.token });
+    expect(r.body.data).toHaveLength(1);
+  }
+});
