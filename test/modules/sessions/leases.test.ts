@@ -75,10 +75,19 @@ test("a stale holder's credentials event is refused and its link closes; the ses
   expect((await statusOf(t, ws, id)).status).toBe("connected"); // the new holder's state is left alone
 }, 30_000);
 
+/** Stalls one send (the first, or the first of a given text) until released. */
 class StallingSim extends SimDriver {
-  gate: { started: () => void; release: Promise<void> } | null = null;
+  private gate: { text?: string; started: () => void; release: Promise<void> } | null = null;
+  /** The next send (of `text`, if given) waits: `onNetwork` once it is on its way, `release` lets it go. */
+  stallNext(text?: string): { onNetwork: Promise<void>; release: () => void } {
+    let started!: () => void;
+    const onNetwork = new Promise<void>((r) => (started = r));
+    let release!: () => void;
+    this.gate = { text, started, release: new Promise<void>((r) => (release = r)) };
+    return { onNetwork, release };
+  }
   override async send(sessionId: string, message: OutboundMessage) {
-    if (this.gate) {
+    if (this.gate && (this.gate.text === undefined || message.text === this.gate.text)) {
       const g = this.gate;
       this.gate = null;
       g.started();
@@ -94,10 +103,7 @@ test("a send whose session was taken over while it was on the network is not rec
   const ws = await createWorkspace(t);
   const id = await newSession(t, ws);
   await linkSession(t, ws, id);
-  let started!: () => void;
-  const onNetwork = new Promise<void>((r) => (started = r));
-  let release!: () => void;
-  sim.gate = { started, release: new Promise<void>((r) => (release = r)) };
+  const { onNetwork, release } = sim.stallNext();
   const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: id, to: "919822222222", body: "in flight" } });
   expect(sent.status).toBe(202);
   const running = t.deps.jobs.runDue();
@@ -144,30 +150,13 @@ test("a node that cannot renew its leases closes its links before they can expir
   (db as { prepare: typeof db.prepare }).prepare = prepare;
 }, 30_000);
 
-/** Stalls the send of one message (by its text) until released. */
-class StallOnTextSim extends SimDriver {
-  gate: { text: string; started: () => void; release: Promise<void> } | null = null;
-  override async send(sessionId: string, message: OutboundMessage) {
-    if (this.gate && message.text === this.gate.text) {
-      const g = this.gate;
-      this.gate = null;
-      g.started();
-      await g.release;
-    }
-    return super.send(sessionId, message);
-  }
-}
-
 test("a batch of sends whose session was taken over mid-batch: none of its outcomes is recorded here (all left for the new holder), and the link closes", async () => {
-  const sim = new StallOnTextSim({ latencyMs: 1 });
+  const sim = new StallingSim({ latencyMs: 1 });
   t = await createTestApp({ simDriver: sim, config: { sendMinGapMs: 0, sendJitterMs: 0 } });
   const ws = await createWorkspace(t);
   const id = await newSession(t, ws);
   await linkSession(t, ws, id);
-  let started!: () => void;
-  const onNetwork = new Promise<void>((r) => (started = r));
-  let release!: () => void;
-  sim.gate = { text: "m2", started, release: new Promise<void>((r) => (release = r)) };
+  const { onNetwork, release } = sim.stallNext("m2");
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
     const r = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: id, to: "919822222222", body: `m${i}` } });
