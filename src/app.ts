@@ -4,8 +4,6 @@ import type { Services } from "./services.ts";
 import { corePlugin } from "./http/core-plugin.ts";
 import { errorsPlugin } from "./http/errors-plugin.ts";
 import { allowedMethods, type AllowedMethods } from "./http/allowed-methods.ts";
-import { authGuard } from "./http/auth-guard.ts";
-import { addingTo } from "./http/route-module.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
 import { billingRoutes } from "./modules/billing/routes.ts";
@@ -48,17 +46,12 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
   let methods: AllowedMethods | undefined;
   let routes: () => readonly { method: string; path: string }[] = () => [];
   const allowed = (path: string): string[] => (methods ??= allowedMethods(routes()))(path);
-  const base = new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
+  const app = new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
     .use(corePlugin(deps.config, deps.log))
     .use(errorsPlugin(deps.log, deps.writeHealth, allowed))
     .use(mediaCredentialGate(deps))
     // request timing only when /metrics exists: without a scraper it would be work for nobody
     .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())
-    // the route options of the guard (`jwt`, `apiKey`, `jwtOrApiKey`), here before any module
-    // so that the modules' routes are composed by the app alone (http/route-module.ts)
-    .use(authGuard(deps));
-  // the modules made here hand their routes to the app as they make them (registered once)
-  const app = addingTo(base, () => base
     .use(metricsRoutes(deps))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
@@ -86,7 +79,7 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(segmentRoutes(deps))
     .use(automationRoutes(deps))
     // the sim network's routes (docs/network-drivers.md) exist only while the server runs on it
-    .use(simRoutesOf(deps)));
+    .use(simRoutesOf(deps));
   routes = () => app.routes;
   return app;
 }

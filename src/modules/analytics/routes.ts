@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -9,7 +9,7 @@ import { campaignAnalytics, messageAnalytics } from "./service.ts";
 
 /** Read-only figures of the workspace (docs/analytics.md); every member may read them. */
 export function analyticsRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/analytics", tags: ["analytics"] })
+  return new Elysia({ prefix: "/api/v1/analytics", tags: ["analytics"] })
     .use(authGuard(deps))
     .get("/messages", async ({ auth, query }) => ok(await messageAnalytics(deps, auth.workspaceId, query)), {
       jwt: "read",

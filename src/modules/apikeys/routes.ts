@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
@@ -9,7 +9,7 @@ import { apiKeyDoc, createdApiKeyDoc } from "./docs.ts";
 
 /** /api/api-keys (docs/api.md): JWT, owner and admin. */
 export function apiKeyRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/api-keys", tags: ["api-keys"] })
+  return new Elysia({ prefix: "/api/api-keys", tags: ["api-keys"] })
     .use(authGuard(deps))
     .post(
       "",

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -9,7 +9,7 @@ import * as service from "./service.ts";
 
 /** Auto-replies (docs/automations.md): every member reads them, owners and admins manage them. */
 export function automationRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/automations", tags: ["automations"] })
+  return new Elysia({ prefix: "/api/v1/automations", tags: ["automations"] })
     .use(authGuard(deps))
     .get("", async ({ auth }) => ok(await service.listAutomations(deps, auth.workspaceId)), {
       jwt: "read",

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -9,7 +9,7 @@ import { cancelCampaign, pauseByUser, resumeCampaign, retryFailed, startCampaign
 
 /** Campaigns (docs/contacts-and-campaigns.md): owner and admin manage, every role reads; a plan feature. */
 export function campaignRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/campaigns", tags: ["campaigns"] })
+  return new Elysia({ prefix: "/api/v1/campaigns", tags: ["campaigns"] })
     .use(authGuard(deps))
     .post(
       "",

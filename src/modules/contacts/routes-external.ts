@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -8,7 +8,7 @@ import { responses } from "./docs.ts";
 
 /** Contacts for API keys, read-only (docs/api.md: keys work only under /api/external). */
 export function externalContactsRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/external/contacts", tags: ["external"] })
+  return new Elysia({ prefix: "/api/external/contacts", tags: ["external"] })
     .use(authGuard(deps))
     .get(
       "",

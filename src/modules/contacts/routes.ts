@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { routeModule } from "../../http/route-module.ts";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -14,7 +13,7 @@ export function contactsRoutes(deps: AppDeps) {
 }
 
 function contactCrudRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/contacts", tags: ["contacts"] })
+  return new Elysia({ prefix: "/api/v1/contacts", tags: ["contacts"] })
     .use(authGuard(deps))
     .get(
       "",

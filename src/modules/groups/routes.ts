@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -11,7 +11,7 @@ const summary = "The groups a session is in (asked of the network while connecte
 
 /** The groups of a session (docs/groups.md): the dashboard route (JWT) and the same under /api/external (API key). */
 export function groupRoutes(deps: AppDeps) {
-  return routeModule({ name: "parley-groups" })
+  return new Elysia({ name: "parley-groups" })
     .use(authGuard(deps))
     .get("/api/v1/chatapp/:id/groups", async ({ auth, params }) => ok(await listSessionGroups(deps, auth.workspaceId, params.id)), {
       jwt: "read",

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { ok } from "../../http/envelope.ts";
@@ -31,7 +31,7 @@ export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "w
     }
   };
 
-  return routeModule({ tags: ["health"] })
+  return new Elysia({ tags: ["health"] })
     .get("/health", () => ok({ status: "ok", version: deps.version, node: deps.config.nodeId, uptimeSeconds: Math.round((deps.clock.now().getTime() - started) / 1000) }), {
       detail: { summary: "Liveness: the process answers", responses: envelopeResponses({ data: healthDoc }) },
     })

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { routeModule } from "../../http/route-module.ts";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -18,7 +17,7 @@ export function inboxRoutes(deps: AppDeps) {
 }
 
 function searchRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/inbox", tags: ["inbox"] })
+  return new Elysia({ prefix: "/api/v1/inbox", tags: ["inbox"] })
     .use(authGuard(deps))
     .get(
       "/search",
@@ -39,7 +38,7 @@ function searchRoutes(deps: AppDeps) {
 }
 
 function conversationRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
+  return new Elysia({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
     .use(authGuard(deps))
     .get(
       "",

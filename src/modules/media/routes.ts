@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { routeModule } from "../../http/route-module.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { AuthContext } from "../../auth/context.ts";
@@ -75,7 +74,7 @@ function mediaHandlers(deps: AppDeps) {
  */
 export function mediaRoutes(deps: AppDeps) {
   const h = mediaHandlers(deps);
-  const dashboard = routeModule({ prefix: "/api/v1/media", tags: ["media"] })
+  const dashboard = new Elysia({ prefix: "/api/v1/media", tags: ["media"] })
     .use(authGuard(deps))
     .post("", ({ auth, body, set }) => h.upload(auth, body, set), { jwt: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC, operationId: "uploadMedia" } })
     .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
@@ -83,7 +82,7 @@ export function mediaRoutes(deps: AppDeps) {
       params: mediaIdParams,
       detail: { summary: "Download a media file (the dashboard's JWT; same workspace only)", responses: DOWNLOAD_RESPONSES },
     });
-  const external = routeModule({ prefix: "/api/external/media", tags: ["media"] })
+  const external = new Elysia({ prefix: "/api/external/media", tags: ["media"] })
     .use(authGuard(deps))
     .post("", ({ auth, body, set }) => h.upload(auth, body, set), { apiKey: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC, operationId: "uploadExternalMedia" } })
     .get("/:id", ({ auth, params }) => h.download(auth, params.id), {

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -12,7 +12,7 @@ const summary = "Whether phone numbers are on the network (at most 50; answers c
 
 /** Is a number on the network: the dashboard route (JWT) and the same under /api/external (API key). */
 export function numberRoutes(deps: AppDeps) {
-  return routeModule({ name: "parley-numbers" })
+  return new Elysia({ name: "parley-numbers" })
     .use(authGuard(deps))
     .post("/api/v1/chatapp/:id/check", async ({ auth, params, body }) => ok(await checkNumbers(deps, auth.workspaceId, params.id, body.phones)), {
       jwt: "messaging",

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import { FORMS_CSS, FORMS_JS, formPage } from "./assets.ts";
 
 // the pages the mail links point at; they only call the public API, like any client would
@@ -33,7 +33,7 @@ const ACCEPT = formPage({
 
 /** The pages behind the links in mail: password reset and invitation accept. Not API routes. */
 export function pagesRoutes() {
-  return routeModule()
+  return new Elysia()
     .get("/reset-password", () => html(RESET), { detail: { hide: true } })
     .get("/accept-invitation", () => html(ACCEPT), { detail: { hide: true } })
     .get("/pages/forms.js", () => new Response(FORMS_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } }), {

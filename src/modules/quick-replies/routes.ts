@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -12,7 +12,7 @@ import { createQuickReply, deleteQuickReply, getQuickReply, pageQuickReplies, up
  */
 export function quickRepliesRoutes(deps: AppDeps) {
   const doc = () => quickReplySchema;
-  return routeModule({ prefix: "/api/v1/quick-replies", tags: ["inbox"] })
+  return new Elysia({ prefix: "/api/v1/quick-replies", tags: ["inbox"] })
     .use(authGuard(deps))
     .get(
       "",

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -11,7 +11,7 @@ import { createSegment, deleteSegment, getSegment, pageSegments, previewSegment,
  * are contacts data, so they follow contacts: owner, admin and agent write, everyone reads.
  */
 export function segmentRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/v1/segments", tags: ["segments"] })
+  return new Elysia({ prefix: "/api/v1/segments", tags: ["segments"] })
     .use(authGuard(deps))
     .get(
       "",

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { routeModule } from "../../http/route-module.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { AuthContext } from "../../auth/context.ts";
 import { authGuard, guardLoaded } from "../../http/auth-guard.ts";
@@ -17,7 +16,7 @@ type SessionStatuses = Awaited<ReturnType<typeof sessionStatuses>>;
 
 /** The spec's session routes (JWT) plus the rules' (docs/sessions.md) QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps, manager: SessionManager) {
-  return routeModule({ name: "parley-sessions" })
+  return new Elysia({ name: "parley-sessions" })
     .use(authGuard(deps))
     .get(
       "/api/v1/chatapp",

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -9,7 +9,7 @@ import { createGroupBody, createSimGroup, groupDoc } from "./groups.ts";
 
 /** POST /api/sim/sessions/{id}/groups. */
 export function simGroupRoutes(deps: AppDeps, sim: SimControl) {
-  return routeModule({ name: "parley-sim-groups" })
+  return new Elysia({ name: "parley-sim-groups" })
     .use(authGuard(deps))
     .post(
       "/api/sim/sessions/:id/groups",

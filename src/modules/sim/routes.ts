@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -16,7 +16,7 @@ const tags = ["sim"];
 /** The simulated network's side (docs/network-drivers.md), only mounted while the server runs with `--network sim`. */
 export function simRoutes(deps: AppDeps, sim: SimControl) {
   const service = new SimService(deps, sim);
-  return routeModule({ name: "parley-sim" })
+  return new Elysia({ name: "parley-sim" })
     .use(authGuard(deps))
     .use(simGroupRoutes(deps, sim))
     .post(

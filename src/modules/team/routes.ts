@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
@@ -12,7 +12,7 @@ const userIdOf = (auth: { kind: string; userId?: string }) => (auth.kind === "us
 
 /** /api/team: members, roles (docs/team-and-billing.md), invitations and ownership transfer. */
 export function teamRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/team", tags: ["team"] })
+  return new Elysia({ prefix: "/api/team", tags: ["team"] })
     .use(authGuard(deps))
     .post(
       "/invitations/accept",

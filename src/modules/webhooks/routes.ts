@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { WEBHOOK_EVENTS } from "../../events/bus.ts";
 import { ok, paged } from "../../http/envelope.ts";
@@ -11,7 +11,7 @@ import { createdWebhookDoc, eventNamesDoc, historyEntryDoc, retryResultDoc, secr
 
 /** The webhook routes (docs/webhooks.md). */
 export function webhookRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/webhooks", tags: ["webhooks"] })
+  return new Elysia({ prefix: "/api/webhooks", tags: ["webhooks"] })
     .use(authGuard(deps))
     .get("/events", () => ok([...WEBHOOK_EVENTS]), {
       detail: { summary: "Subscribable event names (dotted aliases such as message.received are accepted too)", responses: envelopeResponses({ data: eventNamesDoc }) },

@@ -1,4 +1,4 @@
-import { routeModule } from "../../http/route-module.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -9,7 +9,7 @@ import { workspaceDoc } from "./docs.ts";
 
 /** /api/workspace: the caller's own workspace (there is no route to another one). */
 export function workspaceRoutes(deps: AppDeps) {
-  return routeModule({ prefix: "/api/workspace", tags: ["workspace"] })
+  return new Elysia({ prefix: "/api/workspace", tags: ["workspace"] })
     .use(authGuard(deps))
     .get("", async ({ auth }) => ok(await getWorkspace(deps, auth.workspaceId)), { jwt: "read", detail: { summary: "The caller's workspace", responses: envelopeResponses({ data: workspaceDoc }) } })
     .patch("", async ({ auth, body }) => ok(await changeWorkspace(deps, auth.workspaceId, body), "Workspace updated"), {
