@@ -97,21 +97,32 @@ class StallingSim extends SimDriver {
   }
 }
 
-test("a send whose session was taken over while it was on the network is not recorded as sent here, and the link closes", async () => {
+/** A test app on a StallingSim with pacing off, and one linked session. */
+async function linkedOnStallingSim() {
   const sim = new StallingSim({ latencyMs: 1 });
   t = await createTestApp({ simDriver: sim, config: { sendMinGapMs: 0, sendJitterMs: 0 } });
   const ws = await createWorkspace(t);
   const id = await newSession(t, ws);
   await linkSession(t, ws, id);
-  const { onNetwork, release } = sim.stallNext();
-  const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: id, to: "919822222222", body: "in flight" } });
-  expect(sent.status).toBe(202);
+  return { sim, ws, id };
+}
+
+/** Runs the sender; once the stalled send is on the network, node-b takes the session's lease, then the send goes on. */
+async function takenOverWhileSending(sessionId: string, onNetwork: Promise<void>, release: () => void): Promise<void> {
   const running = t.deps.jobs.runDue();
   await onNetwork;
   const now = Date.now();
-  await acquireLease(t.deps.db, { sessionId: id, nodeId: "node-b", now, expiresAt: now + 10_000, force: true });
+  await acquireLease(t.deps.db, { sessionId, nodeId: "node-b", now, expiresAt: now + 10_000, force: true });
   release();
   await running;
+}
+
+test("a send whose session was taken over while it was on the network is not recorded as sent here, and the link closes", async () => {
+  const { sim, ws, id } = await linkedOnStallingSim();
+  const { onNetwork, release } = sim.stallNext();
+  const sent = await t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: id, to: "919822222222", body: "in flight" } });
+  expect(sent.status).toBe(202);
+  await takenOverWhileSending(id, onNetwork, release);
   const row = (await t.deps.db.prepare<{ status: string; tok: string | null }>("SELECT status, sending_token AS tok FROM messages WHERE id = ?").get(sent.body.data.id))!;
   // left for the new holder: its resend carries the same client id, which the network recognises
   expect(row.status).toBe("queued");
@@ -151,11 +162,7 @@ test("a node that cannot renew its leases closes its links before they can expir
 }, 30_000);
 
 test("a batch of sends whose session was taken over mid-batch: none of its outcomes is recorded here (all left for the new holder), and the link closes", async () => {
-  const sim = new StallingSim({ latencyMs: 1 });
-  t = await createTestApp({ simDriver: sim, config: { sendMinGapMs: 0, sendJitterMs: 0 } });
-  const ws = await createWorkspace(t);
-  const id = await newSession(t, ws);
-  await linkSession(t, ws, id);
+  const { sim, ws, id } = await linkedOnStallingSim();
   const { onNetwork, release } = sim.stallNext("m2");
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -163,12 +170,7 @@ test("a batch of sends whose session was taken over mid-batch: none of its outco
     expect(r.status).toBe(202);
     ids.push(r.body.data.id);
   }
-  const running = t.deps.jobs.runDue();
-  await onNetwork;
-  const now = Date.now();
-  await acquireLease(t.deps.db, { sessionId: id, nodeId: "node-b", now, expiresAt: now + 10_000, force: true });
-  release();
-  await running;
+  await takenOverWhileSending(id, onNetwork, release);
   const rows = await Promise.all(ids.map(async (m) => (await t.deps.db.prepare<{ status: string; tok: string | null }>("SELECT status, sending_token AS tok FROM messages WHERE id = ?").get(m))!));
   // the first head went alone, before the batch; the batch (m1…m4) is left for the new holder,
   // whose resends carry the same client ids, which the network recognises
