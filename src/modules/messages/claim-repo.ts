@@ -6,8 +6,8 @@ import { boundText, IS_QUEUED, markSent, takeable, type MessageRow } from "./rep
 
 // The sender's batched claims (sender.ts): with no pacing gap, one run of a session's queue
 // takes several due heads at once, sends them one after another and commits their outcomes
-// together. The statements of one message (repo.ts claimSend, markSent, releaseClaim) stay for
-// the single head of sendNext.
+// together. The statements of one message (repo.ts claimSend, markSent) stay for the single
+// head of sendNext; a batch's heads not sent go back in one statement (releaseClaims), whatever its size.
 
 /** A batch claims at most this many heads (the sender asks for fewer when sends are slow). */
 export const CLAIM_BATCH_MAX = 32;

@@ -243,16 +243,6 @@ export async function markRetry(db: DB, workspaceId: string, id: string, token: 
     .run();
 }
 
-/** Gives an attempt back uncounted: the session was not connected, so nothing reached the network. */
-export async function releaseClaim(db: DB, workspaceId: string, id: string, token: string, at: number): Promise<void> {
-  const greatest = db.engine === "postgres" ? sql`greatest` : sql`max`;
-  await db
-    .update(messages)
-    .set({ sendingToken: null, attempts: sql`${greatest}(${messages.attempts} - 1, 0)`, updatedAt: at })
-    .where(ofAttempt(workspaceId, id, token))
-    .run();
-}
-
 /**
  * Fails every queued message of a session at once (it ended for good), except the ones whose
  * attempt is in flight in this process (their outcome is still coming). Returns the failed rows.
