@@ -52,21 +52,26 @@ async function killScenario(
   }
 }
 
+/** Creates a session named `name` over HTTP and pairs it to `phone` on the sim network; its id. */
+function pairOverHttp(name: string, phone: string) {
+  return async (call: Parameters<Parameters<typeof killScenario>[3]>[0]): Promise<string> => {
+    const created = await call("POST", "/api/v1/chatapp", { name });
+    expect(created.status).toBe(201);
+    const sid = created.body.data.id as string;
+    expect((await call("POST", `/api/v1/chatapp/${sid}/connect`)).status).toBe(200);
+    await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200);
+    expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: phone })).status).toBe(200);
+    await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
+    return sid;
+  };
+}
+
 test(
   "SIGKILL with queued messages, restart: every message is sent exactly once (session paired over HTTP)",
   async () => {
     const data = await serverData("parley-crash-");
     const token = await prepareDataDir(data);
-    await killScenario(data.dataDir, token, () => data.spawn({ env: ENV }), async (call) => {
-      const created = await call("POST", "/api/v1/chatapp", { name: "crash" });
-      expect(created.status).toBe(201);
-      const sid = created.body.data.id as string;
-      expect((await call("POST", `/api/v1/chatapp/${sid}/connect`)).status).toBe(200);
-      await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200);
-      expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: "919811111111" })).status).toBe(200);
-      await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
-      return sid;
-    });
+    await killScenario(data.dataDir, token, () => data.spawn({ env: ENV }), pairOverHttp("crash", "919811111111"));
     await expectDataOnEngine(data);
     await data.close();
   },
@@ -83,16 +88,7 @@ test(
       data.dataDir,
       token,
       () => data.spawn({ env }),
-      async (call) => {
-        const created = await call("POST", "/api/v1/chatapp", { name: "crash-batch" });
-        expect(created.status).toBe(201);
-        const sid = created.body.data.id as string;
-        expect((await call("POST", `/api/v1/chatapp/${sid}/connect`)).status).toBe(200);
-        await until("QR", async () => (await call("GET", `/api/v1/chatapp/${sid}/qr`)).status === 200);
-        expect((await call("POST", `/api/sim/sessions/${sid}/scan`, { phoneNumber: "919811111112" })).status).toBe(200);
-        await until("connected", async () => (await call("GET", `/api/v1/chatapp/${sid}/status`)).body.data?.connected === true);
-        return sid;
-      },
+      pairOverHttp("crash-batch", "919811111112"),
       { n: 1200, kills: [100, 600], parallel: 40 },
     );
     await expectDataOnEngine(data);
