@@ -153,12 +153,13 @@ export function checkpointWhenBusy(sqlite: Database, path: string, o: Checkpoint
   let poll: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   const header = walIndexView(path);
-  const watch = () => {
-    if (!header || closed) return;
-    const read = (at: number) => header.getUint32(at, true);
-    // frames already there (checkpointed by the worker just stopped, or left by the last run) are not new
-    let base = read(WAL_HEADER.frames);
-    const salt = read(WAL_HEADER.salt);
+  const read = (at: number) => header!.getUint32(at, true);
+  /** Where the WAL stands now: frames up to here are not new (left by the last run, or checkpointed by the worker going idle). */
+  const mark = () => (header ? { frames: read(WAL_HEADER.frames), salt: read(WAL_HEADER.salt) } : undefined);
+  const watch = (from = mark()) => {
+    if (!from || closed) return;
+    let base = from.frames;
+    const salt = from.salt;
     poll = setInterval(() => {
       // the WAL started over (maybe grown past `base` again since the last look): every frame in it is new
       if (read(WAL_HEADER.salt) !== salt) base = 0;
@@ -171,7 +172,9 @@ export function checkpointWhenBusy(sqlite: Database, path: string, o: Checkpoint
   const rest = (ticks: number) => {
     const idle = worker;
     worker = undefined;
-    resting = idle?.stop().then(watch);
+    // marked now, not once the worker has stopped: writes made while it stops are new ones
+    const from = mark();
+    resting = idle?.stop().then(() => watch(from));
     o.onIdle?.(ticks);
   };
   watch();

@@ -77,19 +77,34 @@ test("with no writes the worker backs off, then goes idle: it stops ticking", as
 
 test("after an idle stop a new burst of writes starts the worker again; commits stay whole", async () => {
   const { path, o } = tableDb();
+  const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+  const burst = (v: string) => {
+    for (let i = 0; i < 400; i++) ins.run(v.repeat(500)); // one commit each: hundreds of WAL frames
+  };
   // each worker goes idle once: counting idle stops cannot miss a short run, as sampling `started` could
   let idles = 0;
-  const c = checkpointWhenBusy(o.sqlite, path, { pollMs: 5, everyMs: 1, maxMs: 20, idleMs: 100, onIdle: () => idles++ });
-  const ins = o.sqlite.prepare("INSERT INTO t (v) VALUES (?)");
-  for (let burst = 1; burst <= 2; burst++) {
-    for (let i = 0; i < 400; i++) ins.run("x".repeat(500));
-    for (let i = 0; i < 1_000 && idles < burst; i++) await Bun.sleep(10);
-    expect(idles).toBe(burst);
-    // stopped: the checkpoints back in the commits, the header poll on again
-    expect(c.started).toBe(false);
-    expect(autocheckpoint(o.sqlite)).toBe(1_000);
-  }
-  for (let i = 0; i < 400; i++) ins.run("y".repeat(500));
+  const seen: { started: boolean; pages: unknown }[] = [];
+  const c = checkpointWhenBusy(o.sqlite, path, {
+    pollMs: 5,
+    everyMs: 1,
+    maxMs: 20,
+    idleMs: 100,
+    onIdle: () => {
+      idles++;
+      // stopped: the checkpoints back in the commits
+      seen.push({ started: c.started, pages: autocheckpoint(o.sqlite) });
+      // the second burst comes while the first worker is still stopping: it counts as new writes
+      if (idles === 1) burst("y");
+    },
+  });
+  burst("x");
+  for (let i = 0; i < 1_000 && idles < 2; i++) await Bun.sleep(10);
+  expect(idles).toBe(2);
+  expect(seen).toEqual([
+    { started: false, pages: 1_000 },
+    { started: false, pages: 1_000 },
+  ]);
+  burst("z");
   await c.stop();
   expect(c.started).toBe(false);
   o.close();
