@@ -9,8 +9,7 @@ import { openStore } from "./db/open.ts";
 import { sqliteOf } from "./db/sqlite.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
-import { ClusterEvents } from "./events/cluster.ts";
-import { startPeriodic } from "./jobs/periodic.ts";
+import type { ClusterEvents } from "./events/cluster.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
 import type { NetworkDriver } from "./network/driver.ts";
@@ -156,8 +155,11 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
   const services = createServices(deps);
   mark("services");
   // PostgreSQL: the events of every node reach this node's WebSocket clients (events/cluster.ts)
-  const clusterEvents =
-    db.engine === "postgres" && config.databaseUrl ? new ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" })) : null;
+  // imported here, not above: PostgreSQL's client (and its module-level work) is not loaded on SQLite
+  const clusterEvents: ClusterEvents | null =
+    db.engine === "postgres" && config.databaseUrl
+      ? new (await import("./events/cluster.ts")).ClusterEvents(db, deps.bus, config.databaseUrl, clock, log.child({ component: "events" }))
+      : null;
   if (clusterEvents) services.periodic.push({ name: "events.prune", schedule: "*/30 * * * * *", run: async () => void (await clusterEvents.prune()) });
   // PostgreSQL: the rate windows the nodes share (limits/shared-limiter.ts) are deleted once every limiter's window is over
   if (db.engine === "postgres") {
@@ -169,8 +171,10 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
 
   let periodicTimer: ReturnType<typeof setTimeout> | undefined;
   let periodic: { stop(): void } | undefined;
+  let periodicStopped = false;
   const stops: Record<StopStep, () => unknown> = {
     periodic: () => {
+      periodicStopped = true;
       clearTimeout(periodicTimer);
       periodic?.stop();
     },
@@ -228,7 +232,13 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
       // housekeeping (sweeps and prunes every 30 s or more) starts a moment after the server answers:
       // croner's first schedule initialises the time-zone data, ~6 ms of every start spent before
       // the first request otherwise
-      periodicTimer = setTimeout(() => (periodic = startPeriodic(services.periodic, log)), PERIODIC_START_DELAY_MS);
+      // (croner itself is imported then, not at start)
+      periodicTimer = setTimeout(() => {
+        void import("./jobs/periodic.ts").then(({ startPeriodic }) => {
+          // a stop begun while the module loaded: nothing to start
+          if (!periodicStopped) periodic = startPeriodic(services.periodic, log);
+        });
+      }, PERIODIC_START_DELAY_MS);
       // between its parts, the event loop answers the requests that came in meanwhile (see there);
       // a stop begun meanwhile ends it
       await services.start(async () => {

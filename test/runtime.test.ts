@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Logger } from "../src/log.ts";
-import { STOP_ORDER } from "../src/runtime.ts";
+import { PERIODIC_START_DELAY_MS, STOP_ORDER } from "../src/runtime.ts";
 import { createTestApp, type TestApp } from "./helpers/app.ts";
 import { createWorkspace } from "./helpers/fixtures.ts";
 
@@ -185,6 +185,45 @@ describe("the services start in turns of the event loop", () => {
       expect(parts).toEqual(["messaging", "restore"]);
       await t.services.restored();
       expect(t.deps.leases.running).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("the periodic jobs start a moment after the runtime (their scheduler is loaded then)", () => {
+  /** A periodic job every second that counts its runs. */
+  const ticker = () => {
+    const job = { name: "test.tick", schedule: "* * * * * *", runs: 0, run: () => void job.runs++ };
+    return job;
+  };
+
+  test("they run once started, and no more after the stop", async () => {
+    const t = await createTestApp();
+    const job = ticker();
+    try {
+      t.services.periodic.push(job);
+      await t.start();
+      for (let i = 0; i < 100 && job.runs === 0; i++) await Bun.sleep(100);
+      expect(job.runs).toBeGreaterThan(0);
+      await t.stop();
+      const runs = job.runs;
+      await Bun.sleep(1_500); // a second of the schedule: stopped, it does not run
+      expect(job.runs).toBe(runs);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a stop before they start leaves them unstarted", async () => {
+    const t = await createTestApp();
+    const job = ticker();
+    try {
+      t.services.periodic.push(job);
+      await t.start();
+      await t.stop();
+      await Bun.sleep(PERIODIC_START_DELAY_MS + 1_500);
+      expect(job.runs).toBe(0);
     } finally {
       await t.close();
     }

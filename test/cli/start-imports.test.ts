@@ -9,8 +9,11 @@ import { dirname, join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
-/** The packages reached from `entry` through static imports, re-exports and requires of its source. */
-function packagesReached(entry: string): Set<string> {
+/**
+ * The packages reached from `entry` through static imports, re-exports and (unless `requires` is
+ * false) requires of its source.
+ */
+function packagesReached(entry: string, { requires = true } = {}): Set<string> {
   const seen = new Set<string>();
   const packages = new Set<string>();
   const walk = (file: string) => {
@@ -19,7 +22,7 @@ function packagesReached(entry: string): Set<string> {
     const source = readFileSync(file, "utf8");
     const specifiers = [
       ...[...source.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;]*?\sfrom\s+)?["']([^"']+)["'](?!\s*with\s*\{\s*type:\s*"macro")/gm)].map((m) => m[1]!),
-      ...[...source.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!),
+      ...(requires ? [...source.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!) : []),
     ];
     for (const s of specifiers) {
       if (s.startsWith(".")) walk(resolve(dirname(file), s));
@@ -40,4 +43,14 @@ test("workspaces list reaches no zod: its settings are read without the schemas"
 test("the settings' schemas stay one import away for the commands that need them", () => {
   expect(packagesReached("src/config.ts").has("zod")).toBe(true);
   expect(packagesReached("src/config-load.ts").has("zod")).toBe(false);
+});
+
+test("the server's start imports neither PostgreSQL's client nor croner on SQLite", () => {
+  // both are imported where they are used: the cluster's event listener (PostgreSQL only) when the
+  // runtime is made, croner when the periodic jobs start, a moment after the server listens (the
+  // store's own PostgreSQL module is required only when the store is PostgreSQL)
+  const reached = packagesReached("cli/serve.ts", { requires: false });
+  expect(reached.has("elysia")).toBe(true); // the walk does find packages
+  expect(reached.has("postgres")).toBe(false);
+  expect(reached.has("croner")).toBe(false);
 });
