@@ -16,6 +16,11 @@ interface Finished {
 const QUEUE_PER_SLOT = 7;
 /** A webhook whose answers take less than this (moving average) gets claims queued ahead. */
 const FAST_ANSWER_MS = 250;
+/**
+ * What a failed attempt counts as in that average: a receiver that fails gains nothing from
+ * claims queued ahead (its deliveries wait for their retries), and is not sent to faster.
+ */
+const SLOW_ANSWER_MS = 10 * FAST_ANSWER_MS;
 
 /**
  * Sends due deliveries. The outbox rows are the durable queue (`next_attempt_at`,
@@ -125,6 +130,7 @@ export class WebhookDispatcher {
     for (const id of [...this.queued.keys()]) await this.handBackQueued(id);
     await Promise.race([Promise.allSettled([...this.running.values()]), Bun.sleep(timeoutMs)]);
     await this.flush(); // outcomes already in hand are recorded, not handed back
+    for (const id of [...this.queued.keys()]) await this.handBackQueued(id);
     for (const d of this.running.keys()) {
       await this.store.release(d.id, d.attempts, this.deps.clock.now().getTime()).catch((err) => this.deps.log.error("webhook delivery not handed back", { deliveryId: d.id, err }));
     }
@@ -221,6 +227,8 @@ export class WebhookDispatcher {
   private launch(d: ClaimedDelivery): void {
     this.perWebhook.set(d.webhookId, (this.perWebhook.get(d.webhookId) ?? 0) + 1);
     if ((this.sending.get(d.webhookId) ?? 0) < this.deps.config.webhookConcurrencyPerWebhook) return this.send(d);
+    // claimed by a group commit that began before the stop: back at once
+    if (this.stopping) return void this.unclaim(d);
     let q = this.queued.get(d.webhookId);
     if (!q) this.queued.set(d.webhookId, (q = []));
     q.push({ d, at: this.deps.clock.now().getTime() });
@@ -232,11 +240,11 @@ export class WebhookDispatcher {
     const at = this.deps.clock.now().getTime();
     const p: Promise<void> = sendAttempt(this.deps, d, at).then(
       (o) => {
-        this.answered(d, o.durationMs);
+        this.answered(d, o.ok ? o.durationMs : SLOW_ANSWER_MS);
         return this.finish(d, { d, o, opts: { manual: false, at } });
       },
       (err) => {
-        this.answered(d, FAST_ANSWER_MS);
+        this.answered(d, SLOW_ANSWER_MS);
         this.deps.log.error("webhook attempt failed", { deliveryId: d.id, err });
         return this.finish(d, null);
       },
