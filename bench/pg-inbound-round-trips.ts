@@ -14,6 +14,9 @@ process.env.PARLEY_BENCH_ENGINE = "postgres";
 const N = Number(process.env.ROUND_TRIPS_N ?? 640);
 const { rt, s } = await benchRuntime({ webhookAllowHttp: true, webhookAllowPrivate: true }, 1);
 const { deps, app } = rt;
+// started as a server is (the event listener is what lets the read cache keep the guard's and
+// the sim route's rows): without it every request would read them, which a server does not
+await rt.start();
 const db = deps.db;
 const counts = () => db.counts!;
 const per = (a: StoreCounts, b: StoreCounts, n: number) =>
@@ -23,7 +26,8 @@ const hook = await app.handle(
   new Request("http://localhost/api/webhooks", { method: "POST", headers, body: JSON.stringify({ name: "bench", url: "http://127.0.0.1:9/hook", events: ["message_received"] }) }),
 );
 if (hook.status !== 201 && hook.status !== 200) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
-await deps.jobs.stop(5000); // the webhook deliveries' own statements are not the pipeline's
+await deps.jobs.stop(5000);
+await rt.services.webhooks.stop(5000); // the webhook deliveries' own statements are not the pipeline's
 
 let i = 0;
 const inbound = async (senders: number) => {

@@ -52,12 +52,26 @@ class Group {
     for (const l of this.lists.values()) if (l.items.length) await l.write(l.items.splice(0));
     this.log = [];
   }
+
+  /**
+   * writeCollected on PostgreSQL: the collected writes go out at once, in the same flight as the
+   * wait for the deferred ones (a connection runs its statements in order), and are answered
+   * together: one round trip, not one per list. Only for lists whose writes do not depend on one
+   * another. A failure fails the group, as there.
+   */
+  async writeCollectedTogether(): Promise<void> {
+    const writes: Promise<unknown>[] = this.deferred.splice(0);
+    for (const l of this.lists.values()) if (l.items.length) writes.push(l.write(l.items.splice(0)));
+    this.log = [];
+    for (const w of writes) w.catch(() => {}); // the first failure is thrown below; the others are its consequence
+    await Promise.all(writes);
+  }
 }
 
 const groups = new AsyncLocalStorage<Group>();
 
 /** Runs `fn` (the group's transaction) with a group of its own; `fn` gets it to mark items and write what they collected. */
-export function withGroup<T>(fn: (group: Pick<Group, "mark" | "dropFrom" | "writeCollected">) => Promise<T>): Promise<T> {
+export function withGroup<T>(fn: (group: Pick<Group, "mark" | "dropFrom" | "writeCollected" | "writeCollectedTogether">) => Promise<T>): Promise<T> {
   const g = new Group();
   return groups.run(g, () => fn(g));
 }
@@ -108,4 +122,23 @@ export function groupCollect<T>(key: string, item: T, write: (items: T[]) => Pro
   if (!g) return false;
   g.collect(key, item, write as (items: unknown[]) => Promise<void>);
   return true;
+}
+
+const warmers = new WeakMap<object, ((workspaceId: string) => unknown)[]>();
+
+/**
+ * Registers a read that a group's items of `db` make once per group for a workspace (through
+ * `groupOnce`), so that the group can make it at its start, in one flight with its other reads
+ * (`groupWarm`), instead of when its first item gets there.
+ */
+export function onGroupWarm(db: object, read: (workspaceId: string) => unknown): void {
+  let list = warmers.get(db);
+  if (!list) warmers.set(db, (list = []));
+  list.push(read);
+}
+
+/** Starts, inside the current group, every read registered for `db` for `workspaceId` (see onGroupWarm); resolves once all answered. */
+export async function groupWarm(db: object, workspaceId: string): Promise<void> {
+  if (!groups.getStore()) return;
+  await Promise.all((warmers.get(db) ?? []).map(async (read) => read(workspaceId)));
 }

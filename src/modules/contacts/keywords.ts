@@ -1,5 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
-import { groupOnce } from "../../db/group-memo.ts";
+import { groupOnce, onGroupWarm } from "../../db/group-memo.ts";
 import type { DB } from "../../db/store.ts";
 import type { AppEvent, TransactionalSubscriber } from "../../events/bus.ts";
 import { storedByPhone, updateStoredContact } from "./store.ts";
@@ -32,6 +32,8 @@ const same = (a: string, b: string) => bare(a) === bare(b);
  * its own: the contact row is the record.
  */
 export function keywordSubscriber(deps: Pick<AppDeps, "db" | "clock">): TransactionalSubscriber {
+  // an inbound group reads them at its start, with its other reads (PostgreSQL)
+  onGroupWarm(deps.db, (workspaceId) => keywordsOf(deps.db, workspaceId));
   // synchronous for every other event (the bus awaits only a promise)
   return (e) => (e.event === "message_received" && e.data.type === "text" ? onText(e) : undefined); // a caption is not a reply
   async function onText(e: AppEvent): Promise<void> {

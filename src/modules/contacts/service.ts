@@ -1,6 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { AppError, errors } from "../../errors.ts";
-import { assertQuota } from "../billing/quota.ts";
+import { assertQuota, effectiveLimits } from "../billing/quota.ts";
+import { groupDefer, groupLocal } from "../../db/group-memo.ts";
 import type { ContactListQuery, ContactView, CreateContactInput, UpdateContactInput } from "./model.ts";
 import { deleteContactRow, findContact, findContactByPhone, insertContact, listContacts, setContactActivity, setContactPhone, touchInboundById, touchInboundByPhone, contactsOfPhones, type ContactRow } from "./repo.ts";
 import { contactCount, insertStoredContact, storedByPhone, updateStoredContact, type StoredContact } from "./store.ts";
@@ -46,6 +47,29 @@ export async function createInboundContact(deps: Deps, workspaceId: string, phon
   }
   const id = Bun.randomUUIDv7();
   await insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true });
+  return { id, name: null, pushName };
+}
+
+/**
+ * `createInboundContact` for a step of a group commit of inbound messages (PostgreSQL): the
+ * count and the plan are read once per group and workspace (in one flight), the group's new
+ * contacts are counted against that room in turn (exactly as one count each would: nothing but
+ * the group writes contacts meanwhile), and each insert is sent without waiting for its answer
+ * (the group waits for it before its commit; it runs before every later statement of the
+ * group). Null when the quota is used up. Outside a group it is `createInboundContact`.
+ */
+export async function createInboundContactInGroup(deps: Deps, workspaceId: string, phone: string, pushName: string | null, at: number): Promise<InboundContact | null> {
+  const room = groupLocal(`contacts.inbound-room\u0000${workspaceId}`, () => ({ left: undefined as Promise<number> | number | undefined }));
+  if (!room) return createInboundContact(deps, workspaceId, phone, pushName, at);
+  room.left ??= Promise.all([contactCount(deps.db, workspaceId), effectiveLimits(deps, workspaceId)]).then(([count, limits]) => limits.contacts - count);
+  const left = await room.left;
+  if (left < 1) {
+    deps.log.warn("contact not created: contacts quota used up", { workspaceId });
+    return null;
+  }
+  room.left = left - 1;
+  const id = Bun.randomUUIDv7();
+  await groupDefer(insertContact(deps.db, workspaceId, { id, phone, pushName, at, inbound: true }));
   return { id, name: null, pushName };
 }
 

@@ -22,6 +22,7 @@ export class InboundStep {
 
 /** Inbound messages share the group's reads and collected writes (db/group-memo.ts); each gets a step of its own. */
 const inboundGroups = (wants?: InboundWants): GroupKind<InboundStep> => ({
+  // on PostgreSQL (wants) the collected writes go out together: they write different tables
   open(body) {
     wants?.opened(); // synchronously, as the group's items leave the queue
     return withGroup((group) => {
@@ -34,7 +35,7 @@ const inboundGroups = (wants?: InboundWants): GroupKind<InboundStep> => ({
         wrote: (step) => step.wrote,
         keep: () => {},
         drop: () => group.dropFrom(mark),
-        end: () => group.writeCollected(),
+        end: () => (wants ? group.writeCollectedTogether() : group.writeCollected()),
       });
     });
   },

@@ -1,5 +1,5 @@
 import type { DB } from "../../db/store.ts";
-import { groupLocal, groupOnce } from "../../db/group-memo.ts";
+import { groupLocal, groupOnce, groupWarm } from "../../db/group-memo.ts";
 import type { InboundContact } from "../contacts/service.ts";
 import { inboundContactsOf } from "../contacts/service.ts";
 import { conversationsOfPhones, type ConversationRow } from "../inbox/repo.ts";
@@ -109,11 +109,13 @@ export class InboundWants {
         p.add(w.phone);
       }
     }
-    // every statement in one flight (PostgreSQL)
+    // every statement in one flight (PostgreSQL), with the reads the steps' events make once per
+    // group for their workspaces (webhooks, keywords, automations: onGroupWarm)
     const [copies, contacts, conversations] = await Promise.all([
       Promise.all([...ids.values()].map(async (s) => [s, await inboundCopies(db, s.ws, s.sessionId, [...s.nids])] as const)),
       Promise.all([...phones].map(async ([ws, p]) => [ws, await inboundContactsOf({ db }, ws, [...p])] as const)),
       Promise.all([...ids.values()].map(async (s) => [s, await conversationsOfPhones(db, s.ws, s.sessionId, [...s.addresses])] as const)),
+      Promise.all([...new Set([...ids.values()].map((s) => s.ws))].map((ws) => groupWarm(db, ws))),
     ]);
     const copyOf = new Map<string, { errorCode: string | null }>();
     for (const [s, found] of copies) for (const [nid, c] of found) copyOf.set(storedKey(s.ws, s.sessionId, nid), c);

@@ -4,7 +4,7 @@ import type { InboundMessage } from "../../network/driver.ts";
 import { fetchMediaUrl } from "../media/fetch.ts";
 import { prepareMediaFile } from "../media/from-file.ts";
 import { isMediaKind } from "./rich-types.ts";
-import { createInboundContact, touchKnownInboundContact, upsertInboundContact, type InboundContact } from "../contacts/service.ts";
+import { createInboundContactInGroup, touchKnownInboundContact, upsertInboundContact, type InboundContact } from "../contacts/service.ts";
 import { touchInboundConversation, touchKnownInboundConversation, type ConversationRow } from "../inbox/repo.ts";
 import { upsertGroup } from "../groups/repo.ts";
 import { publishConversationTouched } from "../inbox/service.ts";
@@ -225,7 +225,7 @@ async function inboundContact(deps: AppDeps, ws: string, phone: string, pushName
   }
   const key = contactKey(ws, phone);
   const known = group.contacts.get(key) ?? pre.contact;
-  const contact = known ? await touchKnownInboundContact(deps, ws, known, pushName, at, groupDefer) : await createInboundContact(deps, ws, phone, pushName, at);
+  const contact = known ? await touchKnownInboundContact(deps, ws, known, pushName, at, groupDefer) : await createInboundContactInGroup(deps, ws, phone, pushName, at);
   if (contact) group.contacts.set(key, contact);
   return contact;
 }

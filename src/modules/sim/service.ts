@@ -2,7 +2,8 @@ import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { MessageType } from "../../network/driver.ts";
 import type { SimControl } from "../../network/sim/control.ts";
-import { sessionOf, sessionRowOf } from "../sessions/service.ts";
+import { sessionOf } from "../sessions/service.ts";
+import { sessionGroupsSetting } from "./session-setting.ts";
 import { watchStored } from "./stored.ts";
 import { simGroupOf } from "./groups.ts";
 
@@ -29,8 +30,8 @@ export class SimService {
     sessionId: string,
     m: { from: string; pushName?: string; groupId?: string; type: MessageType; text?: string; mediaUrl?: string },
   ): Promise<{ networkMessageId: string; messageId: string | null }> {
-    // the row only (no link state: the sim says whether it is connected)
-    const session = await sessionRowOf(this.deps, workspaceId, sessionId);
+    // the row's groups setting only (no link state: the sim says whether it is connected)
+    const session = await sessionGroupsSetting(this.deps, workspaceId, sessionId);
     await this.requireLinked(sessionId);
     const group = m.groupId ? await simGroupOf(this.sim, sessionId, m.groupId) : undefined;
     const message = { from: m.from, pushName: m.pushName, type: m.type, text: m.text, mediaUrl: m.mediaUrl, ...(group ? { group } : {}) };

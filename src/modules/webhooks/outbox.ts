@@ -1,9 +1,11 @@
 import type { AppDeps } from "../../deps.ts";
-import { groupCollect, groupOnce } from "../../db/group-memo.ts";
+import { groupCollect, groupOnce, onGroupWarm } from "../../db/group-memo.ts";
 import { WEBHOOK_EVENTS, type AppEvent } from "../../events/bus.ts";
 import { MAX_PAYLOAD_BYTES } from "./deliver.ts";
 
 const SUBSCRIBABLE = new Set<string>(WEBHOOK_EVENTS);
+/** the events an inbound message publishes */
+const INBOUND_EVENTS = ["conversation_updated", "message_received"].filter((e) => SUBSCRIBABLE.has(e));
 
 /** The JSON body of every delivery of an event (docs/webhooks.md), built once. */
 export function eventPayload(e: Pick<AppEvent, "event" | "timestamp" | "data">): string {
@@ -41,10 +43,13 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
   );
   type Row = [id: string, workspaceId: string, webhookId: string, eventId: string, event: string, payload: string, firstAt: number, now: number];
   const writeMany = async (rows: Row[]) => void (await insertMany.run(JSON.stringify(rows)));
+  const subscribersOf = (workspaceId: string, event: string) => groupOnce(`webhooks.subscribers\u0000${workspaceId}\u0000${event}`, () => subscribers.all(workspaceId, event));
+  // an inbound group's events: read at its start with its other reads (PostgreSQL)
+  onGroupWarm(deps.db, (workspaceId) => Promise.all(INBOUND_EVENTS.map((event) => subscribersOf(workspaceId, event))));
   deps.bus.onPublish(async (e) => {
     if (!SUBSCRIBABLE.has(e.event)) return; // session_qr, session_status: dashboard only
     // once per group commit of inbound messages (nothing there changes webhooks)
-    const hooks = await groupOnce(`webhooks.subscribers\u0000${e.workspaceId}\u0000${e.event}`, () => subscribers.all(e.workspaceId, e.event));
+    const hooks = await subscribersOf(e.workspaceId, e.event);
     if (!hooks.length) return;
     const payload = eventPayload(e);
     const size = Buffer.byteLength(payload);

@@ -92,7 +92,13 @@ export async function recordAttempts(deps: AppDeps, batch: FinishedAttempt[]): P
     // one prepared UPDATE per outcome: cheaper than one UPDATE … FROM json_each for the batch
     // (measured: no JSON to build and take apart, no join to plan), and no special case
     const outcomes: AttemptOutcome[] = [];
-    for (const a of batch) outcomes.push(await applyAttempt(deps, a.d, a.o, a.opts, healthy));
+    // PostgreSQL, every attempt a success: the outcomes go out together, without waiting for each
+    // answer in turn (a success writes nothing else; they still run in order on the connection)
+    const sent = deps.db.engine === "postgres" && batch.every((a) => a.o.ok) ? batch.map((a) => startOutcome(deps, a.d, a.o, a.opts)) : undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const a = batch[i]!;
+      outcomes.push(await applyAttempt(deps, a.d, a.o, a.opts, healthy, sent?.[i]));
+    }
     await markAllHealthy(deps, healthy);
     return outcomes;
   };
@@ -149,17 +155,29 @@ async function markAllHealthy(deps: AppDeps, healthy: Map<string, HealthyMark>):
   for (const [webhookId, m] of healthy) await markHealthy(deps, webhookId, m);
 }
 
-/** The statements of one outcome; the caller holds the transaction and writes the `healthy` marks. */
+type Attempt = Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">;
+type Started = { status: DeliveryStatus; next: number | null; now: number; updated: Promise<{ changes: number }> };
+
+/** The outcome's UPDATE, sent (fenced by the attempt number); its answer is awaited by applyAttempt. */
+function startOutcome(deps: AppDeps, d: ClaimedDelivery, o: Attempt, opts: { manual: boolean; at: number }): Started {
+  const now = deps.clock.now().getTime();
+  const { status, next } = nextStatus(deps, d, o, opts.manual, now);
+  const updated = statements(deps.db).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.rowid, d.id, d.workspaceId, d.attempts);
+  updated.catch(() => {}); // awaited in turn; one that fails fails the batch there
+  return { status, next, now, updated };
+}
+
+/** The statements of one outcome (its UPDATE sent before, or now); the caller holds the transaction and writes the `healthy` marks. */
 async function applyAttempt(
   deps: AppDeps,
   d: ClaimedDelivery,
-  o: Omit<AttemptOutcome, "status" | "nextAttemptAt" | "deactivated">,
+  o: Attempt,
   opts: { manual: boolean; at: number },
   healthy: Map<string, HealthyMark>,
+  sent?: Started,
 ): Promise<AttemptOutcome> {
-  const now = deps.clock.now().getTime();
-  const { status, next } = nextStatus(deps, d, o, opts.manual, now);
-  const updated = await statements(deps.db).outcome.run(status, next, o.responseStatus, o.responseBody, o.error, o.durationMs, opts.at, o.ok ? 1 : 0, now, now, d.rowid, d.id, d.workspaceId, d.attempts);
+  const { status, next, now, updated: pending } = sent ?? startOutcome(deps, d, o, opts);
+  const updated = await pending;
   // stale claim, or a test: the webhook's health is untouched
   const deactivated = updated.changes === 0 || d.isTest ? null : await applyHealth(deps, d, o, opts.at, now, healthy);
   return { ...o, status, nextAttemptAt: next, deactivated };

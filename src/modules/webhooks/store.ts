@@ -90,7 +90,7 @@ function forPostgres(sql: string): string {
  * (like the job queue); every change to one delivery names its workspace too.
  */
 export class DeliveryStore {
-  private s: Record<"claimDue" | "nthDue" | "claimDueByWebhook" | "claimNextOfEach" | "claimOne" | "nextDue" | "nextDueByWebhook" | "release" | "park" | "unpark" | "prune" | "failInterruptedTests", Statement<any>>;
+  private s: Record<"claimDue" | "nthDue" | "claimDueByWebhook" | "claimNextOfEach" | "claimNextNOfEach" | "claimOne" | "nextDue" | "nextDueByWebhook" | "release" | "unclaim" | "park" | "unpark" | "prune" | "failInterruptedTests", Statement<any>>;
 
   constructor(db: DB) {
     const pg = db.engine === "postgres";
@@ -146,6 +146,23 @@ export class DeliveryStore {
            AND (lease_until IS NULL OR lease_until <= ?2)
          RETURNING ${RETURNING}`,
       ),
+      // PostgreSQL: the next ?3[i].n due deliveries of each listed webhook (a JSON array of
+      // {id, n}, each webhook once) in one statement, where SQLite lists a webhook again in one
+      // statement per round (claimNextOfEach): one round trip for a batch of freed slots
+      claimNextNOfEach: pg
+        ? db.prepare(
+            `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
+             WHERE id IN (
+               SELECT c.id FROM jsonb_to_recordset(?3::jsonb) AS j(id text, n int)
+               CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d
+                 WHERE d.webhook_id = j.id AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
+                   AND (d.lease_until IS NULL OR d.lease_until <= ?2)
+                 ORDER BY d.next_attempt_at LIMIT j.n) c
+               WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = j.id AND w.is_active = 1))
+               AND (lease_until IS NULL OR lease_until <= ?2)
+             RETURNING ${forPostgres(RETURNING)}`,
+          )
+        : db.prepare("SELECT 1 WHERE 0"),
       claimOne: prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
          WHERE id = ?3 AND workspace_id = ?4 AND webhook_id = ?5 AND (lease_until IS NULL OR lease_until <= ?2)
@@ -176,6 +193,8 @@ export class DeliveryStore {
            next_attempt_at = CASE WHEN status IN ('pending', 'retrying') THEN ?3 ELSE next_attempt_at END
          WHERE id = ?1 AND attempts = ?2`,
       ),
+      // a claim never sent: the lease and the attempt it counted go back (fenced by that attempt)
+      unclaim: prepare(`UPDATE webhook_deliveries SET lease_until = NULL, attempts = attempts - 1 WHERE id = ?1 AND attempts = ?2 AND lease_until IS NOT NULL`),
       // a switched-off webhook's open deliveries wait without a due time; switched on, they are due at once
       park: prepare(
         `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND workspace_id = ? AND status IN ('pending', 'retrying') AND lease_until IS NULL`,
@@ -237,6 +256,20 @@ export class DeliveryStore {
     return out;
   }
 
+  /**
+   * PostgreSQL: claims up to `n` of the most overdue deliveries of each webhook listed (distinct
+   * ids) in one statement; counts their attempts. Each webhook's claims come in its due order.
+   */
+  async claimNextNOfEach(wanted: { id: string; n: number }[], now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = (await this.s.claimNextNOfEach.all(now + leaseMs, now, JSON.stringify(wanted))) as ClaimRow[];
+    const out: ClaimedDelivery[] = [];
+    for (const r of rows) {
+      const d = this.withTarget(r);
+      if (d) out.push(d);
+    }
+    return out;
+  }
+
   /** Claims one given delivery for a manual attempt; null when missing or in flight. */
   async claimOne(workspaceId: string, webhookId: string, id: string, now: number, leaseMs: number): Promise<ClaimedDelivery | null> {
     return this.withTarget(((await this.s.claimOne.get(now + leaseMs, now, id, workspaceId, webhookId)) as ClaimRow | undefined) ?? null);
@@ -254,6 +287,11 @@ export class DeliveryStore {
   /** Hands a claimed delivery back (shutdown), due at once; the attempt stays counted: it may have reached the receiver. */
   async release(id: string, attempts: number, now: number): Promise<void> {
     await this.s.release.run(id, attempts, now);
+  }
+
+  /** Hands back a claim that was never sent: not leased, its attempt not counted. */
+  async unclaim(id: string, attempts: number): Promise<void> {
+    await this.s.unclaim.run(id, attempts);
   }
 
   /** Takes a switched-off webhook's open deliveries out of the due order (they are kept). */

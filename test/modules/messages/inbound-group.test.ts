@@ -96,3 +96,33 @@ test("one turn from a new sender and a known one, with a repeat of a message sto
     expect(r.body.data).toHaveLength(1);
   }
 });
+
+test("new senders in one turn with room for two contacts: the first two get one, every message is stored (the quota exact within a group)", async () => {
+  const free = await createWorkspace(t, { status: "free", planId: "free" });
+  const s = await connectedSession(t, free);
+  const limit = (await t.deps.db.prepare<{ limits: string }>("SELECT limits FROM plans WHERE id = 'free'").get())!.limits;
+  const room = 2;
+  const ins = t.deps.db.prepare("INSERT INTO contacts (id, workspace_id, phone, created_at, updated_at) VALUES (?, ?, ?, 0, 0)");
+  await t.deps.db.tx(async () => {
+    for (let i = 0; i < JSON.parse(limit).contacts - room; i++) await ins.run(Bun.randomUUIDv7(), free.id, `91710000${String(i).padStart(4, "0")}`);
+  });
+  const events = recordEvents(t);
+  const senders = ["919822310001", "919822310002", "919822310001", "919822310003", "919822310004"];
+  senders.forEach((from, i) => t.sim.inbound(s.id, { from, type: "text", text: `room ${i}` }));
+  await waitFor(() => events.filter((e) => e.event === "message_received" && e.workspaceId === free.id).length === senders.length, "five message_received");
+  const made = (await t.deps.db
+    .prepare("SELECT phone, push_name AS \"pushName\" FROM contacts WHERE workspace_id = ? AND phone LIKE '9198223100%' ORDER BY phone")
+    .all(free.id)) as { phone: string }[];
+  expect(made.map((c) => c.phone)).toEqual(["919822310001", "919822310002"]);
+  const total = (await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM contacts WHERE workspace_id = ?").get(free.id))!.n;
+  expect(Number(total)).toBe(JSON.parse(limit).contacts);
+  const stored = (await t.deps.db.prepare("SELECT body, phone FROM messages WHERE workspace_id = ? ORDER BY created_at, id").all(free.id)) as { body: string; phone: string }[];
+  expect(stored.map((m) => m.body)).toEqual(senders.map((_, i) => `room ${i}`));
+  const convs = (await t.deps.db.prepare("SELECT phone, contact_id AS \"contactId\" FROM conversations WHERE workspace_id = ? ORDER BY phone").all(free.id)) as { phone: string; contactId: string | null }[];
+  expect(convs.map((c) => [c.phone, c.contactId !== null])).toEqual([
+    ["919822310001", true],
+    ["919822310002", true],
+    ["919822310003", false],
+    ["919822310004", false],
+  ]);
+});
