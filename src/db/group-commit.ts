@@ -28,9 +28,23 @@ export interface GroupKind<S> {
   single: boolean;
 }
 
+/** How one item joins a group. */
+export interface GroupRunOptions<S> {
+  /** whether the item runs in a savepoint of its own (it can then fail alone after writing) */
+  savepoint: boolean;
+  /**
+   * Called for every item of a group, in order, inside the group's transaction before the first
+   * item runs, with a step of its own (`step()`): it may start reads the item will need without
+   * waiting for them (on PostgreSQL they go out together, one round trip for the whole group).
+   * Not called when the item runs alone.
+   */
+  prepare?: (step: S) => void;
+}
+
 interface Pending<S> {
   fn: (step: S) => Promise<unknown>;
   savepoint: boolean;
+  prepare?: (step: S) => void;
   resolve(v: unknown): void;
   reject(err: unknown): void;
 }
@@ -43,17 +57,25 @@ interface Pending<S> {
  * then every item of it runs alone, in its own transaction.
  */
 export class GroupCommit<S> {
-  private queue = new TurnQueue<Pending<S>>((batch) => this.flush(batch));
+  private queue: TurnQueue<Pending<S>>;
 
+  /**
+   * `concurrency`: how many groups may be under way at once (default 1). With more, a group
+   * starts (takes its connection, asks for the write lock) while the one before it still runs;
+   * write transactions still run one at a time, so it only saves the wait between them.
+   */
   constructor(
     private db: DB,
     private kind: GroupKind<S>,
-  ) {}
+    opts: { concurrency?: number } = {},
+  ) {
+    this.queue = new TurnQueue<Pending<S>>((batch) => this.flush(batch), opts.concurrency ?? 1);
+  }
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
-  run<T>(fn: (step: S) => Promise<T>, opts: { savepoint: boolean }): Promise<T> {
+  run<T>(fn: (step: S) => Promise<T>, opts: GroupRunOptions<S>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, savepoint: opts.savepoint, prepare: opts.prepare, resolve: resolve as (v: unknown) => void, reject });
     });
   }
 
@@ -64,6 +86,7 @@ export class GroupCommit<S> {
     try {
       await kind.open((items) =>
         db.tx(async () => {
+          for (const p of batch) p.prepare?.(items.step());
           for (const p of batch) {
             const step = items.step();
             try {

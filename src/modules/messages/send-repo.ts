@@ -46,14 +46,21 @@ function statements(db: DB) {
        VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?)`,
     ),
     message: db.prepare(MESSAGE_SQL),
-    // PostgreSQL: a send group's queued messages in one statement (see insertQueuedMessages)
+    // PostgreSQL: a send group's queued messages in one statement (see insertQueuedMessages); a
+    // message without its conversation's id takes the id of its (session, phone)'s conversation
     ...(db.engine === "postgres"
       ? {
           messages: db.prepare(
             `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
-             SELECT r.id, r.ws, r.sess, r.conv, 'outbound', r.phone, r.sphone, r.kind, r.body, r.payload, r.reply, r.media, 'queued', r.creator, r.auto, r.at, r.at
+             SELECT r.id, r.ws, r.sess,
+               coalesce(r.conv, (SELECT c.id FROM conversations c WHERE c.workspace_id = r.ws AND c.session_id = r.sess AND c.phone = r.phone)),
+               'outbound', r.phone, r.sphone, r.kind, r.body, r.payload, r.reply, r.media, 'queued', r.creator, r.auto, r.at, r.at
              FROM jsonb_to_recordset(?::jsonb) AS r(id text, ws text, sess text, conv text, phone text, sphone text, kind text, body text, payload text, reply text, media text, creator text, auto text, at bigint)
              ORDER BY r.id`,
+          ),
+          moveLastOf: db.prepare(
+            `UPDATE conversations SET last_message_id = ?, last_message_at = greatest(last_message_at, ?), last_direction = 'outbound', updated_at = ?
+             WHERE workspace_id = ? AND session_id = ? AND phone = ?`,
           ),
         }
       : {}),
@@ -87,6 +94,16 @@ export async function touchOutboundConversation(db: DB, workspaceId: string, c: 
  */
 export async function moveLastMessage(db: DB, workspaceId: string, conversationId: string, last: { messageId: string; maxAt: number; at: number }): Promise<void> {
   await stmts(db).moveLast.run(last.messageId, last.maxAt, last.at, workspaceId, conversationId);
+}
+
+/**
+ * PostgreSQL only: moveLastMessage for the conversation of a session and number, found by its
+ * unique key (for a group that did not wait for the conversation's id: see service.ts).
+ */
+export async function moveLastMessageOf(db: DB, workspaceId: string, c: { sessionId: string; phone: string }, last: { messageId: string; maxAt: number; at: number }): Promise<void> {
+  const move = stmts(db).moveLastOf;
+  if (!move) throw new Error("moveLastMessageOf: PostgreSQL only");
+  await move.run(last.messageId, last.maxAt, last.at, workspaceId, c.sessionId, c.phone);
 }
 
 /** The conversation a scheduled send belongs to: created when missing (with it as the last message), otherwise unchanged. */
@@ -145,6 +162,8 @@ export function insertQueuedMessageNow(db: DB, workspaceId: string, m: QueuedMes
 /**
  * PostgreSQL only: several outbound messages inserted as `queued` in one statement (a send
  * group's, each with its workspace): one round trip under the write lock instead of one each.
+ * A message whose `conversationId` is empty gets the id of the conversation of its session and
+ * number (which must exist by then).
  */
 export async function insertQueuedMessages(db: DB, rows: readonly (QueuedMessage & { workspaceId: string })[]): Promise<void> {
   const many = stmts(db).messages;
@@ -153,7 +172,7 @@ export async function insertQueuedMessages(db: DB, rows: readonly (QueuedMessage
     id: m.id,
     ws: m.workspaceId,
     sess: m.sessionId,
-    conv: m.conversationId,
+    conv: m.conversationId || null,
     phone: m.phone,
     sphone: m.sessionPhone,
     kind: m.type,
