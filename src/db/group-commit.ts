@@ -35,8 +35,8 @@ export interface GroupRunOptions<S> {
   /**
    * Called for every item of a group, in order, inside the group's transaction before the first
    * item runs, with a step of its own (`step()`): it may start reads the item will need without
-   * waiting for them (on PostgreSQL they go out together, one round trip for the whole group).
-   * Not called when the item runs alone.
+   * waiting for them. On PostgreSQL they go out together with BEGIN and the write lock
+   * (`TxOptions.first`): no round trip of their own. Not called when the item runs alone.
    */
   prepare?: (step: S) => void;
 }
@@ -83,10 +83,14 @@ export class GroupCommit<S> {
     const { db, kind } = this;
     if (kind.single && batch.length === 1) return this.alone(batch[0]!);
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    // the items' prepares run first in the transaction (on PostgreSQL their reads go out with the lock)
+    const prepared = batch.some((p) => p.prepare);
     try {
-      await kind.open((items) =>
-        db.tx(async () => {
+      await kind.open((items) => {
+        const first = () => {
           for (const p of batch) p.prepare?.(items.step());
+        };
+        return db.tx(async () => {
           for (const p of batch) {
             const step = items.step();
             try {
@@ -99,8 +103,8 @@ export class GroupCommit<S> {
             }
           }
           await items.end();
-        }),
-      );
+        }, prepared ? { first } : undefined);
+      });
     } catch {
       // the group did not commit (nothing of it is stored): each item on its own
       for (const p of batch) await this.alone(p);
