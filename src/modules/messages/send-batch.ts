@@ -13,8 +13,6 @@ export class SendGroup {
   private memo = new Map<string, unknown>();
   /** reads started by `prefetch`, not yet taken by `once` or `counter` */
   private early = new Map<string, Promise<unknown>>();
-  /** writes sent by `later`, answered at the group's end */
-  private unanswered: Promise<unknown>[] = [];
   private counters = new Map<string, { n: number; added: number; write: (n: number) => Promise<void> }>();
   private deferred = new Map<string, { value: unknown; write: (v: unknown) => Promise<void> }>();
   private lists = new Map<string, { items: unknown[]; write: (items: unknown[]) => Promise<void> }>();
@@ -57,22 +55,6 @@ export class SendGroup {
     return p;
   }
 
-  /**
-   * A write the current send made without waiting for its answer (on PostgreSQL it goes out
-   * with the send's next statements); the group waits for it before its end writes are
-   * answered, and a failure fails the whole group (every send then runs alone). Only for a
-   * write whose answer nobody needs.
-   */
-  later(write: Promise<unknown>): void {
-    write.catch(() => {}); // answered at the group's end
-    this.unanswered.push(write);
-  }
-
-  /** Sets the value `once` holds for `key` (the current send's, taken back with it). */
-  remember<T>(key: string, value: T): void {
-    this.memo.set(key, value);
-    this.touched.push(key);
-  }
 
   /** The current send starts writing: call before its first write (see SendBatcher.run). */
   writing(): void {
@@ -180,13 +162,14 @@ export class SendGroup {
    * are handed to the connection and not waited for: the transaction's COMMIT goes out in the
    * same flight, and a write that fails makes it answer ROLLBACK, which the store reports as a
    * failed transaction (the group then rolls back and every send runs alone, waiting for each
-   * write). The group writes no table an in-memory cache watches (db/read-cache.ts), whose
-   * writes are reported only once answered.
+   * write). So every write given to `counter`, `defer` or `collect` must hand its statement to
+   * the connection before its first await (a prepared statement's `run` does), and write no
+   * table an in-memory cache watches (db/read-cache.ts: those writes are reported once answered).
    */
   async writeDeferred(opts: { wait: boolean } = { wait: true }): Promise<void> {
     if (this.pipelined) {
       // every write handed to the connection now, in this order, and answered together
-      const writes: Promise<unknown>[] = this.unanswered.splice(0);
+      const writes: Promise<unknown>[] = [];
       for (const c of this.counters.values()) if (c.added) writes.push(c.write(c.added));
       for (const d of this.deferred.values()) writes.push(d.write(d.value));
       for (const l of this.lists.values()) if (l.items.length) writes.push(l.write(l.items));
@@ -195,7 +178,6 @@ export class SendGroup {
       else answered.catch(() => {}); // the COMMIT says whether they all went through
       return;
     }
-    for (const w of this.unanswered.splice(0)) await w;
     for (const c of this.counters.values()) if (c.added) await c.write(c.added);
     for (const d of this.deferred.values()) await d.write(d.value);
     for (const l of this.lists.values()) if (l.items.length) await l.write(l.items);

@@ -58,10 +58,6 @@ function statements(db: DB) {
              FROM jsonb_to_recordset(?::jsonb) AS r(id text, ws text, sess text, conv text, phone text, sphone text, kind text, body text, payload text, reply text, media text, creator text, auto text, at bigint)
              ORDER BY r.id`,
           ),
-          moveLastOf: db.prepare(
-            `UPDATE conversations SET last_message_id = ?, last_message_at = greatest(last_message_at, ?), last_direction = 'outbound', updated_at = ?
-             WHERE workspace_id = ? AND session_id = ? AND phone = ?`,
-          ),
         }
       : {}),
   };
@@ -97,13 +93,17 @@ export async function moveLastMessage(db: DB, workspaceId: string, conversationI
 }
 
 /**
- * PostgreSQL only: moveLastMessage for the conversation of a session and number, found by its
- * unique key (for a group that did not wait for the conversation's id: see service.ts).
+ * touchOutboundConversation once for several messages to one conversation (a send group's on
+ * PostgreSQL): what it and moveLastMessage would have left, in one statement. Created at the
+ * first message's time when missing; the last message is the last one's, `last_message_at` the
+ * latest. The id is not read back (the group's messages find it by session and number).
  */
-export async function moveLastMessageOf(db: DB, workspaceId: string, c: { sessionId: string; phone: string }, last: { messageId: string; maxAt: number; at: number }): Promise<void> {
-  const move = stmts(db).moveLastOf;
-  if (!move) throw new Error("moveLastMessageOf: PostgreSQL only");
-  await move.run(last.messageId, last.maxAt, last.at, workspaceId, c.sessionId, c.phone);
+export async function touchOutboundConversationFor(
+  db: DB,
+  workspaceId: string,
+  c: { sessionId: string; phone: string; messageId: string; firstAt: number; maxAt: number; at: number },
+): Promise<void> {
+  await stmts(db).conversation.run(Bun.randomUUIDv7(), workspaceId, c.sessionId, c.phone, workspaceId, c.phone, c.messageId, c.maxAt, c.firstAt, c.at);
 }
 
 /** The conversation a scheduled send belongs to: created when missing (with it as the last message), otherwise unchanged. */

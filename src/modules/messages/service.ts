@@ -7,7 +7,7 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, insertQueuedMessageNow, insertQueuedMessages, moveLastMessage, moveLastMessageOf, sessionForSend, touchOutboundConversation, type QueuedMessage, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, insertQueuedMessageNow, insertQueuedMessages, moveLastMessage, sessionForSend, touchOutboundConversation, touchOutboundConversationFor, type QueuedMessage, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
@@ -83,26 +83,30 @@ function queueMessage(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, m
 }
 
 /**
- * The conversation of a send. The group's first send to it upserts it; the later ones only move
- * its last message, which is written once at the end of the group with the last one's values.
- * On PostgreSQL the upsert is not waited for (its id is not needed: the group's messages and its
- * last-message move find the conversation by its session and number), so a group makes no
- * round trip per conversation; the id is then "" (see insertQueuedMessages).
+ * The conversation of a send. On SQLite the group's first send to it upserts it; the later ones
+ * only move its last message, which is written once at the end of the group with the last
+ * one's values. On PostgreSQL nothing is written before the group's end: there one upsert per
+ * conversation (touchOutboundConversationFor) leaves what those writes would have left, in the
+ * end's flight and before the group's messages, which find the conversation by its session and
+ * number (its id is then ""; see insertQueuedMessages). One write of the conversation's row a
+ * group instead of two, and no round trip for its id.
  */
 function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string | Promise<string> {
   const key = `conversation:${ws}:${c.sessionId}:${c.phone}`;
-  if (!group.has(key)) {
-    if (deps.db.engine !== "postgres") return group.once(key, () => touchOutboundConversation(deps.db, ws, c));
-    group.later(touchOutboundConversation(deps.db, ws, c));
-    group.remember(key, "");
+  if (deps.db.engine === "postgres") {
+    const before = group.pending<ConversationTouch>(key);
+    const touch: ConversationTouch = { sessionId: c.sessionId, phone: c.phone, messageId: c.messageId, firstAt: before?.firstAt ?? c.at, maxAt: Math.max(before?.maxAt ?? c.at, c.at), at: c.at };
+    group.defer<ConversationTouch>(key, touch, (t) => touchOutboundConversationFor(deps.db, ws, t));
     return "";
   }
+  if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.db, ws, c));
   const id = group.get<string>(key);
   const maxAt = Math.max(group.pending<LastMessage>(key)?.maxAt ?? c.at, c.at);
-  const move = id === "" ? (last: LastMessage) => moveLastMessageOf(deps.db, ws, c, last) : (last: LastMessage) => moveLastMessage(deps.db, ws, id, last);
-  group.defer<LastMessage>(key, { messageId: c.messageId, maxAt, at: c.at }, move);
+  group.defer<LastMessage>(key, { messageId: c.messageId, maxAt, at: c.at }, (last) => moveLastMessage(deps.db, ws, id, last));
   return id;
 }
+
+type ConversationTouch = { sessionId: string; phone: string; messageId: string; firstAt: number; maxAt: number; at: number };
 
 /**
  * PostgreSQL: what a send's group body will read, started for every send of the group before

@@ -109,13 +109,13 @@ describe("sends without a savepoint", () => {
     expect(await notes()).toEqual(["a", "c"]);
   });
 
-  test("a write one of them sent without waiting for its answer fails: the group rolls back, then each runs alone and the failure is its own", async () => {
+  test("a write one of them left for the group's end fails (on PostgreSQL sent with the COMMIT): the group rolls back, then each runs alone and the failure is its own", async () => {
     const b = new SendBatcher(t.deps.db);
     const results = await Promise.allSettled([
       b.run(() => note("a"), plain),
       b.run(async (group) => {
         group.writing();
-        group.later(note("a")); // the same key again: refused by its primary key
+        group.defer("again", "a", note); // the same key again: refused by its primary key
       }, plain),
       b.run(() => note("c"), plain),
     ]);
