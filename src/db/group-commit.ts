@@ -57,20 +57,12 @@ interface Pending<S> {
  * then every item of it runs alone, in its own transaction.
  */
 export class GroupCommit<S> {
-  private queue: TurnQueue<Pending<S>>;
+  private queue = new TurnQueue<Pending<S>>((batch) => this.flush(batch));
 
-  /**
-   * `concurrency`: how many groups may be under way at once (default 1). With more, a group
-   * starts (takes its connection, asks for the write lock) while the one before it still runs;
-   * write transactions still run one at a time, so it only saves the wait between them.
-   */
   constructor(
     private db: DB,
     private kind: GroupKind<S>,
-    opts: { concurrency?: number } = {},
-  ) {
-    this.queue = new TurnQueue<Pending<S>>((batch) => this.flush(batch), opts.concurrency ?? 1);
-  }
+  ) {}
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
   run<T>(fn: (step: S) => Promise<T>, opts: GroupRunOptions<S>): Promise<T> {

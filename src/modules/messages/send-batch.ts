@@ -228,10 +228,10 @@ export class SendBatcher {
   private groups: GroupCommit<SendGroup>;
 
   constructor(db: DB) {
-    const pg = db.engine === "postgres";
-    // PostgreSQL: a group takes its connection and asks for the write lock while the one before
-    // it commits (the lock orders them), instead of a round trip after that commit
-    this.groups = new GroupCommit(db, sendGroups(pg), { concurrency: pg ? 2 : 1 });
+    // one group at a time on both engines: a group that took its connection and waited for the
+    // write lock while the one before it committed made the groups smaller and the p50 and p99
+    // of a send worse, not better (docs/benchmarks.md "Send p99 on PostgreSQL")
+    this.groups = new GroupCommit(db, sendGroups(db.engine === "postgres"));
   }
 
   /**
