@@ -28,9 +28,23 @@ export interface GroupKind<S> {
   single: boolean;
 }
 
+/** How one item joins a group. */
+export interface GroupRunOptions<S> {
+  /** whether the item runs in a savepoint of its own (it can then fail alone after writing) */
+  savepoint: boolean;
+  /**
+   * Called for every item of a group, in order, inside the group's transaction before the first
+   * item runs, with a step of its own (`step()`): it may start reads the item will need without
+   * waiting for them. On PostgreSQL they go out together with BEGIN and the write lock
+   * (`TxOptions.first`): no round trip of their own. Not called when the item runs alone.
+   */
+  prepare?: (step: S) => void;
+}
+
 interface Pending<S> {
   fn: (step: S) => Promise<unknown>;
   savepoint: boolean;
+  prepare?: (step: S) => void;
   resolve(v: unknown): void;
   reject(err: unknown): void;
 }
@@ -51,9 +65,9 @@ export class GroupCommit<S> {
   ) {}
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
-  run<T>(fn: (step: S) => Promise<T>, opts: { savepoint: boolean }): Promise<T> {
+  run<T>(fn: (step: S) => Promise<T>, opts: GroupRunOptions<S>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, savepoint: opts.savepoint, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, savepoint: opts.savepoint, prepare: opts.prepare, resolve: resolve as (v: unknown) => void, reject });
     });
   }
 
@@ -61,9 +75,14 @@ export class GroupCommit<S> {
     const { db, kind } = this;
     if (kind.single && batch.length === 1) return this.alone(batch[0]!);
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    // the items' prepares run first in the transaction (on PostgreSQL their reads go out with the lock)
+    const prepared = batch.some((p) => p.prepare);
     try {
-      await kind.open((items) =>
-        db.tx(async () => {
+      await kind.open((items) => {
+        const first = () => {
+          for (const p of batch) p.prepare?.(items.step());
+        };
+        return db.tx(async () => {
           for (const p of batch) {
             const step = items.step();
             try {
@@ -76,8 +95,8 @@ export class GroupCommit<S> {
             }
           }
           await items.end();
-        }),
-      );
+        }, prepared ? { first } : undefined);
+      });
     } catch {
       // the group did not commit (nothing of it is stored): each item on its own
       for (const p of batch) await this.alone(p);

@@ -4,7 +4,7 @@ import type { SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { PgDeleteBase, PgInsertBase, PgSelectBase, PgUpdateBase } from "drizzle-orm/pg-core";
 import { PostgresJsPreparedQuery } from "drizzle-orm/postgres-js/session";
-import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts } from "./store.ts";
+import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts, type TxOptions } from "./store.ts";
 import { CACHED_TABLES, readCache } from "./read-cache.ts";
 import { tableWrites } from "./table-writes.ts";
 import { TxFrame } from "./tx-frame.ts";
@@ -104,11 +104,15 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   let closed = false;
   // transactions under way: the store's close waits for them (see `close`)
   const inflight = new Set<Promise<unknown>>();
-  async function tx<T>(fn: () => Promise<T>): Promise<T> {
+  async function tx<T>(fn: () => Promise<T>, opts?: TxOptions): Promise<T> {
     const frame = live();
-    if (frame) return savepoint(frame, fn);
+    if (frame) {
+      if (!opts?.first) return savepoint(frame, fn);
+      const first = opts.first;
+      return savepoint(frame, () => (first(), fn()));
+    }
     if (closed) throw Object.assign(new Error("the store is closed"), { code: "CONNECTION_ENDED" });
-    const run = outermost(fn);
+    const run = outermost(fn, opts?.first);
     inflight.add(run);
     const done = () => void inflight.delete(run);
     run.then(done, done);
@@ -155,7 +159,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
    * - the pool's `end()` does not end a reserved connection once released: the store's close
    *   waits for the transactions under way first (`close`).
    */
-  async function outermost<T>(fn: () => Promise<T>): Promise<T> {
+  async function outermost<T>(fn: () => Promise<T>, first?: () => void): Promise<T> {
     counts.transactions++;
     const reserved = await root.reserve();
     let pg: PgConnection | undefined;
@@ -182,7 +186,14 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
           return true; // the lock goes out at once, behind it
         },
       } as postgres.UnsafeQueryOptions);
-      await Promise.all([pipelined(begin), conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
+      const locked = Promise.all([pipelined(begin), conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
+      if (first) {
+        // the statements `first` starts go out behind the lock (TxOptions.first); a failure of
+        // the lock fails them too, and they are answered to whoever awaits them
+        locked.catch(() => {});
+        als.run(f, first);
+      }
+      await locked;
       result = await als.run(f, fn);
       f.open = false;
       // COMMIT of a transaction a failed statement aborted answers ROLLBACK: not a commit

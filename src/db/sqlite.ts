@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Database, type SQLQueryBindings, type Statement as BunStatement } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { SQLWrapper } from "drizzle-orm";
-import type { DB, RunResult, SqlParam, Statement } from "./store.ts";
+import type { DB, RunResult, SqlParam, Statement, TxOptions } from "./store.ts";
 import { TxFrame } from "./tx-frame.ts";
 import { mapWalIndex, unmapWalIndex } from "./wal-index.ts";
 
@@ -129,7 +129,10 @@ export function openSqliteStore(
   const commit = prepareOn("COMMIT");
   const rollback = prepareOn("ROLLBACK");
 
-  async function tx<T>(fn: () => Promise<T>): Promise<T> {
+  async function tx<T>(body: () => Promise<T>, opts?: TxOptions): Promise<T> {
+    // TxOptions.first: nothing to send ahead on SQLite, it is simply called first
+    const first = opts?.first;
+    const fn = first ? () => (first(), body()) : body;
     const frame = als.getStore();
     if (frame && frame === owner) {
       const name = `sp${++frame.depth}`;

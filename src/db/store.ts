@@ -31,6 +31,17 @@ export interface StoreCounts {
 /** drizzle's query builder, typed once for both engines (the tables are declared once). */
 export type QueryBuilder = BaseSQLiteDatabase<"async", RunResult>;
 
+/** Options of one `tx` call. */
+export interface TxOptions {
+  /**
+   * Called inside the transaction, synchronously, before `fn`. Statements it starts without
+   * waiting for them (reads `fn` will need) go out on PostgreSQL together with BEGIN and the
+   * write lock, before the lock is granted, and run as soon as it is: a round trip less than
+   * from `fn`. On SQLite (and in a nested `tx`) it is simply called first.
+   */
+  first?: () => void;
+}
+
 /**
  * The one data layer: drizzle's query builder plus raw statements, on either engine, always
  * asynchronous. Every call joins the transaction in progress in its async context (`tx`), so
@@ -53,7 +64,7 @@ export interface DB extends QueryBuilder {
    * Writes are serialised like SQLite's single writer on both engines, so a read-then-write
    * inside `fn` sees no concurrent change. Never await unrelated I/O (a network call) inside.
    */
-  tx<T>(fn: () => Promise<T>): Promise<T>;
+  tx<T>(fn: () => Promise<T>, opts?: TxOptions): Promise<T>;
   /** True inside `tx` (in this async context). */
   readonly inTx: boolean;
   /** Runs `fn` once the outermost transaction commits (at once outside a transaction); dropped on rollback. */

@@ -133,6 +133,15 @@ export class JobQueue {
   }
 
   /**
+   * Whether a pending job (waiting or leased) carries `dedupeKey`: a read a caller may start
+   * early, inside the transaction that would enqueue (while it holds the write lock nothing
+   * else enqueues); `enqueue` with the key looks again.
+   */
+  async hasPending(dedupeKey: string): Promise<boolean> {
+    return (await this.stmts.findDedupe.get(dedupeKey)) !== undefined;
+  }
+
+  /**
    * Frees the leases a previous process held (it crashed or was killed). On SQLite, with one
    * server per data dir, no lease at start-up belongs to a live worker. On PostgreSQL another
    * node's lease may be live: nothing is freed, and an expired lease is claimable anyway.

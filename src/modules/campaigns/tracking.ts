@@ -4,6 +4,7 @@ import { changeStatus, countsMoved, moveCounter } from "./progress.ts";
 import { findEngineRow, pushOutcome, runningWithSession } from "./repo.ts";
 import { countCampaignSend } from "./send-metric.ts";
 import type { RecipientStatus } from "./table.ts";
+import { eventCampaign } from "../messages/events.ts";
 
 type Deps = Pick<AppDeps, "db" | "bus" | "clock" | "jobs" | "log">;
 
@@ -48,13 +49,16 @@ export async function trackEvent(deps: Deps, e: AppEvent, tick: Look, recipient?
 
 /**
  * Whether an event may concern a campaign, read before the bookkeeping's savepoint (most
- * messages are no campaign's, and their events then cost one read): a message event's
- * recipient row, `null` when the message is no campaign's, `undefined` for other events.
+ * messages are no campaign's): a message event's recipient row, `null` when the message is no
+ * campaign's, `undefined` for other events. A publisher that read the message's row says
+ * whether it has a campaign (messages/events.ts `eventCampaign`): a message of none then costs
+ * no read (a campaign's message always carries its campaign: dispatch.ts).
  */
 export async function eventRecipient(deps: Pick<Deps, "db">, e: AppEvent): Promise<RecipientRef | null | undefined> {
   if (!MOVES[e.event]) return undefined;
   const messageId = e.data.messageId;
   if (typeof messageId !== "string") return null;
+  if (eventCampaign(e.data) === null) return null;
   const r = await deps.db
     .prepare<RecipientRef>('SELECT id, campaign_id AS "campaignId", status, session_id AS "sessionId" FROM campaign_recipients WHERE message_id = ?')
     .get(messageId);

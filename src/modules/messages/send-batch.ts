@@ -1,5 +1,5 @@
 import type { DB } from "../../db/store.ts";
-import { GroupCommit, type GroupKind } from "../../db/group-commit.ts";
+import { GroupCommit, type GroupKind, type GroupRunOptions } from "../../db/group-commit.ts";
 import { indexMessageText } from "./fts-repo.ts";
 
 /**
@@ -11,6 +11,8 @@ import { indexMessageText } from "./fts-repo.ts";
  */
 export class SendGroup {
   private memo = new Map<string, unknown>();
+  /** reads started by `prefetch`, not yet taken by `once` or `counter` */
+  private early = new Map<string, Promise<unknown>>();
   private counters = new Map<string, { n: number; added: number; write: (n: number) => Promise<void> }>();
   private deferred = new Map<string, { value: unknown; write: (v: unknown) => Promise<void> }>();
   private lists = new Map<string, { items: unknown[]; write: (items: unknown[]) => Promise<void> }>();
@@ -20,6 +22,39 @@ export class SendGroup {
   private replaced: [string, { value: unknown; write: (v: unknown) => Promise<void> } | undefined][] = [];
   private collected: string[] = [];
   private began = false;
+
+  /**
+   * `pipelined`: the group's end writes go out together and are answered together (PostgreSQL,
+   * where each is a round trip under the write lock); otherwise one after another.
+   */
+  constructor(private pipelined = false) {}
+
+  /**
+   * Starts `read()` for `key` without waiting (an item's `prepare`, before the group's first send
+   * runs): the first `once` or `counter` of `key` takes its answer instead of reading. On
+   * PostgreSQL the group's reads then go out in one flight. Nothing when `key` is known or
+   * already being read. A failed read fails the statement after it too (the transaction is
+   * aborted): the group then rolls back and each send runs alone.
+   */
+  prefetch<T>(key: string, read: () => Promise<T>): void {
+    if (this.memo.has(key) || this.counters.has(key) || this.early.has(key)) return;
+    const p = read();
+    p.catch(() => {}); // answered to whoever takes it
+    this.early.set(key, p);
+  }
+
+  /** Whether a `prefetch` of `key` is waiting to be taken. */
+  prefetched(key: string): boolean {
+    return this.early.has(key);
+  }
+
+  /** The answer of a prefetched read, taken once (a second read of the key reads again). */
+  private taken<T>(key: string): Promise<T> | undefined {
+    const p = this.early.get(key) as Promise<T> | undefined;
+    if (p) this.early.delete(key);
+    return p;
+  }
+
 
   /** The current send starts writing: call before its first write (see SendBatcher.run). */
   writing(): void {
@@ -52,7 +87,7 @@ export class SendGroup {
   /** `read()` once per group (and again after a rolled-back send that first read it). */
   async once<T>(key: string, read: () => Promise<T>): Promise<T> {
     if (this.memo.has(key)) return this.memo.get(key) as T;
-    const v = await read();
+    const v = await (this.taken<T>(key) ?? read());
     this.memo.set(key, v);
     this.touched.push(key);
     return v;
@@ -61,7 +96,11 @@ export class SendGroup {
   /** The stored value of a counter plus what the group added so far. */
   async counter(key: string, read: () => Promise<number>, write: (added: number) => Promise<void>): Promise<number> {
     let c = this.counters.get(key);
-    if (!c) this.counters.set(key, (c = { n: await read(), added: 0, write }));
+    if (!c) {
+      const n = await (this.taken<number>(key) ?? read());
+      c = this.counters.get(key); // (a counter is read by one send at a time: still unset)
+      if (!c) this.counters.set(key, (c = { n, added: 0, write }));
+    }
     return c.n + c.added;
   }
 
@@ -119,9 +158,26 @@ export class SendGroup {
 
   /**
    * Makes the counters', the deferred and the collected writes; call last, inside the group's
-   * transaction and after the last send's savepoint.
+   * transaction and after the last send's savepoint. Pipelined, with `wait: false`, the writes
+   * are handed to the connection and not waited for: the transaction's COMMIT goes out in the
+   * same flight, and a write that fails makes it answer ROLLBACK, which the store reports as a
+   * failed transaction (the group then rolls back and every send runs alone, waiting for each
+   * write). So every write given to `counter`, `defer` or `collect` must hand its statement to
+   * the connection before its first await (a prepared statement's `run` does), and write no
+   * table an in-memory cache watches (db/read-cache.ts: those writes are reported once answered).
    */
-  async writeDeferred(): Promise<void> {
+  async writeDeferred(opts: { wait: boolean } = { wait: true }): Promise<void> {
+    if (this.pipelined) {
+      // every write handed to the connection now, in this order, and answered together
+      const writes: Promise<unknown>[] = [];
+      for (const c of this.counters.values()) if (c.added) writes.push(c.write(c.added));
+      for (const d of this.deferred.values()) writes.push(d.write(d.value));
+      for (const l of this.lists.values()) if (l.items.length) writes.push(l.write(l.items));
+      const answered = Promise.all(writes);
+      if (opts.wait) await answered;
+      else answered.catch(() => {}); // the COMMIT says whether they all went through
+      return;
+    }
     for (const c of this.counters.values()) if (c.added) await c.write(c.added);
     for (const d of this.deferred.values()) await d.write(d.value);
     for (const l of this.lists.values()) if (l.items.length) await l.write(l.items);
@@ -138,25 +194,25 @@ export function indexTextLater(db: DB, group: SendGroup, messageId: string): voi
 }
 
 /** Sends share one SendGroup: it is every send's step, and keeps or takes back each send's share. */
-const sendGroups: GroupKind<SendGroup> = {
+const sendGroups = (pipelined: boolean): GroupKind<SendGroup> => ({
   open(body) {
-    const group = new SendGroup();
+    const group = new SendGroup(pipelined);
     return body({
       step: () => group,
       wrote: (g) => g.wrote,
       keep: (g) => g.keep(),
       drop: (g) => g.drop(),
-      end: () => group.writeDeferred(),
+      end: () => group.writeDeferred({ wait: false }),
     });
   },
   async alone(fn) {
-    const group = new SendGroup();
+    const group = new SendGroup(pipelined);
     const v = await fn(group);
     await group.writeDeferred();
     return v;
   },
   single: false,
-};
+});
 
 /**
  * Group commit of accepted sends (db/group-commit.ts). A send's transaction is mostly its
@@ -172,15 +228,19 @@ export class SendBatcher {
   private groups: GroupCommit<SendGroup>;
 
   constructor(db: DB) {
-    this.groups = new GroupCommit(db, sendGroups);
+    // one group at a time on both engines: a group that took its connection and waited for the
+    // write lock while the one before it committed made the groups smaller and the p50 and p99
+    // of a send worse, not better (docs/benchmarks.md "Send p99 on PostgreSQL")
+    this.groups = new GroupCommit(db, sendGroups(db.engine === "postgres"));
   }
 
   /**
    * Runs `fn` in the next group transaction; resolves with its result once committed. Without
    * a savepoint (two statements a send), `fn` must do every check that can refuse it before
    * `group.writing()`: a failure after it rolls the whole group back, then each send runs alone.
+   * `prepare` starts the reads `fn` will need (`SendGroup.prefetch`) before the group's first send runs.
    */
-  run<T>(fn: (group: SendGroup) => Promise<T>, opts: { savepoint: boolean } = { savepoint: true }): Promise<T> {
+  run<T>(fn: (group: SendGroup) => Promise<T>, opts: GroupRunOptions<SendGroup> = { savepoint: true }): Promise<T> {
     return this.groups.run(fn, opts);
   }
 }

@@ -46,12 +46,15 @@ function statements(db: DB) {
        VALUES (?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?)`,
     ),
     message: db.prepare(MESSAGE_SQL),
-    // PostgreSQL: a send group's queued messages in one statement (see insertQueuedMessages)
+    // PostgreSQL: a send group's queued messages in one statement (see insertQueuedMessages); a
+    // message without its conversation's id takes the id of its (session, phone)'s conversation
     ...(db.engine === "postgres"
       ? {
           messages: db.prepare(
             `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, session_phone, type, body, payload, reply_to_id, media_id, status, created_by, automation_id, created_at, updated_at)
-             SELECT r.id, r.ws, r.sess, r.conv, 'outbound', r.phone, r.sphone, r.kind, r.body, r.payload, r.reply, r.media, 'queued', r.creator, r.auto, r.at, r.at
+             SELECT r.id, r.ws, r.sess,
+               coalesce(r.conv, (SELECT c.id FROM conversations c WHERE c.workspace_id = r.ws AND c.session_id = r.sess AND c.phone = r.phone)),
+               'outbound', r.phone, r.sphone, r.kind, r.body, r.payload, r.reply, r.media, 'queued', r.creator, r.auto, r.at, r.at
              FROM jsonb_to_recordset(?::jsonb) AS r(id text, ws text, sess text, conv text, phone text, sphone text, kind text, body text, payload text, reply text, media text, creator text, auto text, at bigint)
              ORDER BY r.id`,
           ),
@@ -87,6 +90,20 @@ export async function touchOutboundConversation(db: DB, workspaceId: string, c: 
  */
 export async function moveLastMessage(db: DB, workspaceId: string, conversationId: string, last: { messageId: string; maxAt: number; at: number }): Promise<void> {
   await stmts(db).moveLast.run(last.messageId, last.maxAt, last.at, workspaceId, conversationId);
+}
+
+/**
+ * touchOutboundConversation once for several messages to one conversation (a send group's on
+ * PostgreSQL): what it and moveLastMessage would have left, in one statement. Created at the
+ * first message's time when missing; the last message is the last one's, `last_message_at` the
+ * latest. The id is not read back (the group's messages find it by session and number).
+ */
+export async function touchOutboundConversationFor(
+  db: DB,
+  workspaceId: string,
+  c: { sessionId: string; phone: string; messageId: string; firstAt: number; maxAt: number; at: number },
+): Promise<void> {
+  await stmts(db).conversation.run(Bun.randomUUIDv7(), workspaceId, c.sessionId, c.phone, workspaceId, c.phone, c.messageId, c.maxAt, c.firstAt, c.at);
 }
 
 /** The conversation a scheduled send belongs to: created when missing (with it as the last message), otherwise unchanged. */
@@ -145,6 +162,8 @@ export function insertQueuedMessageNow(db: DB, workspaceId: string, m: QueuedMes
 /**
  * PostgreSQL only: several outbound messages inserted as `queued` in one statement (a send
  * group's, each with its workspace): one round trip under the write lock instead of one each.
+ * A message whose `conversationId` is empty gets the id of the conversation of its session and
+ * number (which must exist by then).
  */
 export async function insertQueuedMessages(db: DB, rows: readonly (QueuedMessage & { workspaceId: string })[]): Promise<void> {
   const many = stmts(db).messages;
@@ -153,7 +172,7 @@ export async function insertQueuedMessages(db: DB, rows: readonly (QueuedMessage
     id: m.id,
     ws: m.workspaceId,
     sess: m.sessionId,
-    conv: m.conversationId,
+    conv: m.conversationId || null,
     phone: m.phone,
     sphone: m.sessionPhone,
     kind: m.type,

@@ -53,9 +53,12 @@ interface SenderPayload {
   sessionId: string;
 }
 
+/** The dedupe key of a session's sender job (one pending job per session). */
+export const senderJobKey = (sessionId: string) => `${SENDER_JOB}:${sessionId}`;
+
 /** Makes sure the session's sender job exists; call inside `db.tx` (the dedupe check and the insert must not be interleaved). */
 export async function enqueueSender(deps: Pick<AppDeps, "jobs">, workspaceId: string, sessionId: string): Promise<void> {
-  await deps.jobs.enqueue(SENDER_JOB, { workspaceId, sessionId } satisfies SenderPayload, { dedupeKey: `${SENDER_JOB}:${sessionId}` });
+  await deps.jobs.enqueue(SENDER_JOB, { workspaceId, sessionId } satisfies SenderPayload, { dedupeKey: senderJobKey(sessionId) });
 }
 
 /** Enqueues a sender for every session with queued messages (after a restart, and as a safety net). */

@@ -7,13 +7,13 @@ import { cursorPagination } from "../../http/cursor.ts";
 import { remember, replay, requestHash } from "./idempotency.ts";
 import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
-import { insertQueuedMessage, insertQueuedMessageNow, insertQueuedMessages, moveLastMessage, sessionForSend, touchOutboundConversation, type QueuedMessage, type SendSession } from "./send-repo.ts";
+import { insertQueuedMessage, insertQueuedMessageNow, insertQueuedMessages, moveLastMessage, sessionForSend, touchOutboundConversation, touchOutboundConversationFor, type QueuedMessage, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
 import { indexTextLater, type SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { isRichType, resolveRich } from "./rich-send.ts";
 import { isMediaKind } from "./rich-types.ts";
-import { enqueueSender } from "./sender.ts";
+import { enqueueSender, senderJobKey } from "./sender.ts";
 import { requireGroup } from "../groups/service.ts";
 import { messageView } from "./view.ts";
 import { quickReplyText } from "../quick-replies/service.ts";
@@ -83,16 +83,55 @@ function queueMessage(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, m
 }
 
 /**
- * The conversation of a send. The group's first send to it upserts it; the later ones only move
- * its last message, which is written once at the end of the group with the last one's values.
+ * The conversation of a send. On SQLite the group's first send to it upserts it; the later ones
+ * only move its last message, which is written once at the end of the group with the last
+ * one's values. On PostgreSQL nothing is written before the group's end: there one upsert per
+ * conversation (touchOutboundConversationFor) leaves what those writes would have left, in the
+ * end's flight and before the group's messages, which find the conversation by its session and
+ * number (its id is then ""; see insertQueuedMessages). One write of the conversation's row a
+ * group instead of two, and no round trip for its id.
  */
 function groupConversation(deps: Pick<AppDeps, "db">, group: SendGroup, ws: string, c: { sessionId: string; phone: string; messageId: string; at: number }): string | Promise<string> {
   const key = `conversation:${ws}:${c.sessionId}:${c.phone}`;
+  if (deps.db.engine === "postgres") {
+    const before = group.pending<ConversationTouch>(key);
+    const touch: ConversationTouch = { sessionId: c.sessionId, phone: c.phone, messageId: c.messageId, firstAt: before?.firstAt ?? c.at, maxAt: Math.max(before?.maxAt ?? c.at, c.at), at: c.at };
+    group.defer<ConversationTouch>(key, touch, (t) => touchOutboundConversationFor(deps.db, ws, t));
+    return "";
+  }
   if (!group.has(key)) return group.once(key, () => touchOutboundConversation(deps.db, ws, c));
   const id = group.get<string>(key);
   const maxAt = Math.max(group.pending<LastMessage>(key)?.maxAt ?? c.at, c.at);
   group.defer<LastMessage>(key, { messageId: c.messageId, maxAt, at: c.at }, (last) => moveLastMessage(deps.db, ws, id, last));
   return id;
+}
+
+type ConversationTouch = { sessionId: string; phone: string; messageId: string; firstAt: number; maxAt: number; at: number };
+
+/**
+ * PostgreSQL: what a send's group body will read, started for every send of the group before
+ * the first one runs, so the group's reads go out in one flight (SendGroup.prefetch): the
+ * session (unless the send read it before), the plan in force, the month's usage, and whether
+ * the session's sender job is pending.
+ */
+function prefetchSend(deps: AppDeps, ws: string, sessionId: string, readSession: boolean) {
+  return (group: SendGroup) => {
+    if (readSession) group.prefetch(`session:${ws}:${sessionId}`, () => sessionForSend(deps.db, ws, sessionId));
+    group.prefetch(`plan:${ws}`, () => planInForce(deps, ws));
+    const period = monthOf(deps.clock.nowMs());
+    group.prefetch(`usage:${ws}:${period}`, () => usageOf(deps.db, ws, period));
+    group.prefetch(`sender-pending:${sessionId}`, () => deps.jobs.hasPending(senderJobKey(sessionId)));
+  };
+}
+
+/**
+ * The session's sender job, made unless one is pending. A pending job found by the group's
+ * prefetch (under the same write lock) saves the look `enqueueSender` would make.
+ */
+async function ensureSender(deps: AppDeps, group: SendGroup, ws: string, sessionId: string): Promise<void> {
+  const key = `sender-pending:${sessionId}`;
+  if (group.prefetched(key) && (await group.once(key, () => deps.jobs.hasPending(senderJobKey(sessionId))))) return;
+  await enqueueSender(deps, ws, sessionId);
 }
 
 /**
@@ -169,12 +208,12 @@ export async function acceptSend(
       if (queued) await queued;
       indexTextLater(deps.db, group, id);
       const senderKey = `sender:${ws}:${session.id}`;
-      if (!group.has(senderKey)) await group.once(senderKey, () => enqueueSender(deps, ws, session.id));
+      if (!group.has(senderKey)) await group.once(senderKey, () => ensureSender(deps, group, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString(), sendAt: null };
       if (idempotencyKey) await remember(deps, ws, idempotencyKey, hash, { statusCode: 202, data: answer });
       group.count(usageKey);
       return answer;
-    }, { savepoint: idempotencyKey !== undefined || media !== null });
+    }, { savepoint: idempotencyKey !== undefined || media !== null, prepare: deps.db.engine === "postgres" ? prefetchSend(deps, ws, input.session_id, !early) : undefined });
     // the send is stored whatever happens here: a failed announcement only costs the live update
     if (data.status === "scheduled") await announceScheduled(deps, ws, data.id).catch((err) => deps.log.error("scheduled send not announced", { err }));
     return { data, replayed: false };

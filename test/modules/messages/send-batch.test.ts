@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
-import { SendBatcher } from "../../../src/modules/messages/send-batch.ts";
+import { SendBatcher, SendGroup } from "../../../src/modules/messages/send-batch.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession } from "./helpers.ts";
@@ -66,6 +66,21 @@ describe("what a group writes once", () => {
     expect(convs[0]!.last).toBe(stored[3]!.id);
   });
 
+  test("sends of a group to several numbers: each message is in its number's conversation, each conversation's last message the newest of its sends", async () => {
+    const to = ["919876500011", "919876500012", "919876500011", "919876500013", "919876500012"];
+    const answers = await Promise.all(to.map((n, i) => t.request("POST", "/api/v1/messages/send", { token: ws.owner.token, body: { session_id: session.id, to: n, body: `n${i}` } })));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    const convs = (await t.deps.db.prepare("SELECT id, phone, last_message_id AS last FROM conversations WHERE workspace_id = ?").all(ws.id)) as { id: string; phone: string; last: string }[];
+    expect(convs.map((c) => c.phone).sort()).toEqual(["919876500011", "919876500012", "919876500013"]);
+    const rows = (await t.deps.db.prepare("SELECT id, phone, conversation_id AS c FROM messages WHERE workspace_id = ? ORDER BY id").all(ws.id)) as { id: string; phone: string; c: string }[];
+    expect(rows).toHaveLength(5);
+    for (const c of convs) {
+      const mine = rows.filter((r) => r.phone === c.phone);
+      expect(mine.every((r) => r.c === c.id)).toBe(true);
+      expect(c.last).toBe(mine.at(-1)!.id);
+    }
+  });
+
   test("sends rolled back in the middle of a group (a repeated Idempotency-Key) leave the conversation's last message on a stored one", async () => {
     const answers = await Promise.all([send("x", "k-same"), send("x", "k-same"), send("y"), send("x", "k-same"), send("z")]);
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
@@ -94,6 +109,20 @@ describe("sends without a savepoint", () => {
     expect(await notes()).toEqual(["a", "c"]);
   });
 
+  test("a write one of them left for the group's end fails (on PostgreSQL sent with the COMMIT): the group rolls back, then each runs alone and the failure is its own", async () => {
+    const b = new SendBatcher(t.deps.db);
+    const results = await Promise.allSettled([
+      b.run(() => note("a"), plain),
+      b.run(async (group) => {
+        group.writing();
+        group.defer("again", "a", note); // the same key again: refused by its primary key
+      }, plain),
+      b.run(() => note("c"), plain),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await notes()).toEqual(["a", "c"]);
+  });
+
   test("one failing after it wrote rolls the group back, then each runs alone: nothing of the failed one is stored", async () => {
     const b = new SendBatcher(t.deps.db);
     let runs = 0;
@@ -110,5 +139,48 @@ describe("sends without a savepoint", () => {
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(runs).toBe(2); // in the group, then alone
     expect(await notes()).toEqual(["a", "c"]);
+  });
+});
+
+describe("reads started before a group's first send (prefetch)", () => {
+  test("a prefetched read answers the first look at its key, and a send rolled back gives it up: the next look reads again", async () => {
+    const group = new SendGroup();
+    let reads = 0;
+    group.prefetch("k", async () => "early");
+    expect(group.prefetched("k")).toBe(true);
+    expect(await group.once("k", async () => (reads++, "read"))).toBe("early");
+    expect(reads).toBe(0);
+    group.drop(); // the send that looked rolled back
+    expect(await group.once("k", async () => (reads++, "read"))).toBe("read");
+    expect(reads).toBe(1);
+    group.prefetch("k", async () => "again"); // known now: nothing started
+    expect(group.prefetched("k")).toBe(false);
+  });
+
+  test("a prefetched counter starts from the read's answer and counts the group's sends", async () => {
+    const group = new SendGroup();
+    group.prefetch("n", async () => 7);
+    let written = 0;
+    expect(await group.counter("n", async () => 0, async (added) => void (written = added))).toBe(7);
+    group.count("n");
+    group.keep();
+    expect(group.countOf("n")).toBe(8);
+    await group.writeDeferred();
+    expect(written).toBe(1);
+  });
+
+  test("a prepare runs for every send of a group inside its transaction, before the first send runs", async () => {
+    const b = new SendBatcher(t.deps.db);
+    const order: string[] = [];
+    const item = (name: string) =>
+      b.run(
+        async () => {
+          order.push(`run ${name}`);
+          return name;
+        },
+        { savepoint: false, prepare: () => void order.push(`prepare ${name} ${t.deps.db.inTx ? "in" : "outside"} tx`) },
+      );
+    expect(await Promise.all([item("a"), item("b")])).toEqual(["a", "b"]);
+    expect(order).toEqual(["prepare a in tx", "prepare b in tx", "run a", "run b"]);
   });
 });
