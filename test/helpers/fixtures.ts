@@ -48,3 +48,13 @@ export async function createWorkspace(t: TestApp, opts: { name?: string; status?
 export function accessToken(t: TestApp, userId: string, workspaceId: string, role: Role): Promise<string> {
   return signToken(tokenKeys(t.deps.config, t.deps.secrets.jwtSecret), t.clock, { sub: userId, tenant: workspaceId, role, typ: "access" }, ACCESS_TTL_SECONDS);
 }
+
+/** Inserts an API key of the workspace as the API-key module stores it (its SHA-256); the key and its row's id. */
+export async function apiKeyFor(t: TestApp, ws: Pick<TestWorkspace, "id">, name = "k"): Promise<{ key: string; id: string }> {
+  const key = "pk_" + Bun.randomUUIDv7().replace(/-/g, "") + "abcdef";
+  const id = Bun.randomUUIDv7();
+  await t.deps.db
+    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+    .run(id, ws.id, name, key.slice(0, 8), Bun.SHA256.hash(key, "hex"), t.clock.now().getTime());
+  return { key, id };
+}

@@ -8,7 +8,7 @@ import { openPostgresStore } from "../../src/db/postgres.ts";
 import { readCache } from "../../src/db/read-cache.ts";
 import type { DB } from "../../src/db/store.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
+import { apiKeyFor, createWorkspace } from "../helpers/fixtures.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import { eventually, newSession } from "../modules/sessions/helpers.ts";
 
@@ -27,15 +27,6 @@ afterAll(async () => {
   await t.close();
 });
 
-async function apiKeyFor(ws: TestWorkspace): Promise<{ key: string; id: string }> {
-  const key = "pk_" + Bun.randomUUIDv7().replace(/-/g, "") + "abcdef";
-  const id = Bun.randomUUIDv7();
-  await t.deps.db
-    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, 'k', ?, ?, ?)")
-    .run(id, ws.id, key.slice(0, 8), Bun.SHA256.hash(key, "hex"), t.clock.now().getTime());
-  return { key, id };
-}
-
 const sessions = (apiKey: string) => t.request("GET", "/api/external/sessions", { apiKey });
 /** The kept rows were dropped: what another process committed is read again by the next request. */
 const dropped = () => eventually(() => expect(readCache(t.deps.db).size).toBe(0), 2_000);
@@ -43,7 +34,7 @@ const dropped = () => eventually(() => expect(readCache(t.deps.db).size).toBe(0)
 describe.skipIf(!pg)("PostgreSQL only (its read cache; SQLite's snapshot memo has its own tests): the guard sees other processes' changes", () => {
   test("a key revoked by another process is refused once the change is announced", async () => {
     const ws = await createWorkspace(t);
-    const { key, id } = await apiKeyFor(ws);
+    const { key, id } = await apiKeyFor(t, ws);
     for (let i = 0; i < 3; i++) expect((await sessions(key)).status).toBe(200);
     expect(readCache(t.deps.db).size).toBeGreaterThan(0); // answered from memory now
     await elsewhere.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(Date.now(), id);
@@ -55,8 +46,8 @@ describe.skipIf(!pg)("PostgreSQL only (its read cache; SQLite's snapshot memo ha
   test("a session added by another process is listed once announced; each key sees its own workspace only", async () => {
     const a = await createWorkspace(t);
     const b = await createWorkspace(t);
-    const ka = (await apiKeyFor(a)).key;
-    const kb = (await apiKeyFor(b)).key;
+    const ka = (await apiKeyFor(t, a)).key;
+    const kb = (await apiKeyFor(t, b)).key;
     const s1 = await newSession(t, a, "one");
     await newSession(t, b, "theirs");
     for (let i = 0; i < 2; i++) expect((await sessions(ka)).body.data.map((s: { id: string }) => s.id)).toEqual([s1]);
@@ -72,7 +63,7 @@ describe.skipIf(!pg)("PostgreSQL only (its read cache; SQLite's snapshot memo ha
 
   test("a plan changed by another process is the plan the key's daily quota is held to once announced", async () => {
     const ws = await createWorkspace(t, { planId: "pro", status: "active" });
-    const { key } = await apiKeyFor(ws);
+    const { key } = await apiKeyFor(t, ws);
     for (let i = 0; i < 3; i++) expect((await sessions(key)).status).toBe(200);
     const tiny = `tiny-${Bun.randomUUIDv7()}`;
     const limits = JSON.stringify({ sessions: 1, messagesPerMonth: 10, contacts: 10, apiRequestsPerDay: 4, webhooks: 1, teamSeats: 1, campaigns: false });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { snapshotMemo } from "../../src/db/snapshot-memo.ts";
 import { sqliteOf } from "../../src/db/sqlite.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-import { createWorkspace, type TestWorkspace } from "../helpers/fixtures.ts";
+import { apiKeyFor, createWorkspace } from "../helpers/fixtures.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import { commitFromAnotherProcess } from "../helpers/process.ts";
 import { newSession } from "../modules/sessions/helpers.ts";
@@ -19,22 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function apiKeyFor(ws: TestWorkspace): Promise<{ key: string; id: string }> {
-  const key = "pk_" + Bun.randomUUIDv7().replace(/-/g, "") + "abcdef";
-  const id = Bun.randomUUIDv7();
-  await t.deps.db
-    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, 'k', ?, ?, ?)")
-    .run(id, ws.id, key.slice(0, 8), Bun.SHA256.hash(key, "hex"), t.clock.now().getTime());
-  return { key, id };
-}
-
 const sessions = (apiKey: string) => t.request("GET", "/api/external/sessions", { apiKey });
 
 // the memo and the other process's commits are SQLite's (a file in WAL mode); PostgreSQL has no memo
 describe.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skipped on PostgreSQL): API key guard over the snapshot memo", () => {
   test("a key revoked by another process is refused on the next request", async () => {
     const ws = await createWorkspace(t);
-    const { key, id } = await apiKeyFor(ws);
+    const { key, id } = await apiKeyFor(t, ws);
     for (let i = 0; i < 3; i++) expect((await sessions(key)).status).toBe(200);
     const memo = snapshotMemo(sqliteOf(t.deps.db)!);
     expect(memo.open()).toBe(true);
@@ -47,8 +38,8 @@ describe.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skip
   test("a session added by another process is listed on the next request; each key sees its own workspace only", async () => {
     const a = await createWorkspace(t);
     const b = await createWorkspace(t);
-    const ka = (await apiKeyFor(a)).key;
-    const kb = (await apiKeyFor(b)).key;
+    const ka = (await apiKeyFor(t, a)).key;
+    const kb = (await apiKeyFor(t, b)).key;
     const s1 = await newSession(t, a, "one");
     await newSession(t, b, "theirs");
     expect((await sessions(ka)).body.data.map((s: { id: string }) => s.id)).toEqual([s1]);
@@ -62,7 +53,7 @@ describe.skipIf(testEngine === "postgres")("SQLite only (its own machinery; skip
 
   test("a plan changed by another process is the plan the key's daily quota is held to on the next request", async () => {
     const ws = await createWorkspace(t, { planId: "pro", status: "active" });
-    const { key } = await apiKeyFor(ws);
+    const { key } = await apiKeyFor(t, ws);
     for (let i = 0; i < 3; i++) expect((await sessions(key)).status).toBe(200);
     const tiny = `tiny-${Bun.randomUUIDv7()}`;
     const limits = JSON.stringify({ sessions: 1, messagesPerMonth: 10, contacts: 10, apiRequestsPerDay: 4, webhooks: 1, teamSeats: 1, campaigns: false });

@@ -247,13 +247,7 @@ export class DeliveryStore {
 
   /** Claims the most overdue delivery of each of `webhookIds` (distinct) in one statement; counts their attempts. */
   async claimNextOfEach(webhookIds: string[], now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = (await this.s.claimNextOfEach.all(now + leaseMs, now, JSON.stringify(webhookIds))) as ClaimRow[];
-    const out: ClaimedDelivery[] = [];
-    for (const r of rows) {
-      const d = this.withTarget(r);
-      if (d) out.push(d);
-    }
-    return out;
+    return this.withTargets((await this.s.claimNextOfEach.all(now + leaseMs, now, JSON.stringify(webhookIds))) as ClaimRow[]);
   }
 
   /**
@@ -261,7 +255,11 @@ export class DeliveryStore {
    * ids) in one statement; counts their attempts. Each webhook's claims come in its due order.
    */
   async claimNextNOfEach(wanted: { id: string; n: number }[], now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = (await this.s.claimNextNOfEach.all(now + leaseMs, now, JSON.stringify(wanted))) as ClaimRow[];
+    return this.withTargets((await this.s.claimNextNOfEach.all(now + leaseMs, now, JSON.stringify(wanted))) as ClaimRow[]);
+  }
+
+  /** The claimed rows with their webhooks' targets (a row whose target is gone is left out, as withTarget does). */
+  private withTargets(rows: ClaimRow[]): ClaimedDelivery[] {
     const out: ClaimedDelivery[] = [];
     for (const r of rows) {
       const d = this.withTarget(r);

@@ -1,6 +1,6 @@
 import type { AppEvent } from "../../../src/events/bus.ts";
 import type { TestApp } from "../../helpers/app.ts";
-import type { TestWorkspace } from "../../helpers/fixtures.ts";
+import { apiKeyFor, type TestWorkspace } from "../../helpers/fixtures.ts";
 
 let phoneSeq = 0;
 
@@ -58,12 +58,7 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Inserts an API key of the workspace and returns the key. */
 export async function createApiKey(t: TestApp, ws: TestWorkspace): Promise<string> {
-  const key = "pk_" + Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64").replace(/[^A-Za-z0-9]/g, "").padEnd(32, "a");
-  const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
-  await t.deps.db
-    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .run(Bun.randomUUIDv7(), ws.id, "test key", key.slice(0, 8), hash, t.clock.now().getTime());
-  return key;
+  return (await apiKeyFor(t, ws, "test key")).key;
 }
 
 /** The status of a message straight from the table. */

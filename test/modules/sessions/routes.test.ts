@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
-import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { apiKeyFor, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { linkSession, newSession } from "./helpers.ts";
 import { readCache } from "../../../src/db/read-cache.ts";
 
@@ -10,16 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** An API key of the workspace, inserted as the API-key module stores it (SHA-256). */
-async function apiKeyFor(ws: TestWorkspace): Promise<string> {
-  const key = "pk_" + Bun.randomUUIDv7().replace(/-/g, "") + "abcdef";
-  const hash = new Bun.CryptoHasher("sha256").update(key).digest("hex");
-  const now = t.clock.now().getTime();
-  await t.deps.db
-    .prepare("INSERT INTO api_keys (id, workspace_id, name, prefix, key_hash, created_at) VALUES (?, ?, 'k', ?, ?, ?)")
-    .run(Bun.randomUUIDv7(), ws.id, key.slice(0, 8), hash, now);
-  return key;
-}
+/** An API key of the workspace. */
+const keyOf = async (ws: TestWorkspace) => (await apiKeyFor(t, ws)).key;
 
 describe("list", () => {
   test("paginates with page and limit; the session object has its documented fields", async () => {
@@ -189,7 +181,7 @@ describe("GET /api/external/sessions (API key)", () => {
     const s2 = await newSession(t, a, "two");
     await linkSession(t, a, s2, "919812340000");
     await newSession(t, b, "other");
-    const r = await t.request("GET", "/api/external/sessions", { apiKey: await apiKeyFor(a) });
+    const r = await t.request("GET", "/api/external/sessions", { apiKey: await keyOf(a) });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([
       { id: s1, name: "one", status: "disconnected", phoneNumber: null },
@@ -212,7 +204,7 @@ describe("GET /api/external/sessions (API key)", () => {
   async function listingsStayOwn(cache: ReturnType<typeof readCache> | undefined) {
     const a = await createWorkspace(t);
     const b = await createWorkspace(t);
-    const [keyA, keyB] = [await apiKeyFor(a), await apiKeyFor(b)];
+    const [keyA, keyB] = [await keyOf(a), await keyOf(b)];
     const sa = await newSession(t, a, "mine");
     const sb = await newSession(t, b, "theirs");
     const ids = async (key: string) => ((await t.request("GET", "/api/external/sessions", { apiKey: key })).body.data as { id: string; status: string }[]).map((s) => `${s.id}:${s.status}`);
@@ -234,7 +226,7 @@ describe("GET /api/external/sessions (API key)", () => {
   test("a JWT does not work there, and a key does not work on dashboard routes (docs/api.md)", async () => {
     const ws = await createWorkspace(t);
     expect((await t.request("GET", "/api/external/sessions", { token: ws.owner.token })).status).toBe(401);
-    expect((await t.request("GET", "/api/v1/chatapp", { apiKey: await apiKeyFor(ws) })).status).toBe(401);
+    expect((await t.request("GET", "/api/v1/chatapp", { apiKey: await keyOf(ws) })).status).toBe(401);
     expect((await t.request("GET", "/api/external/sessions", { apiKey: "pk_wrong" })).status).toBe(401);
   });
 });
