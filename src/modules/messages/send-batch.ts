@@ -55,7 +55,6 @@ export class SendGroup {
     return p;
   }
 
-
   /** The current send starts writing: call before its first write (see SendBatcher.run). */
   writing(): void {
     this.began = true;
