@@ -97,6 +97,25 @@ export class Leases {
     return this.byKey.get(key)?.left ?? 0;
   }
 
+  /** Takes every unit of `key` this node holds out of its lease, to be given back to the row: how many. */
+  takeBack(key: string): number {
+    const l = this.byKey.get(key);
+    const n = l?.left ?? 0;
+    if (l) l.left = 0;
+    return n;
+  }
+
+  /** The row counts `count` after units were given back to it. */
+  returned(key: string, count: number): void {
+    const l = this.byKey.get(key);
+    if (l) l.count = count;
+  }
+
+  /** The keys this node holds units of. */
+  held(): string[] {
+    return [...this.byKey].filter(([, l]) => l.left > 0).map(([k]) => k);
+  }
+
   forget(key: string): void {
     this.byKey.delete(key);
   }

@@ -22,8 +22,8 @@ export interface ApiQuota {
   take(workspaceId: string, at: Date, limit: number): number | null | Promise<number | null>;
   /** Admitted requests not yet written, for a workspace's current day. */
   pendingOf(workspaceId: string, at: Date): number;
-  /** Writes what waits in memory. */
-  flush(): Promise<void>;
+  /** Writes what waits in memory; `final` when the node stops (units held in blocks go back). */
+  flush(final?: boolean): Promise<void>;
 }
 
 /**

@@ -49,6 +49,20 @@ export async function incrementCounter(db: DB, workspaceId: string, resource: Wi
 }
 
 /**
+ * Gives `units` taken earlier back to a window's counter (units a node took in a block and did
+ * not spend); the count after it, or null when the row is gone. Never below zero.
+ */
+export async function returnToCounter(db: DB, workspaceId: string, resource: WindowedResource, period: string, units: number): Promise<number | null> {
+  const row = await db
+    .prepare<{ used: number }>(
+      `UPDATE usage_counters SET used = CASE WHEN used > ?1 THEN used - ?1 ELSE 0 END
+       WHERE workspace_id = ?2 AND metric = ?3 AND period = ?4 RETURNING used`,
+    )
+    .get(units, workspaceId, resource, period);
+  return row?.used ?? null;
+}
+
+/**
  * How each stock quota is counted. Tables of other modules may not exist in every build
  * (they count 0 then); a module that renames its table changes its line here.
  */

@@ -58,7 +58,7 @@ describe("the daily API-request quota, counted in memory and written in batches"
     expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(12);
   });
 
-  test.skipIf(testEngine !== "postgres")("PostgreSQL only (SQLite counts in memory): far from the limit a node takes a block of the day's quota in one statement; the usage shown counts only the requests made; a lowered limit is not passed with units taken before", async () => {
+  test.skipIf(testEngine !== "postgres")("PostgreSQL only (SQLite counts in memory): far from the limit a node takes a block of the day's quota in one statement; the usage shown counts only the requests made; a stopping node gives its unspent units back", async () => {
     await upsertPlan(t.deps.db, "api1000", { name: "API 1000", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 1000 } }, 0);
     await upsertPlan(t.deps.db, "api50", { name: "API 50", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 50 } }, 0);
     const w = await createWorkspace(t, { status: "active", planId: "api1000" });
@@ -72,7 +72,46 @@ describe("the daily API-request quota, counted in memory and written in batches"
     const taken = t.deps.apiQuota.take(w.id, t.clock.now(), 1000);
     expect(taken).toBe(11);
     expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(counted);
+    // the periodic flush keeps the block; the node stopping gives its unspent units back, and
+    // the row then counts the requests made
+    await flushApiKeyUsage(t.deps, false);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(counted);
+    await flushApiKeyUsage(t.deps);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(11);
+    expect(await used(w.owner.token)).toBe(11);
+  });
+
+  test("a limit lowered mid-day below what the day's row counts lets in exactly the lowered limit's requests, as on SQLite (the node's unspent units go back to the row); the row is exact after the final flush", async () => {
+    await upsertPlan(t.deps.db, "api1000", { name: "API 1000", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 1000 } }, 0);
+    await upsertPlan(t.deps.db, "api50", { name: "API 50", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 50 } }, 0);
+    const w = await createWorkspace(t, { status: "active", planId: "api1000" });
+    const key = await createApiKey(t, w);
+    const call = guardApp(t);
+    for (let i = 0; i < 11; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
     await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api50' WHERE id = ?").run(w.id);
-    expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(403);
+    let passed = 0;
+    for (let i = 0; i < 60; i++) if ((await call("GET", "/api/external/probe", { apiKey: key })).status === 200) passed++;
+    expect(passed).toBe(39);
+    expect(await used(w.owner.token)).toBe(50);
+    await flushApiKeyUsage(t.deps);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(50);
+    // in parallel at the lowered limit: none passes
+    const results = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/api/external/probe", { apiKey: key })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(0);
+  });
+
+  test("a lowered limit raced by 50 parallel requests while the node holds a block: exactly the lowered limit's requests pass", async () => {
+    await upsertPlan(t.deps.db, "api1000", { name: "API 1000", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 1000 } }, 0);
+    await upsertPlan(t.deps.db, "api20", { name: "API 20", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 20 } }, 0);
+    const w = await createWorkspace(t, { status: "active", planId: "api1000" });
+    const key = await createApiKey(t, w);
+    const call = guardApp(t);
+    for (let i = 0; i < 5; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
+    await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api20' WHERE id = ?").run(w.id);
+    const results = await Promise.all(Array.from({ length: 50 }, () => call("GET", "/api/external/probe", { apiKey: key })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(15);
+    expect(results.filter((r) => r.status === 403 && r.body.code === "LIMIT_EXCEEDED")).toHaveLength(35);
+    await flushApiKeyUsage(t.deps);
+    expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(20);
   });
 });
