@@ -81,34 +81,35 @@ describe("the daily API-request quota, counted in memory and written in batches"
     expect(await used(w.owner.token)).toBe(11);
   });
 
-  test("a limit lowered mid-day below what the day's row counts lets in exactly the lowered limit's requests, as on SQLite (the node's unspent units go back to the row); the row is exact after the final flush", async () => {
+  /** A workspace on a plan of 1,000 API requests a day that made `made` of them, and the step that lowers its plan to `lowered`. */
+  async function madeThenLowered(made: number, lowered: number) {
     await upsertPlan(t.deps.db, "api1000", { name: "API 1000", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 1000 } }, 0);
-    await upsertPlan(t.deps.db, "api50", { name: "API 50", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 50 } }, 0);
+    await upsertPlan(t.deps.db, `api${lowered}`, { name: `API ${lowered}`, monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: lowered } }, 0);
     const w = await createWorkspace(t, { status: "active", planId: "api1000" });
     const key = await createApiKey(t, w);
     const call = guardApp(t);
-    for (let i = 0; i < 11; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
-    await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api50' WHERE id = ?").run(w.id);
+    const probe = () => call("GET", "/api/external/probe", { apiKey: key });
+    for (let i = 0; i < made; i++) expect((await probe()).status).toBe(200);
+    await t.deps.db.prepare("UPDATE workspaces SET plan_id = ? WHERE id = ?").run(`api${lowered}`, w.id);
+    return { w, probe };
+  }
+
+  test("a limit lowered mid-day below what the day's row counts lets in exactly the lowered limit's requests, as on SQLite (the node's unspent units go back to the row); the row is exact after the final flush", async () => {
+    const { w, probe } = await madeThenLowered(11, 50);
     let passed = 0;
-    for (let i = 0; i < 60; i++) if ((await call("GET", "/api/external/probe", { apiKey: key })).status === 200) passed++;
+    for (let i = 0; i < 60; i++) if ((await probe()).status === 200) passed++;
     expect(passed).toBe(39);
     expect(await used(w.owner.token)).toBe(50);
     await flushApiKeyUsage(t.deps);
     expect(await readCounter(t.deps.db, w.id, "apiRequestsPerDay", t.clock.now())).toBe(50);
     // in parallel at the lowered limit: none passes
-    const results = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/api/external/probe", { apiKey: key })));
+    const results = await Promise.all(Array.from({ length: 20 }, probe));
     expect(results.filter((r) => r.status === 200)).toHaveLength(0);
   });
 
   test("a lowered limit raced by 50 parallel requests while the node holds a block: exactly the lowered limit's requests pass", async () => {
-    await upsertPlan(t.deps.db, "api1000", { name: "API 1000", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 1000 } }, 0);
-    await upsertPlan(t.deps.db, "api20", { name: "API 20", monthlyPaise: 1, annualPaise: 10, limits: { apiRequestsPerDay: 20 } }, 0);
-    const w = await createWorkspace(t, { status: "active", planId: "api1000" });
-    const key = await createApiKey(t, w);
-    const call = guardApp(t);
-    for (let i = 0; i < 5; i++) expect((await call("GET", "/api/external/probe", { apiKey: key })).status).toBe(200);
-    await t.deps.db.prepare("UPDATE workspaces SET plan_id = 'api20' WHERE id = ?").run(w.id);
-    const results = await Promise.all(Array.from({ length: 50 }, () => call("GET", "/api/external/probe", { apiKey: key })));
+    const { w, probe } = await madeThenLowered(5, 20);
+    const results = await Promise.all(Array.from({ length: 50 }, probe));
     expect(results.filter((r) => r.status === 200)).toHaveLength(15);
     expect(results.filter((r) => r.status === 403 && r.body.code === "LIMIT_EXCEEDED")).toHaveLength(35);
     await flushApiKeyUsage(t.deps);
