@@ -54,3 +54,15 @@ test("the server's start imports neither PostgreSQL's client nor croner on SQLit
   expect(reached.has("postgres")).toBe(false);
   expect(reached.has("croner")).toBe(false);
 });
+
+test("the server's start evaluates neither node:crypto nor node:zlib", () => {
+  // Bun's node:crypto and node:zlib are JavaScript modules of their own (with node's streams
+  // under them) whose evaluation every start paid for: the few uses (a constant-time compare,
+  // an asset's compressed forms) require them when they run
+  const reached = packagesReached("cli/serve.ts", { requires: false });
+  expect(reached.has("node:fs")).toBe(true); // the walk does find built-ins
+  expect(reached.has("node:crypto")).toBe(false);
+  expect(reached.has("crypto")).toBe(false);
+  expect(reached.has("node:zlib")).toBe(false);
+  expect(reached.has("zlib")).toBe(false);
+});
