@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 // What `parley workspaces list` loads: the compiled binary puts every module a command reaches by
@@ -65,4 +65,26 @@ test("the server's start evaluates neither node:crypto nor node:zlib", () => {
   expect(reached.has("crypto")).toBe(false);
   expect(reached.has("node:zlib")).toBe(false);
   expect(reached.has("zlib")).toBe(false);
+});
+
+test("no module builds a zod schema when it is imported", () => {
+  // zod builds a schema's objects when it is declared, and the first schema of a process pays
+  // for zod's own warm-up: a module declares its schemas in functions (lazySchema, docSchema, a
+  // builder called by them), so the server's start builds none (a route's request schemas are
+  // made with its first request, the documentation's with the first /openapi.json)
+  const topLevel = /^(?:export\s+)?(?:const|let|var)\s+\w+(?::[^=]+)?\s*=\s*(?:z\b|\w+\.(?:optional|nullable|extend|array|describe)\()/gm;
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name)) {
+        const source = readFileSync(path, "utf8");
+        if (!/from\s+["']zod["']/.test(source)) continue;
+        for (const m of source.matchAll(topLevel)) offenders.push(`${path.slice(ROOT.length + 1)}: ${m[0]}`);
+      }
+    }
+  };
+  walk(join(ROOT, "src"));
+  expect(offenders).toEqual([]);
 });
