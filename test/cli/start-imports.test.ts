@@ -55,16 +55,18 @@ test("the server's start imports neither PostgreSQL's client nor croner on SQLit
   expect(reached.has("croner")).toBe(false);
 });
 
-test("the server's start evaluates neither node:crypto nor node:zlib", () => {
+test("the server's start evaluates neither node:crypto, node:zlib nor ipaddr.js", () => {
   // Bun's node:crypto and node:zlib are JavaScript modules of their own (with node's streams
-  // under them) whose evaluation every start paid for: the few uses (a constant-time compare,
-  // an asset's compressed forms) require them when they run
+  // under them), and ipaddr.js builds its address tables when evaluated: every start paid for
+  // them, and the few uses (a constant-time compare, an asset's compressed forms, a webhook
+  // URL's address check) require them when they run
   const reached = packagesReached("cli/serve.ts", { requires: false });
   expect(reached.has("node:fs")).toBe(true); // the walk does find built-ins
   expect(reached.has("node:crypto")).toBe(false);
   expect(reached.has("crypto")).toBe(false);
   expect(reached.has("node:zlib")).toBe(false);
   expect(reached.has("zlib")).toBe(false);
+  expect(reached.has("ipaddr.js")).toBe(false);
 });
 
 test("no module builds a zod schema when it is imported", () => {
