@@ -80,9 +80,84 @@ export function plainQuery(search: string): Record<string, string | string[]> {
   return out;
 }
 
+/** The request's id and CORS headers (a preflight answered here), the deep-query and declared-size checks. */
+function beginCore(config: Config, allowed: Set<string>, smallestLimit: number, request: Request, set: { headers: Record<string, unknown> }): Response | undefined {
+  const meta = beginRequest(request);
+  set.headers["x-request-id"] = meta.id;
+  const origin = request.headers.get("origin");
+  if (origin && allowed.has(origin) && !pathOf(request).startsWith("/api/external")) {
+    set.headers["access-control-allow-origin"] = origin;
+    set.headers["access-control-allow-credentials"] = "true";
+    set.headers["vary"] = "Origin";
+    if (request.method === "OPTIONS") {
+      set.headers["access-control-allow-methods"] = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
+      set.headers["access-control-allow-headers"] =
+        request.headers.get("access-control-request-headers") ?? "authorization, content-type, idempotency-key";
+      set.headers["access-control-max-age"] = "600";
+      meta.status = 204;
+      return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
+    }
+  }
+  refuseDeepQuery(request.url);
+  // every declared size is judged here, inside the envelope (Bun's own limit is set out of reach)
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > smallestLimit) {
+    const limit = bodyLimit(config, pathOf(request));
+    if (declared > limit) throw errors.tooLarge(limit);
+  }
+}
+
+/** A body by its media type (case-insensitive, RFC 9110), within the route's cap. */
+async function parseBody(config: Config, request: Request, given: string): Promise<unknown> {
+  const contentType = given.toLowerCase();
+  const limit = bodyLimit(config, pathOf(request));
+  // the full header: Elysia's `contentType` drops the boundary
+  if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
+  const text = await readCapped(request, limit);
+  if (contentType.startsWith("application/json") || contentType.endsWith("+json")) {
+    if (text.trim() === "") return undefined;
+    if (jsonTooDeep(text)) throw errors.validation({ body: `nests deeper than ${MAX_JSON_DEPTH} levels` }, "JSON body nested too deeply");
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw errors.validation({ body: "is not valid JSON" }, "Malformed JSON body");
+    }
+  }
+  if (contentType.startsWith("application/x-www-form-urlencoded")) {
+    // `curl -d '{...}'` without a JSON content type: say so instead of "email is required"
+    if (/^\s*[[{]/.test(text)) throw errors.validation({ body: "looks like JSON: send it with Content-Type: application/json" }, "JSON body sent as a form");
+    return Object.fromEntries(new URLSearchParams(text));
+  }
+  return text;
+}
+
+/** The access log's line of a request (errors always, the rest at info). */
+function logRequest(log: Logger, info: boolean, request: Request, set: { status?: number | string }, responseValue: unknown): void {
+  const meta = requestMeta(request);
+  const status =
+    meta.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
+  if (status < 500 && !info) return;
+  const fields = {
+    requestId: meta.id,
+    method: request.method,
+    path: pathOf(request),
+    status,
+    durationMs: Math.round((performance.now() - meta.start) * 10) / 10,
+  };
+  if (status >= 500) log.error("request", fields);
+  else log.info("request", fields);
+}
+
 /**
  * Request id, CORS, body caps and JSON parsing, and the access log.
  * JSON and other bodies are capped at `jsonBodyLimit` (docs/api.md); the media routes (uploads, sends, CSV import) at `mediaBodyLimit`.
+ *
+ * Each hook is a short function naming the context's parts it reads, its work in a function of
+ * its own: Elysia reads a hook's source to learn which parts of the context a request must build
+ * (and hashes it again for every route it composes), so a long hook cost every start and every
+ * route's first request its length, where the short one says the same. (Elysia also reads a
+ * hook's source to guess whether it returns a promise: a hook that is not async neither awaits
+ * nor returns a call, so no request awaits it.)
  */
 export function corePlugin(config: Config, log: Logger) {
   const allowed = new Set(config.corsOrigins);
@@ -90,29 +165,8 @@ export function corePlugin(config: Config, log: Logger) {
   const smallestLimit = Math.min(config.jsonBodyLimit, config.mediaBodyLimit);
   const core = new Elysia({ name: "parley-core" })
     .onRequest(({ request, set }) => {
-      const meta = beginRequest(request);
-      set.headers["x-request-id"] = meta.id;
-      const origin = request.headers.get("origin");
-      if (origin && allowed.has(origin) && !pathOf(request).startsWith("/api/external")) {
-        set.headers["access-control-allow-origin"] = origin;
-        set.headers["access-control-allow-credentials"] = "true";
-        set.headers["vary"] = "Origin";
-        if (request.method === "OPTIONS") {
-          set.headers["access-control-allow-methods"] = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
-          set.headers["access-control-allow-headers"] =
-            request.headers.get("access-control-request-headers") ?? "authorization, content-type, idempotency-key";
-          set.headers["access-control-max-age"] = "600";
-          meta.status = 204;
-          return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
-        }
-      }
-      refuseDeepQuery(request.url);
-      // every declared size is judged here, inside the envelope (Bun's own limit is set out of reach)
-      const declared = Number(request.headers.get("content-length") ?? "0");
-      if (declared > smallestLimit) {
-        const limit = bodyLimit(config, pathOf(request));
-        if (declared > limit) throw errors.tooLarge(limit);
-      }
+      const preflight = beginCore(config, allowed, smallestLimit, request, set);
+      if (preflight) return preflight;
     })
     // query values as sent: Elysia splits every value with a comma into an array (a search for
     // "Smith, John" was refused as an array, a tag with a comma could not be filtered) and
@@ -121,45 +175,11 @@ export function corePlugin(config: Config, log: Logger) {
       const q = ctx.request.url.indexOf("?");
       if (q >= 0) ctx.query = plainQuery(ctx.request.url.slice(q + 1)) as typeof ctx.query;
     })
-    .onParse({ as: "global" }, async ({ request, contentType: given }) => {
-      // media types are case-insensitive (RFC 9110): `Application/JSON` is JSON
-      const contentType = given.toLowerCase();
-      const limit = bodyLimit(config, pathOf(request));
-      // the full header: Elysia's `contentType` drops the boundary
-      if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
-      const text = await readCapped(request, limit);
-      if (contentType.startsWith("application/json") || contentType.endsWith("+json")) {
-        if (text.trim() === "") return undefined;
-        if (jsonTooDeep(text)) throw errors.validation({ body: `nests deeper than ${MAX_JSON_DEPTH} levels` }, "JSON body nested too deeply");
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw errors.validation({ body: "is not valid JSON" }, "Malformed JSON body");
-        }
-      }
-      if (contentType.startsWith("application/x-www-form-urlencoded")) {
-        // `curl -d '{...}'` without a JSON content type: say so instead of "email is required"
-        if (/^\s*[[{]/.test(text)) throw errors.validation({ body: "looks like JSON: send it with Content-Type: application/json" }, "JSON body sent as a form");
-        return Object.fromEntries(new URLSearchParams(text));
-      }
-      return text;
-    })
+    .onParse({ as: "global" }, ({ request, contentType }) => parseBody(config, request, contentType));
   // the access log: with logging off (errors included) no hook at all, not one that formats for nobody
   if (!log.enabled("error")) return core;
   const info = log.enabled("info");
   return core.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-    const meta = requestMeta(request);
-    const status =
-      meta.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
-    if (status < 500 && !info) return;
-    const fields = {
-      requestId: meta.id,
-      method: request.method,
-      path: pathOf(request),
-      status,
-      durationMs: Math.round((performance.now() - meta.start) * 10) / 10,
-    };
-    if (status >= 500) log.error("request", fields);
-    else log.info("request", fields);
+    logRequest(log, info, request, set, responseValue);
   });
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 // What `parley workspaces list` loads: the compiled binary puts every module a command reaches by
@@ -53,4 +53,40 @@ test("the server's start imports neither PostgreSQL's client nor croner on SQLit
   expect(reached.has("elysia")).toBe(true); // the walk does find packages
   expect(reached.has("postgres")).toBe(false);
   expect(reached.has("croner")).toBe(false);
+});
+
+test("the server's start evaluates neither node:crypto, node:zlib nor ipaddr.js", () => {
+  // Bun's node:crypto and node:zlib are JavaScript modules of their own (with node's streams
+  // under them), and ipaddr.js builds its address tables when evaluated: every start paid for
+  // them, and the few uses (a constant-time compare, an asset's compressed forms, a webhook
+  // URL's address check) require them when they run
+  const reached = packagesReached("cli/serve.ts", { requires: false });
+  expect(reached.has("node:fs")).toBe(true); // the walk does find built-ins
+  expect(reached.has("node:crypto")).toBe(false);
+  expect(reached.has("crypto")).toBe(false);
+  expect(reached.has("node:zlib")).toBe(false);
+  expect(reached.has("zlib")).toBe(false);
+  expect(reached.has("ipaddr.js")).toBe(false);
+});
+
+test("no module builds a zod schema when it is imported", () => {
+  // zod builds a schema's objects when it is declared, and the first schema of a process pays
+  // for zod's own warm-up: a module declares its schemas in functions (lazySchema, docSchema, a
+  // builder called by them), so the server's start builds none (a route's request schemas are
+  // made with its first request, the documentation's with the first /openapi.json)
+  const topLevel = /^(?:export\s+)?(?:const|let|var)\s+\w+(?::[^=]+)?\s*=\s*(?:z\b|\w+\.(?:optional|nullable|extend|array|describe)\()/gm;
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name)) {
+        const source = readFileSync(path, "utf8");
+        if (!/from\s+["']zod["']/.test(source)) continue;
+        for (const m of source.matchAll(topLevel)) offenders.push(`${path.slice(ROOT.length + 1)}: ${m[0]}`);
+      }
+    }
+  };
+  walk(join(ROOT, "src"));
+  expect(offenders).toEqual([]);
 });

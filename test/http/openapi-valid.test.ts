@@ -126,7 +126,7 @@ describe("a new route gets the envelope responses without doing anything", () =>
         body: z.object({ name: z.string() }),
         detail: { summary: "declared", responses: envelopeResponses({ status: 201, data: z.object({ id: z.string() }), errors: [409] }) },
       });
-    const d = openApiDocument(app, "1.0.0") as any;
+    const d = (await openApiDocument(app, "1.0.0")) as any;
     await SwaggerParser.validate(structuredClone(d));
     expect(Object.keys(d.paths["/api/things/{id}"].post.responses).sort()).toEqual(["200", "400", "404", "413", "429", "default"]);
     expect(Object.keys(d.paths["/api/things"].post.responses).sort()).toEqual(["201", "400", "409", "413", "429", "default"]);

@@ -4,8 +4,8 @@ import { CAMPAIGN_STATUSES } from "../campaigns/table.ts";
 
 // Response `data` shapes of the analytics routes, for the OpenAPI document only (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
-const rate = z.number().nullable().describe("share of `sent`, 0..1 (4 decimals); null before anything was sent");
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
+const rate = () => z.number().nullable().describe("share of `sent`, 0..1 (4 decimals); null before anything was sent");
 
 export const dayStatsDoc = docSchema(() =>
   z.array(z.object({
@@ -31,10 +31,10 @@ export const campaignStatsDoc = docSchema(() =>
     read: z.number().int(),
     failed: z.number().int(),
     skipped: z.number().int(),
-    deliveredRate: rate,
-    readRate: rate,
-    createdAt: isoTime,
-    startedAt: isoTime.nullable(),
-    completedAt: isoTime.nullable(),
+    deliveredRate: rate(),
+    readRate: rate(),
+    createdAt: isoTime(),
+    startedAt: isoTime().nullable(),
+    completedAt: isoTime().nullable(),
   }),
 );

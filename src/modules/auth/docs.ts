@@ -5,10 +5,10 @@ import { ROLES } from "../users/roles.ts";
 // Response `data` shapes of the /api/auth routes, for the OpenAPI document only (the answers are
 // built by the services); made when the document is first asked for (docSchema).
 
-const seconds = z.number().int().describe("seconds");
+const seconds = () => z.number().int().describe("seconds");
 
 export const captchaDoc = docSchema(() =>
-  z.object({ captchaId: z.string(), challenge: z.string().describe("PNG data URI of the 5 characters to type"), expiresIn: seconds }),
+  z.object({ captchaId: z.string(), challenge: z.string().describe("PNG data URI of the 5 characters to type"), expiresIn: seconds() }),
 );
 
 export const registrationDoc = docSchema(() =>
@@ -21,8 +21,8 @@ export const registrationDoc = docSchema(() =>
   }),
 );
 
-export const codeSentToPhoneDoc = docSchema(() => z.object({ phoneMasked: z.string().nullable(), expiresIn: seconds }));
-export const codeSentToEmailDoc = docSchema(() => z.object({ emailMasked: z.string(), expiresIn: seconds }));
+export const codeSentToPhoneDoc = docSchema(() => z.object({ phoneMasked: z.string().nullable(), expiresIn: seconds() }));
+export const codeSentToEmailDoc = docSchema(() => z.object({ emailMasked: z.string(), expiresIn: seconds() }));
 export const mobileVerifiedDoc = docSchema(() => z.object({ nextStep: z.enum(["email", "done"]), emailMasked: z.string() }));
 export const emailVerifiedDoc = docSchema(() => z.object({ verified: z.literal(true), nextStep: z.literal("done") }));
 
@@ -43,9 +43,9 @@ export const loginDoc = docSchema(() =>
       requiresOtp: z.literal(true),
       loginChallengeToken: z.string(),
       phoneMasked: z.string().nullable(),
-      expiresIn: seconds,
+      expiresIn: seconds(),
       codeSent: z.literal(false).optional().describe("present only when the send limits held the code back"),
-      retryAfter: seconds.optional().describe("seconds until login/send-otp may send a code"),
+      retryAfter: seconds().optional().describe("seconds until login/send-otp may send a code"),
     }),
   ]),
 );

@@ -4,7 +4,7 @@ import { SUBSCRIPTION_STATUSES } from "./quota.ts";
 
 // Response `data` shapes of the billing routes, for the OpenAPI document only (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
 const interval = () => z.enum(["monthly", "annual"]);
 const provider = () => z.enum(["razorpay", "manual"]);
 
@@ -28,8 +28,8 @@ export const subscriptionDoc = docSchema(() =>
     planName: z.string(),
     status: z.enum(SUBSCRIPTION_STATUSES),
     effectivePlanId: z.string().describe("the plan whose limits apply now"),
-    trialEndsAt: isoTime.nullable(),
-    currentPeriodEnd: isoTime.nullable(),
+    trialEndsAt: isoTime().nullable(),
+    currentPeriodEnd: isoTime().nullable(),
     interval: interval().nullable(),
     provider: provider().nullable(),
     checkoutAvailable: z.boolean().describe("false: billing is manual on this server, or the workspace is on the unlimited plan"),
@@ -64,9 +64,9 @@ export const invoiceDoc = docSchema(() =>
     amount: z.number().describe("rupees"),
     currency: z.string(),
     status: z.literal("paid"),
-    periodStart: isoTime,
-    periodEnd: isoTime,
-    createdAt: isoTime,
+    periodStart: isoTime(),
+    periodEnd: isoTime(),
+    createdAt: isoTime(),
   }),
 );
 

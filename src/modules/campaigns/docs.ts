@@ -8,7 +8,7 @@ import { CAMPAIGN_STATUSES, PAUSED_REASONS, RECIPIENT_STATUSES, SKIPPED_REASONS 
 // Response schemas of the campaign routes, for the OpenAPI document only (answers are built by
 // view.ts); built when the document is first asked for (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, with milliseconds");
+const isoTime = () => z.string().describe("ISO 8601, UTC, with milliseconds");
 
 export const statsSchema = docSchema(() =>
   z.object({
@@ -34,7 +34,7 @@ export const campaignSchema = docSchema(() =>
     schedule: campaignSchedule,
     pacing: campaignPacing,
     stats: statsSchema(),
-    waitingUntil: isoTime.nullable().describe("while running but every session waits for its daily cap or quiet hours: when sending goes on"),
+    waitingUntil: isoTime().nullable().describe("while running but every session waits for its daily cap or quiet hours: when sending goes on"),
     waitingReason: z
       .object({
         code: z.enum(WAITING_CODES).describe("quiet_hours, warmup (a new number's daily allowance), daily_cap (pacing.dailyCapPerSession), reconnecting"),
@@ -43,10 +43,10 @@ export const campaignSchema = docSchema(() =>
       })
       .nullable()
       .describe("why a running campaign sends nothing now; null while it sends"),
-    createdAt: isoTime,
-    updatedAt: isoTime,
-    startedAt: isoTime.nullable(),
-    completedAt: isoTime.nullable(),
+    createdAt: isoTime(),
+    updatedAt: isoTime(),
+    startedAt: isoTime().nullable(),
+    completedAt: isoTime().nullable(),
   }),
 );
 
@@ -60,7 +60,7 @@ export const recipientSchema = docSchema(() =>
     messageId: z.uuid().nullable(),
     sessionId: z.uuid().nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
-    sentAt: isoTime.nullable(),
+    sentAt: isoTime().nullable(),
   }),
 );
 

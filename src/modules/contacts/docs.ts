@@ -11,10 +11,10 @@ import { envelopeResponses, type ErrorStatus, type ResponseDoc } from "../../htt
  */
 export function responses(
   status: 200 | 201 | 202,
-  data: z.ZodType | null,
+  data: z.ZodType | (() => z.ZodType) | null,
   opts: { paged?: boolean; description?: string; errors?: ErrorStatus[] } = {},
 ): Record<string, ResponseDoc> {
-  return envelopeResponses({ status, data: data === null ? null : () => data, list: opts.paged ? "page" : undefined, description: opts.description, errors: opts.errors });
+  return envelopeResponses({ status, data: data === null ? null : typeof data === "function" ? data : () => data, list: opts.paged ? "page" : undefined, description: opts.description, errors: opts.errors });
 }
 
 /** A non-JSON success (the CSV export). */

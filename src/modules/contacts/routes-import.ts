@@ -28,7 +28,7 @@ export function contactImportRoutes(deps: AppDeps) {
             "UTF-8 (BOM allowed), comma or semicolon (from the header line), quoted fields. Header row with `phone`; optional `name`, " +
             "`tags` (separated by ; or |), `optedOut`; every other column is an attribute. Rows are checked one by one; good rows " +
             "create a contact or merge into the existing one (an import never clears optedOut).",
-          responses: responses(202, z.object({ id: z.uuid(), status: z.literal("queued") }), { description: "Queued" }),
+          responses: responses(202, () => z.object({ id: z.uuid(), status: z.literal("queued") }), { description: "Queued" }),
         },
       },
     )

@@ -9,7 +9,8 @@ import { createContact, deleteContact, getContact, pageContacts, updateContact }
 
 /** Contacts CRUD (docs/contacts-and-campaigns.md). Writes need `messaging` (owner, admin, agent: docs/team-and-billing.md), reads `read`. */
 export function contactsRoutes(deps: AppDeps) {
-  return new Elysia().use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
+  // a plugin function: the app uses the groups itself (an instance around them would register each route once more)
+  return (app: Elysia) => app.use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
 }
 
 function contactCrudRoutes(deps: AppDeps) {

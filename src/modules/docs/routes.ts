@@ -79,9 +79,11 @@ function shareErrorResponses(op: Operation): void {
  * the body multipart/form-data); every operation gets its responses in the envelope (the ones
  * a route declares with `envelopeResponses`, plus what can be inferred) and a clean operationId.
  */
-export function openApiDocument(root: AnyElysia, version: string) {
-  // required on the first /openapi.json, not imported: the generator is not loaded at start (issue 13)
-  const { toOpenAPISchema } = require("@elysiajs/openapi") as typeof import("@elysiajs/openapi");
+export async function openApiDocument(root: AnyElysia, version: string) {
+  // imported on the first /openapi.json: the generator is not loaded at start (issue 13). A
+  // dynamic import, not a require: a require reached the package's CommonJS build, which brought
+  // CommonJS copies of Elysia and TypeBox (1.2 MB) into the chunks every start loads
+  const { toOpenAPISchema } = await import("@elysiajs/openapi");
   const { paths, components } = toOpenAPISchema(root, { paths: HIDDEN }, undefined, { zod: zodToOpenApi }, "3.0.3") as {
     paths: Record<string, Record<string, Operation>>;
     components: { schemas?: Record<string, unknown> };
@@ -162,8 +164,8 @@ export function docsRoutes(version: string) {
       .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } }), { detail: { hide: true } })
       .get(
         "/openapi.json",
-        () => {
-          if (!cached || cached.routes !== root.routes.length) cached = { routes: root.routes.length, doc: openApiDocument(root, version) };
+        async () => {
+          if (!cached || cached.routes !== root.routes.length) cached = { routes: root.routes.length, doc: await openApiDocument(root, version) };
           return cached.doc;
         },
         { detail: { hide: true } },

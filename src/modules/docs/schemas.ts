@@ -6,8 +6,8 @@ import { SESSION_STATUSES } from "../sessions/table.ts";
 // Response `data` shapes for the OpenAPI document (documentation only: responses are not validated
 // at run time), built when the document is first asked for (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
-const nullableIso = isoTime.nullable();
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
+const nullableIso = () => isoTime().nullable();
 
 /** 202 of POST /messages/send (docs/messages.md). */
 export const queuedMessageDoc = docSchema(() => z.object({
@@ -16,8 +16,8 @@ export const queuedMessageDoc = docSchema(() => z.object({
   sessionId: z.uuid(),
   to: z.string().describe("the recipient, or the group's id for a send with groupId"),
   type: z.enum(MESSAGE_TYPES),
-  createdAt: isoTime,
-  sendAt: isoTime.nullable().describe("a scheduled send: when it is queued; null for a send queued at once"),
+  createdAt: isoTime(),
+  sendAt: isoTime().nullable().describe("a scheduled send: when it is queued; null for a send queued at once"),
 }));
 
 /** A message as GET /messages/{id} and the lists answer it. */
@@ -49,12 +49,12 @@ export const messageDoc = docSchema(() => z.object({
   campaignId: z.uuid().nullable(),
   /** the auto-reply that sent it (docs/automations.md), else null */
   automationId: z.uuid().nullable(),
-  createdAt: nullableIso,
-  sendAt: nullableIso.describe("a scheduled send: when it is (or was to be) queued; null for the others"),
-  sentAt: nullableIso,
-  deliveredAt: nullableIso,
-  readAt: nullableIso,
-  failedAt: nullableIso,
+  createdAt: nullableIso(),
+  sendAt: nullableIso().describe("a scheduled send: when it is (or was to be) queued; null for the others"),
+  sentAt: nullableIso(),
+  deliveredAt: nullableIso(),
+  readAt: nullableIso(),
+  failedAt: nullableIso(),
 }));
 
 /** GET /api/external/sessions items. */
@@ -72,5 +72,5 @@ export const simInboundDoc = docSchema(() =>
 );
 
 /** A stored media file (POST /media 201). */
-export const mediaDoc = docSchema(() => z.object({ id: z.uuid(), mimeType: z.string(), size: z.number().int(), filename: z.string().nullable(), createdAt: isoTime }));
+export const mediaDoc = docSchema(() => z.object({ id: z.uuid(), mimeType: z.string(), size: z.number().int(), filename: z.string().nullable(), createdAt: isoTime() }));
 export const externalSessionsDoc = docSchema(() => z.array(externalSessionDoc()));

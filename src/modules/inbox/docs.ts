@@ -6,7 +6,7 @@ import { messageDoc } from "../docs/schemas.ts";
 
 // Response `data` shape of the inbox routes, for the OpenAPI document only (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
 
 export const conversationDoc = docSchema(() =>
   z.object({
@@ -19,26 +19,26 @@ export const conversationDoc = docSchema(() =>
     participants: z.array(z.string()).nullable().describe("a group conversation: its members as last known (phones, or `…@lid`)"),
     contact: z.object({ id: z.uuid(), phone: z.string(), name: z.string().nullable(), pushName: z.string().nullable() }).nullable(),
     status: z.enum(CONVERSATION_STATUSES).describe("an inbound message turns closed into open; a conversation a campaign creates starts closed"),
-    snoozedUntil: isoTime.nullable().describe("snoozed until then; an inbound message clears it"),
+    snoozedUntil: isoTime().nullable().describe("snoozed until then; an inbound message clears it"),
     labels: z.array(z.string()),
     cursor: z.string().describe("its place in the list (time of the last message and id): pass as before for the conversations after it, as after for those before it"),
     lastMessage: z
       .object({
         id: z.uuid(),
         preview: z.string().describe("one line: the text or caption (shortened), else the type in brackets"),
-        at: isoTime.nullable(),
+        at: isoTime().nullable(),
         direction: z.enum(DIRECTIONS),
         type: z.enum(STORED_MESSAGE_TYPES),
         body: z.string().nullable(),
         status: z.enum(MESSAGE_STATUSES),
-        createdAt: isoTime.nullable(),
+        createdAt: isoTime().nullable(),
       })
       .nullable(),
-    lastMessageAt: isoTime.nullable(),
+    lastMessageAt: isoTime().nullable(),
     unreadCount: z.number().int(),
-    lastReadAt: isoTime.nullable(),
+    lastReadAt: isoTime().nullable(),
     assignee: z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable() }).nullable(),
-    createdAt: isoTime.nullable(),
+    createdAt: isoTime().nullable(),
   }),
 );
 
@@ -50,7 +50,7 @@ export const noteDoc = docSchema(() =>
     type: z.literal("note"),
     body: z.string(),
     author: z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable() }).nullable().describe("the member who wrote it; null once the user is deleted"),
-    createdAt: isoTime,
+    createdAt: isoTime(),
   }).describe("an internal note: for the team only, never sent, never in a webhook"),
 );
 

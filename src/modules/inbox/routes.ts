@@ -13,7 +13,8 @@ import { conversationDoc, noteDoc, searchHitDoc, threadItemDoc } from "./docs.ts
 
 /** The inbox (docs/inbox.md): conversations per (session, contact), and search. Agents reply through POST /api/v1/messages/send. */
 export function inboxRoutes(deps: AppDeps) {
-  return new Elysia().use(conversationRoutes(deps)).use(searchRoutes(deps));
+  // a plugin function: the app uses the groups itself (an instance around them would register each route once more)
+  return (app: Elysia) => app.use(conversationRoutes(deps)).use(searchRoutes(deps));
 }
 
 function searchRoutes(deps: AppDeps) {

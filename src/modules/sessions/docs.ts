@@ -4,7 +4,7 @@ import { SESSION_STATUSES } from "./table.ts";
 
 // Response `data` shapes of the session routes, for the OpenAPI document only (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
 
 export const sessionDoc = docSchema(() =>
   z.object({
@@ -15,10 +15,10 @@ export const sessionDoc = docSchema(() =>
     connected: z.boolean(),
     live: z.boolean().describe("the link to the network is open now; a connected session reads false while a restart or another node brings it back"),
     lastDisconnectReason: z.string().nullable().describe("user_request, logged_out, connection_lost, ..."),
-    connectedAt: isoTime.nullable(),
+    connectedAt: isoTime().nullable(),
     settings: z.object({ groups: z.boolean().describe("group messages are stored (off: dropped); docs/groups.md") }),
-    createdAt: isoTime,
-    updatedAt: isoTime,
+    createdAt: isoTime(),
+    updatedAt: isoTime(),
   }),
 );
 
@@ -27,7 +27,7 @@ export const connectDoc = docSchema(() =>
 );
 
 export const qrDoc = docSchema(() =>
-  z.object({ qr: z.string().describe("the QR code's text"), qrDataUrl: z.string().describe("PNG data URI of the QR code"), expiresAt: isoTime }),
+  z.object({ qr: z.string().describe("the QR code's text"), qrDataUrl: z.string().describe("PNG data URI of the QR code"), expiresAt: isoTime() }),
 );
 
 export const pairingCodeDoc = docSchema(() => z.object({ code: z.string().describe("8 characters to type on the phone") }));

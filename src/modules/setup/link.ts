@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { nodeCrypto } from "../../node/lazy.ts";
 import { randomToken } from "../../crypto/random.ts";
 import type { AppDeps } from "../../deps.ts";
 import { countWorkspaces } from "../workspaces/repo.ts";
@@ -34,7 +34,7 @@ export function isSetupToken(deps: AppDeps, token: string | undefined): boolean 
   if (!link || !token) return false;
   const a = Buffer.from(link.token);
   const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
 }
 
 /** Closes the link for good (it was used). */

@@ -5,9 +5,9 @@ import { ROLES } from "../users/roles.ts";
 // Response `data` shapes of the team routes, for the OpenAPI document only; made when the
 // document is first asked for (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
 
-const member = () => z.object({ id: z.uuid(), email: z.string(), name: z.string(), role: z.enum(ROLES), twoFactorEnabled: z.boolean(), createdAt: isoTime });
+const member = () => z.object({ id: z.uuid(), email: z.string(), name: z.string(), role: z.enum(ROLES), twoFactorEnabled: z.boolean(), createdAt: isoTime() });
 const invitation = () =>
   z.object({
     id: z.uuid(),
@@ -15,8 +15,8 @@ const invitation = () =>
     role: z.enum(ROLES),
     status: z.enum(["pending", "expired", "accepted", "revoked"]),
     invitedBy: z.uuid().nullable().describe("the member who invited (null when made with an API key or by the operator)"),
-    createdAt: isoTime,
-    expiresAt: isoTime,
+    createdAt: isoTime(),
+    expiresAt: isoTime(),
   });
 
 export const memberDoc = docSchema(member);

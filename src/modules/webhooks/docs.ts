@@ -9,7 +9,7 @@ import { sampleData } from "./samples.ts";
 // The webhook routes' response shapes and the deliveries Parley POSTs to a webhook's URL, for
 // the OpenAPI document only; made when the document is first asked for (docSchema).
 
-const isoTime = z.string().describe("ISO 8601, UTC, milliseconds");
+const isoTime = () => z.string().describe("ISO 8601, UTC, milliseconds");
 
 export const webhookDoc = docSchema(() => webhookOut);
 export const webhooksDoc = docSchema(() => z.array(webhookOut));
@@ -51,12 +51,12 @@ const eventData: Record<WebhookEvent, () => z.ZodType> = {
       mimeType: z.string().nullable(),
       filename: z.string().nullable(),
       pushName: z.string().nullable().describe("the sender's profile name"),
-      timestamp: isoTime,
+      timestamp: isoTime(),
       payload: z.record(z.string(), z.unknown()).optional().describe("reactions, locations and contact cards only: their fields"),
     }),
   message_sent: () => z.object({ sessionId: uuid(), to: phone(), messageId: uuid(), groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)"), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
-  message_delivered: () => z.object({ sessionId: uuid(), messageId: uuid(), deliveredAt: isoTime, groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)") }),
-  message_read: () => z.object({ sessionId: uuid(), messageId: uuid(), readAt: isoTime, groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)") }),
+  message_delivered: () => z.object({ sessionId: uuid(), messageId: uuid(), deliveredAt: isoTime(), groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)") }),
+  message_read: () => z.object({ sessionId: uuid(), messageId: uuid(), readAt: isoTime(), groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)") }),
   message_failed: () =>
     z.object({ sessionId: uuid(), messageId: uuid(), to: phone(), error: z.object({ code: z.string(), message: z.string() }), groupId: z.string().optional().describe("a group chat's message: the group's id (…@g.us)"), automationId: uuid().optional().describe("an auto-reply only: the automation that sent it") }),
   campaign_progress: () =>
@@ -85,7 +85,7 @@ const EXAMPLE_TIME = new Date("2026-01-15T09:30:00.000Z");
 export function webhookPayloadSchemas(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const event of WEBHOOK_EVENTS) {
-    const schema = z.object({ event: z.literal(event), timestamp: isoTime.describe("when the event happened"), data: eventData[event]() });
+    const schema = z.object({ event: z.literal(event), timestamp: isoTime().describe("when the event happened"), data: eventData[event]() });
     // the example is the body of a test delivery, at a fixed time (the document stays byte-stable)
     const example = { event, timestamp: EXAMPLE_TIME.toISOString(), data: sampleData(event, EXAMPLE_TIME) };
     out[payloadSchemaName(event)] = { ...zodToOpenApi(schema, "output"), title: event, example };
