@@ -99,7 +99,7 @@ test("operator commands: sim inbound and logout, sessions connect and disconnect
   const down = Bun.spawn([BUN, MAIN, "sessions", "connect", "front-desk", "--data-dir", dataDir, "--url", "http://127.0.0.1:9"], { stderr: "pipe" });
   expect(await down.exited).toBe(1);
   expect(await new Response(down.stderr).text()).toContain("cannot reach the server");
-});
+}, 60_000);
 
 test("parley pair gives up with a message and a non-zero code when nobody scans in time", async () => {
   const r = await parley("pair", "front-desk", "--timeout", "1");
@@ -107,7 +107,7 @@ test("parley pair gives up with a message and a non-zero code when nobody scans 
   expect(r.out).toContain("timed out");
   const state = JSON.parse((await parley("sessions", "list", "--json")).out)[0];
   expect(state.status).toBe("disconnected"); // the pairing it started was withdrawn
-});
+}, 60_000);
 
 test("parley pair exits non-zero with a message when the server goes away mid-pairing (after trying to reconnect)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "parley-pair-lost-"));
