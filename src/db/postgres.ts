@@ -42,7 +42,8 @@ export interface PostgresOptions {
  * A transaction takes one pooled connection for its whole run, and every statement of its
  * async context goes there (an AsyncLocalStorage frame). Every transaction first takes one
  * advisory lock, so write transactions run one at a time, as on SQLite: a read-then-write in
- * a transaction never races another one, on any node of a cluster. Reads outside a transaction
+ * a transaction never races another one, on any node of a cluster (a transaction whose writes
+ * are fenced row by row may go without it: `TxOptions.rowLocked`). Reads outside a transaction
  * run in parallel on the pool.
  */
 export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db: DB; sql: Sql } {
@@ -112,7 +113,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       return savepoint(frame, () => (first(), fn()));
     }
     if (closed) throw Object.assign(new Error("the store is closed"), { code: "CONNECTION_ENDED" });
-    const run = outermost(fn, opts?.first);
+    const run = outermost(fn, opts?.first, opts?.rowLocked === true);
     inflight.add(run);
     const done = () => void inflight.delete(run);
     run.then(done, done);
@@ -159,7 +160,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
    * - the pool's `end()` does not end a reserved connection once released: the store's close
    *   waits for the transactions under way first (`close`).
    */
-  async function outermost<T>(fn: () => Promise<T>, first?: () => void): Promise<T> {
+  async function outermost<T>(fn: () => Promise<T>, first?: () => void, rowLocked = false): Promise<T> {
     counts.transactions++;
     const reserved = await root.reserve();
     let pg: PgConnection | undefined;
@@ -186,7 +187,10 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
           return true; // the lock goes out at once, behind it
         },
       } as postgres.UnsafeQueryOptions);
-      const locked = Promise.all([pipelined(begin), conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
+      // TxOptions.rowLocked: no lock, and no wait for BEGIN either: the first statement goes
+      // out behind it (its answer is checked before the COMMIT)
+      const begun = pipelined(begin);
+      const locked = rowLocked ? Promise.resolve() : Promise.all([begun, conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
       if (first) {
         // the statements `first` starts go out behind the lock (TxOptions.first); a failure of
         // the lock fails them too, and they are answered to whoever awaits them
@@ -196,6 +200,7 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       await locked;
       result = await als.run(f, fn);
       f.open = false;
+      await begun;
       // COMMIT of a transaction a failed statement aborted answers ROLLBACK: not a commit
       const end = await conn.unsafe("COMMIT");
       if (end.command !== "COMMIT") throw Object.assign(new Error("the transaction was rolled back: one of its statements failed"), { code: "25P02" });

@@ -40,6 +40,16 @@ export interface TxOptions {
    * from `fn`. On SQLite (and in a nested `tx`) it is simply called first.
    */
   first?: () => void;
+  /**
+   * PostgreSQL: the transaction does not take the store-wide write lock; it runs beside the
+   * write transactions instead of waiting its turn behind them. Only for a transaction whose
+   * every write is fenced by the rows it names (an UPDATE that re-checks its own condition on
+   * the row it changes, so two such transactions, on any node, cannot both take one row), that
+   * reads nothing another write transaction must not change under it, and that writes no table
+   * whose order the lock keeps (the cluster's event log) and publishes no event. SQLite has one
+   * writer at a time anyway: there it is ignored.
+   */
+  rowLocked?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { anyOf } from "../../db/any-of.ts";
 import type { ContactFilter } from "./model.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { contactCounts } from "./counts-repo.ts";
@@ -54,10 +55,10 @@ export async function touchInboundByPhone(db: DB, workspaceId: string, phone: st
 
 /** The contacts of several phone numbers of a workspace, in one statement, by phone. */
 export async function contactsOfPhones(db: DB, workspaceId: string, phones: string[]): Promise<Map<string, { id: string; name: string | null; pushName: string | null }>> {
-  const list = db.engine === "postgres" ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)";
+  // an index probe per phone on PostgreSQL, not a scan of the workspace's contacts (see anyOf)
   const rows = await db
     .prepare<{ id: string; phone: string; name: string | null; pushName: string | null }>(
-      `SELECT id, phone, name, push_name AS "pushName" FROM contacts WHERE workspace_id = ? AND phone IN (${list})`,
+      `SELECT id, phone, name, push_name AS "pushName" FROM contacts WHERE workspace_id = ? AND phone ${anyOf(db)}`,
     )
     .all(workspaceId, JSON.stringify(phones));
   return new Map(rows.map((r) => [r.phone, { id: r.id, name: r.name, pushName: r.pushName }]));

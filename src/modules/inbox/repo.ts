@@ -132,11 +132,13 @@ export async function touchKnownInboundConversation(
 
 /** The conversations of several phones (or group addresses) of one session, by phone: one read. */
 export async function conversationsOfPhones(db: DB, workspaceId: string, sessionId: string, phones: string[]): Promise<Map<string, ConversationRow>> {
-  const list = db.engine === "postgres" ? sql`SELECT jsonb_array_elements_text(${JSON.stringify(phones)}::jsonb)` : sql`SELECT value FROM json_each(${JSON.stringify(phones)})`;
+  const json = JSON.stringify(phones);
+  // an index probe per phone on PostgreSQL, not a scan of the session's conversations (see db/any-of.ts)
+  const among = db.engine === "postgres" ? sql`= ANY(ARRAY(SELECT jsonb_array_elements_text(${json}::jsonb)))` : sql`IN (SELECT value FROM json_each(${json}))`;
   const rows = await db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.sessionId, sessionId), sql`${conversations.phone} IN (${list})`))
+    .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.sessionId, sessionId), sql`${conversations.phone} ${among}`))
     .all();
   return new Map(rows.map((r) => [r.phone, r]));
 }

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { anyOf } from "../../db/any-of.ts";
 import { groupCollect } from "../../db/group-memo.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { media } from "../media/table.ts";
@@ -312,11 +313,11 @@ export async function inboundCopy(db: DB, workspaceId: string, sessionId: string
  * ones, by network id (a message the group's items are about to store, read once for the group).
  */
 export async function inboundCopies(db: DB, workspaceId: string, sessionId: string, networkMessageIds: string[]): Promise<Map<string, { errorCode: string | null }>> {
-  const ids = db.engine === "postgres" ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)";
+  // an index probe per id on PostgreSQL, not a scan of the session's messages (see anyOf)
   const rows = await db
     .prepare<{ nid: string; errorCode: string | null }>(
       `SELECT network_message_id AS nid, error_code AS "errorCode" FROM messages
-       WHERE workspace_id = ? AND session_id = ? AND network_message_id IN (${ids}) AND direction = 'inbound'`,
+       WHERE workspace_id = ? AND session_id = ? AND network_message_id ${anyOf(db)} AND direction = 'inbound'`,
     )
     .all(workspaceId, sessionId, JSON.stringify(networkMessageIds));
   const out = new Map<string, { errorCode: string | null }>();

@@ -37,7 +37,8 @@ export class SimService {
     const message = { from: m.from, pushName: m.pushName, type: m.type, text: m.text, mediaUrl: m.mediaUrl, ...(group ? { group } : {}) };
     // the session drops group messages while its groups setting is off: nothing to wait for
     if (group && !session.groups) return { networkMessageId: await this.sim.inbound(sessionId, message), messageId: null };
-    const stored = watchStored(this.deps, workspaceId, sessionId);
+    // a sim in this process delivers to this process: its commit is told here, no look-up needed
+    const stored = watchStored(this.deps, workspaceId, sessionId, { poll: !this.sim.local });
     let networkMessageId: string;
     try {
       networkMessageId = await this.sim.inbound(sessionId, message);

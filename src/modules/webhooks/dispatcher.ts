@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import type { WriteHealth } from "../../ops/write-health.ts";
 import { leaseMs, sendAttempt } from "./deliver.ts";
-import { recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
+import { lockWebhooksFirst, recordAttempt, recordAttempts, type FinishedAttempt } from "./record.ts";
 import { dueWindow, type ClaimedDelivery, type DeliveryStore } from "./store.ts";
 
 /** An attempt whose answer is in, waiting for the next group commit. */
@@ -92,18 +92,36 @@ export class WebhookDispatcher {
 
   /** one group commit: the outcomes, then the claims that refill their slots */
   private recordAndRefill(attempts: FinishedAttempt[], webhookIds: string[], freeing: number): Promise<ClaimedDelivery[]> {
+    // PostgreSQL, successes only: nothing but the deliveries' own rows (fenced by their attempt
+    // numbers), the webhooks' success marks and claims (fenced by their leases): no wait for the
+    // store's write lock behind the inbound groups (see `claimOptions`)
+    const successes = this.depth > 0 && attempts.every((a) => a.o.ok);
     return this.deps.db.tx(async () => {
-      if (this.depth && attempts.every((a) => a.o.ok)) {
-        // PostgreSQL, successes only (nothing the claims depend on): the outcomes and the claims
-        // go out in one flight, run in that order on the connection
-        const [, claimed] = await Promise.all([recordAttempts(this.deps, attempts), this.refill(webhookIds, freeing)]);
+      if (successes) {
+        // nothing the claims depend on: the outcomes and the claims go out in one flight, run in
+        // that order on the connection
+        const locked = lockWebhooksFirst(this.deps, webhookIds);
+        const [, , claimed] = await Promise.all([locked, recordAttempts(this.deps, attempts), this.refill(webhookIds, freeing)]);
         return claimed;
       }
       const outcomes = await recordAttempts(this.deps, attempts);
       outcomes.forEach((o, i) => o.deactivated && this.switchedOff.add(attempts[i]!.d.webhookId));
       return this.refill(webhookIds, freeing);
-    });
+    }, successes ? this.claimOptions : undefined);
   }
+
+  /**
+   * PostgreSQL: claims, and the outcomes of successes, run without the store's write lock
+   * (`TxOptions.rowLocked`). A claim re-checks its row's lease as it takes it (a row another
+   * claim took meanwhile, on this node or another, is skipped), an outcome is fenced by its
+   * attempt number, a success mark touches only its webhook's health columns, and none of
+   * them publishes an event or writes the cluster's event log; the outcomes' webhooks are
+   * locked before their deliveries, as a change to a webhook locks them. Without it they waited their
+   * turn behind every inbound group, and a delivery whose row was committed waited for the
+   * next claim that much longer. A failure's outcome (it may switch the webhook off, park its
+   * deliveries and queue a job) still takes the lock.
+   */
+  private claimOptions = { rowLocked: true };
 
   /** webhooks an outcome switched off: their queued claims go back once it is committed */
   private switchedOff = new Set<string>();
@@ -218,7 +236,7 @@ export class WebhookDispatcher {
           counts.set(d.webhookId, counts.get(d.webhookId)! + got.length);
         }
       }
-    });
+    }, this.claimOptions);
     for (const d of claimed) this.launch(d);
     return claimed.length;
   }

@@ -137,7 +137,24 @@ function prepare(db: DB) {
        WHERE id = ?3 AND workspace_id = ?4 RETURNING failing_since AS "failingSince", is_active AS "isActive"`,
     ),
     deactivate: db.prepare(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`),
+    // PostgreSQL: see lockWebhooksFirst
+    lockHooks: db.prepare(
+      pg ? `SELECT id FROM webhooks WHERE id = ANY(ARRAY(SELECT jsonb_array_elements_text(?::jsonb))) ORDER BY id FOR NO KEY UPDATE` : `SELECT 1 WHERE 0 AND ? IS NULL`,
+    ),
   };
+}
+
+/**
+ * PostgreSQL, for a batch of outcomes recorded without the store's write lock (dispatcher.ts):
+ * locks the batch's webhooks' rows (in id order) before any of its deliveries' rows, the order
+ * in which a change to a webhook (its deletion with its deliveries, a switch off) takes them, so
+ * the two never wait for each other's rows. Sent without waiting for its answer: the
+ * connection runs it before the batch's outcomes.
+ */
+export function lockWebhooksFirst(deps: AppDeps, webhookIds: string[]): Promise<unknown> {
+  const p = statements(deps.db).lockHooks.all(JSON.stringify([...new Set(webhookIds)]));
+  p.catch(() => {}); // awaited by the caller; a failure fails the batch there
+  return p;
 }
 
 /** The per-outcome statements, prepared once per database. */

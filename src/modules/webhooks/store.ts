@@ -148,7 +148,9 @@ export class DeliveryStore {
       ),
       // PostgreSQL: the next ?3[i].n due deliveries of each listed webhook (a JSON array of
       // {id, n}, each webhook once) in one statement, where SQLite lists a webhook again in one
-      // statement per round (claimNextOfEach): one round trip for a batch of freed slots
+      // statement per round (claimNextOfEach): one round trip for a batch of freed slots. A row
+      // another claim holds is skipped, not waited for: claims run without the write lock
+      // (dispatcher.ts), and two that waited for each other's rows would deadlock
       claimNextNOfEach: pg
         ? db.prepare(
             `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1, updated_at = ?2
@@ -157,7 +159,7 @@ export class DeliveryStore {
                CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d
                  WHERE d.webhook_id = j.id AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ?2
                    AND (d.lease_until IS NULL OR d.lease_until <= ?2)
-                 ORDER BY d.next_attempt_at LIMIT j.n) c
+                 ORDER BY d.next_attempt_at LIMIT j.n FOR UPDATE OF d SKIP LOCKED) c
                WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = j.id AND w.is_active = 1))
                AND (lease_until IS NULL OR lease_until <= ?2)
              RETURNING ${forPostgres(RETURNING)}`,

@@ -24,9 +24,14 @@ export interface SimControl {
   createGroup(sessionId: string, name: string, participants: string[]): Promise<GroupInfo>;
   /** one of the session's groups, or null */
   groupOf(sessionId: string, groupId: string): Promise<GroupInfo | null>;
+  /**
+   * True for a sim running in this process (`localControl`): what it delivers goes to this
+   * process's driver, so a message it is given is stored by this process, never by another node.
+   */
+  readonly local?: boolean;
 }
 
-export type SimOp = keyof SimControl;
+export type SimOp = Exclude<keyof SimControl, "local">;
 
 /** Every operation's name (the sim network process accepts these and no others). */
 export const SIM_OPS: readonly SimOp[] = ["stateOf", "scan", "inbound", "receipt", "logout", "failNextSends", "markAbsent", "hasSent", "createGroup", "groupOf"];
@@ -44,6 +49,7 @@ export function localControl(sim: SimDriver): SimControl {
     hasSent: (id, nid) => sim.hasSent(id, nid),
     createGroup: async (id, name, participants) => sim.groups.create(id, name, participants),
     groupOf: async (id, groupId) => sim.groups.get(id, groupId) ?? null,
+    local: true,
   };
 }
 

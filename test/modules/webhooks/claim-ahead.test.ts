@@ -95,3 +95,65 @@ test.skipIf(testEngine !== "postgres")(
   },
   30_000,
 );
+
+test.skipIf(testEngine !== "postgres")(
+  "PostgreSQL only: deliveries are claimed, sent and their successes recorded while another transaction holds the store's write lock",
+  async () => {
+    counting();
+    const hook = await createHook(t, ws, `${rx.url}/unlocked`, ["message_received"], "unlocked");
+    for (let i = 0; i < 40; i++) await emit(t, ws.id, "message_received", { sessionId: "s", from: "91", messageId: `unlocked-${i}` });
+    const dispatcher = t.services.webhooks;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    // a write transaction (an inbound group, a send) holding the lock the whole time
+    const writer = t.deps.db.tx(async () => {
+      locked();
+      await held;
+    });
+    await lockTaken;
+    dispatcher.start();
+    try {
+      await until(async () => (await deliveries(t, hook.id)).every((d) => d.status === "success"), "every delivery recorded while the lock is held", 15_000);
+    } finally {
+      release();
+      await writer;
+      await dispatcher.stop(2_000);
+    }
+    const rows = await deliveries(t, hook.id);
+    expect(rows.map((d) => [d.status, d.attempts, d.lease_until])).toEqual(rows.map(() => ["success", 1, null]));
+    // this webhook's (an earlier test's handed-back deliveries may be sent too)
+    const ids = new Set(rows.map((d) => d.id));
+    const mine = rx.received.filter((r) => ids.has(r.headers.get("x-webhook-delivery-id")!));
+    expect(mine.length).toBe(40);
+    expect(new Set(mine.map((r) => r.headers.get("x-webhook-delivery-id"))).size).toBe(40);
+  },
+  30_000,
+);
+
+test.skipIf(testEngine !== "postgres")(
+  "PostgreSQL only: two nodes' dispatchers on one database, claiming without the write lock, send and record each delivery once",
+  async () => {
+    counting();
+    const hook = await createHook(t, ws, `${rx.url}/two-nodes`, ["message_received"], "two-nodes");
+    const other = await webhookApp({ databaseUrl: t.deps.config.databaseUrl });
+    const both = [t.services.webhooks, other.services.webhooks];
+    try {
+      for (const d of both) d.start();
+      for (let i = 0; i < 150; i++) await emit(t, ws.id, "message_received", { sessionId: "s", from: "91", messageId: `two-${i}` });
+      await until(async () => (await deliveries(t, hook.id)).every((d) => d.status === "success"), "every delivery recorded", 20_000);
+    } finally {
+      for (const d of both) await d.stop(2_000);
+      await other.close();
+    }
+    const rows = await deliveries(t, hook.id);
+    expect(rows.length).toBe(150);
+    expect(rows.map((d) => [d.status, d.attempts, d.lease_until])).toEqual(rows.map(() => ["success", 1, null]));
+    const ids = new Set(rows.map((d) => d.id));
+    const mine = rx.received.filter((r) => ids.has(r.headers.get("x-webhook-delivery-id")!));
+    expect(mine.length).toBe(150); // no delivery sent twice, by either node
+    expect(new Set(mine.map((r) => r.headers.get("x-webhook-delivery-id"))).size).toBe(150);
+  },
+  60_000,
+);

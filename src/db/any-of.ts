@@ -1,0 +1,14 @@
+import type { DB } from "./store.ts";
+
+/**
+ * The condition `IN` a JSON array of strings given as one `?` parameter, for raw SQL on either
+ * engine: `${column} ${anyOf(db)}`. On PostgreSQL `= ANY(ARRAY(SELECT ...))`: its planner reads
+ * that as one index probe per element, where `IN (SELECT jsonb_array_elements_text(...))`, the
+ * set estimated at 100 rows, was planned as a scan of every row the rest of the condition leaves
+ * (a session's messages, a workspace's contacts) hashed against the set: milliseconds at a few
+ * thousand rows, and growing with the table.
+ */
+export function anyOf(db: Pick<DB, "engine">): string {
+  return db.engine === "postgres" ? "= ANY(ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))" : "IN (SELECT value FROM json_each(?))";
+}
+
