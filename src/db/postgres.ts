@@ -4,7 +4,7 @@ import type { SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { PgDeleteBase, PgInsertBase, PgSelectBase, PgUpdateBase } from "drizzle-orm/pg-core";
 import { PostgresJsPreparedQuery } from "drizzle-orm/postgres-js/session";
-import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts, type TxOptions } from "./store.ts";
+import { numberedPlaceholders, type ChainedTx, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts, type TxOptions } from "./store.ts";
 import { CACHED_TABLES, readCache } from "./read-cache.ts";
 import { tableWrites } from "./table-writes.ts";
 import { TxFrame } from "./tx-frame.ts";
@@ -112,7 +112,11 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       return savepoint(frame, () => (first(), fn()));
     }
     if (closed) throw Object.assign(new Error("the store is closed"), { code: "CONNECTION_ENDED" });
-    const run = outermost(fn, opts?.first);
+    return tracked(outermost(fn, opts));
+  }
+
+  /** A transaction under way, waited for by the store's close. */
+  function tracked<T>(run: Promise<T>): Promise<T> {
     inflight.add(run);
     const done = () => void inflight.delete(run);
     run.then(done, done);
@@ -159,9 +163,13 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
    * - the pool's `end()` does not end a reserved connection once released: the store's close
    *   waits for the transactions under way first (`close`).
    */
-  async function outermost<T>(fn: () => Promise<T>, first?: () => void): Promise<T> {
+  async function outermost<T>(fn: () => Promise<T>, opts?: TxOptions, handed?: postgres.ReservedSql): Promise<T> {
     counts.transactions++;
-    const reserved = await root.reserve();
+    const first = opts?.first;
+    // a chained transaction (TxOptions.committing) starts on the connection handed to it, at once
+    const reserved = handed ?? (await root.reserve());
+    // the connection went on to the transaction chained behind this one's COMMIT: it releases it
+    let handedOn = false;
     let pg: PgConnection | undefined;
     let mark: unknown;
     const alive = () => pg !== undefined && pg.reserved === mark;
@@ -197,16 +205,32 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       result = await als.run(f, fn);
       f.open = false;
       // COMMIT of a transaction a failed statement aborted answers ROLLBACK: not a commit
-      const end = await conn.unsafe("COMMIT");
+      const commit = conn.unsafe("COMMIT");
+      if (opts?.committing && !closed && alive()) {
+        const chained: ChainedTx = (next, o) => {
+          if (handedOn) throw new Error("a transaction hands its connection on once");
+          handedOn = true;
+          return tracked(outermost(next, o, reserved));
+        };
+        try {
+          opts.committing(chained);
+        } catch (err) {
+          onError(err);
+        }
+      }
+      const end = await commit;
       if (end.command !== "COMMIT") throw Object.assign(new Error("the transaction was rolled back: one of its statements failed"), { code: "25P02" });
     } catch (err) {
       f.abandoned();
+      // the COMMIT ended the transaction either way, and the connection belongs to the next one:
+      // a ROLLBACK sent now would end that one
+      if (handedOn) throw err;
       // whatever failed (a statement, the lock, the commit), the connection goes back with no transaction open
       if (alive()) await conn.unsafe("ROLLBACK").catch(() => {});
       if (alive() || !pg) reserved.release();
       throw err;
     }
-    reserved.release();
+    if (!handedOn) reserved.release();
     f.committed();
     return result;
   }
