@@ -76,7 +76,8 @@ export class GroupCommit<S> {
      * PostgreSQL: each group's transaction is chained behind the COMMIT of the one before it
      * (TxOptions.committing) when sends arrived meanwhile: the next group takes them as its batch
      * at that moment, and its BEGIN, write lock and reads go out on the same connection right
-     * behind that COMMIT. No effect on SQLite.
+     * behind that COMMIT; the items that arrive while it waits for its lock and reads join it
+     * after its last item (once). No effect on SQLite.
      */
     private chain = false,
   ) {}
@@ -116,7 +117,11 @@ export class GroupCommit<S> {
         for (const p of batch) p.prepare?.(items.step());
       };
       return tx(async () => {
-        for (const p of batch) {
+        // chained: the items that arrived while this group waited for its lock and reads join it,
+        // once, after the last of its own (their prepares then, with no read for a key it knows)
+        let late = this.chain;
+        for (let i = 0; i < batch.length; i++) {
+          const p = batch[i]!;
           const step = items.step();
           try {
             outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
@@ -125,6 +130,13 @@ export class GroupCommit<S> {
             if (!p.savepoint && items.wrote(step)) throw err; // partly written, and no savepoint to undo it
             items.drop(step);
             outcomes.push({ ok: false, err });
+          }
+          if (late && i === batch.length - 1) {
+            late = false;
+            for (const q of this.queue.take()) {
+              q.prepare?.(items.step());
+              batch.push(q);
+            }
           }
         }
         await items.end();

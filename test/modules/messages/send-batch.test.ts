@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { SendBatcher, SendGroup } from "../../../src/modules/messages/send-batch.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { TEST_PG_URL } from "../../helpers/postgres.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession } from "./helpers.ts";
 
@@ -199,6 +200,28 @@ describe("sends arriving while a group commits (chained on PostgreSQL)", () => {
     const later = [b.run(backend, { savepoint: false }), b.run(backend, { savepoint: false })];
     const pid = await first;
     expect(await Promise.all(later)).toEqual([pid, pid]);
+  });
+
+  test.if(TEST_PG_URL !== "")("PostgreSQL only: a send arriving while a group waits for the write lock joins that group's transaction", async () => {
+    const db = t.deps.db;
+    const txid = async () => (await db.prepare<{ id: string }>("SELECT txid_current()::text AS id").get())!.id;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let locked!: () => void;
+    const hasLock = new Promise<void>((r) => (locked = r));
+    const holder = db.tx(async () => {
+      locked();
+      await gate;
+    });
+    await hasLock;
+    const b = new SendBatcher(db);
+    const a = b.run(txid, { savepoint: false });
+    await Bun.sleep(20); // a's group is waiting for the lock
+    const late = b.run(txid, { savepoint: false });
+    await Bun.sleep(5);
+    open();
+    await holder;
+    expect(await late).toBe(await a);
   });
 
   test("waves of parallel sends at a quota of 5, each wave arriving while the one before commits: exactly 5 accepted and stored", async () => {
