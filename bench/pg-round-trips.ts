@@ -4,6 +4,7 @@
 //   PARLEY_BENCH_DATABASE_URL=postgres://… bun bench/pg-round-trips.ts
 import { benchRuntime } from "./lib/runtime.ts";
 import type { StoreCounts } from "../src/db/store.ts";
+import { readCache } from "../src/db/read-cache.ts";
 
 if (!process.env.PARLEY_BENCH_DATABASE_URL) throw new Error("PARLEY_BENCH_DATABASE_URL: a PostgreSQL server the script may create a database on");
 process.env.PARLEY_BENCH_ENGINE = "postgres";
@@ -29,6 +30,9 @@ const send = async () => {
   if (r.status !== 202) throw new Error(`send: ${r.status} ${await r.text()}`);
 };
 
+// as in `parley serve` once its event listener listens (events/cluster.ts): the request guard
+// keeps the API key's row in its read cache (src/db/read-cache.ts); this process is the only writer
+readCache(db).setLive(true);
 await deps.jobs.stop(5000); // accepts only, then the drain on its own
 for (let w = 0; w < 50; w++) await send(); // warm-up: the guard's blocks, prepared statements
 for (const burst of [1, 8, 32, 64]) {

@@ -1,4 +1,4 @@
-import type { DB } from "./store.ts";
+import type { ChainedTx, DB } from "./store.ts";
 import { TurnQueue } from "./turn-queue.ts";
 
 /**
@@ -41,6 +41,16 @@ export interface GroupRunOptions<S> {
   prepare?: (step: S) => void;
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+/** A group whose transaction is under way, and the group chained behind its COMMIT, once started. */
+interface Started {
+  batch: Pending<unknown>[];
+  outcomes: Outcome[];
+  run: Promise<unknown>;
+  next?: Started;
+}
+
 interface Pending<S> {
   fn: (step: S) => Promise<unknown>;
   savepoint: boolean;
@@ -62,6 +72,14 @@ export class GroupCommit<S> {
   constructor(
     private db: DB,
     private kind: GroupKind<S>,
+    /**
+     * PostgreSQL: each group's transaction is chained behind the COMMIT of the one before it
+     * (TxOptions.committing) when sends arrived meanwhile: the next group takes them as its batch
+     * at that moment, and its BEGIN, write lock and reads go out on the same connection right
+     * behind that COMMIT; the items that arrive while it waits for its lock and reads join it
+     * after its last item (once). No effect on SQLite.
+     */
+    private chain = false,
   ) {}
 
   /** Runs `fn` in the next group transaction; resolves with its result once committed. */
@@ -71,42 +89,79 @@ export class GroupCommit<S> {
     });
   }
 
+  /** One batch, then (chained) every batch started behind its predecessor's COMMIT, in turn. */
   private async flush(batch: Pending<S>[]): Promise<void> {
+    if (this.kind.single && batch.length === 1) return this.alone(batch[0]!);
+    let group: Started | undefined = this.start(batch, (fn, o) => this.db.tx(fn, o));
+    while (group) group = await this.finish(group);
+  }
+
+  /**
+   * Starts a batch's group transaction with `tx` (the store's, or the one chained behind the
+   * COMMIT before). Its items run one after another; what each answered is kept for `finish`.
+   */
+  private start(batch: Pending<S>[], tx: ChainedTx): Started {
     const { db, kind } = this;
-    if (kind.single && batch.length === 1) return this.alone(batch[0]!);
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    const outcomes: Outcome[] = [];
     // the items' prepares run first in the transaction (on PostgreSQL their reads go out with the lock)
     const prepared = batch.some((p) => p.prepare);
-    try {
-      await kind.open((items) => {
-        const first = () => {
-          for (const p of batch) p.prepare?.(items.step());
-        };
-        return db.tx(async () => {
-          for (const p of batch) {
-            const step = items.step();
-            try {
-              outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
-              items.keep(step);
-            } catch (err) {
-              if (!p.savepoint && items.wrote(step)) throw err; // partly written, and no savepoint to undo it
-              items.drop(step);
-              outcomes.push({ ok: false, err });
+    const started: Started = { batch: batch as Pending<unknown>[], outcomes, run: Promise.resolve() };
+    const committing = this.chain
+      ? (next: ChainedTx) => {
+          const more = this.queue.take();
+          if (more.length) started.next = this.start(more, next);
+        }
+      : undefined;
+    started.run = kind.open((items) => {
+      const first = () => {
+        for (const p of batch) p.prepare?.(items.step());
+      };
+      return tx(async () => {
+        // chained: the items that arrived while this group waited for its lock and reads join it,
+        // once, after the last of its own (their prepares then, with no read for a key it knows)
+        let late = this.chain;
+        for (let i = 0; i < batch.length; i++) {
+          const p = batch[i]!;
+          const step = items.step();
+          try {
+            outcomes.push({ ok: true, value: p.savepoint ? await db.tx(() => p.fn(step)) : await p.fn(step) });
+            items.keep(step);
+          } catch (err) {
+            if (!p.savepoint && items.wrote(step)) throw err; // partly written, and no savepoint to undo it
+            items.drop(step);
+            outcomes.push({ ok: false, err });
+          }
+          if (late && i === batch.length - 1) {
+            late = false;
+            for (const q of this.queue.take()) {
+              q.prepare?.(items.step());
+              batch.push(q);
             }
           }
-          await items.end();
-        }, prepared ? { first } : undefined);
-      });
+        }
+        await items.end();
+      }, prepared || committing ? { first: prepared ? first : undefined, committing } : undefined);
+    });
+    started.run.catch(() => {}); // awaited by `finish`
+    return started;
+  }
+
+  /** Settles a started group's items once its transaction ended; the group chained behind it, if any. */
+  private async finish(group: Started): Promise<Started | undefined> {
+    const batch = group.batch as Pending<S>[];
+    try {
+      await group.run;
     } catch {
       // the group did not commit (nothing of it is stored): each item on its own
       for (const p of batch) await this.alone(p);
-      return;
+      return group.next;
     }
     batch.forEach((p, i) => {
-      const o = outcomes[i]!;
+      const o = group.outcomes[i]!;
       if (o.ok) p.resolve(o.value);
       else p.reject(o.err);
     });
+    return group.next;
   }
 
   private async alone(p: Pending<S>): Promise<void> {

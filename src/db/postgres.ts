@@ -4,7 +4,7 @@ import type { SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { PgDeleteBase, PgInsertBase, PgSelectBase, PgUpdateBase } from "drizzle-orm/pg-core";
 import { PostgresJsPreparedQuery } from "drizzle-orm/postgres-js/session";
-import { numberedPlaceholders, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts, type TxOptions } from "./store.ts";
+import { numberedPlaceholders, type ChainedTx, type DB, type RunResult, type SqlParam, type Statement, type StoreCounts, type TxOptions } from "./store.ts";
 import { CACHED_TABLES, readCache } from "./read-cache.ts";
 import { tableWrites } from "./table-writes.ts";
 import { TxFrame } from "./tx-frame.ts";
@@ -113,7 +113,11 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       return savepoint(frame, () => (first(), fn()));
     }
     if (closed) throw Object.assign(new Error("the store is closed"), { code: "CONNECTION_ENDED" });
-    const run = outermost(fn, opts?.first, opts?.rowLocked === true);
+    return tracked(outermost(fn, opts));
+  }
+
+  /** A transaction under way, waited for by the store's close. */
+  function tracked<T>(run: Promise<T>): Promise<T> {
     inflight.add(run);
     const done = () => void inflight.delete(run);
     run.then(done, done);
@@ -160,9 +164,14 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
    * - the pool's `end()` does not end a reserved connection once released: the store's close
    *   waits for the transactions under way first (`close`).
    */
-  async function outermost<T>(fn: () => Promise<T>, first?: () => void, rowLocked = false): Promise<T> {
+  async function outermost<T>(fn: () => Promise<T>, opts?: TxOptions, handed?: postgres.ReservedSql): Promise<T> {
     counts.transactions++;
-    const reserved = await root.reserve();
+    const first = opts?.first;
+    const rowLocked = opts?.rowLocked === true;
+    // a chained transaction (TxOptions.committing) starts on the connection handed to it, at once
+    const reserved = handed ?? (await root.reserve());
+    // the connection went on to the transaction chained behind this one's COMMIT: it releases it
+    let handedOn = false;
     let pg: PgConnection | undefined;
     let mark: unknown;
     const alive = () => pg !== undefined && pg.reserved === mark;
@@ -190,7 +199,10 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       // TxOptions.rowLocked: no lock, and no wait for BEGIN either: the first statement goes
       // out behind it (its answer is checked before the COMMIT)
       const begun = pipelined(begin);
-      const locked = rowLocked ? Promise.resolve() : Promise.all([begun, conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)]);
+      const lock = rowLocked ? undefined : conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+      // chained: the lock's answer comes back in the flight of the COMMIT before, no wait of its own
+      if (handed) counts.roundTrips--;
+      const locked = lock ? Promise.all([begun, lock]) : Promise.resolve();
       if (first) {
         // the statements `first` starts go out behind the lock (TxOptions.first); a failure of
         // the lock fails them too, and they are answered to whoever awaits them
@@ -202,16 +214,32 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
       f.open = false;
       await begun;
       // COMMIT of a transaction a failed statement aborted answers ROLLBACK: not a commit
-      const end = await conn.unsafe("COMMIT");
+      const commit = conn.unsafe("COMMIT");
+      if (opts?.committing && !closed && alive()) {
+        const chained: ChainedTx = (next, o) => {
+          if (handedOn) throw new Error("a transaction hands its connection on once");
+          handedOn = true;
+          return tracked(outermost(next, o, reserved));
+        };
+        try {
+          opts.committing(chained);
+        } catch (err) {
+          onError(err);
+        }
+      }
+      const end = await commit;
       if (end.command !== "COMMIT") throw Object.assign(new Error("the transaction was rolled back: one of its statements failed"), { code: "25P02" });
     } catch (err) {
       f.abandoned();
+      // the COMMIT ended the transaction either way, and the connection belongs to the next one:
+      // a ROLLBACK sent now would end that one
+      if (handedOn) throw err;
       // whatever failed (a statement, the lock, the commit), the connection goes back with no transaction open
       if (alive()) await conn.unsafe("ROLLBACK").catch(() => {});
       if (alive() || !pg) reserved.release();
       throw err;
     }
-    reserved.release();
+    if (!handedOn) reserved.release();
     f.committed();
     return result;
   }

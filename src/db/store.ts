@@ -50,7 +50,19 @@ export interface TxOptions {
    * writer at a time anyway: there it is ignored.
    */
   rowLocked?: boolean;
+  /**
+   * PostgreSQL: called once, when the transaction's COMMIT has been handed to its connection and
+   * before its answer (never when the transaction failed before its COMMIT; never on SQLite). A
+   * transaction started with `next` runs on the same connection: its BEGIN, write lock and
+   * `first` statements go out right behind the COMMIT and are answered in the same round trip,
+   * and it sees what this one committed (nothing of it when the COMMIT answers ROLLBACK). The
+   * connection is not given back to the pool between the two. Only an outermost `tx` calls it.
+   */
+  committing?: (next: ChainedTx) => void;
 }
+
+/** Starts a transaction on the connection of the one whose COMMIT is in flight (TxOptions.committing). */
+export type ChainedTx = <T>(fn: () => Promise<T>, opts?: TxOptions) => Promise<T>;
 
 /**
  * The one data layer: drizzle's query builder plus raw statements, on either engine, always

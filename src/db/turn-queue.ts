@@ -10,6 +10,14 @@ export class TurnQueue<T> {
 
   constructor(private flush: (items: T[]) => Promise<void> | void) {}
 
+  /**
+   * The items pushed since the last batch, taken now by the flush under way (which handles them
+   * itself, as a batch of its own): a flush may start its next batch before it ends.
+   */
+  take(): T[] {
+    return this.items.splice(0);
+  }
+
   push(item: T): void {
     this.items.push(item);
     this.schedule();

@@ -230,7 +230,9 @@ export class SendBatcher {
     // one group at a time on both engines: a group that took its connection and waited for the
     // write lock while the one before it committed made the groups smaller and the p50 and p99
     // of a send worse, not better (docs/benchmarks.md "Send p99 on PostgreSQL")
-    this.groups = new GroupCommit(db, sendGroups(db.engine === "postgres"));
+    // PostgreSQL: the next group's BEGIN, lock and reads go out behind the COMMIT of the one
+    // before, on its connection (see "Send groups on PostgreSQL" in docs/messages.md)
+    this.groups = new GroupCommit(db, sendGroups(db.engine === "postgres"), db.engine === "postgres");
   }
 
   /**

@@ -7,6 +7,7 @@ import { richOutbound } from "./rich-send.ts";
 import { numberChecker } from "../numbers/checker.ts";
 import { publishFailed, publishSent } from "./events.ts";
 import { OutcomeBatcher } from "./outcome-batch.ts";
+import { groupLocal } from "../../db/group-memo.ts";
 import { fenceStillHolds } from "../sessions/keys-repo.ts";
 import { claimSend, failQueuedOfSession, findSession, markFailed, markRetry, nextQueued, sessionsWithQueued, type MessageRow } from "./repo.ts";
 import { CLAIM_BATCH_MAX, claimHeadsIfDue, markSentMany, queuedHeads, releaseClaims, type Claim } from "./claim-repo.ts";
@@ -381,14 +382,22 @@ export class OutboundSender {
       // outside the catch: a database error here must not fail a message the network accepted;
       // the job retries and the resend is recognised by its client id
       let fenced = false;
+      // the lease's read goes out with the group's BEGIN and write lock (PostgreSQL); taken only
+      // in that group's transaction: run again alone (its group rolled back), the body reads under its own lock
+      let early: { holds: Promise<boolean>; group: object | undefined } | undefined;
       const claimed = await this.outcomes.run(async () => {
+        const group = groupLocal("sender.fence", () => ({}));
+        const holds = early && group && early.group === group ? early.holds : undefined;
         // "sent" is written under the session's lease: once another node took the session, it is
         // left to the new holder, whose resend carries the same client id and is recognised
-        if (fence && !(await fenceStillHolds(db, sessionId, fence))) return void (fenced = true);
+        if (fence && !(await (holds ?? fenceStillHolds(db, sessionId, fence)))) return void (fenced = true);
         const marked = await markSentMany(db, ws, sent, clock.now().getTime());
         for (const s of sent) if (marked.has(s.id)) await publishSent(this.deps, s.head);
         return end ? [] : claimNext();
-      });
+      }, fence && db.engine === "postgres" ? () => {
+        early = { holds: fenceStillHolds(db, sessionId, fence), group: groupLocal("sender.fence", () => ({})) };
+        early.holds.catch(() => {}); // answered to the body
+      } : undefined);
       if (fenced) {
         log.warn("a batch's outcomes under a lease another node has taken were refused; closing the link", { messageIds: sent.map((s) => s.id), sessionId });
         await leases.lost(sessionId, "lease taken by another node");

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { upsertPlan } from "../../../src/modules/billing/plans.ts";
 import { SendBatcher, SendGroup } from "../../../src/modules/messages/send-batch.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { TEST_PG_URL } from "../../helpers/postgres.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession } from "./helpers.ts";
 
@@ -182,5 +183,78 @@ describe("reads started before a group's first send (prefetch)", () => {
       );
     expect(await Promise.all([item("a"), item("b")])).toEqual(["a", "b"]);
     expect(order).toEqual(["prepare a in tx", "prepare b in tx", "run a", "run b"]);
+  });
+});
+
+describe("sends arriving while a group commits (chained on PostgreSQL)", () => {
+  const PG = () => t.deps.db.engine === "postgres";
+  const backend = async () => (PG() ? (await t.deps.db.prepare<{ pid: number }>("SELECT pg_backend_pid() AS pid").get())!.pid : 0);
+
+  test("the sends queued while a group ran make the next group; on PostgreSQL it runs on the same connection, behind the COMMIT", async () => {
+    const b = new SendBatcher(t.deps.db);
+    const first = b.run(async () => {
+      await Bun.sleep(30); // the next sends queue meanwhile
+      return backend();
+    }, { savepoint: false });
+    await Bun.sleep(5);
+    const later = [b.run(backend, { savepoint: false }), b.run(backend, { savepoint: false })];
+    const pid = await first;
+    expect(await Promise.all(later)).toEqual([pid, pid]);
+  });
+
+  test.if(TEST_PG_URL !== "")("PostgreSQL only: a send arriving while a group waits for the write lock joins that group's transaction", async () => {
+    const db = t.deps.db;
+    const txid = async () => (await db.prepare<{ id: string }>("SELECT txid_current()::text AS id").get())!.id;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let locked!: () => void;
+    const hasLock = new Promise<void>((r) => (locked = r));
+    const holder = db.tx(async () => {
+      locked();
+      await gate;
+    });
+    await hasLock;
+    const b = new SendBatcher(db);
+    const a = b.run(txid, { savepoint: false });
+    await Bun.sleep(20); // a's group is waiting for the lock
+    const late = b.run(txid, { savepoint: false });
+    await Bun.sleep(5);
+    open();
+    await holder;
+    expect(await late).toBe(await a);
+  });
+
+  test("waves of parallel sends at a quota of 5, each wave arriving while the one before commits: exactly 5 accepted and stored", async () => {
+    const waves: ReturnType<typeof send>[][] = [];
+    for (let w = 0; w < 4; w++) {
+      waves.push(Array.from({ length: 3 }, (_, i) => send(`w${w} ${i}`)));
+      await Bun.sleep(1);
+    }
+    const answers = await Promise.all(waves.flat());
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 403 && a.body.code === "LIMIT_EXCEEDED")).toHaveLength(7);
+    expect(await stored()).toBe(5);
+  });
+
+  test("a group whose COMMIT answers ROLLBACK: its sends run alone, the group chained behind it commits", async () => {
+    const note = async (v: string) => void (await t.deps.db.prepare("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response, created_at, expires_at) VALUES (?, ?, 'h', 202, '{}', 0, 1)").run(ws.id, v));
+    const notes = async () => ((await t.deps.db.prepare("SELECT key FROM idempotency_keys WHERE workspace_id = ? ORDER BY key").all(ws.id)) as { key: string }[]).map((r) => r.key);
+    const b = new SendBatcher(t.deps.db);
+    const plain = { savepoint: false };
+    const group = [
+      b.run(async () => {
+        await note("a");
+        await Bun.sleep(30); // "d" queues meanwhile
+      }, plain),
+      b.run(async (g) => {
+        g.writing();
+        g.defer("again", "a", note); // refused by the primary key at the group's end
+      }, plain),
+    ];
+    await Bun.sleep(5);
+    const chained = b.run(() => note("d"), plain);
+    const results = await Promise.allSettled([...group, chained]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await notes()).toEqual(["a", "d"]);
   });
 });
