@@ -9,7 +9,8 @@ import { resolve } from "node:path";
 const root = resolve(process.argv[2] ?? `${import.meta.dir}/..`);
 const out = resolve(process.argv[3] ?? "/tmp/route-table");
 const { createTestApp } = await import(`${root}/test/helpers/app.ts`);
-const t = await createTestApp();
+// a third argument: the config as JSON (e.g. {"metricsToken":"x"}: the routes that exist only with it)
+const t = await createTestApp({ config: JSON.parse(process.argv[4] ?? "{}") });
 
 const seen = new WeakSet<object>();
 function describe(value: unknown, depth = 0): unknown {
