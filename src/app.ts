@@ -1,7 +1,6 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "./deps.ts";
 import type { Services } from "./services.ts";
-import { routedApp } from "./http/routed-app.ts";
+import { routedApp, type RoutedApp } from "./http/routed-app.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
 import { billingRoutes } from "./modules/billing/routes.ts";
@@ -68,7 +67,7 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
 /** The sim network's routes, when the node runs on it (in this process or linked to a sim network process). */
 function simRoutesOf(deps: AppDeps) {
   const control = simControlOf(deps.network);
-  return control ? simRoutes(deps, control) : new Elysia();
+  return control ? simRoutes(deps, control) : (app: RoutedApp) => app;
 }
 
 export type App = ReturnType<typeof buildApp>;
