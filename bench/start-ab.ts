@@ -32,7 +32,7 @@ async function start(bin: string, dir: string, path: string, key: string): Promi
   port += 1;
   const t0 = performance.now();
   const p = Bun.spawn([bin, "serve", "--network", "sim", "--port", String(port), "--data-dir", dir, "--log-level", "silent"], { stdout: "ignore", stderr: "ignore" });
-  const headers = path === "/health" ? {} : { "x-api-key": key };
+  const headers: Record<string, string> = path === "/health" ? {} : { "x-api-key": key };
   for (;;) {
     try {
       const r = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
