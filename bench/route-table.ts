@@ -1,7 +1,7 @@
 /**
  * Dumps the app's route table (method, path, every hook by kind and order: each function's name
- * and a hash of its source; the other options as JSON) and its OpenAPI document, for comparing
- * two trees: `bun bench/route-table.ts <tree> <out-dir>` (the tree defaults to this one).
+ * and a hash of its source; the other options as JSON), the code composed for each route and the
+ * OpenAPI document, for comparing two trees: `bun bench/route-table.ts <tree> <out-dir>` (the tree defaults to this one).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -36,7 +36,12 @@ for (const r of t.app.routes as { method: string; path: string; hooks: Record<st
     lines.push(`  ${kind}: ${JSON.stringify(describe(hook))}`);
   }
 }
+// the code Elysia composes for each route (what a request runs)
+const composed: string[] = [];
+for (const r of t.app.routes as { method: string; path: string; compile?: () => Function }[]) composed.push(`${r.method} ${r.path}\n${r.compile?.().toString() ?? "(no compile)"}\n`);
+composed.push(`the general handler\n${(t.app as unknown as { fetch: Function }).fetch.toString()}\n`);
 mkdirSync(out, { recursive: true });
+writeFileSync(`${out}/composed.txt`, composed.join("\n"));
 writeFileSync(`${out}/routes.txt`, lines.join("\n") + "\n");
 const doc = await t.request("GET", "/openapi.json");
 writeFileSync(`${out}/openapi.json`, JSON.stringify(doc.body, null, 1) + "\n");
