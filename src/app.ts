@@ -1,9 +1,6 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "./deps.ts";
 import type { Services } from "./services.ts";
-import { corePlugin } from "./http/core-plugin.ts";
-import { errorsPlugin } from "./http/errors-plugin.ts";
-import { allowedMethods, type AllowedMethods } from "./http/allowed-methods.ts";
+import { routedApp, type RoutedApp } from "./http/routed-app.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { apiKeyRoutes } from "./modules/apikeys/routes.ts";
 import { billingRoutes } from "./modules/billing/routes.ts";
@@ -28,8 +25,6 @@ import { mediaRoutes } from "./modules/media/routes.ts";
 import { messagesRoutes } from "./modules/messages/routes.ts";
 import { externalMessagesRoutes } from "./modules/messages/routes-external.ts";
 import { externalContactsRoutes } from "./modules/contacts/routes-external.ts";
-import { httpMetricsPlugin } from "./modules/metrics/http-plugin.ts";
-import { mediaCredentialGate } from "./http/media-gate.ts";
 import { metricsRoutes } from "./modules/metrics/routes.ts";
 import { webRoutes } from "./modules/web/routes.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
@@ -37,21 +32,7 @@ import { automationRoutes } from "./modules/automations/routes.ts";
 
 /** Composes the whole HTTP application over the runtime's deps and services; never listens (tests call `app.handle`). */
 export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "realtime">) {
-  // systemRouter false: Elysia's own router, not a Bun.serve `routes` map, which Elysia built
-  // with an entry per route (~150) at every start: 10-15 ms of a 55-70 ms start, requests
-  // measured the same (issue 13). standardHostname false: its router then finds the path after
-  // "http://" instead of assuming a host of 4 characters or more (`Host: x` routed to a wrong
-  // path); the server speaks plain HTTP (TLS ends at a proxy).
-  // built on the first unmatched request, from the finished route table
-  let methods: AllowedMethods | undefined;
-  let routes: () => readonly { method: string; path: string }[] = () => [];
-  const allowed = (path: string): string[] => (methods ??= allowedMethods(routes()))(path);
-  const app = new Elysia({ name: "parley", systemRouter: false, handler: { standardHostname: false } })
-    .use(corePlugin(deps.config, deps.log))
-    .use(errorsPlugin(deps.log, deps.writeHealth, allowed))
-    .use(mediaCredentialGate(deps))
-    // request timing only when /metrics exists: without a scraper it would be work for nobody
-    .use(deps.config.metricsToken ? httpMetricsPlugin() : new Elysia())
+  const app = routedApp(deps)
     .use(metricsRoutes(deps))
     .use(docsRoutes(deps.version))
     .use(healthRoutes(deps))
@@ -80,14 +61,13 @@ export function buildApp(deps: AppDeps, services: Pick<Services, "sessions" | "r
     .use(automationRoutes(deps))
     // the sim network's routes (docs/network-drivers.md) exist only while the server runs on it
     .use(simRoutesOf(deps));
-  routes = () => app.routes;
   return app;
 }
 
 /** The sim network's routes, when the node runs on it (in this process or linked to a sim network process). */
 function simRoutesOf(deps: AppDeps) {
   const control = simControlOf(deps.network);
-  return control ? simRoutes(deps, control) : new Elysia();
+  return control ? simRoutes(deps, control) : (app: RoutedApp) => app;
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { campaignStatsDoc, dayStatsDoc } from "./docs.ts";
@@ -9,19 +8,19 @@ import { campaignAnalytics, messageAnalytics } from "./service.ts";
 
 /** Read-only figures of the workspace (docs/analytics.md); every member may read them. */
 export function analyticsRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/analytics", tags: ["analytics"] })
-    .use(authGuard(deps))
-    .get("/messages", async ({ auth, query }) => ok(await messageAnalytics(deps, auth.workspaceId, query)), {
+  return (app: RoutedApp) => app
+    .get("/api/v1/analytics/messages", async ({ auth, query }) => ok(await messageAnalytics(deps, auth.workspaceId, query)), {
       jwt: "read",
       query: messageAnalyticsQuery,
       detail: {
+        tags: ["analytics"],
         summary: "Messages per day: sent, delivered, read, failed, received and the median first response",
         description: `from and to are calendar days (YYYY-MM-DD, both included, at most ${MAX_RANGE_DAYS} days; default the last 30 days) in \`timezone\` (IANA; default the workspace's time zone, set with PATCH /api/workspace, itself UTC unless changed). Outbound messages count on the day they were made. Every day of the range is listed, oldest first.`,
         responses: envelopeResponses({ data: dayStatsDoc, errors: [404] }),
       },
     })
     .get(
-      "/campaigns",
+      "/api/v1/analytics/campaigns",
       async ({ auth, query }) => {
         const { data, total } = await campaignAnalytics(deps, auth.workspaceId, query.page, query.limit);
         return paged(data, query.page, query.limit, total);
@@ -29,7 +28,7 @@ export function analyticsRoutes(deps: AppDeps) {
       {
         jwt: "read",
         query: campaignAnalyticsQuery,
-        detail: { summary: "Campaigns with their delivered and read rates, newest first", responses: envelopeResponses({ data: campaignStatsDoc, list: "page" }) },
+        detail: { tags: ["analytics"], summary: "Campaigns with their delivered and read rates, newest first", responses: envelopeResponses({ data: campaignStatsDoc, list: "page" }) },
       },
     );
 }

@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { automationDoc, automationsDoc } from "./docs.ts";
@@ -9,14 +8,13 @@ import * as service from "./service.ts";
 
 /** Auto-replies (docs/automations.md): every member reads them, owners and admins manage them. */
 export function automationRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/automations", tags: ["automations"] })
-    .use(authGuard(deps))
-    .get("", async ({ auth }) => ok(await service.listAutomations(deps, auth.workspaceId)), {
+  return (app: RoutedApp) => app
+    .get("/api/v1/automations", async ({ auth }) => ok(await service.listAutomations(deps, auth.workspaceId)), {
       jwt: "read",
-      detail: { summary: "List the workspace's auto-replies", responses: envelopeResponses({ data: automationsDoc }) },
+      detail: { tags: ["automations"], summary: "List the workspace's auto-replies", responses: envelopeResponses({ data: automationsDoc }) },
     })
     .post(
-      "",
+      "/api/v1/automations",
       async ({ auth, body, set }) => {
         const created = await service.createAutomation(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, body);
         set.status = 201;
@@ -26,29 +24,30 @@ export function automationRoutes(deps: AppDeps) {
         jwt: "manage",
         body: createAutomationBody,
         detail: {
+        tags: ["automations"],
           summary: "Create an auto-reply (keyword, welcome or away trigger)",
           description: "At most one auto-reply answers an inbound message: keyword before away before welcome. A contact gets one answer of an automation per cooldownMinutes (default 60).",
           responses: envelopeResponses({ status: 201, data: automationDoc }),
         },
       },
     )
-    .get("/:id", async ({ auth, params }) => ok(await service.getAutomation(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/automations/:id", async ({ auth, params }) => ok(await service.getAutomation(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: automationParams,
-      detail: { summary: "Get one auto-reply", responses: envelopeResponses({ data: automationDoc }) },
+      detail: { tags: ["automations"], summary: "Get one auto-reply", responses: envelopeResponses({ data: automationDoc }) },
     })
-    .patch("/:id", async ({ auth, params, body }) => ok(await service.updateAutomation(deps, auth.workspaceId, params.id, body), "Automation updated"), {
+    .patch("/api/v1/automations/:id", async ({ auth, params, body }) => ok(await service.updateAutomation(deps, auth.workspaceId, params.id, body), "Automation updated"), {
       jwt: "manage",
       params: automationParams,
       body: updateAutomationBody,
-      detail: { summary: "Change an auto-reply", responses: envelopeResponses({ data: automationDoc }) },
+      detail: { tags: ["automations"], summary: "Change an auto-reply", responses: envelopeResponses({ data: automationDoc }) },
     })
     .delete(
-      "/:id",
+      "/api/v1/automations/:id",
       async ({ auth, params }) => {
         await service.deleteAutomation(deps, auth.workspaceId, params.id);
         return ok(undefined, "Automation deleted");
       },
-      { jwt: "manage", params: automationParams, detail: { summary: "Delete an auto-reply", responses: envelopeResponses({ data: null }) } },
+      { jwt: "manage", params: automationParams, detail: { tags: ["automations"], summary: "Delete an auto-reply", responses: envelopeResponses({ data: null }) } },
     );
 }

@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { csvResponse, responses } from "./docs.ts";
 import { exportContacts } from "./export.ts";
@@ -10,10 +9,9 @@ import { z } from "zod";
 
 /** CSV import (a durable job) and streamed CSV export (docs/contacts-and-campaigns.md). */
 export function contactImportRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/contacts", tags: ["contacts"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .post(
-      "/import",
+      "/api/v1/contacts/import",
       async ({ auth, body, set }) => {
         const queued = await queueImport(deps, auth.workspaceId, body.file);
         set.status = 202;
@@ -23,6 +21,7 @@ export function contactImportRoutes(deps: AppDeps) {
         jwt: "messaging",
         body: importBody,
         detail: {
+        tags: ["contacts"],
           summary: "Import contacts from a CSV (multipart field `file`): a job; follow it with GET /api/v1/contacts/imports/{id}",
           description:
             "UTF-8 (BOM allowed), comma or semicolon (from the header line), quoted fields. Header row with `phone`; optional `name`, " +
@@ -32,13 +31,13 @@ export function contactImportRoutes(deps: AppDeps) {
         },
       },
     )
-    .get("/imports/:id", async ({ auth, params }) => ok(await getImport(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/contacts/imports/:id", async ({ auth, params }) => ok(await getImport(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: importIdParams,
-      detail: { summary: "Progress and report of an import (the first 1,000 rejected rows)", responses: responses(200, importSchema) },
+      detail: { tags: ["contacts"], summary: "Progress and report of an import (the first 1,000 rejected rows)", responses: responses(200, importSchema) },
     })
     .get(
-      "/export",
+      "/api/v1/contacts/export",
       async ({ auth, query }) =>
         new Response(await exportContacts(deps, auth.workspaceId, query), {
           headers: {
@@ -50,7 +49,7 @@ export function contactImportRoutes(deps: AppDeps) {
       {
         jwt: "read",
         query: contactFilterQuery,
-        detail: { summary: "Export contacts as CSV, streamed (the list's filters; columns phone, name, tags, optedOut, createdAt, then one per attribute key)", responses: csvResponse("CSV") },
+        detail: { tags: ["contacts"], summary: "Export contacts as CSV, streamed (the list's filters; columns phone, name, tags, optedOut, createdAt, then one per attribute key)", responses: csvResponse("CSV") },
       },
     );
 }

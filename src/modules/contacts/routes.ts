@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { responses } from "./docs.ts";
 import { contactImportRoutes } from "./routes-import.ts";
@@ -10,14 +9,14 @@ import { createContact, deleteContact, getContact, pageContacts, updateContact }
 /** Contacts CRUD (docs/contacts-and-campaigns.md). Writes need `messaging` (owner, admin, agent: docs/team-and-billing.md), reads `read`. */
 export function contactsRoutes(deps: AppDeps) {
   // a plugin function: the app uses the groups itself (an instance around them would register each route once more)
-  return (app: Elysia) => app.use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
+  return (app: RoutedApp) => app.use(contactImportRoutes(deps)).use(contactCrudRoutes(deps));
 }
 
 function contactCrudRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/contacts", tags: ["contacts"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) =>
+    app
     .get(
-      "",
+      "/api/v1/contacts",
       async ({ auth, query }) => {
         const { data, total } = await pageContacts(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
@@ -25,11 +24,11 @@ function contactCrudRoutes(deps: AppDeps) {
       {
         jwt: "read",
         query: contactListQuery,
-        detail: { summary: "List contacts, newest first (search on phone or names; `tag` repeatable, any of; optedOut)", responses: responses(200, contactSchema, { paged: true }) },
+        detail: { tags: ["contacts"], summary: "List contacts, newest first (search on phone or names; `tag` repeatable, any of; optedOut)", responses: responses(200, contactSchema, { paged: true }) },
       },
     )
     .post(
-      "",
+      "/api/v1/contacts",
       async ({ auth, body, set }) => {
         const c = await createContact(deps, auth.workspaceId, body);
         set.status = 201;
@@ -39,28 +38,29 @@ function contactCrudRoutes(deps: AppDeps) {
         jwt: "messaging",
         body: createContactBody,
         detail: {
+        tags: ["contacts"],
           summary: "Create a contact (phone: a leading +, spaces and dashes are dropped; 409 when it exists; 403 LIMIT_EXCEEDED past the plan)",
           responses: responses(201, contactSchema, { description: "Created", errors: [409] }),
         },
       },
     )
-    .get("/:id", async ({ auth, params }) => ok(await getContact(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/contacts/:id", async ({ auth, params }) => ok(await getContact(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: contactIdParams,
-      detail: { summary: "Get a contact", responses: responses(200, contactSchema) },
+      detail: { tags: ["contacts"], summary: "Get a contact", responses: responses(200, contactSchema) },
     })
-    .patch("/:id", async ({ auth, params, body }) => ok(await updateContact(deps, auth.workspaceId, params.id, body)), {
+    .patch("/api/v1/contacts/:id", async ({ auth, params, body }) => ok(await updateContact(deps, auth.workspaceId, params.id, body)), {
       jwt: "messaging",
       params: contactIdParams,
       body: updateContactBody,
-      detail: { summary: "Change name, tags (replaced), attributes (replaced) or optedOut", responses: responses(200, contactSchema) },
+      detail: { tags: ["contacts"], summary: "Change name, tags (replaced), attributes (replaced) or optedOut", responses: responses(200, contactSchema) },
     })
     .delete(
-      "/:id",
+      "/api/v1/contacts/:id",
       async ({ auth, params }) => {
         await deleteContact(deps, auth.workspaceId, params.id);
         return ok(undefined, "Contact deleted");
       },
-      { jwt: "messaging", params: contactIdParams, detail: { summary: "Delete a contact", responses: responses(200, null) } },
+      { jwt: "messaging", params: contactIdParams, detail: { tags: ["contacts"], summary: "Delete a contact", responses: responses(200, null) } },
     );
 }

@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { sessionIdParams } from "../sessions/model.ts";
@@ -11,8 +10,7 @@ const summary = "The groups a session is in (asked of the network while connecte
 
 /** The groups of a session (docs/groups.md): the dashboard route (JWT) and the same under /api/external (API key). */
 export function groupRoutes(deps: AppDeps) {
-  return new Elysia({ name: "parley-groups" })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .get("/api/v1/chatapp/:id/groups", async ({ auth, params }) => ok(await listSessionGroups(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: sessionIdParams,

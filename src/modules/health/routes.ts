@@ -1,10 +1,10 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { ok } from "../../http/envelope.ts";
 import { bundledMigrationCount } from "../../db/migrate.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { healthDoc, readyDoc } from "../docs/schemas.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 
 /** A passed write probe is trusted this long: a flood of /ready costs at most one write a second. */
 const WRITE_PROBE_TTL_MS = 1000;
@@ -31,9 +31,9 @@ export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "w
     }
   };
 
-  return new Elysia({ tags: ["health"] })
+  return (app: RoutedApp) => app
     .get("/health", () => ok({ status: "ok", version: deps.version, node: deps.config.nodeId, uptimeSeconds: Math.round((deps.clock.now().getTime() - started) / 1000) }), {
-      detail: { summary: "Liveness: the process answers", responses: envelopeResponses({ data: healthDoc }) },
+      detail: { tags: ["health"], summary: "Liveness: the process answers", responses: envelopeResponses({ data: healthDoc }) },
     })
     .get(
       "/ready",
@@ -47,6 +47,6 @@ export function healthRoutes(deps: Pick<AppDeps, "db" | "version" | "clock" | "w
         await step("the database refuses writes (disk full, read-only file or lock held)", () => writeProbe(deps.clock.now().getTime()));
         return ok({ status: "ready", database: "ok", writable: true, migrations: n });
       },
-      { detail: { summary: "Readiness: the database answers, is migrated and takes a write (503 otherwise)", responses: envelopeResponses({ data: readyDoc, errors: [503] }) } },
+      { detail: { tags: ["health"], summary: "Readiness: the database answers, is migrated and takes a write (503 otherwise)", responses: envelopeResponses({ data: readyDoc, errors: [503] }) } },
     );
 }

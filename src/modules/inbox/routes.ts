@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { cursorQuery } from "../messages/model.ts";
@@ -14,14 +13,13 @@ import { conversationDoc, noteDoc, searchHitDoc, threadItemDoc } from "./docs.ts
 /** The inbox (docs/inbox.md): conversations per (session, contact), and search. Agents reply through POST /api/v1/messages/send. */
 export function inboxRoutes(deps: AppDeps) {
   // a plugin function: the app uses the groups itself (an instance around them would register each route once more)
-  return (app: Elysia) => app.use(conversationRoutes(deps)).use(searchRoutes(deps));
+  return (app: RoutedApp) => app.use(conversationRoutes(deps)).use(searchRoutes(deps));
 }
 
 function searchRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/inbox", tags: ["inbox"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .get(
-      "/search",
+      "/api/v1/inbox/search",
       async ({ auth, query }) => {
         const { data, pagination } = await searchMessages(deps, auth.workspaceId, query);
         return cursorPaged(data, pagination);
@@ -30,6 +28,7 @@ function searchRoutes(deps: AppDeps) {
         jwt: "read",
         query: searchQuery,
         detail: {
+        tags: ["inbox"],
           summary: "Search the workspace's messages by words of their text, newest first, each with its conversation (keyset cursors)",
           description: "q: words the text must all hold (whole words, any case). pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }.",
           responses: envelopeResponses({ data: searchHitDoc, list: "cursor" }),
@@ -39,10 +38,9 @@ function searchRoutes(deps: AppDeps) {
 }
 
 function conversationRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: "/api/v1/inbox/conversations", tags: ["inbox"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .get(
-      "",
+      "/api/v1/inbox/conversations",
       async ({ auth, query }) => {
         const r = await pageConversations(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, query);
         if (r.cursor) return cursorPaged(r.data, r.cursor);
@@ -52,6 +50,7 @@ function conversationRoutes(deps: AppDeps) {
         jwt: "read",
         query: conversationListQuery,
         detail: {
+        tags: ["inbox"],
           summary: "List conversations (status, labels, last message, unread count, assignee, session), most recent first",
           description:
             "Filters: status, assignee (me, none or a user id), label, sessionId, needsReply=true (the last message is inbound), snoozed (true: snoozed now), q (part of the contact's name or phone), unread. " +
@@ -61,39 +60,41 @@ function conversationRoutes(deps: AppDeps) {
       },
     )
     .patch(
-      "/:id",
+      "/api/v1/inbox/conversations/:id",
       async ({ auth, params, body }) => ok(await patchConversation(deps, auth.workspaceId, params.id, body), "Conversation updated"),
       {
         jwt: "messaging",
         params: conversationIdParams,
         body: conversationPatchBody,
         detail: {
+        tags: ["inbox"],
           summary: "Change a conversation's status, snooze, labels or assignee",
           description: "Each field is optional (at least one). labels replaces the labels; snoozedUntil (future) or null; assigneeId a member who may send messages, or null. Emits conversation_updated.",
           responses: envelopeResponses({ data: conversationDoc }),
         },
       },
     )
-    .get("/:id", async ({ auth, params }) => ok(await getConversation(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/inbox/conversations/:id", async ({ auth, params }) => ok(await getConversation(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: conversationIdParams,
-      detail: { summary: "Get a conversation", responses: envelopeResponses({ data: conversationDoc }) },
+      detail: { tags: ["inbox"], summary: "Get a conversation", responses: envelopeResponses({ data: conversationDoc }) },
     })
     .get(
-      "/:id/messages",
+      "/api/v1/inbox/conversations/:id/messages",
       async ({ auth, params, query }) => {
         await requireConversation(deps, auth.workspaceId, params.id);
         const { data, pagination } = await threadPage(deps, auth.workspaceId, params.id, query);
         return cursorPaged(data, pagination);
       },
       { jwt: "read", params: conversationIdParams, query: cursorQuery, detail: {
+        tags: ["inbox"],
           summary: "The thread of a conversation: its messages and internal notes (type note), newest first (keyset cursors)",
           description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }. No page numbers past 1 and no total.",
           responses: envelopeResponses({ data: threadItemDoc, list: "cursor" }),
         } },
     )
     .post(
-      "/:id/notes",
+      "/api/v1/inbox/conversations/:id/notes",
       async ({ auth, params, body, set }) => {
         set.status = 201;
         return ok(await addNote(deps, auth.workspaceId, params.id, auth.kind === "user" ? auth.userId : null, body.body), "Note added");
@@ -103,20 +104,21 @@ function conversationRoutes(deps: AppDeps) {
         params: conversationIdParams,
         body: noteBody,
         detail: {
+        tags: ["inbox"],
           summary: "Add an internal note to a conversation's thread (never sent, never in a webhook)",
           responses: envelopeResponses({ status: 201, data: noteDoc }),
         },
       },
     )
-    .post("/:id/read", async ({ auth, params }) => ok(await readConversation(deps, auth.workspaceId, params.id), "Conversation marked read"), {
+    .post("/api/v1/inbox/conversations/:id/read", async ({ auth, params }) => ok(await readConversation(deps, auth.workspaceId, params.id), "Conversation marked read"), {
       jwt: "messaging",
       params: conversationIdParams,
-      detail: { summary: "Mark a conversation read", responses: envelopeResponses({ data: conversationDoc }) },
+      detail: { tags: ["inbox"], summary: "Mark a conversation read", responses: envelopeResponses({ data: conversationDoc }) },
     })
-    .put("/:id/assign", async ({ auth, params, body }) => ok(await assignConversation(deps, auth.workspaceId, params.id, body.userId)), {
+    .put("/api/v1/inbox/conversations/:id/assign", async ({ auth, params, body }) => ok(await assignConversation(deps, auth.workspaceId, params.id, body.userId)), {
       jwt: "messaging",
       params: conversationIdParams,
       body: assignBody,
-      detail: { summary: "Assign a conversation to a member (userId null unassigns)", responses: envelopeResponses({ data: conversationDoc }) },
+      detail: { tags: ["inbox"], summary: "Assign a conversation to a member (userId null unassigns)", responses: envelopeResponses({ data: conversationDoc }) },
     });
 }

@@ -1,14 +1,13 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import type { AuthContext } from "../../auth/context.ts";
-import { authGuard } from "../../http/auth-guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { mediaIdParams, uploadBody, type UploadBody } from "./model.ts";
 import { commitMedia, getMediaRow, mediaView, prepareMedia } from "./service.ts";
 import { mediaStorage } from "./storage/index.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { mediaDoc } from "../docs/schemas.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 
 /** Content-Disposition with an ASCII fallback and the RFC 5987 UTF-8 name. */
 function disposition(filename: string | null): string {
@@ -16,6 +15,8 @@ function disposition(filename: string | null): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
+
+const tags = ["media"];
 
 // spread into each route: Elysia merges the guard's security into the detail object it is given
 const UPLOAD_DOC = {
@@ -74,21 +75,17 @@ function mediaHandlers(deps: AppDeps) {
  */
 export function mediaRoutes(deps: AppDeps) {
   const h = mediaHandlers(deps);
-  const dashboard = new Elysia({ prefix: "/api/v1/media", tags: ["media"] })
-    .use(authGuard(deps))
-    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { jwt: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC, operationId: "uploadMedia" } })
-    .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
+  return (app: RoutedApp) => app
+    .post("/api/v1/media", ({ auth, body, set }) => h.upload(auth, body, set), { jwt: "messaging", body: uploadBody, detail: { tags, ...UPLOAD_DOC, operationId: "uploadMedia" } })
+    .get("/api/v1/media/:id", ({ auth, params }) => h.download(auth, params.id), {
       jwt: "read",
       params: mediaIdParams,
-      detail: { summary: "Download a media file (the dashboard's JWT; same workspace only)", responses: DOWNLOAD_RESPONSES },
-    });
-  const external = new Elysia({ prefix: "/api/external/media", tags: ["media"] })
-    .use(authGuard(deps))
-    .post("", ({ auth, body, set }) => h.upload(auth, body, set), { apiKey: "messaging", body: uploadBody, detail: { ...UPLOAD_DOC, operationId: "uploadExternalMedia" } })
-    .get("/:id", ({ auth, params }) => h.download(auth, params.id), {
+      detail: { tags, summary: "Download a media file (the dashboard's JWT; same workspace only)", responses: DOWNLOAD_RESPONSES },
+    })
+    .post("/api/external/media", ({ auth, body, set }) => h.upload(auth, body, set), { apiKey: "messaging", body: uploadBody, detail: { tags, ...UPLOAD_DOC, operationId: "uploadExternalMedia" } })
+    .get("/api/external/media/:id", ({ auth, params }) => h.download(auth, params.id), {
       apiKey: "read",
       params: mediaIdParams,
-      detail: { summary: "Download a media file (API key; same workspace only): the mediaUrl of events", responses: DOWNLOAD_RESPONSES },
+      detail: { tags, summary: "Download a media file (API key; same workspace only): the mediaUrl of events", responses: DOWNLOAD_RESPONSES },
     });
-  return new Elysia().use(dashboard).use(external);
 }

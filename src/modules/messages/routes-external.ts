@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { messageListQuery } from "./model.ts";
 import { listMessages } from "./service.ts";
@@ -9,8 +8,7 @@ import { messageDoc } from "../docs/schemas.ts";
 
 /** Message history for API keys (docs/api.md: keys work only under /api/external): the dashboard list's filters and cursors. */
 export function externalMessagesRoutes(deps: AppDeps) {
-  return new Elysia({ tags: ["external"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .get(
       "/api/external/messages",
       async ({ auth, query }) => {
@@ -22,6 +20,7 @@ export function externalMessagesRoutes(deps: AppDeps) {
         apiKey: "read",
         query: messageListQuery,
         detail: {
+        tags: ["external"],
           summary: "List messages, newest first (API key; same filters and keyset cursors as GET /api/v1/messages)",
           description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }.",
           responses: envelopeResponses({ data: messageDoc, list: "cursor" }),

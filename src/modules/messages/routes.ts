@@ -1,8 +1,7 @@
-import { Elysia } from "elysia";
 import type { AuthContext } from "../../auth/context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { cursorPaged } from "../../http/cursor.ts";
 import { messageIdParams, messageListQuery, sendBody, type SendBody } from "./model.ts";
@@ -37,22 +36,21 @@ export function messagesRoutes(deps: AppDeps) {
     if (replayed) set.headers["idempotent-replayed"] = "true";
     return ok(data, "Message queued");
   };
-  return new Elysia({ tags: ["messages"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .post("/api/v1/messages/send", ({ auth, body, request, set }) => send(auth, body, idempotencyKey(request), set), {
       jwtOrApiKey: "messaging",
       body: sendBody,
-      detail: { ...SEND_DOC }, // a copy each: the guard adds its own security to the detail
+      detail: { tags: ["messages"], ...SEND_DOC }, // a copy each: the guard adds its own security to the detail
     })
     .post("/api/external/messages/send", ({ auth, body, request, set }) => send(auth, body, idempotencyKey(request), set), {
       apiKey: "messaging",
       body: sendBody,
-      detail: { ...SEND_DOC },
+      detail: { tags: ["messages"], ...SEND_DOC },
     })
     .get("/api/external/messages/:id", async ({ auth, params }) => ok(await getMessage(deps, auth.workspaceId, params.id, "external")), {
       apiKey: "read",
       params: messageIdParams,
-      detail: { summary: "Get a message and its status (API key)", responses: envelopeResponses({ data: messageDoc }) },
+      detail: { tags: ["messages"], summary: "Get a message and its status (API key)", responses: envelopeResponses({ data: messageDoc }) },
     })
     .delete(
       "/api/v1/messages/:id",
@@ -64,6 +62,7 @@ export function messagesRoutes(deps: AppDeps) {
         jwt: "messaging",
         params: messageIdParams,
         detail: {
+        tags: ["messages"],
           summary: "Cancel a scheduled message (status cancelled); 409 once it is queued or sent",
           responses: envelopeResponses({ data: messageDoc, errors: [409] }),
         },
@@ -72,7 +71,7 @@ export function messagesRoutes(deps: AppDeps) {
     .get("/api/v1/messages/:id", async ({ auth, params }) => ok(await getMessage(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: messageIdParams,
-      detail: { summary: "Get a message and its status", responses: envelopeResponses({ data: messageDoc }) },
+      detail: { tags: ["messages"], summary: "Get a message and its status", responses: envelopeResponses({ data: messageDoc }) },
     })
     .get(
       "/api/v1/messages",
@@ -84,6 +83,7 @@ export function messagesRoutes(deps: AppDeps) {
         jwt: "read",
         query: messageListQuery,
         detail: {
+        tags: ["messages"],
           summary: "List messages, newest first (filters; keyset cursors before/after)",
           description: "pagination: { limit, hasMore, nextCursor (pass as before), prevCursor (pass as after) }. No page numbers past 1 and no total.",
           responses: envelopeResponses({ data: messageDoc, list: "cursor" }),

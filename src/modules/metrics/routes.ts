@@ -1,7 +1,7 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
 import { nodeCrypto } from "../../node/lazy.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 
 const PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -23,12 +23,12 @@ function tokenMatches(header: string | null, expected: Buffer): boolean {
  */
 export function metricsRoutes(deps: Pick<AppDeps, "db" | "config" | "clock" | "bus" | "version" | "leases">) {
   const token = deps.config.metricsToken;
-  if (!token) return new Elysia({ name: "parley-metrics-off" });
+  if (!token) return (app: RoutedApp) => app;
   // required here, not imported: prom-client and the registry load only with a metrics token
   const { createMetricsRegistry } = require("./registry.ts") as typeof import("./registry.ts");
   const { registry } = createMetricsRegistry(deps);
   const expected = digest(token);
-  return new Elysia({ name: "parley-metrics" }).get(
+  return (app: RoutedApp) => app.get(
     "/metrics",
     async ({ request }) => {
       if (!tokenMatches(request.headers.get("authorization"), expected)) throw errors.unauthorized("Missing or wrong metrics token");

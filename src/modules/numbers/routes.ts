@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { sessionIdParams } from "../sessions/model.ts";
@@ -12,8 +11,7 @@ const summary = "Whether phone numbers are on the network (at most 50; answers c
 
 /** Is a number on the network: the dashboard route (JWT) and the same under /api/external (API key). */
 export function numberRoutes(deps: AppDeps) {
-  return new Elysia({ name: "parley-numbers" })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .post("/api/v1/chatapp/:id/check", async ({ auth, params, body }) => ok(await checkNumbers(deps, auth.workspaceId, params.id, body.phones)), {
       jwt: "messaging",
       params: sessionIdParams,

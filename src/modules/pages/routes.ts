@@ -1,5 +1,5 @@
-import { Elysia } from "elysia";
 import { FORMS_CSS, FORMS_JS, formPage } from "./assets.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 
 // the pages the mail links point at; they only call the public API, like any client would
 // strict: one same-origin script and stylesheet, nothing inline
@@ -33,7 +33,7 @@ const ACCEPT = formPage({
 
 /** The pages behind the links in mail: password reset and invitation accept. Not API routes. */
 export function pagesRoutes() {
-  return new Elysia()
+  return (app: RoutedApp) => app
     .get("/reset-password", () => html(RESET), { detail: { hide: true } })
     .get("/accept-invitation", () => html(ACCEPT), { detail: { hide: true } })
     .get("/pages/forms.js", () => new Response(FORMS_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } }), {

@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok, paged } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import { createQuickReplyBody, quickReplyIdParams, quickReplyListQuery, quickReplySchema, updateQuickReplyBody } from "./model.ts";
@@ -12,23 +11,22 @@ import { createQuickReply, deleteQuickReply, getQuickReply, pageQuickReplies, up
  */
 export function quickRepliesRoutes(deps: AppDeps) {
   const doc = () => quickReplySchema;
-  return new Elysia({ prefix: "/api/v1/quick-replies", tags: ["inbox"] })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .get(
-      "",
+      "/api/v1/quick-replies",
       async ({ auth, query }) => {
         const { data, total } = await pageQuickReplies(deps, auth.workspaceId, query);
         return paged(data, query.page, query.limit, total);
       },
-      { jwt: "read", query: quickReplyListQuery, detail: { summary: "List quick replies by shortcut (prefix: those starting with it)", responses: envelopeResponses({ data: doc, list: "page" }) } },
+      { jwt: "read", query: quickReplyListQuery, detail: { tags: ["inbox"], summary: "List quick replies by shortcut (prefix: those starting with it)", responses: envelopeResponses({ data: doc, list: "page" }) } },
     )
-    .get("/:id", async ({ auth, params }) => ok(await getQuickReply(deps, auth.workspaceId, params.id)), {
+    .get("/api/v1/quick-replies/:id", async ({ auth, params }) => ok(await getQuickReply(deps, auth.workspaceId, params.id)), {
       jwt: "read",
       params: quickReplyIdParams,
-      detail: { summary: "Get a quick reply", responses: envelopeResponses({ data: doc }) },
+      detail: { tags: ["inbox"], summary: "Get a quick reply", responses: envelopeResponses({ data: doc }) },
     })
     .post(
-      "",
+      "/api/v1/quick-replies",
       async ({ auth, body, set }) => {
         set.status = 201;
         return ok(await createQuickReply(deps, auth.workspaceId, auth.kind === "user" ? auth.userId : null, body), "Quick reply created");
@@ -37,23 +35,24 @@ export function quickRepliesRoutes(deps: AppDeps) {
         jwt: "manage",
         body: createQuickReplyBody,
         detail: {
+        tags: ["inbox"],
           summary: "Create a quick reply {shortcut, body} (variables as in campaigns)",
           responses: envelopeResponses({ status: 201, data: doc, errors: [409] }),
         },
       },
     )
-    .patch("/:id", async ({ auth, params, body }) => ok(await updateQuickReply(deps, auth.workspaceId, params.id, body), "Quick reply updated"), {
+    .patch("/api/v1/quick-replies/:id", async ({ auth, params, body }) => ok(await updateQuickReply(deps, auth.workspaceId, params.id, body), "Quick reply updated"), {
       jwt: "manage",
       params: quickReplyIdParams,
       body: updateQuickReplyBody,
-      detail: { summary: "Change a quick reply's shortcut or body", responses: envelopeResponses({ data: doc, errors: [409] }) },
+      detail: { tags: ["inbox"], summary: "Change a quick reply's shortcut or body", responses: envelopeResponses({ data: doc, errors: [409] }) },
     })
     .delete(
-      "/:id",
+      "/api/v1/quick-replies/:id",
       async ({ auth, params }) => {
         await deleteQuickReply(deps, auth.workspaceId, params.id);
         return ok(undefined, "Quick reply deleted");
       },
-      { jwt: "manage", params: quickReplyIdParams, detail: { summary: "Delete a quick reply", responses: envelopeResponses({ data: null }) } },
+      { jwt: "manage", params: quickReplyIdParams, detail: { tags: ["inbox"], summary: "Delete a quick reply", responses: envelopeResponses({ data: null }) } },
     );
 }

@@ -1,4 +1,3 @@
-import { Elysia } from "elysia";
 import { decodeJwt } from "jose";
 import type { AppDeps } from "../../deps.ts";
 import { errors } from "../../errors.ts";
@@ -6,6 +5,7 @@ import type { AuthContext } from "../../auth/context.ts";
 import { authenticateJwt } from "../../http/auth-guard.ts";
 import type { RealtimeClient, RealtimeHub } from "./hub.ts";
 import { instruments } from "../metrics/counters.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 
 interface SocketState {
   client?: RealtimeClient;
@@ -29,7 +29,7 @@ function tokenFromProtocol(header: string | undefined): string | undefined {
  * `hub` is the runtime's one hub (built by createServices).
  */
 export function realtimeRoutes(deps: AppDeps, hub: RealtimeHub) {
-  return new Elysia({ name: "parley-realtime" }).ws("/api/ws", {
+  return (app: RoutedApp) => app.ws("/api/ws", {
     async upgrade(ctx) {
       const protocol = ctx.request.headers.get("sec-websocket-protocol") ?? undefined;
       const token = new URL(ctx.request.url).searchParams.get("token") ?? tokenFromProtocol(protocol);

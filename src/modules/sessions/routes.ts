@@ -1,7 +1,7 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
 import type { AuthContext } from "../../auth/context.ts";
-import { authGuard, guardLoaded } from "../../http/auth-guard.ts";
+import { guardLoaded } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok, pageQuery, paged } from "../../http/envelope.ts";
 import type { SessionManager } from "./manager.ts";
 import { createSessionBody, pairingCodeBody, patchSessionBody, sessionIdParams } from "./model.ts";
@@ -16,8 +16,7 @@ type SessionStatuses = Awaited<ReturnType<typeof sessionStatuses>>;
 
 /** The spec's session routes (JWT) plus the rules' (docs/sessions.md) QR, pairing code and DELETE, and the API-key listing. */
 export function sessionRoutes(deps: AppDeps, manager: SessionManager) {
-  return new Elysia({ name: "parley-sessions" })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .get(
       "/api/v1/chatapp",
       async ({ auth, query }) => {

@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponses } from "../../http/openapi.ts";
 import type { SimControl } from "../../network/sim/control.ts";
@@ -9,8 +8,7 @@ import { createGroupBody, createSimGroup, groupDoc } from "./groups.ts";
 
 /** POST /api/sim/sessions/{id}/groups. */
 export function simGroupRoutes(deps: AppDeps, sim: SimControl) {
-  return new Elysia({ name: "parley-sim-groups" })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .post(
       "/api/sim/sessions/:id/groups",
       async ({ auth, params, body, set }) => {

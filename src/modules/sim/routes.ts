@@ -1,6 +1,5 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps.ts";
-import { authGuard } from "../../http/auth-guard.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import type { SimControl } from "../../network/sim/control.ts";
 import { sessionIdParams } from "../sessions/model.ts";
@@ -16,8 +15,7 @@ const tags = ["sim"];
 /** The simulated network's side (docs/network-drivers.md), only mounted while the server runs with `--network sim`. */
 export function simRoutes(deps: AppDeps, sim: SimControl) {
   const service = new SimService(deps, sim);
-  return new Elysia({ name: "parley-sim" })
-    .use(authGuard(deps))
+  return (app: RoutedApp) => app
     .use(simGroupRoutes(deps, sim))
     .post(
       "/api/sim/sessions/:id/scan",

@@ -1,9 +1,9 @@
-import { Elysia } from "elysia";
 import { errors } from "../../errors.ts";
 import { pageHeaders } from "./csp.ts";
 import { CompressedAsset } from "./compressed.ts";
 import { embeddedWeb } from "./embedded.macro.ts" with { type: "macro" };
 import type { WebAssets } from "../../../web/build.ts";
+import type { RoutedApp } from "../../http/routed-app.ts";
 
 // null when running from source: the dashboard is then built on its first request. The macro
 // call sits in a function: its string literals (the whole dashboard, 650 KB as a JavaScript
@@ -44,7 +44,7 @@ async function index(request: Request): Promise<Response> {
  * mail pages are never shadowed.
  */
 export function webRoutes() {
-  return new Elysia({ name: "parley-web" })
+  return (app: RoutedApp) => app
     .get("/", ({ redirect }) => redirect("/app/", 302), { detail: { hide: true } })
     .get(
       "/app/assets/:file",
