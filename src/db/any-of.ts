@@ -1,4 +1,10 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { DB } from "./store.ts";
+
+/** Each engine's condition around the JSON array: before the parameter, after it. */
+function parts(db: Pick<DB, "engine">): [string, string] {
+  return db.engine === "postgres" ? ["= ANY(ARRAY(SELECT jsonb_array_elements_text(", "::jsonb)))"] : ["IN (SELECT value FROM json_each(", "))"];
+}
 
 /**
  * The condition `IN` a JSON array of strings given as one `?` parameter, for raw SQL on either
@@ -9,6 +15,12 @@ import type { DB } from "./store.ts";
  * thousand rows, and growing with the table.
  */
 export function anyOf(db: Pick<DB, "engine">): string {
-  return db.engine === "postgres" ? "= ANY(ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))" : "IN (SELECT value FROM json_each(?))";
+  const [before, after] = parts(db);
+  return `${before}?${after}`;
 }
 
+/** The same condition for drizzle's query builder, with `values` bound: sql`${column} ${anyOfSql(db, values)}`. */
+export function anyOfSql(db: Pick<DB, "engine">, values: string[]): SQL {
+  const [before, after] = parts(db);
+  return sql`${sql.raw(before)}${JSON.stringify(values)}${sql.raw(after)}`;
+}

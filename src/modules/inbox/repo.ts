@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
+import { anyOfSql } from "../../db/any-of.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { usersSql } from "../users/repo.ts";
 import { moveNotes } from "./notes-repo.ts";
@@ -132,9 +133,8 @@ export async function touchKnownInboundConversation(
 
 /** The conversations of several phones (or group addresses) of one session, by phone: one read. */
 export async function conversationsOfPhones(db: DB, workspaceId: string, sessionId: string, phones: string[]): Promise<Map<string, ConversationRow>> {
-  const json = JSON.stringify(phones);
-  // an index probe per phone on PostgreSQL, not a scan of the session's conversations (see db/any-of.ts)
-  const among = db.engine === "postgres" ? sql`= ANY(ARRAY(SELECT jsonb_array_elements_text(${json}::jsonb)))` : sql`IN (SELECT value FROM json_each(${json}))`;
+  // an index probe per phone on PostgreSQL, not a scan of the session's conversations (see anyOf)
+  const among = anyOfSql(db, phones);
   const rows = await db
     .select()
     .from(conversations)

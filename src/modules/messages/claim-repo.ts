@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { DB } from "../../db/store.ts";
+import { anyOf } from "../../db/any-of.ts";
 import { oncePer, preparedOnce } from "../../db/prepared.ts";
 import { messages } from "./table.ts";
 import { boundText, IS_QUEUED, markSent, takeable, type MessageRow } from "./repo.ts";
@@ -125,7 +126,7 @@ export async function releaseClaims(db: DB, workspaceId: string, claims: { id: s
     .prepare(
       `UPDATE messages SET sending_token = NULL, attempts = ${greatest}(attempts - 1, 0), updated_at = ?
        WHERE workspace_id = ? AND status = 'queued'
-         AND ${pg ? "id = ANY(ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))" : "id IN (SELECT value FROM json_each(?))"}
+         AND id ${anyOf(db)}
          AND sending_token IN (${pg ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)"})`,
     )
     .run(at, workspaceId, ids, tokens);

@@ -55,6 +55,6 @@ export class OutcomeBatcher {
    * alone (its group rolled back) reads for itself.
    */
   run<T>(fn: () => Promise<T>, prepare?: () => void): Promise<T> {
-    return this.groups.run(fn, { savepoint: false, prepare: prepare && (() => prepare()) });
+    return this.groups.run(fn, { savepoint: false, prepare });
   }
 }

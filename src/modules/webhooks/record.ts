@@ -1,3 +1,4 @@
+import { anyOf } from "../../db/any-of.ts";
 import { oncePer } from "../../db/prepared.ts";
 import type { DB } from "../../db/store.ts";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
@@ -139,7 +140,7 @@ function prepare(db: DB) {
     deactivate: db.prepare(`UPDATE webhooks SET is_active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND workspace_id = ?`),
     // PostgreSQL: see lockWebhooksFirst
     lockHooks: db.prepare(
-      pg ? `SELECT id FROM webhooks WHERE id = ANY(ARRAY(SELECT jsonb_array_elements_text(?::jsonb))) ORDER BY id FOR NO KEY UPDATE` : `SELECT 1 WHERE 0 AND ? IS NULL`,
+      pg ? `SELECT id FROM webhooks WHERE id ${anyOf(db)} ORDER BY id FOR NO KEY UPDATE` : `SELECT 1 WHERE 0 AND ? IS NULL`,
     ),
   };
 }
