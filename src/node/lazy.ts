@@ -11,3 +11,6 @@ export const nodeTls = (): typeof import("node:tls") => require("node:tls");
 
 /** node:dns/promises (getaddrinfo lookups). */
 export const nodeDns = (): typeof import("node:dns/promises") => require("node:dns/promises");
+
+/** node:zlib (the dashboard assets' gzip and brotli forms, made with the first request for them). */
+export const nodeZlib = (): typeof import("node:zlib") => require("node:zlib");

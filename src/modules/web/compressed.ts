@@ -1,13 +1,5 @@
 import { promisify } from "node:util";
-
-// node:zlib (and the node streams it builds on) loaded with the first compressed asset, not by
-// every start: most servers never serve the dashboard's files in a process's first moments
-let zlib: { gzip: (raw: Buffer, o: object) => Promise<Buffer>; brotli: (raw: Buffer, o: object) => Promise<Buffer>; constants: typeof import("node:zlib").constants } | undefined;
-function zlibAsync() {
-  if (zlib) return zlib;
-  const z: typeof import("node:zlib") = require("node:zlib");
-  return (zlib = { gzip: promisify(z.gzip), brotli: promisify(z.brotliCompress), constants: z.constants });
-}
+import { nodeZlib } from "../../node/lazy.ts";
 
 export type Encoding = "br" | "gzip";
 
@@ -43,11 +35,11 @@ export class CompressedAsset {
     let b = this.forms.get(encoding);
     if (!b) {
       const raw = Buffer.from(this.text);
-      const z = zlibAsync();
+      const z = nodeZlib();
       b = (
         encoding === "gzip"
-          ? z.gzip(raw, { level: 9 })
-          : z.brotli(raw, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 11, [z.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+          ? promisify(z.gzip)(raw, { level: 9 })
+          : promisify(z.brotliCompress)(raw, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 11, [z.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
       ).then((out) => new Uint8Array(out));
       b.catch(() => this.forms.delete(encoding)); // a failure is not kept: the next request tries again
       this.forms.set(encoding, b);
