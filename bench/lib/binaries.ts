@@ -14,8 +14,8 @@ export const CACHE = join(ROOT, "bench", ".cache");
 /** The commit before the asynchronous store landed: the default previous release. */
 export const DEFAULT_AGAINST = "44af27b";
 
-/** the files and folders `npm run build` reads */
-const BUILD_INPUTS = ["src", "cli", "web", "build", "types", "package.json", "package-lock.json", "bun.lock", "tsconfig.json"];
+/** the files and folders `npm run build` reads (the migrations too: a macro embeds them) */
+const BUILD_INPUTS = ["src", "cli", "web", "build", "types", "migrations", "package.json", "package-lock.json", "bun.lock", "tsconfig.json"];
 
 export interface Binary {
   /** "current" or "previous" */
