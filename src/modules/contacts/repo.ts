@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
-import { anyOf } from "../../db/any-of.ts";
+import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import type { ContactFilter } from "./model.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { contactCounts } from "./counts-repo.ts";
@@ -60,7 +60,7 @@ export async function contactsOfPhones(db: DB, workspaceId: string, phones: stri
     .prepare<{ id: string; phone: string; name: string | null; pushName: string | null }>(
       `SELECT id, phone, name, push_name AS "pushName" FROM contacts WHERE workspace_id = ? AND phone ${anyOf(db)}`,
     )
-    .all(workspaceId, JSON.stringify(phones));
+    .all(workspaceId, anyOfArg(db, phones));
   return new Map(rows.map((r) => [r.phone, { id: r.id, name: r.name, pushName: r.pushName }]));
 }
 

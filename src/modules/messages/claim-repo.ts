@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { DB } from "../../db/store.ts";
-import { anyOf } from "../../db/any-of.ts";
+import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import { oncePer, preparedOnce } from "../../db/prepared.ts";
 import { messages } from "./table.ts";
 import { boundText, IS_QUEUED, markSent, takeable, type MessageRow } from "./repo.ts";
@@ -118,8 +118,8 @@ export async function markSentMany(db: DB, workspaceId: string, sent: { id: stri
  */
 export async function releaseClaims(db: DB, workspaceId: string, claims: { id: string; token: string }[], at: number): Promise<void> {
   if (!claims.length) return;
-  const ids = JSON.stringify(claims.map((c) => c.id));
-  const tokens = JSON.stringify(claims.map((c) => c.token));
+  const ids = anyOfArg(db, claims.map((c) => c.id));
+  const tokens = anyOfArg(db, claims.map((c) => c.token));
   const pg = db.engine === "postgres";
   const greatest = pg ? "greatest" : "max";
   await db
@@ -127,7 +127,7 @@ export async function releaseClaims(db: DB, workspaceId: string, claims: { id: s
       `UPDATE messages SET sending_token = NULL, attempts = ${greatest}(attempts - 1, 0), updated_at = ?
        WHERE workspace_id = ? AND status = 'queued'
          AND id ${anyOf(db)}
-         AND sending_token IN (${pg ? "SELECT jsonb_array_elements_text(?::jsonb)" : "SELECT value FROM json_each(?)"})`,
+         AND sending_token ${anyOf(db)}`,
     )
     .run(at, workspaceId, ids, tokens);
 }

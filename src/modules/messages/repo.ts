@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
-import { anyOf } from "../../db/any-of.ts";
+import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import { groupCollect } from "../../db/group-memo.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { media } from "../media/table.ts";
@@ -319,7 +319,7 @@ export async function inboundCopies(db: DB, workspaceId: string, sessionId: stri
       `SELECT network_message_id AS nid, error_code AS "errorCode" FROM messages
        WHERE workspace_id = ? AND session_id = ? AND network_message_id ${anyOf(db)} AND direction = 'inbound'`,
     )
-    .all(workspaceId, sessionId, JSON.stringify(networkMessageIds));
+    .all(workspaceId, sessionId, anyOfArg(db, networkMessageIds));
   const out = new Map<string, { errorCode: string | null }>();
   // a stored copy wins over a placeholder (as `inboundCopy` answers any one row, a final one is what refuses a repeat)
   for (const r of rows) if (!out.has(r.nid) || r.errorCode === null) out.set(r.nid, { errorCode: r.errorCode });

@@ -1,4 +1,4 @@
-import { anyOf } from "../../db/any-of.ts";
+import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import { oncePer } from "../../db/prepared.ts";
 import type { DB } from "../../db/store.ts";
 import { observeWebhookAttempt } from "../metrics/counters.ts";
@@ -153,7 +153,7 @@ function prepare(db: DB) {
  * connection runs it before the batch's outcomes.
  */
 export function lockWebhooksFirst(deps: AppDeps, webhookIds: string[]): Promise<unknown> {
-  const p = statements(deps.db).lockHooks.all(JSON.stringify([...new Set(webhookIds)]));
+  const p = statements(deps.db).lockHooks.all(anyOfArg(deps.db, [...new Set(webhookIds)]));
   p.catch(() => {}); // awaited by the caller; a failure fails the batch there
   return p;
 }
