@@ -290,8 +290,10 @@ export function qSetSql(db: DB, workspaceId: string, q: string, union: "UNION" |
     };
   }
   if (db.engine === "postgres") {
+    // `length(phone) > 0`: the condition of the phone's trigram index (a partial index, so that
+    // reads by `phone = ...` never take it: see its migration)
     return {
-      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND c1.phone ILIKE ? ESCAPE '\\'
+      sql: `SELECT c1.id FROM conversations c1 WHERE c1.workspace_id = ? AND length(c1.phone) > 0 AND c1.phone ILIKE ? ESCAPE '\\'
           ${union} SELECT c2.id FROM contacts k JOIN conversations c2 ON c2.workspace_id = k.workspace_id AND c2.contact_id = k.id
           WHERE k.workspace_id = ? AND (k.name ILIKE ? ESCAPE '\\' OR k.push_name ILIKE ? ESCAPE '\\')`,
       args: [workspaceId, t, workspaceId, t, t],
