@@ -51,6 +51,12 @@ describe("settings without building every schema", () => {
     expect([config.dataDir, config.dbSynchronous]).toEqual(["/srv/parley", "full"]);
   });
 
+  test("the node id's default is the machine's name, as node:os gives it, and the process id", async () => {
+    const { hostname } = await import("node:os");
+    const { RUNTIME_DEFAULTS } = await import("../src/config-quick.ts");
+    expect(RUNTIME_DEFAULTS.nodeId()).toBe(`${hostname()}-${process.pid}`);
+  });
+
   test("the switches are the boolean settings", () => {
     const booleans = Object.entries(SETTINGS).filter(([, make]) => innerType(make()) === "boolean").map(([k]) => k);
     expect([...BOOLEAN_SETTINGS].sort()).toEqual(booleans.sort());
