@@ -36,9 +36,10 @@ function describe(shape: ReturnType<typeof configSchema>["shape"], key: ConfigKe
 /**
  * Adds one flag per setting of the config schema to `cmd`: every setting is also a flag (boolean
  * ones take an optional value). Their help (kind, choices, default) needs every setting's schema:
- * it is made when the help is shown, not at every start of the command.
+ * it is made when the help is shown, not at every start of the command. `only`: just these
+ * settings' flags (see flagsGiven), in the same order.
  */
-export function addConfigFlags(cmd: Command): Command {
+export function addConfigFlags(cmd: Command, only: readonly string[] | null = null): Command {
   let help: Map<ConfigKey, string> | undefined;
   const helpOf = (key: ConfigKey): string => {
     if (!help) {
@@ -47,7 +48,8 @@ export function addConfigFlags(cmd: Command): Command {
     }
     return help.get(key)!;
   };
-  for (const key of SERVE_FLAG_KEYS as ConfigKey[]) {
+  const keys = only ? SERVE_FLAG_KEYS.filter((k) => only.includes(k)) : SERVE_FLAG_KEYS;
+  for (const key of keys as ConfigKey[]) {
     const long = flagName(key);
     const short = SHORT[key];
     const option = new Option(`${short ? `${short}, ` : ""}${long} ${BOOLEAN_SETTINGS.has(key) ? "[bool]" : "<value>"}`);
@@ -59,3 +61,28 @@ export function addConfigFlags(cmd: Command): Command {
 
 /** Every setting is a flag of `serve`. */
 export const SERVE_FLAG_KEYS: readonly string[] = Object.keys(SETTINGS);
+
+/**
+ * The settings the words after `serve` give as flags (`--port 4000`, `--port=4000`, `-p 4000`), when
+ * every word that starts with "-" is one of the settings' flags; null otherwise (`--help`, a
+ * misspelt or unknown flag, `--`, a value that starts with "-"). With the settings given, `serve`
+ * registers only their flags: commander then reads the same values (no flag has a default of its
+ * own, so the others are absent either way) without registering and scanning ≈80 options at every
+ * start; anything else registers every flag, so help, errors and suggestions are commander's as before.
+ */
+export function flagsGiven(args: readonly string[]): string[] | null {
+  const keys: string[] = [];
+  for (const arg of args) {
+    if (!arg.startsWith("-")) continue;
+    const key = FLAG_KEY.get(arg.split("=", 1)[0]!);
+    if (!key || (arg.includes("=") && !arg.startsWith("--"))) return null;
+    keys.push(key);
+  }
+  return keys;
+}
+
+/** Each setting by its flag (`--data-dir`) and the short forms (`-d`). */
+const FLAG_KEY = new Map<string, string>([
+  ...SERVE_FLAG_KEYS.map((k) => [flagName(k), k] as [string, string]),
+  ...Object.entries(SHORT).map(([k, short]) => [short, k] as [string, string]),
+]);

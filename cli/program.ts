@@ -2,7 +2,8 @@ import { writeErr, writeOut } from "../src/node/tty.ts";
 import { Command } from "commander";
 import { VERSION } from "../src/version.ts";
 
-type Register = (program: Command) => void;
+/** Adds a command to the program; `argv` is the command line being run (a command may register less for it). */
+type Register = (program: Command, argv: readonly string[]) => void;
 
 /**
  * Each command's module, imported only when that command runs (or for the whole help): a command
@@ -60,7 +61,7 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   for (const register of await Promise.all(loaders.map((load) => load()))) {
     if (registered.has(register)) continue; // backup, restore and health are one module
     registered.add(register);
-    register(program);
+    register(program, argv);
   }
   program
     .command("version")

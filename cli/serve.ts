@@ -6,7 +6,7 @@ import { hostUrl } from "../src/http/public-url.ts";
 import { ListenError, PortInUseError, startServer } from "../src/server.ts";
 import { isTty, writeStdoutLine, writeErr } from "../src/node/tty.ts";
 import { releaseMemory, releaseWhenIdle } from "./idle-release.ts";
-import { addConfigFlags, SERVE_FLAG_KEYS } from "./config-flags.ts";
+import { addConfigFlags, flagsGiven, SERVE_FLAG_KEYS } from "./config-flags.ts";
 import { configOrExit, processLogger } from "./context.ts";
 
 /** How long after listening the memory only the start needed is released. */
@@ -24,9 +24,10 @@ const RELEASE_START_AFTER_MS = 300;
 const SERVE_JIT_POLICY = 10;
 
 /** `parley serve`: runs the HTTP server until SIGTERM/SIGINT. */
-export function serveCommand(program: Command): void {
-  // every setting of the config schema is also a flag here
-  addConfigFlags(program.command("serve").description("start the server (migrates the database first)"))
+export function serveCommand(program: Command, argv: readonly string[] = []): void {
+  // every setting of the config schema is also a flag here (a start registers those it is given)
+  const given = argv[2] === "serve" ? flagsGiven(argv.slice(3)) : null;
+  addConfigFlags(program.command("serve").description("start the server (migrates the database first)"), given)
     .action(async (flags) => {
       const config = await configOrExit(flags, SERVE_FLAG_KEYS);
       mark("config");

@@ -7,10 +7,11 @@ import { RUNTIME_DEFAULTS, SETTINGS } from "./config-fields.ts";
  * - `values`: each setting's value when neither a flag nor the environment sets it (settings
  *   whose value is then undefined are left out);
  * - `booleans`: the settings that are switches (their flag takes an optional value);
- * - `keys`: every setting, in the schema's order (a start reads them without loading the schemas).
+ * - `keys`: every setting, in the schema's order (a start reads them without loading the schemas);
+ * - `envs`: each key's environment variable (`dataDir`: `PARLEY_DATA_DIR`), in the same order.
  * The settings whose default is made in the process (RUNTIME_DEFAULTS) are left out.
  */
-export function configDefaults(): { values: Record<string, unknown>; booleans: string[]; keys: string[] } {
+export function configDefaults(): { values: Record<string, unknown>; booleans: string[]; keys: string[]; envs: string[] } {
   const values: Record<string, unknown> = {};
   const booleans: string[] = [];
   for (const [key, make] of Object.entries(SETTINGS)) {
@@ -20,7 +21,8 @@ export function configDefaults(): { values: Record<string, unknown>; booleans: s
     const value = schema.parse(undefined);
     if (value !== undefined) values[key] = value;
   }
-  return { values, booleans, keys: Object.keys(SETTINGS) };
+  const keys = Object.keys(SETTINGS);
+  return { values, booleans, keys, envs: keys.map((k) => "PARLEY_" + k.replace(/([A-Z])/g, "_$1").toUpperCase()) };
 }
 
 /** The type of a setting's innermost schema (defaults, optionals and preprocessing unwrapped). */

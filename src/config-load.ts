@@ -10,7 +10,7 @@ import { configDefaults } from "./config-defaults.macro.ts" with { type: "macro"
 /** The settings as read (config.ts gives them their type, Config: this file knows no schema). */
 type Settings = Readonly<Record<string, any>>;
 
-const DEFAULTS = configDefaults() as { values: Record<string, unknown>; booleans: string[]; keys: string[] };
+const DEFAULTS = configDefaults() as { values: Record<string, unknown>; booleans: string[]; keys: string[]; envs: string[] };
 
 /** Every setting, in the schema's order. */
 export const SETTING_KEYS: readonly string[] = DEFAULTS.keys;
@@ -93,15 +93,17 @@ export function loadSettings(
 ): Settings | typeof NEEDS_SCHEMAS {
   const raw: Record<string, unknown> = {};
   const source: Record<string, string> = {};
-  for (const key of DEFAULTS.keys) {
+  // the variables' names are spelled when the binary is built (the macro), not at every start
+  for (let i = 0; i < DEFAULTS.keys.length; i++) {
+    const key = DEFAULTS.keys[i]!;
     const fromFlag = flags[key];
-    const fromEnv = env[envName(key)];
+    const fromEnv = env[DEFAULTS.envs[i]!];
     if (fromFlag !== undefined) {
       raw[key] = fromFlag;
       source[key] = flagName(key);
     } else if (fromEnv !== undefined) {
       raw[key] = fromEnv;
-      source[key] = envName(key);
+      source[key] = DEFAULTS.envs[i]!;
     }
   }
   const names = (key: string) =>

@@ -1,4 +1,4 @@
-import { hostname } from "node:os";
+import { readFileSync } from "node:fs";
 
 // What a start needs of the settings without zod: the defaults made in the process, and checks
 // of the few settings operator commands are given (the data dir, the database), which accept a
@@ -8,8 +8,24 @@ import { hostname } from "node:os";
 
 /** The defaults made in the process, not when the binary is built (the node id holds the process id). */
 export const RUNTIME_DEFAULTS: Readonly<Record<string, () => unknown>> & { nodeId: () => string } = {
-  nodeId: () => `${hostname()}-${process.pid}`,
+  nodeId: () => `${hostName()}-${process.pid}`,
 };
+
+/**
+ * The machine's name, as `os.hostname()` gives it. On Linux the kernel's own file says the same
+ * (the name of the host's UTS namespace), without loading node:os: every command's settings
+ * make the node id, and that module is a start's cost of its own (a call for the processor count
+ * when it is loaded), where `parley workspaces list` uses nothing else of it.
+ */
+function hostName(): string {
+  try {
+    const name = readFileSync("/proc/sys/kernel/hostname", "utf8").trim();
+    if (name) return name;
+  } catch {
+    // not Linux (or no /proc)
+  }
+  return (require("node:os") as typeof import("node:os")).hostname();
+}
 
 /** A value a quick check leaves to the setting's schema (to refuse it, or to read it its own way). */
 export const ASK_SCHEMA: unique symbol = Symbol("ask the schema");

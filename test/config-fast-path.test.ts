@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { BOOLEAN_SETTINGS, configSchema, loadConfig, parseSettings } from "../src/config.ts";
 import { SETTINGS } from "../src/config-fields.ts";
-import { innerType } from "../src/config-defaults.macro.ts";
-import { loadSettings, NEEDS_SCHEMAS } from "../src/config-load.ts";
+import { configDefaults, innerType } from "../src/config-defaults.macro.ts";
+import { envName, loadSettings, NEEDS_SCHEMAS } from "../src/config-load.ts";
 import { ASK_SCHEMA, QUICK } from "../src/config-quick.ts";
 
 // loadConfig builds only the schemas of the settings it is given and takes the others' values
@@ -41,6 +41,20 @@ describe("settings without building every schema", () => {
     const b = loadConfig();
     expect(a.webhookRetrySchedule).toEqual(b.webhookRetrySchedule);
     expect(a.webhookRetrySchedule).not.toBe(b.webhookRetrySchedule);
+  });
+
+  test("each setting is read from its PARLEY_ variable, named when the binary is built", () => {
+    const { keys, envs } = configDefaults();
+    expect(envs).toEqual(keys.map(envName));
+    expect(envs[keys.indexOf("dataDir")]).toBe("PARLEY_DATA_DIR");
+    const config = loadSettings({}, { PARLEY_DATA_DIR: "/srv/parley", PARLEY_DB_SYNCHRONOUS: "full" }, {}, null, null) as Record<string, unknown>;
+    expect([config.dataDir, config.dbSynchronous]).toEqual(["/srv/parley", "full"]);
+  });
+
+  test("the node id's default is the machine's name, as node:os gives it, and the process id", async () => {
+    const { hostname } = await import("node:os");
+    const { RUNTIME_DEFAULTS } = await import("../src/config-quick.ts");
+    expect(RUNTIME_DEFAULTS.nodeId()).toBe(`${hostname()}-${process.pid}`);
   });
 
   test("the switches are the boolean settings", () => {

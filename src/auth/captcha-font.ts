@@ -45,7 +45,11 @@ const GLYPHS_SRC: Record<string, string> = {
 export const GLYPH_W = 5;
 export const GLYPH_H = 7;
 
-/** glyph -> rows of booleans, [y][x] */
-export const GLYPHS: Record<string, boolean[][]> = Object.fromEntries(
-  Object.entries(GLYPHS_SRC).map(([ch, src]) => [ch, src.split(" ").map((row) => [...row].map((c) => c === "#"))]),
-);
+let glyphs: Record<string, boolean[][]> | undefined;
+
+/** glyph -> rows of booleans, [y][x]; made with the first captcha drawn, not when the server starts */
+export function fontGlyphs(): Record<string, boolean[][]> {
+  return (glyphs ??= Object.fromEntries(
+    Object.entries(GLYPHS_SRC).map(([ch, src]) => [ch, src.split(" ").map((row) => [...row].map((c) => c === "#"))]),
+  ));
+}

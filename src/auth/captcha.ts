@@ -1,5 +1,5 @@
 import { randomFrom } from "../crypto/random.ts";
-import { CAPTCHA_ALPHABET, GLYPH_H, GLYPH_W, GLYPHS } from "./captcha-font.ts";
+import { CAPTCHA_ALPHABET, fontGlyphs, GLYPH_H, GLYPH_W } from "./captcha-font.ts";
 
 /** A freshly drawn challenge: the answer (kept only hashed) and its PNG. */
 export interface CaptchaImage {
@@ -45,8 +45,9 @@ export function renderCaptcha(text: string): Uint8Array {
 
   const wave = { amp: rnd(1, 2), freq: rnd(0.03, 0.06), phase: rnd(0, Math.PI * 2) };
   const slot = W / (text.length + 0.3);
+  const glyphs = fontGlyphs();
   [...text.toUpperCase()].forEach((ch, i) => {
-    const glyph = GLYPHS[ch];
+    const glyph = glyphs[ch];
     if (!glyph) throw new Error(`captcha font has no glyph for ${JSON.stringify(ch)}`);
     const cell = rnd(5.4, 6.2);
     const cellY = rnd(6.8, 7.6);

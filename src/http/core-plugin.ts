@@ -4,6 +4,7 @@ import { errors } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth.ts";
 import { parseMultipartCapped } from "./multipart.ts";
+import { parsedText } from "./raw-body.ts";
 import { beginRequest, requestMeta } from "./request-meta.ts";
 
 const utf8 = new TextDecoder();
@@ -110,10 +111,12 @@ function beginCore(config: Config, allowed: Set<string>, smallestLimit: number, 
 /** A body by its media type (case-insensitive, RFC 9110), within the route's cap. */
 async function parseBody(config: Config, request: Request, given: string): Promise<unknown> {
   const contentType = given.toLowerCase();
-  const limit = bodyLimit(config, pathOf(request));
+  const path = pathOf(request);
+  const limit = bodyLimit(config, path);
   // the full header: Elysia's `contentType` drops the boundary
   if (MEDIA_TYPES.test(contentType)) return parseMultipartCapped(request, request.headers.get("content-type") ?? contentType, limit);
   const text = await readCapped(request, limit);
+  parsedText(request, path, text);
   if (contentType.startsWith("application/json") || contentType.endsWith("+json")) {
     if (text.trim() === "") return undefined;
     if (jsonTooDeep(text)) throw errors.validation({ body: `nests deeper than ${MAX_JSON_DEPTH} levels` }, "JSON body nested too deeply");

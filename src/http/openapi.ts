@@ -194,12 +194,22 @@ export function errorResponse(status: ErrorStatus): ResponseDoc {
  */
 export function envelopeResponses(o: EnvelopeDoc = {}): Record<string, ResponseDoc> {
   const status = o.status ?? 200;
-  const out: Record<string, ResponseDoc> = {
-    [status]: {
-      description: o.description ?? (status === 201 ? "Created" : status === 202 ? "Accepted" : "OK"),
-      content: { "application/json": { schema: successEnvelopeSchema(o) } },
-    },
-  };
-  for (const e of o.errors ?? []) out[e] = errorResponse(e);
+  const out: Record<string, ResponseDoc> = {};
+  // each response is made when the document first reads it: every route declares its responses
+  // while the server starts, and only /openapi.json reads them
+  lazyEntry(out, status, () => ({
+    description: o.description ?? (status === 201 ? "Created" : status === 202 ? "Accepted" : "OK"),
+    content: { "application/json": { schema: successEnvelopeSchema(o) } },
+  }));
+  for (const e of o.errors ?? []) lazyEntry(out, e, () => errorResponse(e));
   return out;
+}
+
+/**
+ * `target[key]`, made by `make` when first read (enumerable, as a plain property reads; it becomes
+ * one when read or assigned).
+ */
+function lazyEntry<T>(target: Record<string, T>, key: number, make: () => T): void {
+  const settle = (value: T) => (Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true }), value);
+  Object.defineProperty(target, key, { enumerable: true, configurable: true, get: () => settle(make()), set: settle });
 }

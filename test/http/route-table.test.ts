@@ -41,3 +41,22 @@ test("every API route has its module's tag (the documentation's groups)", () => 
     expect({ route: `${r.method} ${r.path}`, tags: r.hooks.detail?.tags?.length ?? 0 }).toEqual({ route: `${r.method} ${r.path}`, tags: 1 });
   }
 });
+
+test("building the app registers each route once: no module is an instance of its own", async () => {
+  const { Elysia } = await import("elysia");
+  const proto = Elysia.prototype as unknown as { add: (...args: unknown[]) => unknown };
+  const add = proto.add;
+  let calls = 0;
+  proto.add = function (this: unknown, ...args: unknown[]) {
+    calls++;
+    return add.apply(this, args);
+  };
+  let other: TestApp | undefined;
+  try {
+    other = await createTestApp();
+  } finally {
+    proto.add = add;
+  }
+  expect(calls).toBe(other.app.routes.length);
+  await other.close();
+});

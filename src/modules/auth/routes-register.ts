@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import type { RoutedApp } from "../../http/routed-app.ts";
 import { ok } from "../../http/envelope.ts";
 import { issueCaptcha } from "./captcha-service.ts";
 import type { AuthKit } from "./kit.ts";
@@ -23,51 +23,52 @@ const tokenDoc = { security: [{ bearer: [] }] };
 /** Captcha, registration and the four verification routes. */
 export function registerRoutes(kit: AuthKit) {
   const captchaOn = kit.deps.config.captcha === "image";
-  return new Elysia({ prefix: "/api/auth" })
-    .use(routeThrottle(kit))
-    .get("/captcha", async () => ok(await issueCaptcha(kit)), {
+  const throttle = routeThrottle(kit);
+  return (app: RoutedApp) => app
+    .get("/api/auth/captcha", async () => ok(await issueCaptcha(kit)), {
+      transform: throttle,
       detail: { summary: "A one-time captcha (PNG data URI, 5 characters, 5 minutes)", tags, responses: envelopeResponses({ data: captchaDoc }) },
     })
     .post(
-      "/register",
+      "/api/auth/register",
       async ({ body, set }) => {
         const result = await register(kit, body);
         set.status = 201;
         return ok(result, "Account created; verify your mobile number, then your email");
       },
-      { body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags, responses: envelopeResponses({ status: 201, data: registrationDoc, errors: [409, 502] }) } },
+      { transform: throttle, body: registerBody(captchaOn), detail: { summary: "Register a workspace and its owner (trial starts)", tags, responses: envelopeResponses({ status: 201, data: registrationDoc, errors: [409, 502] }) } },
     )
     .post(
-      "/mobile/send-otp",
+      "/api/auth/mobile/send-otp",
       async ({ headers, body }) => {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         return ok(await sendMobileOtp(kit, user), "Code sent");
       },
-      { body: registrationTokenBody, detail: { summary: "Send the mobile verification code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: codeSentToPhoneDoc, errors: [409, 502] }) } },
+      { transform: throttle, body: registrationTokenBody, detail: { summary: "Send the mobile verification code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: codeSentToPhoneDoc, errors: [409, 502] }) } },
     )
     .post(
-      "/mobile/verify-otp",
+      "/api/auth/mobile/verify-otp",
       async ({ headers, body }) => {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         return ok(await verifyMobileOtp(kit, user, body.otpCode), "Mobile number verified");
       },
-      { body: mobileVerifyBody, detail: { summary: "Verify the mobile number with its code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: mobileVerifiedDoc, errors: [409] }) } },
+      { transform: throttle, body: mobileVerifyBody, detail: { summary: "Verify the mobile number with its code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: mobileVerifiedDoc, errors: [409] }) } },
     )
     .post(
-      "/email/send-verification-code",
+      "/api/auth/email/send-verification-code",
       async ({ headers, body }) => {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         return ok(await sendEmailCode(kit, user), "Code sent");
       },
-      { body: registrationTokenBody, detail: { summary: "Send the email verification code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: codeSentToEmailDoc, errors: [409, 500] }) } },
+      { transform: throttle, body: registrationTokenBody, detail: { summary: "Send the email verification code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: codeSentToEmailDoc, errors: [409, 500] }) } },
     )
     .post(
-      "/email/verify",
+      "/api/auth/email/verify",
       async ({ headers, body }) => {
         const user = await userOfRegistrationToken(kit, carriedToken(headers, body));
         const field = body.code !== undefined ? "code" : "otpCode";
         return ok(await verifyEmail(kit, user, (body.code ?? body.otpCode)!, field), "Email verified; you can sign in");
       },
-      { body: emailVerifyBody, detail: { summary: "Verify the email with its code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: emailVerifiedDoc, errors: [409] }) } },
+      { transform: throttle, body: emailVerifyBody, detail: { summary: "Verify the email with its code (registration token)", tags, ...tokenDoc, responses: envelopeResponses({ data: emailVerifiedDoc, errors: [409] }) } },
     );
 }

@@ -102,8 +102,15 @@ function fromRow(row: PlanRow): Plan {
   return { id: row.id, name: row.name, currency: "INR", monthlyPaise: row.monthlyPaise, annualPaise: row.annualPaise, limits, active: row.active === 1 };
 }
 
+/** How many of the built-in plans the table holds. */
+const SEED_CHECK = `SELECT count(*) AS n FROM plans WHERE id IN (${DEFAULT_PLANS.map(() => "?").join(", ")})`;
+
 /** Inserts the default plans that are not in the `plans` table yet (operator edits are kept). */
 export async function seedPlans(db: DB, now: number): Promise<void> {
+  // every start but the first finds the catalogue there: one read says so, without a transaction
+  // (nor SQLite's write lock, which another process may hold)
+  const present = await db.prepare<{ n: number | string }>(SEED_CHECK).get(...DEFAULT_PLANS.map((p) => p.id));
+  if (Number(present?.n) === DEFAULT_PLANS.length) return;
   const insert = db.prepare(
     `INSERT INTO plans (id, name, currency, monthly_paise, annual_paise, limits, active, sort_order, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING`,

@@ -77,11 +77,16 @@ export async function pageRecipients(db: DB, campaignId: string, q: { status?: R
 
 /** Campaigns the engine must look after (after a restart, and as a safety net). */
 export async function activeCampaigns(db: DB): Promise<{ id: string; workspaceId: string; status: CampaignStatus; progressDirty: boolean }[]> {
-  return db
-    .select({ id: campaigns.id, workspaceId: campaigns.workspaceId, status: campaigns.status, progressDirty: campaigns.progressDirty })
-    .from(campaigns)
-    .where(sql`${campaigns.status} IN ('running', 'scheduled') OR ${campaigns.progressDirty} = 1 OR (${campaigns.status} = 'cancelled' AND ${campaigns.pending} > 0)`)
+  // plain SQL: the server's start runs this sweep once, cold, while its first requests come in,
+  // and building it with drizzle's query builder the first time cost more than the read
+  const rows = await db
+    .prepare<{ id: string; workspaceId: string; status: CampaignStatus; progressDirty: number | string }>(
+      `SELECT id, workspace_id AS "workspaceId", status, progress_dirty AS "progressDirty" FROM campaigns
+      WHERE status IN ('running', 'scheduled') OR progress_dirty = 1 OR (status = 'cancelled' AND pending > 0)`,
+    )
     .all();
+  // a flag kept as an integer (a bigint on PostgreSQL)
+  return rows.map((r) => ({ ...r, progressDirty: Number(r.progressDirty) === 1 }));
 }
 
 /** Running campaigns of a workspace that send through a session. */

@@ -186,10 +186,10 @@ export async function nextQueued(db: DB, workspaceId: string, sessionId: string)
 
 /** Sessions with queued messages, across workspaces (the sender's recovery sweep). */
 export async function sessionsWithQueued(db: DB): Promise<{ workspaceId: string; sessionId: string }[]> {
+  // plain SQL: the server's start runs this sweep once, cold, while its first requests come in,
+  // and building it with drizzle's query builder the first time cost more than the read
   return await db
-    .selectDistinct({ workspaceId: messages.workspaceId, sessionId: messages.sessionId })
-    .from(messages)
-    .where(IS_QUEUED)
+    .prepare<{ workspaceId: string; sessionId: string }>(`SELECT DISTINCT workspace_id AS "workspaceId", session_id AS "sessionId" FROM messages WHERE status = 'queued'`)
     .all();
 }
 
