@@ -1,4 +1,5 @@
 import { RUNTIME_DEFAULTS, SETTINGS } from "./config-fields.ts";
+import { envName } from "./config-names.ts";
 
 /**
  * Bun macro (import it `with { type: "macro" }`): runs when the binary is built, or when the
@@ -22,7 +23,7 @@ export function configDefaults(): { values: Record<string, unknown>; booleans: s
     if (value !== undefined) values[key] = value;
   }
   const keys = Object.keys(SETTINGS);
-  return { values, booleans, keys, envs: keys.map((k) => "PARLEY_" + k.replace(/([A-Z])/g, "_$1").toUpperCase()) };
+  return { values, booleans, keys, envs: keys.map(envName) };
 }
 
 /** The type of a setting's innermost schema (defaults, optionals and preprocessing unwrapped). */

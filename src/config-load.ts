@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { ASK_SCHEMA, QUICK, RUNTIME_DEFAULTS } from "./config-quick.ts";
 import { configDefaults } from "./config-defaults.macro.ts" with { type: "macro" };
+import { envName, flagName } from "./config-names.ts";
 
 // How the settings are read (flags > environment > defaults, each setting checked, then the
 // settings that go together), without zod: config.ts gives it the settings' schemas, and an
@@ -55,15 +56,7 @@ export function settle(raw: Record<string, unknown>, schemaOf: SchemaOf | null):
   return { success: true, data };
 }
 
-/** `dataDir` -> `PARLEY_DATA_DIR` */
-export function envName(key: string): string {
-  return "PARLEY_" + key.replace(/([A-Z])/g, "_$1").toUpperCase();
-}
-
-/** `dataDir` -> `--data-dir` */
-export function flagName(key: string): string {
-  return "--" + key.replace(/([A-Z])/g, "-$1").toLowerCase();
-}
+export { envName, flagName } from "./config-names.ts";
 
 export class ConfigError extends Error {}
 
