@@ -3,7 +3,7 @@ import type { DB } from "../../db/store.ts";
 import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import { oncePer, preparedOnce } from "../../db/prepared.ts";
 import { messages } from "./table.ts";
-import { boundText, IS_QUEUED, markSent, takeable, type MessageRow } from "./repo.ts";
+import { boundText, IS_QUEUED, markSent, queuedOfWorkspace, queuedOfWorkspaceSql, takeable, type MessageRow } from "./repo.ts";
 
 // The sender's batched claims (sender.ts): with no pacing gap, one run of a session's queue
 // takes several due heads at once, sends them one after another and commits their outcomes
@@ -59,8 +59,7 @@ const headsClaimStmt = preparedOnce((db) =>
     })
     .where(
       and(
-        eq(messages.workspaceId, sql.placeholder("ws")),
-        IS_QUEUED,
+        queuedOfWorkspace(sql.placeholder("ws")),
         isNull(messages.sendingToken),
         sql`${messages.id} = ANY(ARRAY(WITH h AS (
             SELECT q.id, q.sending_token, q.next_attempt_at FROM ${messages} q
@@ -89,7 +88,7 @@ const pgStatements = oncePer((db: DB) => ({
     `UPDATE messages AS m SET status = 'sent', network_message_id = r.nid, sending_token = NULL, next_attempt_at = NULL, sent_at = ?, updated_at = ?
      FROM jsonb_to_recordset(?::jsonb) AS r(id text, token text, nid text)
      WHERE m.id = ANY(ARRAY(SELECT x.id FROM jsonb_to_recordset(?::jsonb) AS x(id text)))
-       AND m.workspace_id = ? AND m.id = r.id AND m.sending_token = r.token AND m.status = 'queued'
+       AND ${queuedOfWorkspaceSql("m")} AND m.id = r.id AND m.sending_token = r.token
      RETURNING m.id`,
   ),
 }));
@@ -125,7 +124,7 @@ export async function releaseClaims(db: DB, workspaceId: string, claims: { id: s
   await db
     .prepare(
       `UPDATE messages SET sending_token = NULL, attempts = ${greatest}(attempts - 1, 0), updated_at = ?
-       WHERE workspace_id = ? AND status = 'queued'
+       WHERE ${queuedOfWorkspaceSql()}
          AND id ${anyOf(db)}
          AND sending_token ${anyOf(db)}`,
     )

@@ -62,10 +62,16 @@ export async function enqueueSender(deps: Pick<AppDeps, "jobs">, workspaceId: st
   await deps.jobs.enqueue(SENDER_JOB, { workspaceId, sessionId } satisfies SenderPayload, { dedupeKey: senderJobKey(sessionId) });
 }
 
-/** Enqueues a sender for every session with queued messages (after a restart, and as a safety net). */
+/**
+ * Enqueues a sender for every session with queued messages (after a restart, and as a safety net).
+ * The sessions are read before the transaction, not under the store's write lock, which every
+ * send waits for: a session whose queue empties meanwhile gets a sender that finds nothing and
+ * ends; one whose queue fills meanwhile was given its sender by the send itself.
+ */
 export async function sweepQueued(deps: Pick<AppDeps, "db" | "jobs">): Promise<number> {
+  const sessions = await sessionsWithQueued(deps.db);
+  if (!sessions.length) return 0;
   return deps.db.tx(async () => {
-    const sessions = await sessionsWithQueued(deps.db);
     for (const s of sessions) await enqueueSender(deps, s.workspaceId, s.sessionId);
     return sessions.length;
   });
