@@ -1,9 +1,16 @@
 import { errors } from "../../errors.ts";
 import { pageHeaders } from "./csp.ts";
 import { CompressedAsset } from "./compressed.ts";
+import { embeddedWeb } from "./embedded.macro.ts" with { type: "macro" };
 import type { WebAssets } from "../../../web/build.ts";
 import type { RoutedApp } from "../../http/routed-app.ts";
 
+// null when running from source: the dashboard is then built on its first request. The macro
+// call sits in a function: its string literals (the whole dashboard, 650 KB as a JavaScript
+// string) are made when the dashboard is first asked for, not by every start of the binary
+function embedded(): WebAssets | null {
+  return embeddedWeb();
+}
 type Served = Record<keyof WebAssets, CompressedAsset>;
 let loading: Promise<Served> | null = null;
 
@@ -12,9 +19,10 @@ const served = (a: WebAssets): Served => ({ html: new CompressedAsset(a.html), j
 
 function assets(): Promise<Served> {
   if (loading) return loading;
-  // the dashboard's literals (in the binary) or its build (from source), loaded on first request
-  loading = import("./embedded-assets.ts")
-    .then((m) => m.embedded() ?? import("../../../web/build.ts").then((b) => b.buildWeb()))
+  const inBinary = embedded();
+  if (inBinary) return (loading = Promise.resolve(served(inBinary)));
+  loading = import("../../../web/build.ts")
+    .then((m) => m.buildWeb())
     .then(served)
     .catch((e: unknown) => {
       loading = null; // a fixed source builds on the next request
