@@ -17,7 +17,7 @@ export const RUNTIME_DEFAULTS: Readonly<Record<string, () => unknown>> & { nodeI
  * make the node id, and that module is a start's cost of its own (a call for the processor count
  * when it is loaded), where `parley workspaces list` uses nothing else of it.
  */
-function hostName(): string {
+export function hostName(): string {
   try {
     const name = readFileSync("/proc/sys/kernel/hostname", "utf8").trim();
     if (name) return name;

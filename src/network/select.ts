@@ -1,5 +1,5 @@
-import { hostname } from "node:os";
 import type { Config } from "../config.ts";
+import { hostName } from "../config-quick.ts";
 import type { Logger } from "../log.ts";
 import type { NetworkDriver } from "./driver.ts";
 import { SimDriver } from "./sim/driver.ts";
@@ -8,7 +8,7 @@ import { SimDriver } from "./sim/driver.ts";
 export async function createNetwork(config: Config, log: Logger, dataDir: string): Promise<NetworkDriver> {
   if (config.network === "sim" && config.simUrl) {
     const { RemoteSimDriver } = await import("./sim-network/remote-driver.ts");
-    return new RemoteSimDriver({ url: config.simUrl, node: process.env.PARLEY_NODE_ID || `${hostname()}-${process.pid}` });
+    return new RemoteSimDriver({ url: config.simUrl, node: process.env.PARLEY_NODE_ID || `${hostName()}-${process.pid}` });
   }
   if (config.network === "sim") {
     return new SimDriver({

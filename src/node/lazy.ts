@@ -12,5 +12,8 @@ export const nodeTls = (): typeof import("node:tls") => require("node:tls");
 /** node:dns/promises (getaddrinfo lookups). */
 export const nodeDns = (): typeof import("node:dns/promises") => require("node:dns/promises");
 
+/** node:fs/promises (media files, the sim network's sent log): Bun's module of it is JavaScript of its own. */
+export const nodeFsPromises = (): typeof import("node:fs/promises") => require("node:fs/promises");
+
 /** node:zlib (the dashboard assets' gzip and brotli forms, made with the first request for them). */
 export const nodeZlib = (): typeof import("node:zlib") => require("node:zlib");

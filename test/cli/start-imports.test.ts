@@ -69,6 +69,16 @@ test("the server's start evaluates neither node:crypto, node:zlib nor ipaddr.js"
   expect(reached.has("ipaddr.js")).toBe(false);
 });
 
+test("the server's start evaluates neither node:util, node:os nor node:fs/promises", () => {
+  // each is a JavaScript module of Bun's own, evaluated when first imported (node:os asks for the
+  // processor count): the server used node:util for promisify only, node:os for the host name of
+  // a remote sim network's node id, node:fs/promises for media files and the sim network's sent
+  // log; those uses now wrap the callbacks themselves or require the module when they run
+  const reached = packagesReached("cli/serve.ts", { requires: false });
+  expect(reached.has("node:fs")).toBe(true); // the walk does find built-ins
+  for (const name of ["node:util", "util", "node:os", "os", "node:fs/promises", "fs/promises"]) expect(reached.has(name)).toBe(false);
+});
+
 test("no module builds a zod schema when it is imported", () => {
   // zod builds a schema's objects when it is declared, and the first schema of a process pays
   // for zod's own warm-up: a module declares its schemas in functions (lazySchema, docSchema, a

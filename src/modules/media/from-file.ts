@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { nodeFsPromises } from "../../node/lazy.ts";
 import type { AppDeps } from "../../deps.ts";
 import { cleanFilename, type MediaSource, type PreparedMedia } from "./service.ts";
 import { sniffMime } from "./sniff.ts";
@@ -30,7 +30,7 @@ export async function prepareMediaFile(
       row: { id, mimeType, size: input.size, filename: cleanFilename(input.filename), sha256: hasher.digest("hex"), source: input.source, createdAt: deps.clock.now().getTime() },
     };
   } catch (err) {
-    await rm(input.file, { force: true }).catch(() => {});
+    await nodeFsPromises().rm(input.file, { force: true }).catch(() => {});
     throw err;
   }
 }

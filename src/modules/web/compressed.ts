@@ -1,4 +1,3 @@
-import { promisify } from "node:util";
 import { nodeZlib } from "../../node/lazy.ts";
 
 export type Encoding = "br" | "gzip";
@@ -38,8 +37,10 @@ export class CompressedAsset {
       const z = nodeZlib();
       b = (
         encoding === "gzip"
-          ? promisify(z.gzip)(raw, { level: 9 })
-          : promisify(z.brotliCompress)(raw, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 11, [z.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+          ? new Promise<Buffer>((res, rej) => z.gzip(raw, { level: 9 }, (err, out) => (err ? rej(err) : res(out))))
+          : new Promise<Buffer>((res, rej) =>
+              z.brotliCompress(raw, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 11, [z.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }, (err, out) => (err ? rej(err) : res(out))),
+            )
       ).then((out) => new Uint8Array(out));
       b.catch(() => this.forms.delete(encoding)); // a failure is not kept: the next request tries again
       this.forms.set(encoding, b);

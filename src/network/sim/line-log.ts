@@ -1,7 +1,6 @@
 import * as nodeFs from "node:fs";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { promisify } from "node:util";
 
 interface Batch {
   lines: string[];
@@ -100,12 +99,12 @@ export class LineLog {
 
 /** node:fs calls on plain descriptors, as promises (a FileHandle must not be left to the GC). */
 const fs = {
-  open: promisify(nodeFs.open),
-  fstat: promisify(nodeFs.fstat),
+  open: (path: string, flags: string, mode: number) => new Promise<number>((res, rej) => nodeFs.open(path, flags, mode, (err, fd) => (err ? rej(err) : res(fd)))),
+  fstat: (fd: number) => new Promise<nodeFs.Stats>((res, rej) => nodeFs.fstat(fd, (err, st) => (err ? rej(err) : res(st)))),
   read: (fd: number, buf: Buffer, off: number, len: number, pos: number) =>
     new Promise<number>((res, rej) => nodeFs.read(fd, buf, off, len, pos, (err, n) => (err ? rej(err) : res(n)))),
   write: (fd: number, buf: Buffer, off: number, len: number) =>
     new Promise<number>((res, rej) => nodeFs.write(fd, buf, off, len, null, (err, n) => (err ? rej(err) : res(n)))),
-  ftruncate: promisify(nodeFs.ftruncate),
-  close: promisify(nodeFs.close),
+  ftruncate: (fd: number, len: number) => new Promise<void>((res, rej) => nodeFs.ftruncate(fd, len, (err) => (err ? rej(err) : res()))),
+  close: (fd: number) => new Promise<void>((res, rej) => nodeFs.close(fd, (err) => (err ? rej(err) : res()))),
 };

@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { nodeFsPromises } from "../../node/lazy.ts";
 
 const CHUNK = 1024 * 1024;
 
@@ -9,7 +9,7 @@ const CHUNK = 1024 * 1024;
  */
 export async function sentLogHas(path: string, sessionId: string, networkMessageId: string): Promise<boolean> {
   const needle = Buffer.from(JSON.stringify({ sessionId, networkMessageId }).slice(0, -1));
-  const h = await open(path, "r");
+  const h = await nodeFsPromises().open(path, "r");
   try {
     const buf = Buffer.alloc(CHUNK + needle.length);
     let carry = 0;

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, rename, rm } from "node:fs/promises";
+import { nodeFsPromises } from "../../../node/lazy.ts";
 import { join } from "node:path";
 import type { MediaStorage } from "./storage.ts";
 
@@ -11,7 +11,7 @@ export class DirectoryStorage implements MediaStorage {
   }
 
   private async folder(workspaceId: string): Promise<void> {
-    await mkdir(join(this.location, workspaceId), { recursive: true, mode: 0o700 });
+    await nodeFsPromises().mkdir(join(this.location, workspaceId), { recursive: true, mode: 0o700 });
   }
 
   async write(workspaceId: string, id: string, bytes: Uint8Array): Promise<void> {
@@ -23,12 +23,12 @@ export class DirectoryStorage implements MediaStorage {
     await this.folder(workspaceId);
     const to = this.path(workspaceId, id);
     try {
-      await rename(file, to);
+      await nodeFsPromises().rename(file, to);
     } catch (err) {
       // a shared directory on another filesystem than the data dir's scratch folder
       if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-      await copyFile(file, to);
-      await rm(file, { force: true });
+      await nodeFsPromises().copyFile(file, to);
+      await nodeFsPromises().rm(file, { force: true });
     }
   }
 
@@ -43,6 +43,6 @@ export class DirectoryStorage implements MediaStorage {
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
-    await rm(this.path(workspaceId, id), { force: true });
+    await nodeFsPromises().rm(this.path(workspaceId, id), { force: true });
   }
 }

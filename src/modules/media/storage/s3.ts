@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { nodeFsPromises } from "../../../node/lazy.ts";
 import type { MediaStorage } from "./storage.ts";
 
 /**
@@ -26,7 +26,7 @@ export class S3Storage implements MediaStorage {
 
   async adopt(workspaceId: string, id: string, file: string): Promise<void> {
     await this.client.write(this.key(workspaceId, id), Bun.file(file));
-    await rm(file, { force: true });
+    await nodeFsPromises().rm(file, { force: true });
   }
 
   async read(workspaceId: string, id: string): Promise<Uint8Array | null> {
