@@ -2,15 +2,8 @@
  * `npm test`: the whole suite through `bun test`, then one line that says which database
  * engines it covered and how to cover the other. The exit code is bun's.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-
 const args = process.argv.slice(2);
-const proc = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...args], {
-  stdio: ["inherit", "inherit", "inherit"],
-  env: { ...process.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: transpilerCacheDir() },
-});
+const proc = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...args], { stdio: ["inherit", "inherit", "inherit"] });
 const code = await proc.exited;
 const url = process.env.PARLEY_TEST_DATABASE_URL;
 if (url) {
@@ -30,23 +23,4 @@ if (url) {
 }
 process.exit(code);
 
-/**
- * Bun keeps the transpiled form of large source files in a cache keyed by the file's own text.
- * src/db/migrate.ts inlines the migrations at transpile time (a macro), so after a migration is
- * added its text is unchanged and the cache would hand the tests (and every CLI they spawn) the
- * old migrations. The suite's cache is therefore one per state of migrations/: a new or edited
- * migration starts a fresh one.
- */
-function transpilerCacheDir(): string {
-  const root = join(import.meta.dir, "..", "migrations");
-  const hash = new Bun.CryptoHasher("sha256");
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else hash.update(path.slice(root.length)).update(readFileSync(path));
-    }
-  };
-  walk(root);
-  return join(tmpdir(), `parley-transpiler-${hash.digest("hex").slice(0, 16)}`);
-}
+export {};

@@ -1,14 +1,41 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { embeddedMigrations, embeddedMigrationTimes, embeddedPostgresMigrations } from "./migrations.macro.ts" with { type: "macro" };
 import type { DB, Engine } from "./store.ts";
 
+/**
+ * Run from source (this file a `.ts` with the migrations folder of its tree; in a compiled
+ * binary it is a bundled chunk), the migrations are read from their files, not from what the
+ * macro inlined: Bun keeps the transpiled form of a large file in a cache keyed by that file's
+ * own text, so after a migration is added the cached copy of this one would still carry the old
+ * list.
+ */
+const SOURCE_MIGRATIONS = join(import.meta.dir, "..", "..", "migrations");
+const FROM_SOURCE = import.meta.path.endsWith(".ts") && existsSync(join(SOURCE_MIGRATIONS, "sqlite", "meta", "_journal.json"));
+
 /** The timestamps of the migrations this build ships, per engine: all a start on an up-to-date database reads. */
-const TIMES: Record<Engine, number[]> = embeddedMigrationTimes();
+const TIMES: Record<Engine, number[]> = FROM_SOURCE
+  ? { sqlite: journalTimes("sqlite"), postgres: journalTimes("postgres") }
+  : embeddedMigrationTimes();
 /** The migrations themselves (their SQL, a few hundred KB of literals): made only when some are applied. */
 const EMBEDDED: Record<Engine, () => MigrationMeta[]> = {
   sqlite: () => embeddedMigrations() as unknown as MigrationMeta[],
   postgres: () => embeddedPostgresMigrations() as unknown as MigrationMeta[],
 };
+
+/** A folder's migrations' timestamps, from its journal (as drizzle's readMigrationFiles reads them). */
+function journalTimes(engine: Engine): number[] {
+  const journal = JSON.parse(readFileSync(join(SOURCE_MIGRATIONS, engine, "meta", "_journal.json"), "utf8")) as { entries: { when: number }[] };
+  return journal.entries.map((e) => e.when);
+}
+
+/** The engine's migrations with their SQL: from the files when run from source, else the embedded ones. */
+async function migrationsOf(engine: Engine): Promise<MigrationMeta[]> {
+  if (!FROM_SOURCE) return EMBEDDED[engine]();
+  const { readMigrationFiles } = await import("drizzle-orm/migrator");
+  return readMigrationFiles({ migrationsFolder: join(SOURCE_MIGRATIONS, engine) });
+}
 const TABLE = "__drizzle_migrations";
 
 /** The database was migrated by a build this one does not know (newer, or another branch): running on it could corrupt it. */
@@ -34,7 +61,7 @@ export async function migrate(db: DB): Promise<number> {
       return 0;
     }
   }
-  const migrations = EMBEDDED[db.engine]();
+  const migrations = await migrationsOf(db.engine);
   return db.tx(async () => {
     await db.exec(
       db.engine === "postgres"
