@@ -87,7 +87,7 @@ const pgStatements = oncePer((db: DB) => ({
   sent: db.prepare<{ id: string }>(
     `UPDATE messages AS m SET status = 'sent', network_message_id = r.nid, sending_token = NULL, next_attempt_at = NULL, sent_at = ?, updated_at = ?
      FROM jsonb_to_recordset(?::jsonb) AS r(id text, token text, nid text)
-     WHERE m.id = ANY(ARRAY(SELECT x.id FROM jsonb_to_recordset(?::jsonb) AS x(id text)))
+     WHERE m.id ${anyOf(db)}
        AND ${queuedOfWorkspaceSql("m")} AND m.id = r.id AND m.sending_token = r.token
      RETURNING m.id`,
   ),
@@ -101,8 +101,8 @@ const pgStatements = oncePer((db: DB) => ({
  */
 export async function markSentMany(db: DB, workspaceId: string, sent: { id: string; token: string; nid: string }[], at: number): Promise<Set<string>> {
   if (db.engine === "postgres") {
-    const json = JSON.stringify(sent);
-    const rows = await pgStatements(db).sent.all(at, at, json, json, workspaceId);
+    const ids = anyOfArg(db, sent.map((s) => s.id));
+    const rows = await pgStatements(db).sent.all(at, at, JSON.stringify(sent), ids, workspaceId);
     return new Set(rows.map((r) => r.id));
   }
   const marked = new Set<string>();
