@@ -205,6 +205,8 @@ const FTS_SHADOWS = ["", "_data", "_idx", "_docsize", "_config", "_content"];
 const DERIVED_TABLES = [
   ...["messages_fts", "conversations_phone_q", "contacts_name_q", "conversations_phone_g", "contacts_name_g"].flatMap((t) => FTS_SHADOWS.map((s) => t + s)),
   "q_positions",
+  // how far the messages' words index has followed the messages
+  "messages_fts_mark",
   // kept by triggers on contacts, rebuilt there as the contacts are copied
   "contact_counts",
 ];

@@ -1,4 +1,5 @@
 import type { DB } from "../../db/store.ts";
+import { textIndexCaughtUp } from "../messages/fts-repo.ts";
 
 /** The words of a search: runs of letters and digits (both engines' tokenizers split on the rest). */
 export function searchWords(q: string): string[] {
@@ -7,9 +8,9 @@ export function searchWords(q: string): string[] {
 
 /**
  * Ids of a keyset page of the workspace's messages whose text holds every word, newest first
- * (`limit + 1` at most; above `after` the oldest first). SQLite: the FTS5 index messages_fts
- * walked in rowid order (the order messages were stored), each match joined to its message for
- * the workspace. PostgreSQL: the GIN index on the text's tsvector, ordered by id.
+ * (`limit + 1` at most; above `after` the oldest first). SQLite: the FTS5 index messages_fts,
+ * first caught up with the messages stored since its follower last looked, walked in rowid order
+ * (the order messages were stored), each match joined to its message for the workspace. PostgreSQL: the GIN index on the text's tsvector, ordered by id.
  */
 export async function searchMessageIds(db: DB, workspaceId: string, words: string[], c: { before?: string; after?: string; limit: number }): Promise<string[]> {
   const cursor = c.before ?? c.after;
@@ -23,6 +24,7 @@ export async function searchMessageIds(db: DB, workspaceId: string, words: strin
     const rows = await db.prepare<{ id: string }>(`SELECT m.id FROM messages m WHERE ${where} ORDER BY m.id ${dir} LIMIT ?`).all(...args);
     return rows.map((r) => r.id);
   }
+  await textIndexCaughtUp(db);
   // every word quoted: a phrase of one token each, all required (FTS5's implicit AND)
   const match = words.map((w) => `"${w}"`).join(" ");
   const args: (string | number)[] = [match, workspaceId];

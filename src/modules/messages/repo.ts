@@ -1,12 +1,10 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/open.ts";
 import { anyOf, anyOfArg } from "../../db/any-of.ts";
-import { groupCollect } from "../../db/group-memo.ts";
 import { preparedOnce } from "../../db/prepared.ts";
 import { media } from "../media/table.ts";
 import { chatSessions } from "../sessions/table.ts";
 import { messages, type MessageStatus } from "./table.ts";
-import { indexMessageText } from "./fts-repo.ts";
 
 export type MessageRow = typeof messages.$inferSelect;
 /** A message with the facts of its media file. */
@@ -45,17 +43,9 @@ export async function sessionOwner(db: DB, sessionId: string) {
   return await ownerStmt(db).get({ id: sessionId });
 }
 
-/**
- * Inserts a message row, and its text into the search index in the same transaction (in a group
- * commit of inbound messages: the group's texts in one statement at its end).
- */
+/** Inserts a message row (its text reaches the search index after the commit: fts-repo.ts). */
 export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeof messages.$inferInsert, "workspaceId">): Promise<void> {
-  const write = async () => {
-    await insertStmt(db).run(messageParams({ ...row, workspaceId }));
-    if (row.body != null && db.engine === "sqlite" && !groupCollect("messages.search-index", row.id, (ids: string[]) => indexMessageText(db, ids))) await indexMessageText(db, [row.id]);
-  };
-  if (db.inTx || db.engine !== "sqlite") await write();
-  else await db.tx(write);
+  await insertStmt(db).run(messageParams({ ...row, workspaceId }));
 }
 
 /**

@@ -7,7 +7,7 @@ import type { SendBody } from "./model.ts";
 import type { SendAnswer } from "./send-answer.ts";
 import { ensureConversation, insertScheduledMessage, moveLastMessage, type SendSession } from "./send-repo.ts";
 import { enqueueSender } from "./sender.ts";
-import { indexTextLater, type SendGroup } from "./send-batch.ts";
+import type { SendGroup } from "./send-batch.ts";
 import { addUsage } from "./usage-repo.ts";
 
 // Scheduled sends (docs/messages.md): a send with `sendAt` is stored as `scheduled` with a
@@ -43,7 +43,6 @@ export async function scheduleSend(
     sendAt: s.sendAt,
     at: s.at,
   });
-  indexTextLater(deps.db, group, s.id);
   await deps.jobs.enqueue(SCHEDULED_JOB, { workspaceId: ws, messageId: s.id } satisfies ScheduledPayload, { runAt: new Date(s.sendAt), dedupeKey: `${SCHEDULED_JOB}:${s.id}` });
   return { id: s.id, status: "scheduled", sessionId: s.session.id, to: s.input.to, type: s.input.type, createdAt: new Date(s.at).toISOString(), sendAt: new Date(s.sendAt).toISOString() };
 }

@@ -1,6 +1,5 @@
 import type { DB } from "../../db/store.ts";
 import { GroupCommit, type GroupKind, type GroupRunOptions } from "../../db/group-commit.ts";
-import { indexMessageText } from "./fts-repo.ts";
 
 /**
  * What the sends of one group transaction share. The group is one `db.tx`, and write
@@ -181,15 +180,6 @@ export class SendGroup {
     for (const d of this.deferred.values()) await d.write(d.value);
     for (const l of this.lists.values()) if (l.items.length) await l.write(l.items);
   }
-}
-
-/**
- * Adds a message the current send inserted to the search index at the end of the group: the
- * group's messages in one statement, after its last savepoint (see fts-repo.ts). Nothing in a
- * send group deletes a message or changes its text, so none changes before it is indexed.
- */
-export function indexTextLater(db: DB, group: SendGroup, messageId: string): void {
-  group.collect("search-index", messageId, (ids: string[]) => indexMessageText(db, ids));
 }
 
 /** Sends share one SendGroup: it is every send's step, and keeps or takes back each send's share. */

@@ -9,7 +9,7 @@ import type { MessageListQuery, SendBody } from "./model.ts";
 import { findMessage, pageMessages, type MessageFilter } from "./repo.ts";
 import { insertQueuedMessage, insertQueuedMessageNow, insertQueuedMessages, moveLastMessage, sessionForSend, touchOutboundConversation, touchOutboundConversationFor, type QueuedMessage, type SendSession } from "./send-repo.ts";
 import { addUsage, usageOf } from "./usage-repo.ts";
-import { indexTextLater, type SendGroup } from "./send-batch.ts";
+import type { SendGroup } from "./send-batch.ts";
 import { resolveSendMedia } from "./send-media.ts";
 import { isRichType, resolveRich } from "./rich-send.ts";
 import { isMediaKind } from "./rich-types.ts";
@@ -206,7 +206,6 @@ export async function acceptSend(
       };
       const queued = queueMessage(deps, group, ws, message);
       if (queued) await queued;
-      indexTextLater(deps.db, group, id);
       const senderKey = `sender:${ws}:${session.id}`;
       if (!group.has(senderKey)) await group.once(senderKey, () => ensureSender(deps, group, ws, session.id));
       const answer: SendAnswer = { id, status: "queued", sessionId: session.id, to: input.to, type: input.type, createdAt: new Date(at).toISOString(), sendAt: null };

@@ -10,6 +10,7 @@ import { applyReceipt } from "./receipts.ts";
 import { findSession } from "./repo.ts";
 import { OutboundSender, sessionGate, sweepQueued } from "./sender.ts";
 import { scheduledHandler } from "./scheduled.ts";
+import { TextIndexFollower } from "./text-index.ts";
 
 export interface MessagingServices {
   periodic: PeriodicJob[];
@@ -28,6 +29,7 @@ export function messagingServices(deps: AppDeps): MessagingServices {
   deps.jobs.register(sender.handler());
   deps.jobs.register(scheduledHandler(deps));
   const inbound = new InboundBatcher(deps.db);
+  const textIndex = new TextIndexFollower(deps.db, deps.log.child({ component: "search-index" }));
   // a session's inbound messages and receipts are handled one after another, in arrival order
   // (a read receipt may arrive before its delivered one; each must see the other's result). An
   // inbound message lets the session's next one start once it has its place in the group commit
@@ -81,12 +83,14 @@ export function messagingServices(deps: AppDeps): MessagingServices {
     async start() {
       const n = await sweepQueued(deps);
       if (n) deps.log.info("outbound queue resumed", { sessions: n });
+      textIndex.start();
     },
     async stop() {
       unsubscribe();
       unlisten();
       sender.stop();
       await Promise.allSettled([...chains.values()].map((c) => c.done));
+      await textIndex.stop();
     },
     async settled() {
       while (chains.size) await Promise.allSettled([...chains.values()].map((c) => c.done));

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
 import { connectedSession, drain, recordEvents, waitFor } from "../messages/helpers.ts";
-import { indexMessageText } from "../../../src/modules/messages/fts-repo.ts";
 
 // GET /api/v1/inbox/search: the engine's full-text index (FTS5 on SQLite, a tsvector GIN index on
 // PostgreSQL), kept in step with the messages in their own transaction.
@@ -92,7 +91,6 @@ describe("search", () => {
              VALUES (?, ?, ?, ?, 'inbound', '919877700009', 'text', 'phantom words', 'received', ?, ?)`,
           )
           .run(id, ws.id, s1.id, hit.conversationId, at, at);
-        await indexMessageText(t.deps.db, [id]);
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
