@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { eq, getTableColumns, is } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
@@ -80,5 +83,11 @@ describe("lazy tables", () => {
       expect(Object.getPrototypeOf(t)).toBe(SQLiteTable.prototype);
     }
     expect(getTableConfig(messages).foreignKeys[0]!.reference().foreignTable).toBe(workspaces);
+  });
+
+  test("every table of src is declared lazily (the helper aside)", () => {
+    const root = join(import.meta.dir, "../../src");
+    const eager = [...new Glob("**/*.ts").scanSync(root)].filter((f) => f !== "db/lazy-table.ts" && /import \{[^}]*\bsqliteTable\b[^}]*\} from "drizzle-orm\/sqlite-core"/.test(readFileSync(join(root, f), "utf8")));
+    expect(eager).toEqual([]);
   });
 });
