@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../db/lazy-table.ts";
 
 /**
  * The events of the last minutes, for the nodes of a PostgreSQL cluster (src/events/cluster.ts):
@@ -9,7 +10,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  */
 export const clusterEvents = sqliteTable(
   "cluster_events",
-  {
+  () => ({
     seq: integer("seq").primaryKey(),
     workspaceId: text("workspace_id").notNull(),
     /** the runtime that committed it: a node does not deliver its own events twice */
@@ -17,6 +18,6 @@ export const clusterEvents = sqliteTable(
     /** the event as JSON ({id, workspaceId, event, timestamp, data}) */
     body: text("body").notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("cluster_events_created_idx").on(t.createdAt)],
 );

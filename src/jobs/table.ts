@@ -1,9 +1,10 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../db/lazy-table.ts";
 
 /** Durable jobs: a row is the truth; the worker only leases it. Times are unix ms. */
 export const jobs = sqliteTable(
   "jobs",
-  {
+  () => ({
     id: text("id").primaryKey(),
     kind: text("kind").notNull(),
     payload: text("payload", { mode: "json" }).notNull(),
@@ -18,7 +19,7 @@ export const jobs = sqliteTable(
     dedupeKey: text("dedupe_key"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [
     index("jobs_due_idx").on(t.status, t.runAt),
     index("jobs_dedupe_idx").on(t.dedupeKey, t.status),

@@ -1,4 +1,5 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../db/lazy-table.ts";
 
 /**
  * Fixed rate windows shared by the nodes of a PostgreSQL cluster (src/limits/shared-limiter.ts):
@@ -6,10 +7,10 @@ import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * logins), counted by one atomic statement so every node sees the same count. Expired rows are
  * pruned. On SQLite (one process) the windows stay in memory.
  */
-export const rateWindows = sqliteTable("rate_windows", {
+export const rateWindows = sqliteTable("rate_windows", () => ({
   /** the limiter's name and the key, e.g. `apiKey:<id>` */
   key: text("key").primaryKey(),
   /** when the window started (ms) */
   start: integer("start").notNull(),
   count: integer("count").notNull(),
-});
+}));

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../db/lazy-table.ts";
 
 export const NOTIFY_CHANNELS = ["log", "smtp", "session", "http"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
@@ -9,7 +10,7 @@ export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
  */
 export const notifications = sqliteTable(
   "notifications",
-  {
+  () => ({
     id: text("id").primaryKey(),
     medium: text("medium", { enum: ["email", "mobile"] }).notNull(),
     channel: text("channel", { enum: NOTIFY_CHANNELS }).notNull(),
@@ -21,6 +22,6 @@ export const notifications = sqliteTable(
     status: text("status", { enum: ["sent", "failed"] }).notNull(),
     error: text("error"),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("notifications_created_idx").on(t.createdAt), index("notifications_channel_idx").on(t.channel, t.createdAt)],
 );

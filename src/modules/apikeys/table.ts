@@ -1,10 +1,11 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** API keys (docs/api.md): only the SHA-256 of the key is stored. */
 export const apiKeys = sqliteTable(
   "api_keys",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -18,6 +19,6 @@ export const apiKeys = sqliteTable(
     lastUsedAt: integer("last_used_at"),
     expiresAt: integer("expires_at"),
     revokedAt: integer("revoked_at"),
-  },
+  }),
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.keyHash), index("api_keys_workspace_idx").on(t.workspaceId)],
 );

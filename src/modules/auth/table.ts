@@ -1,16 +1,17 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { users } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** One-time captcha challenges (docs/authentication.md); only an HMAC of the answer is kept. */
 export const captchas = sqliteTable(
   "captchas",
-  {
+  () => ({
     id: text("id").primaryKey(),
     answerHash: text("answer_hash").notNull(),
     expiresAt: integer("expires_at").notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("captchas_expires_idx").on(t.expiresAt)],
 );
 
@@ -22,7 +23,7 @@ export const OTP_STATUSES = ["live", "used", "dead", "replaced"] as const;
 /** 6-digit codes bound to a user and a purpose; rows also carry the send cooldown and hourly cap. */
 export const otpCodes = sqliteTable(
   "otp_codes",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -41,14 +42,14 @@ export const otpCodes = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("otp_codes_destination_idx").on(t.destination, t.createdAt), index("otp_codes_user_idx").on(t.userId, t.purpose, t.status)],
 );
 
 /** A password login waiting for its second factor (docs/authentication.md). Completed exactly once. */
 export const loginChallenges = sqliteTable(
   "login_challenges",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -59,7 +60,7 @@ export const loginChallenges = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     completedAt: integer("completed_at"),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("login_challenges_expires_idx").on(t.expiresAt)],
 );
 
@@ -69,7 +70,7 @@ export const loginChallenges = sqliteTable(
  */
 export const refreshTokens = sqliteTable(
   "refresh_tokens",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -86,7 +87,7 @@ export const refreshTokens = sqliteTable(
     /** logout, reuse, password_change, password_reset */
     revokedReason: text("revoked_reason"),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [
     uniqueIndex("refresh_tokens_hash_uq").on(t.tokenHash),
     index("refresh_tokens_family_idx").on(t.familyId),
@@ -97,7 +98,7 @@ export const refreshTokens = sqliteTable(
 /** Single-use password reset tokens (30 minutes), stored as SHA-256. */
 export const passwordResets = sqliteTable(
   "password_resets",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -109,6 +110,6 @@ export const passwordResets = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [uniqueIndex("password_resets_hash_uq").on(t.tokenHash), index("password_resets_user_idx").on(t.userId, t.createdAt)],
 );

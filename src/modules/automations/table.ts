@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** Trigger kinds, in the order they are tried on an inbound message. */
@@ -25,7 +26,7 @@ export type Reply = { type: "text"; body: string } | { type: "image" | "document
 /** An auto-reply of a workspace (docs/automations.md). Times are unix ms. */
 export const automations = sqliteTable(
   "automations",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -41,7 +42,7 @@ export const automations = sqliteTable(
     createdBy: text("created_by"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [index("automations_ws_active_idx").on(t.workspaceId, t.isActive, t.id)],
 );
 
@@ -51,7 +52,7 @@ export const automations = sqliteTable(
  */
 export const automationReplies = sqliteTable(
   "automation_replies",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -61,7 +62,7 @@ export const automationReplies = sqliteTable(
     phone: text("phone").notNull(),
     inboundMessageId: text("inbound_message_id").notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [
     uniqueIndex("automation_replies_inbound_idx").on(t.workspaceId, t.inboundMessageId),
     index("automation_replies_cooldown_idx").on(t.workspaceId, t.automationId, t.phone, t.createdAt),

@@ -1,11 +1,12 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /**
  * The plan catalogue (docs/team-and-billing.md), seeded from DEFAULT_PLANS at start and changed by the operator
  * with `parley plan update`. Amounts are paise; `limits` is PlanLimits as JSON.
  */
-export const plans = sqliteTable("plans", {
+export const plans = sqliteTable("plans", () => ({
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   currency: text("currency").notNull().default("INR"),
@@ -16,12 +17,12 @@ export const plans = sqliteTable("plans", {
   active: integer("active", { mode: "boolean" }).notNull().default(true),
   sortOrder: integer("sort_order").notNull().default(0),
   updatedAt: integer("updated_at").notNull(),
-});
+}));
 
 /** A checkout: one payment-provider order for a plan and interval. */
 export const billingOrders = sqliteTable(
   "billing_orders",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -38,14 +39,14 @@ export const billingOrders = sqliteTable(
     createdBy: text("created_by"),
     createdAt: integer("created_at").notNull(),
     paidAt: integer("paid_at"),
-  },
+  }),
   (t) => [uniqueIndex("billing_orders_provider_uq").on(t.provider, t.providerOrderId), index("billing_orders_workspace_idx").on(t.workspaceId)],
 );
 
 /** A paid period: one row per captured payment (razorpay) or operator grant (manual). */
 export const invoices = sqliteTable(
   "invoices",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -62,20 +63,20 @@ export const invoices = sqliteTable(
     periodStart: integer("period_start").notNull(),
     periodEnd: integer("period_end").notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [uniqueIndex("invoices_payment_uq").on(t.provider, t.paymentRef), index("invoices_workspace_idx").on(t.workspaceId, t.createdAt)],
 );
 
 /** Provider webhook events already handled: replays are answered without acting twice. */
 export const billingEvents = sqliteTable(
   "billing_events",
-  {
+  () => ({
     provider: text("provider").notNull(),
     eventId: text("event_id").notNull(),
     event: text("event").notNull(),
     workspaceId: text("workspace_id"),
     receivedAt: integer("received_at").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
 );
 
@@ -85,13 +86,13 @@ export const billingEvents = sqliteTable(
  */
 export const usageCounters = sqliteTable(
   "usage_counters",
-  {
+  () => ({
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
     metric: text("metric").notNull(),
     period: text("period").notNull(),
     used: integer("used").notNull().default(0),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.metric, t.period] })],
 );

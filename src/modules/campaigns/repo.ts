@@ -17,13 +17,17 @@ export async function findCampaign(db: DB, workspaceId: string, id: string): Pro
   return db.select().from(campaigns).where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id))).get();
 }
 
-const { audience: _audience, ...leanColumns } = getTableColumns(campaigns);
+/** The campaign's columns but its audience (read once, by the statement below: not at import, see db/lazy-table.ts). */
+const leanColumns = () => {
+  const { audience: _audience, ...lean } = getTableColumns(campaigns);
+  return lean;
+};
 /** A campaign without its audience (up to 10,000 contact ids of JSON): what the engine reads on every send. */
 export type EngineRow = Omit<CampaignRow, "audience">;
 
 const leanStmt = preparedOnce((db) =>
   db
-    .select(leanColumns)
+    .select(leanColumns())
     .from(campaigns)
     .where(and(eq(campaigns.workspaceId, sql.placeholder("ws")), eq(campaigns.id, sql.placeholder("id"))))
     .prepare(),

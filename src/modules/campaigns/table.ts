@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 export const CAMPAIGN_STATUSES = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"] as const;
@@ -18,7 +19,7 @@ export type SkippedReason = (typeof SKIPPED_REASONS)[number];
  */
 export const campaigns = sqliteTable(
   "campaigns",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -62,14 +63,14 @@ export const campaigns = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),
     completedAt: integer("completed_at"),
-  },
+  }),
   (t) => [index("campaigns_ws_idx").on(t.workspaceId, t.id), index("campaigns_status_idx").on(t.status)],
 );
 
 /** One person a campaign sends to, frozen when it starts. `messageId` is set in the transaction that creates the message. */
 export const campaignRecipients = sqliteTable(
   "campaign_recipients",
-  {
+  () => ({
     id: text("id").primaryKey(),
     campaignId: text("campaign_id")
       .notNull()
@@ -86,7 +87,7 @@ export const campaignRecipients = sqliteTable(
     errorMessage: text("error_message"),
     sentAt: integer("sent_at"),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [
     // lists by status, cancel's bulk skip, and the engine's next-pending scan (pending rows in id
     // order: the few ahead that already have a message, at most a window per session, are stepped over)
@@ -100,7 +101,7 @@ export const campaignRecipients = sqliteTable(
 /** Campaign messages a session was given per UTC day, all campaigns together (daily caps and warm-up). */
 export const campaignSendDays = sqliteTable(
   "campaign_send_days",
-  {
+  () => ({
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
@@ -108,7 +109,7 @@ export const campaignSendDays = sqliteTable(
     /** YYYY-MM-DD (UTC) */
     day: text("day").notNull(),
     count: integer("count").notNull().default(0),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.sessionId, t.day] })],
 );
 
@@ -120,12 +121,12 @@ export const campaignSendDays = sqliteTable(
  */
 export const campaignAudience = sqliteTable(
   "campaign_audience",
-  {
+  () => ({
     campaignId: text("campaign_id")
       .notNull()
       .references(() => campaigns.id, { onDelete: "cascade" }),
     contactId: text("contact_id").notNull(),
     phone: text("phone").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.campaignId, t.contactId] })],
 );

@@ -1,10 +1,11 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** A person the workspace talks to, one per phone number. Times are unix ms. */
 export const contacts = sqliteTable(
   "contacts",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -24,7 +25,7 @@ export const contacts = sqliteTable(
     lastInboundAt: integer("last_inbound_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [
     uniqueIndex("contacts_phone_uq").on(t.workspaceId, t.phone),
     index("contacts_ws_created_idx").on(t.workspaceId, t.createdAt, t.id),
@@ -40,34 +41,34 @@ export const contacts = sqliteTable(
  */
 export const contactTags = sqliteTable(
   "contact_tags",
-  {
+  () => ({
     workspaceId: text("workspace_id").notNull(),
     tag: text("tag").notNull(),
     contactId: text("contact_id")
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.tag, t.contactId] }), index("contact_tags_contact_idx").on(t.contactId)],
 );
 
 /** One row per (contact, attribute), kept in sync with the contact's `attributes` column. */
 export const contactAttributes = sqliteTable(
   "contact_attributes",
-  {
+  () => ({
     workspaceId: text("workspace_id").notNull(),
     key: text("key").notNull(),
     value: text("value").notNull(),
     contactId: text("contact_id")
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.key, t.value, t.contactId] }), index("contact_attributes_contact_idx").on(t.contactId)],
 );
 
 /** A CSV import (docs/contacts-and-campaigns.md): the job's state lives here, so a restart resumes where it stopped. */
 export const contactImports = sqliteTable(
   "contact_imports",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -88,19 +89,19 @@ export const contactImports = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     completedAt: integer("completed_at"),
-  },
+  }),
   (t) => [index("contact_imports_ws_idx").on(t.workspaceId, t.createdAt)],
 );
 
 /** The first 1,000 rejected rows of an import. */
 export const contactImportErrors = sqliteTable(
   "contact_import_errors",
-  {
+  () => ({
     importId: text("import_id")
       .notNull()
       .references(() => contactImports.id, { onDelete: "cascade" }),
     row: integer("row").notNull(),
     message: text("message").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.importId, t.row] })],
 );

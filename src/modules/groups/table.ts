@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /**
@@ -7,7 +8,7 @@ import { workspaces } from "../workspaces/table.ts";
  */
 export const chatGroups = sqliteTable(
   "chat_groups",
-  {
+  () => ({
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
@@ -19,6 +20,6 @@ export const chatGroups = sqliteTable(
     /** JSON array of the members: phone numbers, or `<digits>@lid` where the network hides one */
     participants: text("participants").notNull().default("[]"),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.sessionId, t.id] }), index("chat_groups_session_idx").on(t.sessionId)],
 );

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { contacts } from "../contacts/table.ts";
 import { users } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
@@ -11,7 +12,7 @@ export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 /** One conversation per (session, contact phone): the inbox's unit. Times are unix ms. */
 export const conversations = sqliteTable(
   "conversations",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -35,7 +36,7 @@ export const conversations = sqliteTable(
     lastDirection: text("last_direction"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [
     uniqueIndex("conversations_session_phone_uq").on(t.workspaceId, t.sessionId, t.phone),
     index("conversations_ws_recent_idx").on(t.workspaceId, t.lastMessageAt, t.id),
@@ -54,13 +55,13 @@ export const conversations = sqliteTable(
  */
 export const conversationLabels = sqliteTable(
   "conversation_labels",
-  {
+  () => ({
     workspaceId: text("workspace_id").notNull(),
     label: text("label").notNull(),
     conversationId: text("conversation_id")
       .notNull()
       .references(() => conversations.id, { onDelete: "cascade" }),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.label, t.conversationId] }), index("conversation_labels_conversation_idx").on(t.conversationId)],
 );
 
@@ -70,7 +71,7 @@ export const conversationLabels = sqliteTable(
  */
 export const conversationNotes = sqliteTable(
   "conversation_notes",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -82,6 +83,6 @@ export const conversationNotes = sqliteTable(
     authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
     body: text("body").notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("conversation_notes_thread_idx").on(t.workspaceId, t.conversationId, t.id)],
 );

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 export const MEDIA_SOURCES = ["upload", "url", "base64", "inbound"] as const;
@@ -6,7 +7,7 @@ export const MEDIA_SOURCES = ["upload", "url", "base64", "inbound"] as const;
 /** A stored media file; the bytes live in the media storage (`<dataDir>/media/<workspaceId>/<id>` by default; see storage/). */
 export const media = sqliteTable(
   "media",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -18,6 +19,6 @@ export const media = sqliteTable(
     sha256: text("sha256").notNull(),
     source: text("source", { enum: MEDIA_SOURCES }).notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("media_ws_idx").on(t.workspaceId, t.id)],
 );

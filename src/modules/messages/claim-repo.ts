@@ -3,7 +3,7 @@ import type { DB } from "../../db/store.ts";
 import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import { oncePer, preparedOnce } from "../../db/prepared.ts";
 import { messages } from "./table.ts";
-import { boundText, IS_QUEUED, markSent, queuedOfWorkspace, queuedOfWorkspaceSql, takeable, type MessageRow } from "./repo.ts";
+import { boundText, isQueued, markSent, queuedOfWorkspace, queuedOfWorkspaceSql, takeable, type MessageRow } from "./repo.ts";
 
 // The sender's batched claims (sender.ts): with no pacing gap, one run of a session's queue
 // takes several due heads at once, sends them one after another and commits their outcomes
@@ -24,7 +24,7 @@ const headsStmt = preparedOnce((db) =>
   db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, boundText("ws")), eq(messages.sessionId, boundText("session")), IS_QUEUED, takeable))
+    .where(and(eq(messages.workspaceId, boundText("ws")), eq(messages.sessionId, boundText("session")), isQueued(), takeable()))
     .orderBy(asc(messages.id))
     .limit(sql.raw(String(CLAIM_BATCH_MAX)) as unknown as number)
     .prepare(),

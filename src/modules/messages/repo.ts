@@ -53,7 +53,9 @@ export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeo
  * the partial queue index (`WHERE status = 'queued'`) instead of walking every message of the
  * session (a drain slowed down with the session's history).
  */
-export const IS_QUEUED = sql`${messages.status} = 'queued'`;
+let isQueuedSql: SQL | undefined;
+// made on first use, not at import: reading a column builds the table's columns (db/lazy-table.ts)
+export const isQueued = (): SQL => (isQueuedSql ??= sql`${messages.status} = 'queued'`);
 
 /**
  * A queued message of the workspace, in statements that find their rows by id (a claim, an
@@ -74,29 +76,32 @@ export const queuedOfWorkspaceSql = (alias?: string) => {
 };
 
 type MessageInsert = typeof messages.$inferInsert;
-const COLUMNS = Object.entries(getTableColumns(messages));
+let columnList: [string, (typeof messages)["_"]["columns"][keyof (typeof messages)["_"]["columns"]]][] | undefined;
+const columnsOf = () => (columnList ??= Object.entries(getTableColumns(messages)));
 // one prepared INSERT naming every column; a value left out takes the column's default (or null)
 const insertStmt = preparedOnce((db) =>
   db
     .insert(messages)
-    .values(Object.fromEntries(COLUMNS.map(([k]) => [k, sql.placeholder(k)])) as unknown as MessageInsert)
+    .values(Object.fromEntries(columnsOf().map(([k]) => [k, sql.placeholder(k)])) as unknown as MessageInsert)
     .prepare(),
 );
 function messageParams(row: MessageInsert): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, col] of COLUMNS) out[k] = row[k as keyof MessageInsert] ?? (col.hasDefault ? col.default : null) ?? null;
+  for (const [k, col] of columnsOf()) out[k] = row[k as keyof MessageInsert] ?? (col.hasDefault ? col.default : null) ?? null;
   return out;
 }
 
-const withMedia = { m: messages, mimeType: media.mimeType, filename: media.filename };
-const mediaJoin = and(eq(media.id, messages.mediaId), eq(media.workspaceId, messages.workspaceId));
+let withMediaFields: { m: typeof messages; mimeType: typeof media.mimeType; filename: typeof media.filename } | undefined;
+const withMedia = () => (withMediaFields ??= { m: messages, mimeType: media.mimeType, filename: media.filename });
+let mediaJoinSql: SQL | undefined;
+const mediaJoin = () => (mediaJoinSql ??= and(eq(media.id, messages.mediaId), eq(media.workspaceId, messages.workspaceId))!);
 const flatten = (r: { m: MessageRow; mimeType: string | null; filename: string | null }): MessageWithMedia => ({ ...r.m, mimeType: r.mimeType, filename: r.filename });
 
 const findStmt = preparedOnce((db) =>
   db
-    .select(withMedia)
+    .select(withMedia())
     .from(messages)
-    .leftJoin(media, mediaJoin)
+    .leftJoin(media, mediaJoin())
     .where(and(eq(messages.workspaceId, sql.placeholder("ws")), eq(messages.id, sql.placeholder("id"))))
     .prepare(),
 );
@@ -110,7 +115,7 @@ export async function findMessage(db: DB, workspaceId: string, id: string): Prom
 /** Messages of the workspace by id (any order; unknown ids are left out). */
 export async function messagesByIds(db: DB, workspaceId: string, ids: string[]): Promise<MessageWithMedia[]> {
   if (!ids.length) return [];
-  const rows = await db.select(withMedia).from(messages).leftJoin(media, mediaJoin).where(and(eq(messages.workspaceId, workspaceId), inArray(messages.id, ids))).all();
+  const rows = await db.select(withMedia()).from(messages).leftJoin(media, mediaJoin()).where(and(eq(messages.workspaceId, workspaceId), inArray(messages.id, ids))).all();
   return rows.map(flatten);
 }
 
@@ -137,9 +142,9 @@ export function messagePageQuery(db: DB, workspaceId: string, f: MessageFilter, 
     c.after ? gt(messages.id, c.after) : undefined,
   ];
   return db
-    .select(withMedia)
+    .select(withMedia())
     .from(messages)
-    .leftJoin(media, mediaJoin)
+    .leftJoin(media, mediaJoin())
     .where(and(...conds))
     .orderBy(c.after ? asc(messages.id) : desc(messages.id))
     .limit(c.limit + 1);
@@ -165,8 +170,10 @@ export async function pageMessages(db: DB, workspaceId: string, f: MessageFilter
  * its queued messages when it is cancelled; one that comes back to the queue afterwards (a
  * transient failure of an attempt under way then) goes out rather than wait for ever.
  */
-export const takeable = sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
-  OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`;
+let takeableSql: SQL | undefined;
+export const takeable = (): SQL =>
+  (takeableSql ??= sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
+  OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`);
 
 /**
  * The queue head's keys are bound as `cast(? as text)` (the same text) and its LIMIT is written
@@ -181,7 +188,7 @@ const headStmt = preparedOnce((db) =>
   db
     .select()
     .from(messages)
-    .where(and(eq(messages.workspaceId, boundText("ws")), eq(messages.sessionId, boundText("session")), IS_QUEUED, takeable))
+    .where(and(eq(messages.workspaceId, boundText("ws")), eq(messages.sessionId, boundText("session")), isQueued(), takeable()))
     .orderBy(asc(messages.id))
     .limit(LIMIT_ONE)
     .prepare(),
@@ -287,7 +294,7 @@ export async function failQueuedOfSession(db: DB, workspaceId: string, sessionId
       and(
         eq(messages.workspaceId, workspaceId),
         eq(messages.sessionId, sessionId),
-        IS_QUEUED,
+        isQueued(),
         except.length ? notInArray(messages.id, except) : undefined,
       ),
     )

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** Types a message can be sent as (docs/messages.md). */
@@ -20,7 +21,7 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
  */
 export const messages = sqliteTable(
   "messages",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -66,7 +67,7 @@ export const messages = sqliteTable(
     readAt: integer("read_at"),
     failedAt: integer("failed_at"),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [
     index("messages_ws_id_idx").on(t.workspaceId, t.id),
     index("messages_ws_session_idx").on(t.workspaceId, t.sessionId, t.id),
@@ -87,21 +88,21 @@ export const messages = sqliteTable(
 /** Outbound messages accepted per workspace and UTC month: the `messagesPerMonth` quota. */
 export const messageUsage = sqliteTable(
   "message_usage",
-  {
+  () => ({
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
     /** YYYY-MM (UTC) */
     period: text("period").notNull(),
     outbound: integer("outbound").notNull().default(0),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.period] })],
 );
 
 /** `Idempotency-Key` of send requests: the first answer, kept 24 h. */
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
-  {
+  () => ({
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
@@ -112,6 +113,6 @@ export const idempotencyKeys = sqliteTable(
     response: text("response").notNull(),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.key] }), index("idempotency_expires_idx").on(t.expiresAt)],
 );

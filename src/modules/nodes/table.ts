@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 
 /**
  * The processes (`parley serve`) that work on this database: each writes its row at start,
@@ -7,7 +8,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  */
 export const nodes = sqliteTable(
   "nodes",
-  {
+  () => ({
     id: text("id").primaryKey(),
     /** where the node answers (its listen address, or the public URL when set) */
     url: text("url"),
@@ -16,6 +17,6 @@ export const nodes = sqliteTable(
     lastSeenAt: integer("last_seen_at").notNull(),
     /** set by a clean stop (SIGTERM); null while running or after a crash */
     stoppedAt: integer("stopped_at"),
-  },
+  }),
   (t) => [index("nodes_last_seen_idx").on(t.lastSeenAt)],
 );

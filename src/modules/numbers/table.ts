@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /**
@@ -8,7 +9,7 @@ import { workspaces } from "../workspaces/table.ts";
  */
 export const numberChecks = sqliteTable(
   "number_checks",
-  {
+  () => ({
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
@@ -17,6 +18,6 @@ export const numberChecks = sqliteTable(
     onNetwork: integer("on_network", { mode: "boolean" }).notNull(),
     checkedAt: integer("checked_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.workspaceId, t.phone] }), index("number_checks_expires_idx").on(t.expiresAt)],
 );

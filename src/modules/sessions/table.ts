@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 export const SESSION_STATUSES = ["disconnected", "qr_pending", "connected"] as const;
@@ -7,7 +8,7 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 /** A linked number of the chat network ("session"). */
 export const chatSessions = sqliteTable(
   "chat_sessions",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -33,7 +34,7 @@ export const chatSessions = sqliteTable(
     groups: integer("groups", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [uniqueIndex("chat_sessions_name_uq").on(t.workspaceId, t.name), index("chat_sessions_status_idx").on(t.status)],
 );
 
@@ -44,14 +45,14 @@ export const chatSessions = sqliteTable(
  */
 export const sessionKeys = sqliteTable(
   "session_keys",
-  {
+  () => ({
     sessionId: text("session_id")
       .notNull()
       .references(() => chatSessions.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
     id: text("id").notNull(),
     value: text("value").notNull(),
-  },
+  }),
   (t) => [primaryKey({ columns: [t.sessionId, t.type, t.id] })],
 );
 
@@ -63,7 +64,7 @@ export const sessionKeys = sqliteTable(
  */
 export const sessionLeases = sqliteTable(
   "session_leases",
-  {
+  () => ({
     sessionId: text("session_id")
       .primaryKey()
       .references(() => chatSessions.id, { onDelete: "cascade" }),
@@ -74,6 +75,6 @@ export const sessionLeases = sqliteTable(
     acquiredAt: integer("acquired_at").notNull(),
     /** when the holder's link to the network last opened (ms); null while it is not open (a new holder starts with null) */
     linkedAt: integer("linked_at"),
-  },
+  }),
   (t) => [index("session_leases_node_idx").on(t.nodeId)],
 );

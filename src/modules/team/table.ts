@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { ROLES } from "../users/roles.ts";
 import { users } from "../users/table.ts";
 import { workspaces } from "../workspaces/table.ts";
@@ -6,7 +7,7 @@ import { workspaces } from "../workspaces/table.ts";
 /** An invitation to join a workspace; only the SHA-256 of its token is stored. Times are unix ms. */
 export const invitations = sqliteTable(
   "invitations",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -20,7 +21,7 @@ export const invitations = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     acceptedAt: integer("accepted_at"),
     revokedAt: integer("revoked_at"),
-  },
+  }),
   (t) => [uniqueIndex("invitations_token_uq").on(t.tokenHash), index("invitations_workspace_idx").on(t.workspaceId, t.email)],
 );
 
@@ -30,7 +31,7 @@ export const invitations = sqliteTable(
  */
 export const invitationMails = sqliteTable(
   "invitation_mails",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -38,6 +39,6 @@ export const invitationMails = sqliteTable(
     /** lower-cased recipient */
     email: text("email").notNull(),
     createdAt: integer("created_at").notNull(),
-  },
+  }),
   (t) => [index("invitation_mails_email_idx").on(t.email, t.createdAt)],
 );

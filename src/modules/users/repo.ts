@@ -129,19 +129,21 @@ export const profileById = oncePer((db: DB): ProfileById => {
 
 export type MemberRow = Pick<UserRow, "id" | "email" | "name" | "role" | "twoFactorEnabled" | "createdAt">;
 
-const memberColumns = { id: users.id, email: users.email, name: users.name, role: users.role, twoFactorEnabled: users.twoFactorEnabled, createdAt: users.createdAt };
+let memberFields: MemberFields | undefined;
+const memberColumns = () => (memberFields ??= { id: users.id, email: users.email, name: users.name, role: users.role, twoFactorEnabled: users.twoFactorEnabled, createdAt: users.createdAt });
+type MemberFields = { [K in keyof MemberRow]: (typeof users)[K] };
 
 /** Members, owner first then by join date. */
 export async function listMembers(db: DB, workspaceId: string, page: number, limit: number): Promise<{ rows: MemberRow[]; total: number }> {
   const where = eq(users.workspaceId, workspaceId);
   const ownerFirst = sql`CASE ${users.role} WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 WHEN 'agent' THEN 2 ELSE 3 END`;
-  const rows = await db.select(memberColumns).from(users).where(where).orderBy(ownerFirst, asc(users.createdAt), asc(users.id)).limit(limit).offset((page - 1) * limit).all();
+  const rows = await db.select(memberColumns()).from(users).where(where).orderBy(ownerFirst, asc(users.createdAt), asc(users.id)).limit(limit).offset((page - 1) * limit).all();
   return { rows, total: (await db.select({ n: count() }).from(users).where(where).get())!.n };
 }
 
 /** One member of the workspace, or undefined. */
 export async function findMember(db: DB, workspaceId: string, userId: string): Promise<MemberRow | undefined> {
-  return db.select(memberColumns).from(users).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).get();
+  return db.select(memberColumns()).from(users).where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId))).get();
 }
 
 /** Sets a member's role. */

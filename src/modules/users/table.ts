@@ -1,11 +1,12 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 import { ROLES } from "./roles.ts";
 
 /** A member of exactly one workspace. Email is stored lower-cased and unique. */
 export const users = sqliteTable(
   "users",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -21,6 +22,6 @@ export const users = sqliteTable(
     twoFactorEnabled: integer("two_factor_enabled", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [uniqueIndex("users_email_uq").on(t.email), index("users_workspace_idx").on(t.workspaceId)],
 );

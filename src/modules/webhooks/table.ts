@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 import { workspaces } from "../workspaces/table.ts";
 
 /** Why a webhook was switched off by Parley (null when active or switched off by a user). */
@@ -9,7 +10,7 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
 /** A receiver URL of a workspace. Times are unix ms. */
 export const webhooks = sqliteTable(
   "webhooks",
-  {
+  () => ({
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
       .notNull()
@@ -31,7 +32,7 @@ export const webhooks = sqliteTable(
     createdBy: text("created_by"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [index("webhooks_workspace_idx").on(t.workspaceId, t.isActive)],
 );
 
@@ -44,7 +45,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  */
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
-  {
+  () => ({
     /** the delivery id: same across every attempt and manual retry (UUIDv7) */
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id")
@@ -78,7 +79,7 @@ export const webhookDeliveries = sqliteTable(
     deliveredAt: integer("delivered_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-  },
+  }),
   (t) => [
     index("webhook_deliveries_history_idx").on(t.workspaceId, t.webhookId, t.id),
     // only open deliveries, in due order: the dispatcher's claim reads the first entries

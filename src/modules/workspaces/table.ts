@@ -1,7 +1,8 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, text } from "drizzle-orm/sqlite-core";
+import { sqliteTable } from "../../db/lazy-table.ts";
 
 /** A workspace (tenant). Times are unix ms. */
-export const workspaces = sqliteTable("workspaces", {
+export const workspaces = sqliteTable("workspaces", () => ({
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   /** plan id of the catalogue: free, starter, growth, pro */
@@ -23,4 +24,4 @@ export const workspaces = sqliteTable("workspaces", {
   timezone: text("timezone").notNull().default("UTC"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
-});
+}));
