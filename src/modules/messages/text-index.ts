@@ -7,12 +7,6 @@ import { indexPendingText } from "./fts-repo.ts";
 const FOLLOW_MS = 200;
 /** The longest it waits between two looks that found nothing (ms): each quiet look doubles the wait up to this. */
 const QUIET_MS = 2_000;
-/**
- * Messages a batch of the follower adds at most: each batch holds the event loop (about 0.1 ms
- * for 100 short texts, 0.3 ms for 500 on the bench machine), and while messages come the
- * follower runs several batches every look; a search catching up takes bigger ones.
- */
-const FOLLOW_BATCH = 100;
 
 /**
  * Keeps the message search index (SQLite) close behind the messages table: every FOLLOW_MS while
@@ -54,7 +48,7 @@ export class TextIndexFollower {
     let covered = 0;
     try {
       for (;;) {
-        const r = await indexPendingText(this.db, FOLLOW_BATCH);
+        const r = await indexPendingText(this.db);
         covered += r.covered;
         if (!r.more || this.stopped) break;
         await giveWay();
