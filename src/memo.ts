@@ -19,3 +19,13 @@ export class TextMemo<V> {
     return v;
   }
 }
+
+/**
+ * `build()` made on the first call and kept: for values a module would otherwise make at import
+ * (a query fragment that reads a table's columns, which builds them; a large schema) that most
+ * processes never use.
+ */
+export function firstUse<T>(build: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: build() }).value;
+}

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { TextMemo } from "../src/memo.ts";
+import { firstUse, TextMemo } from "../src/memo.ts";
 
 test("a text memo computes a key once, starts over when full, and remembers nothing for a throw", () => {
   const calls: string[] = [];
@@ -14,4 +14,18 @@ test("a text memo computes a key once, starts over when full, and remembers noth
   expect(calls).toEqual(["a", "b", "c", "a"]);
   expect(() => memo.get("x", () => { throw new Error("bad"); })).toThrow("bad");
   expect(memo.get("x", () => "ok")).toBe("ok");
+});
+
+test("firstUse builds its value on the first call only, and keeps it (an undefined one too)", () => {
+  let builds = 0;
+  const value = firstUse(() => ({ n: ++builds }));
+  expect(builds).toBe(0);
+  const first = value();
+  expect(value()).toBe(first);
+  expect(builds).toBe(1);
+  let none = 0;
+  const nothing = firstUse(() => void none++);
+  nothing();
+  nothing();
+  expect(none).toBe(1);
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../../http/lazy-schema.ts";
+import { firstUse } from "../../memo.ts";
 import { variableErrors } from "../campaigns/variables.ts";
 import { WEEKDAYS, type Reply, type Trigger } from "./table.ts";
 
@@ -12,10 +13,7 @@ export const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Numbe
  * each piece's objects when it is declared, and these were the largest share of the schemas
  * every start built for nothing.
  */
-const parts = (() => {
-  let made: ReturnType<typeof buildParts> | undefined;
-  return () => (made ??= buildParts());
-})();
+const parts = firstUse(buildParts);
 
 function buildParts() {
   const hoursRange = z

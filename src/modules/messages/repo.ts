@@ -2,6 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArra
 import type { DB } from "../../db/open.ts";
 import { anyOf, anyOfArg } from "../../db/any-of.ts";
 import { preparedOnce } from "../../db/prepared.ts";
+import { firstUse } from "../../memo.ts";
 import { media } from "../media/table.ts";
 import { chatSessions } from "../sessions/table.ts";
 import { messages, type MessageStatus } from "./table.ts";
@@ -53,9 +54,8 @@ export async function insertMessage(db: DB, workspaceId: string, row: Omit<typeo
  * the partial queue index (`WHERE status = 'queued'`) instead of walking every message of the
  * session (a drain slowed down with the session's history).
  */
-let isQueuedSql: SQL | undefined;
 // made on first use, not at import: reading a column builds the table's columns (db/lazy-table.ts)
-export const isQueued = (): SQL => (isQueuedSql ??= sql`${messages.status} = 'queued'`);
+export const isQueued = firstUse((): SQL => sql`${messages.status} = 'queued'`);
 
 /**
  * A queued message of the workspace, in statements that find their rows by id (a claim, an
@@ -76,8 +76,7 @@ export const queuedOfWorkspaceSql = (alias?: string) => {
 };
 
 type MessageInsert = typeof messages.$inferInsert;
-let columnList: [string, (typeof messages)["_"]["columns"][keyof (typeof messages)["_"]["columns"]]][] | undefined;
-const columnsOf = () => (columnList ??= Object.entries(getTableColumns(messages)));
+const columnsOf = firstUse(() => Object.entries(getTableColumns(messages)));
 // one prepared INSERT naming every column; a value left out takes the column's default (or null)
 const insertStmt = preparedOnce((db) =>
   db
@@ -91,10 +90,8 @@ function messageParams(row: MessageInsert): Record<string, unknown> {
   return out;
 }
 
-let withMediaFields: { m: typeof messages; mimeType: typeof media.mimeType; filename: typeof media.filename } | undefined;
-const withMedia = () => (withMediaFields ??= { m: messages, mimeType: media.mimeType, filename: media.filename });
-let mediaJoinSql: SQL | undefined;
-const mediaJoin = () => (mediaJoinSql ??= and(eq(media.id, messages.mediaId), eq(media.workspaceId, messages.workspaceId))!);
+const withMedia = firstUse(() => ({ m: messages, mimeType: media.mimeType, filename: media.filename }));
+const mediaJoin = firstUse(() => and(eq(media.id, messages.mediaId), eq(media.workspaceId, messages.workspaceId))!);
 const flatten = (r: { m: MessageRow; mimeType: string | null; filename: string | null }): MessageWithMedia => ({ ...r.m, mimeType: r.mimeType, filename: r.filename });
 
 const findStmt = preparedOnce((db) =>
@@ -170,10 +167,10 @@ export async function pageMessages(db: DB, workspaceId: string, f: MessageFilter
  * its queued messages when it is cancelled; one that comes back to the queue afterwards (a
  * transient failure of an attempt under way then) goes out rather than wait for ever.
  */
-let takeableSql: SQL | undefined;
-export const takeable = (): SQL =>
-  (takeableSql ??= sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
-  OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`);
+export const takeable = firstUse(
+  (): SQL => sql`(${messages.campaignId} IS NULL OR ${messages.sendingToken} IS NOT NULL
+  OR NOT EXISTS (SELECT 1 FROM campaigns k WHERE k.id = ${messages.campaignId} AND k.status IN ('paused', 'scheduled')))`,
+);
 
 /**
  * The queue head's keys are bound as `cast(? as text)` (the same text) and its LIMIT is written

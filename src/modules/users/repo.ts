@@ -1,6 +1,7 @@
 import type { Statement as SqliteStatement } from "bun:sqlite";
 import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import { oncePer } from "../../db/prepared.ts";
+import { firstUse } from "../../memo.ts";
 import { sqliteOf } from "../../db/sqlite.ts";
 import type { DB, Statement } from "../../db/store.ts";
 import type { Role } from "./roles.ts";
@@ -129,9 +130,7 @@ export const profileById = oncePer((db: DB): ProfileById => {
 
 export type MemberRow = Pick<UserRow, "id" | "email" | "name" | "role" | "twoFactorEnabled" | "createdAt">;
 
-let memberFields: MemberFields | undefined;
-const memberColumns = () => (memberFields ??= { id: users.id, email: users.email, name: users.name, role: users.role, twoFactorEnabled: users.twoFactorEnabled, createdAt: users.createdAt });
-type MemberFields = { [K in keyof MemberRow]: (typeof users)[K] };
+const memberColumns = firstUse(() => ({ id: users.id, email: users.email, name: users.name, role: users.role, twoFactorEnabled: users.twoFactorEnabled, createdAt: users.createdAt }));
 
 /** Members, owner first then by join date. */
 export async function listMembers(db: DB, workspaceId: string, page: number, limit: number): Promise<{ rows: MemberRow[]; total: number }> {

@@ -3,7 +3,7 @@
 // took 6 ms per 100,000 queued on SQLite, on the event loop, every 30 s). It must answer exactly
 // what the DISTINCT answered: every (workspace, session) with a queued message, none without.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sessionsWithQueued } from "../../../src/modules/messages/repo.ts";
+import { SESSIONS_WITH_QUEUED_SQLITE, sessionsWithQueued } from "../../../src/modules/messages/repo.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
 import { createWorkspace } from "../../helpers/fixtures.ts";
 
@@ -58,7 +58,6 @@ test("every session with a queued message, across workspaces, once each; session
 
 test("SQLite: each step is a search of the queue index, not a scan", async () => {
   if (t.deps.db.engine !== "sqlite") return;
-  const { SESSIONS_WITH_QUEUED_SQLITE } = await import("../../../src/modules/messages/repo.ts");
   const plan = (await t.deps.db.prepare<{ detail: string }>(`EXPLAIN QUERY PLAN ${SESSIONS_WITH_QUEUED_SQLITE}`).all()).map((r) => r.detail);
   expect(plan).toContain("SEARCH messages USING COVERING INDEX messages_queue_idx (workspace_id=? AND session_id>?)");
   expect(plan).toContain("SEARCH messages USING COVERING INDEX messages_queue_idx (workspace_id>?)");
