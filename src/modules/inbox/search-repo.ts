@@ -10,7 +10,8 @@ export function searchWords(q: string): string[] {
  * Ids of a keyset page of the workspace's messages whose text holds every word, newest first
  * (`limit + 1` at most; above `after` the oldest first). SQLite: the FTS5 index messages_fts,
  * first caught up with the messages stored since its follower last looked, walked in rowid order
- * (the order messages were stored), each match joined to its message for the workspace. PostgreSQL: the GIN index on the text's tsvector, ordered by id.
+ * (the order messages were stored), each match joined to its message for the workspace.
+ * PostgreSQL: the GIN index on the text's tsvector, ordered by id.
  */
 export async function searchMessageIds(db: DB, workspaceId: string, words: string[], c: { before?: string; after?: string; limit: number }): Promise<string[]> {
   const cursor = c.before ?? c.after;

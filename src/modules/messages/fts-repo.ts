@@ -52,10 +52,18 @@ export async function indexPendingText(db: DB, batch = TEXT_INDEX_BATCH): Promis
   });
 }
 
-/** Adds every message not yet indexed, in batches that give the event loop a turn between them. */
-export async function textIndexCaughtUp(db: DB): Promise<void> {
-  if (db.engine !== "sqlite") return;
-  while ((await indexPendingText(db)).more) await giveWay();
+/**
+ * Adds every message not yet indexed, in batches that give the event loop a turn between them
+ * (`stop` answering true ends it after a batch). Returns how many rowids it covered.
+ */
+export async function textIndexCaughtUp(db: DB, stop: () => boolean = () => false): Promise<number> {
+  let covered = 0;
+  for (;;) {
+    const r = await indexPendingText(db);
+    covered += r.covered;
+    if (!r.more || stop()) return covered;
+    await giveWay();
+  }
 }
 
 /** Rebuilds the whole search index from the messages (SQLite; for bulk loads that bypass the repo). */

@@ -1,7 +1,6 @@
 import type { DB } from "../../db/store.ts";
 import type { Logger } from "../../log.ts";
-import { giveWay } from "../../yield.ts";
-import { indexPendingText } from "./fts-repo.ts";
+import { textIndexCaughtUp } from "./fts-repo.ts";
 
 /** How soon the follower looks again after it found messages to index (ms). */
 const FOLLOW_MS = 200;
@@ -47,12 +46,7 @@ export class TextIndexFollower {
   private async look(): Promise<void> {
     let covered = 0;
     try {
-      for (;;) {
-        const r = await indexPendingText(this.db);
-        covered += r.covered;
-        if (!r.more || this.stopped) break;
-        await giveWay();
-      }
+      covered = await textIndexCaughtUp(this.db, () => this.stopped);
     } catch (err) {
       this.log.error("search index not caught up; the next look or search will", { err });
     }
