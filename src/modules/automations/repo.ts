@@ -15,13 +15,18 @@ export async function listAutomations(db: DB, workspaceId: string): Promise<Auto
 export type ActiveAutomation = Pick<AutomationRow, "id" | "triggerType" | "trigger" | "reply" | "sessionIds" | "cooldownMinutes">;
 
 // read on every inbound message, so a raw statement prepared once per store: drizzle's prepared
-// select with its JSON columns cost ~75 µs a call here, this ~4 µs when the workspace has none
+// select with its JSON columns cost ~75 µs a call here, this ~4 µs when the workspace has none.
+// No ORDER BY: on SQLite it cost 2-5 µs a call more even with no row to sort (the index gives
+// the order, the statement still set up for it); the few rows are sorted here.
 const activeStmt = oncePer((db: DB) =>
   db.prepare<{ id: string; triggerType: string; trigger: string; reply: string; sessionIds: string | null; cooldownMinutes: number }>(
     `SELECT id, trigger_type AS "triggerType", trigger, reply, session_ids AS "sessionIds", cooldown_minutes AS "cooldownMinutes"
-     FROM automations WHERE workspace_id = ? AND is_active = 1 ORDER BY id`,
+     FROM automations WHERE workspace_id = ? AND is_active = 1`,
   ),
 );
+
+/** Oldest first: ids are UUIDv7 (time-ordered, ASCII), so code-unit order is the database's binary order. */
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * The active automations of a workspace, oldest first (the order ties are broken in). Read once
@@ -33,6 +38,7 @@ export async function activeAutomations(db: DB, workspaceId: string): Promise<Ac
 
 async function readActive(db: DB, workspaceId: string): Promise<ActiveAutomation[]> {
   const rows = await activeStmt(db).all(workspaceId);
+  if (rows.length > 1) rows.sort(byId);
   return rows.map((r) => ({
     id: r.id,
     triggerType: r.triggerType as ActiveAutomation["triggerType"],

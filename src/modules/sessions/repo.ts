@@ -29,6 +29,16 @@ const byIdStmt = preparedOnce((db) =>
   db.select().from(chatSessions).where(and(eq(chatSessions.workspaceId, sql.placeholder("ws")), eq(chatSessions.id, sql.placeholder("id")))).prepare(),
 );
 
+/**
+ * Whether a session of the workspace keeps its group chats, or undefined when the workspace has
+ * no such session: one column, where `getSession` reads the whole row (its credentials document
+ * included). The sim's inbound route asks it for every message it injects.
+ */
+export async function sessionKeepsGroups(db: DB, workspaceId: string, id: string): Promise<boolean | undefined> {
+  const row = await db.prepare<{ groups: number | boolean }>(`SELECT "groups" FROM chat_sessions WHERE workspace_id = ? AND id = ?`).get(workspaceId, id);
+  return row ? Boolean(row.groups) : undefined;
+}
+
 /** One page of the workspace's sessions, oldest first, with the total. */
 export async function listSessions(db: DB, workspaceId: string, page: number, limit: number): Promise<{ rows: SessionRow[]; total: number }> {
   const rows = await db

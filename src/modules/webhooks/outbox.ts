@@ -17,7 +17,7 @@ export function eventPayload(e: Pick<AppEvent, "event" | "timestamp" | "data">):
  * transaction and writes one delivery row per active subscribed webhook, so the rows exist
  * exactly when the change that caused the event is committed (in a group commit of inbound
  * messages: the group's rows in one statement at its end, before its commit). `onCommitted`
- * wakes the sender.
+ * wakes the sender once rows it may send are committed.
  */
 export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
   // SQLite: `? IN (SELECT value FROM json_each(events))`, not `EXISTS (SELECT 1 FROM json_each(events)
@@ -55,6 +55,8 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
     const size = Buffer.byteLength(payload);
     const now = deps.clock.now().getTime();
     const firstAt = now + (deps.config.webhookRetrySchedule[0] ?? 0) * 1000;
+    // the dispatcher is woken once the rows are committed (an event no webhook takes wakes nothing)
+    if (size <= MAX_PAYLOAD_BYTES) deps.db.afterCommit(onCommitted);
     for (const h of hooks) {
       if (size > MAX_PAYLOAD_BYTES) {
         // never silently dropped: the history shows it, failed, with the reason
@@ -64,8 +66,5 @@ export function registerOutbox(deps: AppDeps, onCommitted: () => void): void {
         if (!groupCollect("webhooks.deliveries", row, writeMany)) await insert.run(row[0], row[1], row[2], row[3], row[4], row[5], "pending", firstAt, null, now, now);
       }
     }
-  });
-  deps.bus.subscribe((e) => {
-    if (SUBSCRIBABLE.has(e.event)) onCommitted();
   });
 }
