@@ -5,11 +5,22 @@
  * Then the start trace (src/start-mark.ts) of the list: main-thread CPU per step, medians.
  * `bun bench/cli-ab.ts <binary A> <binary B> [rounds]`; the order alternates round by round.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
-const [binA, binB] = [process.argv[2]!, process.argv[3]!];
+// each binary runs from a copy written in this run: the same bytes started ≈20 % slower (CPU of
+// `--version`) from a file written an hour before than from a fresh copy of it, so two binaries
+// built at different times compared as they lay would measure their files' age (see there)
+const copies = mkdtempSync(join(tmpdir(), "ab-bins-"));
+function freshCopy(path: string, name: string): string {
+  mkdirSync(join(copies, name));
+  const to = join(copies, name, "parley");
+  copyFileSync(path, to);
+  chmodSync(to, 0o755);
+  return to;
+}
+const [binA, binB] = [freshCopy(process.argv[2]!, "a"), freshCopy(process.argv[3]!, "b")];
 const rounds = Number(process.argv[4] ?? 21);
 
 function setUp(bin: string): string {
@@ -65,3 +76,4 @@ for (let i = 0; i < rounds; i++) {
 console.log(`workspaces list's start trace, main-thread CPU ms per step (medians of ${rounds}), A / B`);
 for (const [step, xs] of steps.A) console.log(`  ${step.padEnd(30)} ${median(xs).toFixed(2)} / ${median(steps.B.get(step) ?? [NaN]).toFixed(2)}`);
 for (const d of Object.values(dirs)) rmSync(d, { recursive: true, force: true });
+rmSync(copies, { recursive: true, force: true });

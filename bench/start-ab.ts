@@ -5,11 +5,22 @@
  * key), and reads the main thread's CPU at that moment (/proc/<pid>/task/<pid>/schedstat).
  * `bun bench/start-ab.ts <binary A> <binary B> [rounds]`; the order alternates round by round.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
 import { join } from "node:path";
 
-const [binA, binB] = [process.argv[2]!, process.argv[3]!];
+// each binary runs from a copy written in this run: the same bytes started ≈20 % slower (CPU of
+// `--version`) from a file written an hour before than from a fresh copy of it, so two binaries
+// built at different times compared as they lay would measure their files' age (see there)
+const copies = mkdtempSync(join(tmpdir(), "ab-bins-"));
+function freshCopy(path: string, name: string): string {
+  mkdirSync(join(copies, name));
+  const to = join(copies, name, "parley");
+  copyFileSync(path, to);
+  chmodSync(to, 0o755);
+  return to;
+}
+const [binA, binB] = [freshCopy(process.argv[2]!, "a"), freshCopy(process.argv[3]!, "b")];
 const rounds = Number(process.argv[4] ?? 15);
 
 function setUp(bin: string): { dir: string; key: string } {
@@ -102,3 +113,4 @@ console.log(`start trace, main-thread CPU ms per step (medians of ${rounds}), A 
 for (const [step, xs] of steps.A) console.log(`  ${step.padEnd(24)} ${median(xs).toFixed(2)} / ${median(steps.B.get(step) ?? [NaN]).toFixed(2)}`);
 rmSync(a.dir, { recursive: true, force: true });
 rmSync(b.dir, { recursive: true, force: true });
+rmSync(copies, { recursive: true, force: true });

@@ -16,7 +16,7 @@ const bin = join(dir, "parley");
 const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
 // the binary that ships, without the profile it is about to record
 const flags = script.split(/\s+/).filter((f) => f.startsWith("--") && f !== "--outfile" && !f.startsWith("--bytecode-order"));
-const b = Bun.spawnSync([process.execPath, "build", ...flags, join(root, "src/main.ts"), "--outfile", bin], {
+const b = Bun.spawnSync([process.execPath, join(import.meta.dir, "compile.ts"), ...flags, join(root, "src/main.ts"), "--outfile", bin], {
   cwd: root,
   env: { ...process.env, PARLEY_WEB_DIST: process.env.PARLEY_WEB_DIST ?? join(root, "dist/web") },
   stdout: "ignore",
