@@ -23,3 +23,22 @@ export async function withCpu<T extends { rps: number }>(pid: number, seconds: n
   const used = cpuMs(pid) - before;
   return { ...r, cpuUs: (used * 1000) / Math.max(1, r.rps * seconds) };
 }
+
+/**
+ * Waits until the process `pid` is idle: less than `below` of a core over a `windowMs` window,
+ * for at most `maxMs`. Returns the ms waited. Benches that interleave servers call it after each
+ * measurement, so the next one is not measured while the last works off what it was sent (a
+ * webhook backlog, a queue): on a 2-core machine that work took the next server's CPU.
+ */
+export async function untilIdle(pid: number, o: { windowMs?: number; below?: number; maxMs?: number } = {}): Promise<number> {
+  const windowMs = o.windowMs ?? 500;
+  const below = o.below ?? 0.05;
+  const maxMs = o.maxMs ?? 30_000;
+  const start = performance.now();
+  for (;;) {
+    const before = cpuMs(pid);
+    await Bun.sleep(windowMs);
+    const used = cpuMs(pid) - before;
+    if (!(used >= below * windowMs) || performance.now() - start >= maxMs) return Math.round(performance.now() - start);
+  }
+}
