@@ -12,9 +12,15 @@ import { giveWay } from "../../yield.ts";
 // A message's delete and text edit change the index by trigger, only for a message at or below
 // the mark (migrations/sqlite/0011). PostgreSQL indexes the text with the row itself (a GIN
 // expression index): nothing to do there.
+// FTS5's own merging of the index's segments is off (migrations/sqlite/0012): it ran inside the
+// COMMIT of whichever write crossed its work unit, 64 × the levels' count of pages at once (6–9 ms
+// of the event loop at a few hundred thousand messages); the follower merges in steps of
+// TEXT_INDEX_MERGE_PAGES instead, a transaction each, with a turn of the event loop between them.
 
 /** Messages added to the index by one transaction at most. */
 export const TEXT_INDEX_BATCH = 500;
+/** Pages of merged index one merge step writes, about (FTS5's 'merge' command). */
+export const TEXT_INDEX_MERGE_PAGES = 32;
 
 const stmts = oncePer((db: DB) => ({
   mark: db.prepare<{ at: number }>("SELECT indexed_to AS at FROM messages_fts_mark WHERE id = 1"),
@@ -24,6 +30,10 @@ const stmts = oncePer((db: DB) => ({
   add: db.prepare("INSERT INTO messages_fts(rowid, body) SELECT rowid, body FROM messages WHERE rowid > ? AND rowid <= ? AND body IS NOT NULL"),
   move: db.prepare("UPDATE messages_fts_mark SET indexed_to = ? WHERE id = 1"),
   rebuild: db.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"),
+  // a positive count merges only where a level holds `usermerge` (4) segments or a merge is under
+  // way: the same segments FTS5's automatic merging would have merged
+  merge: db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', ?)"),
+  changes: db.prepare<{ n: number }>("SELECT total_changes() AS n"),
 }));
 
 /** How far the index is behind: the mark and the last message's rowid (a read, outside a transaction it may be stale). */
@@ -64,6 +74,34 @@ export async function textIndexCaughtUp(db: DB, stop: () => boolean = () => fals
     if (!r.more || stop()) return covered;
     await giveWay();
   }
+}
+
+/**
+ * One step of merging the index's segments (about `pages` pages written), in a transaction of its
+ * own. Returns whether it found anything to merge (FTS5 says so through the changes it made:
+ * two or more).
+ */
+export async function mergeTextIndexStep(db: DB, pages = TEXT_INDEX_MERGE_PAGES): Promise<boolean> {
+  if (db.engine !== "sqlite") return false;
+  return db.tx(async () => {
+    const s = stmts(db);
+    const before = (await s.changes.get())!.n;
+    await s.merge.run(pages);
+    return (await s.changes.get())!.n - before >= 2;
+  });
+}
+
+/**
+ * Merges the index's segments until nothing is left to merge, one step a turn of the event loop
+ * (`stop` answering true ends it after a step). Returns the steps that merged something.
+ */
+export async function textIndexMerged(db: DB, stop: () => boolean = () => false): Promise<number> {
+  let steps = 0;
+  while (!stop() && (await mergeTextIndexStep(db))) {
+    steps++;
+    await giveWay();
+  }
+  return steps;
 }
 
 /** Rebuilds the whole search index from the messages (SQLite; for bulk loads that bypass the repo). */

@@ -1,6 +1,6 @@
 import type { DB } from "../../db/store.ts";
 import type { Logger } from "../../log.ts";
-import { textIndexCaughtUp } from "./fts-repo.ts";
+import { textIndexCaughtUp, textIndexMerged } from "./fts-repo.ts";
 
 /** How soon the follower looks again after it found messages to index (ms). */
 const FOLLOW_MS = 200;
@@ -11,7 +11,9 @@ const QUIET_MS = 2_000;
  * Keeps the message search index (SQLite) close behind the messages table: every FOLLOW_MS while
  * messages come, it adds the new ones in batches (fts-repo.ts), giving the event loop a turn
  * between two batches. A search does not depend on it (it catches the index up first); the
- * follower keeps that catching up small. Built and stopped with the messaging services.
+ * follower keeps that catching up small. It also merges the index's segments, in small steps
+ * (fts-repo.ts: FTS5's own merging would stall the event loop). Built and stopped with the
+ * messaging services.
  */
 export class TextIndexFollower {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -49,6 +51,11 @@ export class TextIndexFollower {
       covered = await textIndexCaughtUp(this.db, () => this.stopped);
     } catch (err) {
       this.log.error("search index not caught up; the next look or search will", { err });
+    }
+    try {
+      await textIndexMerged(this.db, () => this.stopped);
+    } catch (err) {
+      this.log.error("search index segments not merged; the next look will", { err });
     }
     if (this.stopped) return;
     this.wait = covered ? FOLLOW_MS : Math.min(this.wait * 2, QUIET_MS);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate as drizzleMigrate } from "drizzle-orm/bun-sqlite/migrator";
-import { indexPendingText, textIndexCaughtUp, TEXT_INDEX_BATCH } from "../../../src/modules/messages/fts-repo.ts";
+import { indexPendingText, textIndexCaughtUp, textIndexMerged, TEXT_INDEX_BATCH } from "../../../src/modules/messages/fts-repo.ts";
 import { TextIndexFollower } from "../../../src/modules/messages/text-index.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
@@ -97,6 +97,27 @@ describe("the search index follows the messages table (SQLite)", () => {
     expect(bison!.n).toBe(n - Math.ceil(n / 10));
     // FTS5's check counts a message without text as missing (none is ever indexed): those go first
     await t.deps.db.prepare("DELETE FROM messages WHERE body IS NULL").run();
+    await integrity();
+  });
+
+  test("segments are merged by the follower's steps, not inside other writes (FTS5's automerge is off)", async () => {
+    if (!sqlite()) return;
+    const config = await t.deps.db.prepare<{ v: number }>("SELECT v FROM messages_fts_config WHERE k = 'automerge'").get();
+    expect(config?.v).toBe(0);
+    const rows = async () => (await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages_fts_data").get())!.n;
+    await textIndexMerged(t.deps.db); // what the tests before left
+    // one segment per indexing transaction: 6 of them, more than a level holds before a merge
+    // (usermerge, 4) and fewer than FTS5's crisis merge (16)
+    const before = await rows();
+    for (let i = 0; i < 6; i++) {
+      await insert(`merge step ocelot ${i}`);
+      await indexPendingText(t.deps.db);
+    }
+    expect(await rows()).toBe(before + 6);
+    expect(await textIndexMerged(t.deps.db)).toBeGreaterThan(0);
+    expect(await rows()).toBeLessThan(before + 6);
+    expect(await textIndexMerged(t.deps.db)).toBe(0);
+    expect((await search("ocelot")).length).toBe(6);
     await integrity();
   });
 
