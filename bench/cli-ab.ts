@@ -5,22 +5,14 @@
  * Then the start trace (src/start-mark.ts) of the list: main-thread CPU per step, medians.
  * `bun bench/cli-ab.ts <binary A> <binary B> [rounds]`; the order alternates round by round.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { freshCopy } from "./lib/binaries.ts";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
-// each binary runs from a copy written in this run: the same bytes started ≈20 % slower (CPU of
-// `--version`) from a file written an hour before than from a fresh copy of it, so two binaries
-// built at different times compared as they lay would measure their files' age (see there)
+// each binary runs from a copy written in this run (see freshCopy)
 const copies = mkdtempSync(join(tmpdir(), "ab-bins-"));
-function freshCopy(path: string, name: string): string {
-  mkdirSync(join(copies, name));
-  const to = join(copies, name, "parley");
-  copyFileSync(path, to);
-  chmodSync(to, 0o755);
-  return to;
-}
-const [binA, binB] = [freshCopy(process.argv[2]!, "a"), freshCopy(process.argv[3]!, "b")];
+const [binA, binB] = [freshCopy(process.argv[2]!, copies, "a"), freshCopy(process.argv[3]!, copies, "b")];
 const rounds = Number(process.argv[4] ?? 21);
 
 function setUp(bin: string): string {

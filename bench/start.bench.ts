@@ -4,8 +4,9 @@
 // a second of idle, against a compiled bare Bun.serve hello (built with the same flags) measured
 // in the same run, interleaved. Then once: resident memory of the current binary and the hello
 // after the same full load of GETs and 45 s of idle (a server that has worked, gone quiet).
-import { chmodSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { freshCopy } from "./lib/binaries.ts";
 import { engineDatabase } from "./lib/engine.ts";
 import { maxLoad } from "./lib/proc.ts";
 import { targets } from "./lib/targets.ts";
@@ -16,21 +17,9 @@ const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 7);
 const root = join(import.meta.dir, "..");
 const dir = benchDir("parley-start-");
 const bins = targets();
-/**
- * Each binary measured from a copy written in this run, as the hello is built in it: how a file's
- * pages sit in the page cache moves idle RSS by megabytes (the same bytes measured 55 MiB from a
- * file written hours before and 59 MiB from a copy written a minute before; after dropping the
- * caches, 54 for both), so every binary starts from a file written the same way.
- */
-function freshCopy(path: string, name: string): string {
-  mkdirSync(join(dir, name));
-  const to = join(dir, name, "parley");
-  copyFileSync(path, to);
-  chmodSync(to, 0o755);
-  return to;
-}
-const parleyBin = freshCopy(bins.current.path, "current");
-const previousBin = bins.previous ? freshCopy(bins.previous.path, "previous") : undefined;
+// each binary measured from a copy written in this run, as the hello is built in it (see freshCopy)
+const parleyBin = freshCopy(bins.current.path, dir, "current");
+const previousBin = bins.previous ? freshCopy(bins.previous.path, dir, "previous") : undefined;
 const helloBin = join(dir, "hello");
 // the flags of `npm run build`, so the bench measures the binary that ships
 const buildScript = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;

@@ -6,7 +6,7 @@
 // release's own copy of themselves from there (bench/lib/interleave.ts). The current tree's
 // binary is keyed by its commit plus a hash of its uncommitted changes, so an edited tree is
 // rebuilt.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
@@ -25,6 +25,22 @@ export interface Binary {
   path: string;
   /** the source tree the binary was built from (the previous release: its kept copy) */
   tree: string;
+}
+
+/**
+ * A copy of the binary at `path`, written now as `<dir>/<name>/parley`, to measure it from. How a
+ * file's pages sit in the page cache moves what a start costs: the same bytes started ≈20 % slower
+ * (CPU of `--version`) from a file written an hour before than from a fresh copy, and idle RSS
+ * read 55 MiB from a file written hours before against 59 MiB from a copy written a minute before
+ * (54 for both after dropping the caches). Binaries built at different times, compared as they lay,
+ * would measure their files' age: every bench that starts binaries starts copies written the same way.
+ */
+export function freshCopy(path: string, dir: string, name: string): string {
+  mkdirSync(join(dir, name));
+  const to = join(dir, name, "parley");
+  copyFileSync(path, to);
+  chmodSync(to, 0o755);
+  return to;
 }
 
 function run(cmd: string[], cwd: string, what: string): string {
