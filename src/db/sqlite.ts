@@ -3,6 +3,7 @@ import { Database, type SQLQueryBindings, type Statement as BunStatement } from 
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { SQLWrapper } from "drizzle-orm";
 import type { DB, RunResult, SqlParam, Statement, TxOptions } from "./store.ts";
+import { ThreadWriteLock } from "./thread-lock.ts";
 import { TxFrame } from "./tx-frame.ts";
 import { mapWalIndex, unmapWalIndex } from "./wal-index.ts";
 
@@ -14,7 +15,7 @@ export interface SqliteStore {
 
 type Params = SQLQueryBindings[];
 
-const connections = new WeakMap<object, { sqlite: Database; free: () => boolean; held: () => boolean }>();
+const connections = new WeakMap<object, { sqlite: Database; threadLock: () => ThreadWriteLock; free: () => boolean; held: () => boolean }>();
 
 /**
  * The SQLite connection of a store when no transaction holds it right now, else null (and
@@ -35,6 +36,18 @@ export function idleSqlite(db: DB): Database | null {
 export function heldSqlite(db: DB): Database | null {
   const c = connections.get(db);
   return c && c.held() ? c.sqlite : null;
+}
+
+/**
+ * For a worker thread of this process about to write the store's file through a connection of
+ * its own: the file and the lock both sides take first (thread-lock.ts). Null on PostgreSQL and
+ * for a database in memory (another connection cannot open it).
+ */
+export function threadWriteLock(db: DB): { path: string; lock: ThreadWriteLock } | null {
+  const c = connections.get(db);
+  const path = c?.sqlite.filename;
+  if (!c || !path || path === ":memory:") return null;
+  return { path, lock: c.threadLock() };
 }
 
 /** The SQLite connection of a store whatever its state (backup, checkpoints), or null on PostgreSQL. */
@@ -87,6 +100,8 @@ export function openSqliteStore(
     return st;
   };
 
+  /** made when a worker thread first writes this file (threadWriteLock); transactions take it from then on */
+  let threads: ThreadWriteLock | null = null;
   const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
   const als = new AsyncLocalStorage<TxFrame<Database>>();
   let owner: TxFrame<Database> | null = null;
@@ -119,11 +134,16 @@ export function openSqliteStore(
 
   const db = drizzle(async (text, params, method) => {
     if (!mayRun()) await turn();
+    // a write outside a transaction takes the thread lock like a transaction (see tx)
+    if (method === "run" && threads && owner === null) return tx(async () => runQuery(text, params, method));
+    return runQuery(text, params, method);
+  }) as unknown as DB & Record<string, unknown>;
+  function runQuery(text: string, params: unknown[], method: string): { rows: unknown[] } {
     const stmt = compiled(text);
     if (method === "run") return { rows: [], changes: stmt.run(...(params as Params)).changes } as { rows: unknown[] };
     const rows = stmt.values(...(params as Params));
     return { rows: method === "get" ? (rows[0] as unknown as unknown[]) : rows };
-  }) as unknown as DB & Record<string, unknown>;
+  }
 
   const begin = prepareOn("BEGIN IMMEDIATE");
   const commit = prepareOn("COMMIT");
@@ -155,6 +175,9 @@ export function openSqliteStore(
     while (owner !== null) await new Promise<void>((r) => waiters.push(r));
     const f = new TxFrame(sqlite, onError);
     owner = f;
+    // a worker thread writing the file too: its lock first, waited for without blocking (thread-lock.ts)
+    const lock = threads;
+    if (lock && !lock.tryTake()) await lock.take();
     let result: T;
     try {
       begin.run();
@@ -167,6 +190,7 @@ export function openSqliteStore(
         throw err;
       }
     } finally {
+      lock?.release();
       release();
     }
     f.committed();
@@ -187,6 +211,7 @@ export function openSqliteStore(
       },
       async run(...params: SqlParam[]): Promise<RunResult> {
         if (!mayRun()) await turn();
+        if (threads && owner === null) return tx(async () => ({ changes: get().run(...(params as Params)).changes }));
         return { changes: get().run(...(params as Params)).changes };
       },
     };
@@ -214,7 +239,7 @@ export function openSqliteStore(
   };
   const prepared = new Map<string, Statement<unknown>>();
   let closed = false;
-  connections.set(db, { sqlite, free: () => owner === null, held: () => owner !== null && als.getStore() === owner });
+  connections.set(db, { sqlite, threadLock: () => (threads ??= new ThreadWriteLock()), free: () => owner === null, held: () => owner !== null && als.getStore() === owner });
   Object.assign(db, {
     engine: "sqlite",
     prepare<Row>(text: string): Statement<Row> {

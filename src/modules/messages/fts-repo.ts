@@ -22,22 +22,33 @@ export const TEXT_INDEX_BATCH = 500;
 /** Pages of merged index one merge step writes, about (FTS5's 'merge' command). */
 export const TEXT_INDEX_MERGE_PAGES = 32;
 
-const stmts = oncePer((db: DB) => ({
-  mark: db.prepare<{ at: number }>("SELECT indexed_to AS at FROM messages_fts_mark WHERE id = 1"),
-  last: db.prepare<{ at: number | null }>("SELECT max(rowid) AS at FROM messages"),
+/** The index's statements, here for both sides: the main thread's (below) and the worker's (text-index-worker.ts). */
+export const TEXT_INDEX_SQL = {
+  mark: "SELECT indexed_to AS at FROM messages_fts_mark WHERE id = 1",
+  last: "SELECT max(rowid) AS at FROM messages",
   // the rowid of the n-th message above the mark (0 is the first)
-  nth: db.prepare<{ at: number }>("SELECT rowid AS at FROM messages WHERE rowid > ? ORDER BY rowid LIMIT 1 OFFSET ?"),
-  add: db.prepare("INSERT INTO messages_fts(rowid, body) SELECT rowid, body FROM messages WHERE rowid > ? AND rowid <= ? AND body IS NOT NULL"),
-  move: db.prepare("UPDATE messages_fts_mark SET indexed_to = ? WHERE id = 1"),
-  rebuild: db.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"),
+  nth: "SELECT rowid AS at FROM messages WHERE rowid > ? ORDER BY rowid LIMIT 1 OFFSET ?",
+  add: "INSERT INTO messages_fts(rowid, body) SELECT rowid, body FROM messages WHERE rowid > ? AND rowid <= ? AND body IS NOT NULL",
+  move: "UPDATE messages_fts_mark SET indexed_to = ? WHERE id = 1",
   // a positive count merges only where a level holds `usermerge` (4) segments or a merge is under
   // way: the same segments FTS5's automatic merging would have merged
-  merge: db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', ?)"),
-  changes: db.prepare<{ n: number }>("SELECT total_changes() AS n"),
+  merge: "INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', ?)",
+  changes: "SELECT total_changes() AS n",
+};
+
+const stmts = oncePer((db: DB) => ({
+  mark: db.prepare<{ at: number }>(TEXT_INDEX_SQL.mark),
+  last: db.prepare<{ at: number | null }>(TEXT_INDEX_SQL.last),
+  nth: db.prepare<{ at: number }>(TEXT_INDEX_SQL.nth),
+  add: db.prepare(TEXT_INDEX_SQL.add),
+  move: db.prepare(TEXT_INDEX_SQL.move),
+  rebuild: db.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"),
+  merge: db.prepare(TEXT_INDEX_SQL.merge),
+  changes: db.prepare<{ n: number }>(TEXT_INDEX_SQL.changes),
 }));
 
 /** How far the index is behind: the mark and the last message's rowid (a read, outside a transaction it may be stale). */
-async function lag(db: DB): Promise<{ mark: number; last: number }> {
+export async function textIndexLag(db: DB): Promise<{ mark: number; last: number }> {
   const s = stmts(db);
   return { mark: (await s.mark.get())?.at ?? 0, last: (await s.last.get())?.at ?? 0 };
 }
@@ -49,11 +60,11 @@ async function lag(db: DB): Promise<{ mark: number; last: number }> {
 export async function indexPendingText(db: DB, batch = TEXT_INDEX_BATCH): Promise<{ covered: number; more: boolean }> {
   if (db.engine !== "sqlite") return { covered: 0, more: false };
   // a read first: a caught-up index takes no write transaction
-  const seen = await lag(db);
+  const seen = await textIndexLag(db);
   if (seen.last <= seen.mark) return { covered: 0, more: false };
   return db.tx(async () => {
     const s = stmts(db);
-    const { mark, last } = await lag(db);
+    const { mark, last } = await textIndexLag(db);
     if (last <= mark) return { covered: 0, more: false };
     const to = (await s.nth.get(mark, batch - 1))?.at ?? last;
     await s.add.run(mark, to);

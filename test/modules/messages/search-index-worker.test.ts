@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { threadWriteLock } from "../../../src/db/sqlite.ts";
+import { WORKER_SIDE } from "../../../src/db/thread-lock.ts";
+import { textIndexLag } from "../../../src/modules/messages/fts-repo.ts";
+import { TextIndexFollower } from "../../../src/modules/messages/text-index.ts";
+import { startTextIndexWorker } from "../../../src/modules/messages/text-index-worker.ts";
+import { silentLogger } from "../../../src/log.ts";
+import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { accessToken, createWorkspace, type TestWorkspace } from "../../helpers/fixtures.ts";
+import { connectedSession } from "./helpers.ts";
+
+// On a database file, the search index's follower works on a worker thread with a connection of
+// its own (src/modules/messages/text-index-worker.ts), and the two threads order their writes by
+// a lock of their own before SQLite's (src/db/thread-lock.ts), which the main thread waits for
+// without blocking its event loop. What must hold: every message indexed once, the index whole
+// (FTS5's integrity check), the main thread's writes never refused while the worker writes, and
+// a follower stopped in the middle of a backlog leaves everything as a later one can go on from.
+
+let t: TestApp;
+let ws: TestWorkspace;
+let s: { id: string; phone: string };
+let conversationId: string;
+const sqlite = () => t.deps.db.engine === "sqlite";
+
+beforeAll(async () => {
+  t = await createTestApp({ fileDb: true, engine: "sqlite", config: { sendMinGapMs: 0, sendJitterMs: 0 } });
+  ws = await createWorkspace(t);
+  s = await connectedSession(t, ws);
+  const token = await accessToken(t, ws.owner.userId, ws.id, "owner");
+  const r = await t.request("POST", "/api/v1/messages/send", { token, body: { session_id: s.id, to: "919655500011", body: "the first message" } });
+  expect(r.status).toBe(202);
+  conversationId = (await t.deps.db.prepare<{ c: string }>("SELECT conversation_id AS c FROM messages WHERE id = ?").get(r.body.data.id))!.c;
+});
+afterAll(() => t.close());
+
+/** Inserts `n` messages straight into the table in one transaction (as a bulk load would). */
+async function insertMany(n: number, body: (i: number) => string | null): Promise<void> {
+  const stmt = t.deps.db.prepare(
+    `INSERT INTO messages (id, workspace_id, session_id, conversation_id, direction, phone, type, body, status, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'inbound', '919655500012', 'text', ?, 'received', ?, ?)`,
+  );
+  await t.deps.db.tx(async () => {
+    const at = t.clock.now().getTime();
+    for (let i = 0; i < n; i++) await stmt.run(Bun.randomUUIDv7(), ws.id, s.id, conversationId, body(i), at, at);
+  });
+}
+const matches = async (word: string) => (await t.deps.db.prepare<{ n: number }>(`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`).get(word))!.n;
+async function integrity(): Promise<void> {
+  // FTS5's check counts a message without text as missing (none is ever indexed)
+  await t.deps.db.prepare("DELETE FROM messages WHERE body IS NULL").run();
+  await t.deps.db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)").run();
+}
+async function caughtUp(deadlineMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const { mark, last } = await textIndexLag(t.deps.db);
+    if (mark >= last) return true;
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(20);
+  }
+}
+
+describe("the search index's worker thread (SQLite file)", () => {
+  test("the follower indexes a backlog on its worker while the main thread writes: every message once, none refused", async () => {
+    if (!sqlite()) return;
+    const follower = new TextIndexFollower(t.deps.db, silentLogger);
+    await insertMany(6_000, (i) => (i % 7 === 0 ? null : `worker wombat ${i}`));
+    follower.start();
+    try {
+      // the main thread's own transactions meanwhile, one after another and several at once
+      const writes: Promise<void>[] = [];
+      for (let i = 0; i < 40; i++) writes.push(insertMany(25, (j) => `main numbat ${i}-${j}`));
+      await Promise.all(writes);
+      expect(await caughtUp()).toBe(true);
+      expect(follower.mode).toBe("worker");
+    } finally {
+      await follower.stop();
+    }
+    expect(await matches("wombat")).toBe(6_000 - Math.ceil(6_000 / 7));
+    expect(await matches("numbat")).toBe(40 * 25);
+    await integrity();
+  });
+
+  test("stopped in the middle of a backlog: the lock is free, the mark is where the index is, and the next follower goes on", async () => {
+    if (!sqlite()) return;
+    await insertMany(20_000, (i) => `stopped koala ${i}`);
+    const first = new TextIndexFollower(t.deps.db, silentLogger);
+    first.start();
+    while ((await textIndexLag(t.deps.db)).mark === 0) await Bun.sleep(1);
+    await first.stop();
+    // the main thread writes at once after the stop (the worker's lock given back)
+    await insertMany(1, () => "after the stop koala");
+    const second = new TextIndexFollower(t.deps.db, silentLogger);
+    second.start();
+    try {
+      expect(await caughtUp()).toBe(true);
+    } finally {
+      await second.stop();
+    }
+    expect(await matches("koala")).toBe(20_001);
+    await integrity();
+  });
+
+  test("a search while the worker indexes: it catches up on the main thread, and nothing is indexed twice", async () => {
+    if (!sqlite()) return;
+    await insertMany(8_000, (i) => `race dingo ${i}`);
+    const worker = startTextIndexWorker(t.deps.db)!;
+    expect(worker).not.toBeNull();
+    try {
+      const token = await accessToken(t, ws.owner.userId, ws.id, "owner");
+      const [looked, searched] = await Promise.all([worker.look(), t.request("GET", "/api/v1/inbox/search?q=dingo&limit=5", { token })]);
+      expect(searched.status).toBe(200);
+      expect(looked.covered).toBeLessThanOrEqual(8_000);
+    } finally {
+      await worker.stop();
+    }
+    expect(await matches("dingo")).toBe(8_000);
+    await integrity();
+  });
+});
+
+describe("the thread write lock (SQLite file)", () => {
+  test("a main-thread transaction waits for a worker's hold without blocking the event loop, then commits", async () => {
+    if (!sqlite()) return;
+    const { lock } = threadWriteLock(t.deps.db)!;
+    const worker = new Worker(
+      URL.createObjectURL(
+        new Blob([`${WORKER_SIDE}\nlet a;\nself.onmessage = (e) => { if (e.data.lock) { a = new Int32Array(e.data.lock); take(a); postMessage("held"); } else { give(a); postMessage("given"); } };`], { type: "text/javascript" }),
+      ),
+    );
+    const said: string[] = [];
+    const heard = (what: string) => new Promise<void>((resolve) => worker.addEventListener("message", (e) => e.data === what && resolve()));
+    try {
+      const held = heard("held");
+      worker.postMessage({ lock: lock.buffer });
+      await held;
+      const tx = t.deps.db.tx(async () => {
+        said.push("main transaction");
+        await t.deps.db.prepare("UPDATE messages_fts_mark SET indexed_to = indexed_to WHERE id = 1").run();
+      });
+      // the event loop runs while the transaction waits: a timer fires, the transaction has not begun
+      await Bun.sleep(30);
+      said.push("timer");
+      const given = heard("given");
+      worker.postMessage({ give: true });
+      await given;
+      await tx;
+      expect(said).toEqual(["timer", "main transaction"]);
+    } finally {
+      worker.terminate();
+    }
+  });
+});
