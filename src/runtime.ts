@@ -6,7 +6,7 @@ import { migrate } from "./db/migrate.ts";
 import { assertReachable } from "./db/reachable.ts";
 import { checkpointWhenBusy } from "./db/checkpointer.ts";
 import { openStore } from "./db/open.ts";
-import { sqliteOf } from "./db/sqlite.ts";
+import { sqliteOf, threadWriteLock } from "./db/sqlite.ts";
 import type { AppDeps, Secrets } from "./deps.ts";
 import { EventBus } from "./events/bus.ts";
 import type { ClusterEvents } from "./events/cluster.ts";
@@ -118,7 +118,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     const sqlite = sqliteOf(db);
     // the default plans the catalogue lacks (operator edits are kept)
     await seedPlans(db, clock.now().getTime());
-    if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename);
+    if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename, { lock: threadWriteLock(db)?.lock });
   } catch (err) {
     await db.close();
     throw err;

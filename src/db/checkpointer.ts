@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { WORKER_ID, WORKER_SIDE, type ThreadWriteLock } from "./thread-lock.ts";
 import { WAL_HEADER, walIndexView } from "./wal-index.ts";
 
 /**
@@ -9,10 +10,17 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * thread with a connection of its own runs a PASSIVE checkpoint every `everyMs` (10) while
  * commits come: it never takes the write lock, so commits go on while it copies and syncs, and
  * when it caught up between two commits the next one starts the WAL over from its beginning.
- * The main connection keeps an automatic checkpoint at BACKSTOP_PAGES (≈40 MB of WAL), for a
- * WAL that was not started over in time or a worker that is gone; the worker checkpointing
- * often keeps what that one has left to copy small (every 50 ms, a backstop checkpoint still
- * blocked a commit 12–80 ms).
+ * Under continuous commits it never catches up between two (a checkpoint covers the frames
+ * there were when it began; more come while it copies), so the WAL only started over at the
+ * main connection's automatic checkpoint at its backstop (then 10,000 pages), in a COMMIT: 2–7 ms
+ * of the event loop every ≈200 ms under a send load, the largest stalls left in the send p99.
+ * Now, once the WAL is RESTART_FRAMES long, the worker finishes its checkpoint holding the
+ * store's thread write lock (thread-lock.ts): no commit comes in between, the checkpoint covers
+ * every frame, and the worker starts the WAL over itself (restart, below). The main thread's
+ * transactions wait for the lock meanwhile (only they: the event loop goes on). The backstop
+ * (BACKSTOP_PAGES, ≈80 MB of WAL) stays, for a worker that is gone or a store without the lock.
+ * Each restart costs a locked checkpoint and a synced WAL header, so they are kept few: the WAL
+ * grows to RESTART_FRAMES (≈64 MB) under a sustained write load.
  * Once writes stop, the thread must not wake 100 times a second for nothing: a tick whose
  * checkpoint answers as the last one did (nothing committed since) waits twice as long, up to
  * `maxMs` (POLL_MS); any new frame brings it back to `everyMs`. (The worker cannot look at the
@@ -24,15 +32,53 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * still sync). The worker's code is a string (a Blob URL), so the compiled binary needs no
  * second entry point.
  */
-const BACKSTOP_PAGES = 10_000;
+const BACKSTOP_PAGES = 20_000;
+/**
+ * A WAL this long that the worker's checkpoint did not finish (commits came meanwhile) is
+ * finished under the thread write lock, so that the next commit starts it over (below the
+ * backstop, which then stays for a worker that is gone).
+ */
+const RESTART_FRAMES = 16_000;
 const DEFAULT_PAGES = 1_000;
 /** How often the WAL is looked at when nothing is written: the header poll, the idle worker's longest wait. */
 const POLL_MS = 250;
 
 const WORKER = `
 import { Database } from "bun:sqlite";
-let db, timer, ticks = 0;
-const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
+${WORKER_SIDE}
+const ID = ${WORKER_ID.checkpointer};
+let db, timer, a, restartFrames, ticks = 0;
+const checkpoint = () => {
+  const r = db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
+  // [busy, frames, frames checkpointed] as the checkpoint began: commits made while it copied are
+  // not in it, so "all of them" does not mean the WAL can start over; under the lock it does
+  if (!a || r[1] < restartFrames) return r;
+  // the rest, with no commit coming in between (the main thread's transactions wait, its event loop does not)
+  take(a, ID);
+  try {
+    const all = db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
+    if (all[0] === 0 && all[2] === all[1]) restart();
+    return all;
+  } finally {
+    give(a, ID);
+  }
+};
+// The first write to a WAL whose every frame is copied starts it over, and writes and syncs its
+// header: here, on this thread, with a write of the database header's user_version (unused by
+// Parley) to itself, rather than in the next commit of the main thread. Refused (another
+// process writing, a reader still on the WAL): the main thread's next commit does it.
+const restart = () => {
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec("PRAGMA user_version = " + Number(db.query("PRAGMA user_version").values()[0][0]));
+      db.exec("COMMIT");
+    } catch (err) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw err;
+    }
+  } catch {}
+};
 const run = (o) => {
   let wait = o.everyMs, last = "", quiet = performance.now();
   const tick = () => {
@@ -51,8 +97,12 @@ self.onmessage = (e) => {
   const m = e.data;
   try {
     if (m.open) {
+      if (m.lock) a = new Int32Array(m.lock);
+      restartFrames = m.restartFrames;
       db = new Database(m.open, { readwrite: true, create: false });
       db.exec("PRAGMA busy_timeout = 0");
+      // its one commit (restart) is synced as the main connection's are: not at all, the header only
+      db.exec("PRAGMA synchronous = NORMAL");
       run(m);
       postMessage({ ready: true });
     } else if (m.now) {
@@ -83,6 +133,10 @@ export interface CheckpointerOptions {
   idleMs?: number;
   /** the worker went idle after `ticks` timed checkpoints; startCheckpointer's caller stops it, checkpointWhenBusy has */
   onIdle?(ticks: number): void;
+  /** the store's thread write lock (sqlite.ts: threadWriteLock): with it, a long WAL is started over without a checkpoint in a commit */
+  lock?: ThreadWriteLock;
+  /** the WAL's length (frames) from which a checkpoint is finished under that lock (RESTART_FRAMES) */
+  restartFrames?: number;
 }
 
 /** Starts checkpointing `path` (the file `sqlite` has open, in WAL mode) from a worker thread. */
@@ -114,7 +168,7 @@ export function startCheckpointer(sqlite: Database, path: string, o: Checkpointe
     if (running) backstop(DEFAULT_PAGES);
     running = false;
   };
-  worker.postMessage({ open: path, everyMs: o.everyMs ?? 10, maxMs: o.maxMs ?? POLL_MS, idleMs: o.idleMs ?? Infinity });
+  worker.postMessage({ open: path, lock: o.lock?.buffer, restartFrames: o.restartFrames ?? RESTART_FRAMES, everyMs: o.everyMs ?? 10, maxMs: o.maxMs ?? POLL_MS, idleMs: o.idleMs ?? Infinity });
   return {
     checkpoint() {
       const id = ++next;
@@ -130,6 +184,7 @@ export function startCheckpointer(sqlite: Database, path: string, o: Checkpointe
       worker.postMessage({ stop: true });
       await Promise.race([done, Bun.sleep(1_000)]);
       worker.terminate();
+      o.lock?.forget(WORKER_ID.checkpointer);
     },
   };
 }

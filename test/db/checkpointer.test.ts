@@ -4,6 +4,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkpointWhenBusy, startCheckpointer } from "../../src/db/checkpointer.ts";
+import { threadWriteLock } from "../../src/db/sqlite.ts";
+import { WAL_HEADER, walIndexView } from "../../src/db/wal-index.ts";
 import { openSqliteFile as openDb } from "../helpers/store.ts";
 
 const autocheckpoint = (s: Database) => Object.values(s.query("PRAGMA wal_autocheckpoint").get() as object)[0];
@@ -27,7 +29,7 @@ test("the worker checkpoints the WAL while the main connection writes; commits s
   expect(frames).toBeGreaterThan(0);
   expect(done).toBe(frames);
   // checkpoints are the worker's now; the main connection keeps a backstop far above the default
-  expect(autocheckpoint(o.sqlite)).toBe(10_000);
+  expect(autocheckpoint(o.sqlite)).toBe(20_000);
   for (let i = 0; i < 500; i++) ins.run("y".repeat(200));
   await c.stop();
   expect(autocheckpoint(o.sqlite)).toBe(1_000);
@@ -58,7 +60,7 @@ test("the worker starts only once writes fill the WAL: an idle server has no che
   expect(c.started).toBe(true);
   const [busy] = await c.checkpoint();
   expect(busy).toBe(0);
-  expect(autocheckpoint(o.sqlite)).toBe(10_000);
+  expect(autocheckpoint(o.sqlite)).toBe(20_000);
   await c.stop();
   o.close();
 });
@@ -111,4 +113,57 @@ test("after an idle stop a new burst of writes starts the worker again; commits 
   const again = new Database(path, { readonly: true });
   expect(again.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1200 });
   again.close();
+});
+
+test("with the thread write lock, a long WAL is finished and started over by the worker's turn, never by a checkpoint in a commit", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  await o.db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const c = startCheckpointer(o.sqlite, path, { lock: threadWriteLock(o.db)!.lock, restartFrames: 1_000 });
+  const header = walIndexView(path)!;
+  const frames = () => header.getUint32(WAL_HEADER.frames, true);
+  const ins = o.db.prepare("INSERT INTO t (v) VALUES (?)");
+  // commits one right after another, as under a send load: without the lock the worker's own
+  // checkpoints never finish between two, and only the backstop's checkpoint (10,000 frames), in
+  // a commit, starts the WAL over
+  let restarts = 0;
+  let longest = 0;
+  for (let i = 0, last = 0; i < 1_500; i++) {
+    await o.db.tx(async () => {
+      for (let j = 0; j < 10; j++) await ins.run("x".repeat(3_000));
+    });
+    await Bun.sleep(0);
+    const now = frames();
+    if (now < last) restarts++;
+    longest = Math.max(longest, now);
+    last = now;
+  }
+  await c.stop();
+  expect((await o.db.prepare<{ n: number }>("SELECT count(*) AS n FROM t").get())!.n).toBe(15_000);
+  await o.close();
+  // started over again and again, each time soon after 1,000 frames: far from the backstop
+  expect(restarts).toBeGreaterThan(2);
+  expect(longest).toBeLessThan(10_000);
+});
+
+test("a WAL past its restart length with no commit coming: the worker copies it and starts it over itself", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
+  const o = openDb(path);
+  await o.db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+  const before = (await o.db.prepare<{ v: number }>("PRAGMA user_version").get())!;
+  const c = startCheckpointer(o.sqlite, path, { everyMs: 5, lock: threadWriteLock(o.db)!.lock, restartFrames: 500 });
+  const header = walIndexView(path)!;
+  const frames = () => header.getUint32(WAL_HEADER.frames, true);
+  const ins = o.db.prepare("INSERT INTO t (v) VALUES (?)");
+  await o.db.tx(async () => {
+    for (let j = 0; j < 800; j++) await ins.run("x".repeat(3_000));
+  });
+  expect(frames()).toBeGreaterThan(800);
+  // no commit of the main connection from here on: only the worker can start the WAL over
+  for (let i = 0; i < 200 && frames() > 1; i++) await Bun.sleep(10);
+  expect(frames()).toBe(1); // the database header's page, written by the worker's restart
+  await c.stop();
+  expect((await o.db.prepare<{ v: number }>("PRAGMA user_version").get())!).toEqual(before);
+  expect((await o.db.prepare<{ n: number }>("SELECT count(*) AS n FROM t").get())!.n).toBe(800);
+  await o.close();
 });

@@ -1,6 +1,6 @@
 import type { DB } from "../../db/store.ts";
 import { threadWriteLock } from "../../db/sqlite.ts";
-import { WORKER_SIDE, type ThreadWriteLock } from "../../db/thread-lock.ts";
+import { WORKER_ID, WORKER_SIDE, type ThreadWriteLock } from "../../db/thread-lock.ts";
 import { TEXT_INDEX_BATCH, TEXT_INDEX_MERGE_PAGES, TEXT_INDEX_SQL } from "./fts-repo.ts";
 
 /** Messages one statement of the worker adds to the index: between two, it gives way to a waiting main thread. */
@@ -14,9 +14,10 @@ const CHUNK = 50;
 const WORKER = `
 import { Database } from "bun:sqlite";
 ${WORKER_SIDE}
+const ID = ${WORKER_ID.searchIndex};
 let db, a, q, o;
 const piece = (fn) => {
-  take(a);
+  take(a, ID);
   try {
     q.begin.run();
     try {
@@ -28,13 +29,13 @@ const piece = (fn) => {
       throw err;
     }
   } finally {
-    give(a);
+    give(a, ID);
   }
 };
 const index = () => {
   let covered = 0;
   for (;;) {
-    if (stopAsked(a)) return covered;
+    if (stopAsked(a, ID)) return covered;
     const r = piece(() => {
       const from = q.mark.get().at, last = q.last.get().at ?? 0;
       let mark = from;
@@ -53,7 +54,7 @@ const index = () => {
 };
 const merge = () => {
   let steps = 0;
-  while (!stopAsked(a) && piece(() => {
+  while (!stopAsked(a, ID) && piece(() => {
     const before = q.changes.get().n;
     q.merge.run(o.mergePages);
     return q.changes.get().n - before >= 2;
@@ -110,7 +111,7 @@ export class TextIndexWorker {
   private failed: Error | undefined;
 
   constructor(path: string, private readonly lock: ThreadWriteLock) {
-    lock.askStop(false);
+    lock.askStop(WORKER_ID.searchIndex, false);
     this.worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "text/javascript" })));
     // Bun's Worker: it must not keep a process alive that is otherwise done
     (this.worker as unknown as { unref(): void }).unref();
@@ -152,14 +153,14 @@ export class TextIndexWorker {
 
   /** Stops after the piece in progress and closes the worker's connection. */
   async stop(): Promise<void> {
-    this.lock.askStop();
+    this.lock.askStop(WORKER_ID.searchIndex);
     const done = new Promise<void>((resolve) => (this.stopped = resolve));
     this.worker.postMessage({ stop: true });
     // a look in progress ends at its next piece, then the stop is read; a worker that never
     // answers is terminated, and the thread lock it may hold is freed
     await Promise.race([done, Bun.sleep(5_000)]);
     this.worker.terminate();
-    this.lock.forget();
+    this.lock.forget(WORKER_ID.searchIndex);
     this.fail(new Error("the search index worker is stopped"));
   }
 

@@ -125,7 +125,7 @@ describe("the thread write lock (SQLite file)", () => {
     const { lock } = threadWriteLock(t.deps.db)!;
     const worker = new Worker(
       URL.createObjectURL(
-        new Blob([`${WORKER_SIDE}\nlet a;\nself.onmessage = (e) => { if (e.data.lock) { a = new Int32Array(e.data.lock); take(a); postMessage("held"); } else { give(a); postMessage("given"); } };`], { type: "text/javascript" }),
+        new Blob([`${WORKER_SIDE}\nlet a;\nself.onmessage = (e) => { if (e.data.lock) { a = new Int32Array(e.data.lock); take(a, 2); postMessage("held"); } else { give(a, 2); postMessage("given"); } };`], { type: "text/javascript" }),
       ),
     );
     const said: string[] = [];
