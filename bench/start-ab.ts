@@ -50,6 +50,8 @@ async function start(bin: string, dir: string, path: string, key: string): Promi
       throw new Error(`${path}: ${r.status}`);
     } catch (err) {
       if (err instanceof Error && err.message.startsWith(path)) throw err;
+      // a server that exited (a port taken meanwhile, a failed start) would be polled for ever, holding the bench lock
+      if (p.exitCode !== null) throw new Error(`${bin} serve exited (${p.exitCode}) before answering ${path} on port ${port}`);
       await Bun.sleep(1);
     }
   }
@@ -84,6 +86,7 @@ for (let i = 0; i < rounds; i++) {
       try {
         if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) break;
       } catch {
+        if (p.exitCode !== null) throw new Error(`${bin} serve exited (${p.exitCode}) before answering /health on port ${port}`);
         await Bun.sleep(1);
       }
     }
