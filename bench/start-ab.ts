@@ -30,7 +30,9 @@ function setUp(bin: string): { dir: string; key: string } {
 
 const cpuMs = (pid: number) => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "latin1").split(" ")[0]) / 1e6;
 
-let port = 42000 + Math.floor(Math.random() * 1000);
+// below the kernel's ephemeral range (32768-60999 here): a port there can be taken by any outgoing
+// connection on the machine meanwhile, and the server then exits with its port in use
+let port = 22000 + Math.floor(Math.random() * 8000);
 async function start(bin: string, dir: string, path: string, key: string): Promise<{ cpu: number; wall: number }> {
   port += 1;
   const t0 = performance.now();
@@ -50,6 +52,8 @@ async function start(bin: string, dir: string, path: string, key: string): Promi
       throw new Error(`${path}: ${r.status}`);
     } catch (err) {
       if (err instanceof Error && err.message.startsWith(path)) throw err;
+      // a server that exited (a port taken meanwhile, a failed start) would be polled for ever, holding the bench lock
+      if (p.exitCode !== null) throw new Error(`${bin} serve exited (${p.exitCode}) before answering ${path} on port ${port}`);
       await Bun.sleep(1);
     }
   }
@@ -84,6 +88,7 @@ for (let i = 0; i < rounds; i++) {
       try {
         if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) break;
       } catch {
+        if (p.exitCode !== null) throw new Error(`${bin} serve exited (${p.exitCode}) before answering /health on port ${port}`);
         await Bun.sleep(1);
       }
     }

@@ -35,7 +35,9 @@ const previousDataDir = join(dir, "data-previous");
 const databaseUrl = await engineDatabase();
 const previousDatabaseUrl = bins.previous ? await engineDatabase() : undefined;
 const dbEnv = (url: string | undefined): Record<string, string> => (url ? { PARLEY_DATABASE_URL: url } : {});
-let port = 20_000 + Math.floor(Math.random() * 20_000);
+// below the kernel's ephemeral range (32768-60999 on the bench machine): a port there can be taken
+// by any outgoing connection meanwhile, and the server then exits with its port in use
+let port = 20_000 + Math.floor(Math.random() * 10_000);
 
 function rssMiB(pid: number): number {
   const kb = Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1]);

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
+import { loadJose, loadedJose } from "./jose.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Role } from "../modules/users/roles.ts";
@@ -44,6 +44,7 @@ export function tokenKeys(config: Config, jwtSecret: string): TokenKeys {
 /** Signs an HS256 JWT with exp, iat, iss, aud, sub, tenant, role and typ. */
 export async function signToken(keys: TokenKeys, clock: Clock, claims: TokenClaims, ttlSeconds: number): Promise<string> {
   const now = Math.floor(clock.now().getTime() / 1000);
+  const { SignJWT } = loadedJose() ?? (await loadJose());
   return new SignJWT({ ...claims })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(keys.issuer)
@@ -62,6 +63,7 @@ export async function signToken(keys: TokenKeys, clock: Clock, claims: TokenClai
  */
 export async function verifyToken(keys: TokenKeys, clock: Clock, token: string, expected: TokenType): Promise<TokenClaims | null> {
   if (token.length > MAX_TOKEN_LENGTH) return null;
+  const { jwtVerify, errors: joseErrors } = loadedJose() ?? (await loadJose());
   try {
     const { payload } = await jwtVerify(token, keys.secret, {
       algorithms: ["HS256"],

@@ -100,3 +100,11 @@ test("no module builds a zod schema when it is imported", () => {
   walk(join(ROOT, "src"));
   expect(offenders).toEqual([]);
 });
+
+test("the server's start imports no jose", () => {
+  // jose is loaded by the first token a process signs or verifies (src/auth/jose.ts): a start
+  // answers /health and API keys without it
+  const reached = packagesReached("cli/serve.ts", { requires: false });
+  expect(reached.has("elysia")).toBe(true); // the walk does find packages
+  expect(reached.has("jose")).toBe(false);
+});

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify } from "jose";
+import { loadJose } from "../../auth/jose.ts";
 import type { Clock } from "../../clock.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
@@ -15,11 +15,14 @@ const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 export function createOidcVerifier(config: Config, clock: Clock, log: Logger): OidcVerifier | null {
   const { oidcIssuer: issuer, oidcAudience: audience, oidcJwksUrl } = config;
   if (!issuer || !audience || !oidcJwksUrl) return null;
+  const url = new URL(oidcJwksUrl);
   // keys are fetched on first use and cached; an unknown kid triggers a (rate-limited) refetch
-  const jwks = createRemoteJWKSet(new URL(oidcJwksUrl), { timeoutDuration: 5000 });
+  let jwks: ReturnType<typeof import("jose").createRemoteJWKSet> | undefined;
   return {
     async verifiedEmail(idToken) {
       try {
+        const { createRemoteJWKSet, jwtVerify } = await loadJose();
+        jwks ??= createRemoteJWKSet(url, { timeoutDuration: 5000 });
         const { payload } = await jwtVerify(idToken, jwks, {
           issuer,
           audience,
