@@ -12,15 +12,14 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * when it caught up between two commits the next one starts the WAL over from its beginning.
  * Under continuous commits it never catches up between two (a checkpoint covers the frames
  * there were when it began; more come while it copies), so the WAL only started over at the
- * main connection's automatic checkpoint at its backstop (then 10,000 pages), in a COMMIT: 2–7 ms
+ * main connection's automatic checkpoint at BACKSTOP_PAGES (≈40 MB of WAL), in a COMMIT: 2–7 ms
  * of the event loop every ≈200 ms under a send load, the largest stalls left in the send p99.
  * Now, once the WAL is RESTART_FRAMES long, the worker finishes its checkpoint holding the
  * store's thread write lock (thread-lock.ts): no commit comes in between, the checkpoint covers
- * every frame, and the worker starts the WAL over itself (restart, below). The main thread's
- * transactions wait for the lock meanwhile (only they: the event loop goes on). The backstop
- * (BACKSTOP_PAGES, ≈80 MB of WAL) stays, for a worker that is gone or a store without the lock.
- * Each restart costs a locked checkpoint and a synced WAL header, so they are kept few: the WAL
- * grows to RESTART_FRAMES (≈64 MB) under a sustained write load.
+ * every frame, and the next commit starts the WAL over. The main thread's transactions wait for
+ * the lock meanwhile (only they: the event loop goes on). The backstop stays, for a worker that
+ * is gone or a store without the lock. (Tried: starting the WAL over from the worker, and at
+ * 16,000 frames: the lock was held longer, up to 6 ms, and the send p99 was no better.)
  * Once writes stop, the thread must not wake 100 times a second for nothing: a tick whose
  * checkpoint answers as the last one did (nothing committed since) waits twice as long, up to
  * `maxMs` (POLL_MS); any new frame brings it back to `everyMs`. (The worker cannot look at the
@@ -32,13 +31,13 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * still sync). The worker's code is a string (a Blob URL), so the compiled binary needs no
  * second entry point.
  */
-const BACKSTOP_PAGES = 20_000;
+const BACKSTOP_PAGES = 10_000;
 /**
  * A WAL this long that the worker's checkpoint did not finish (commits came meanwhile) is
  * finished under the thread write lock, so that the next commit starts it over (below the
  * backstop, which then stays for a worker that is gone).
  */
-const RESTART_FRAMES = 16_000;
+const RESTART_FRAMES = 8_000;
 const DEFAULT_PAGES = 1_000;
 /** How often the WAL is looked at when nothing is written: the header poll, the idle worker's longest wait. */
 const POLL_MS = 250;
@@ -56,28 +55,10 @@ const checkpoint = () => {
   // the rest, with no commit coming in between (the main thread's transactions wait, its event loop does not)
   take(a, ID);
   try {
-    const all = db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
-    if (all[0] === 0 && all[2] === all[1]) restart();
-    return all;
+    return db.query("PRAGMA wal_checkpoint(PASSIVE)").values()[0];
   } finally {
     give(a, ID);
   }
-};
-// The first write to a WAL whose every frame is copied starts it over, and writes and syncs its
-// header: here, on this thread, with a write of the database header's user_version (unused by
-// Parley) to itself, rather than in the next commit of the main thread. Refused (another
-// process writing, a reader still on the WAL): the main thread's next commit does it.
-const restart = () => {
-  try {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      db.exec("PRAGMA user_version = " + Number(db.query("PRAGMA user_version").values()[0][0]));
-      db.exec("COMMIT");
-    } catch (err) {
-      if (db.inTransaction) db.exec("ROLLBACK");
-      throw err;
-    }
-  } catch {}
 };
 const run = (o) => {
   let wait = o.everyMs, last = "", quiet = performance.now();
@@ -101,8 +82,6 @@ self.onmessage = (e) => {
       restartFrames = m.restartFrames;
       db = new Database(m.open, { readwrite: true, create: false });
       db.exec("PRAGMA busy_timeout = 0");
-      // its one commit (restart) is synced as the main connection's are: not at all, the header only
-      db.exec("PRAGMA synchronous = NORMAL");
       run(m);
       postMessage({ ready: true });
     } else if (m.now) {
