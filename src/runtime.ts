@@ -118,7 +118,7 @@ export async function createRuntime(config: Config, log: Logger, o: RuntimeOverr
     const sqlite = sqliteOf(db);
     // the default plans the catalogue lacks (operator edits are kept)
     await seedPlans(db, clock.now().getTime());
-    if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename, { lock: threadWriteLock(db)?.lock });
+    if (sqlite && o.dbPath !== ":memory:") checkpointer = checkpointWhenBusy(sqlite, sqlite.filename, { lock: () => threadWriteLock(db)?.lock });
   } catch (err) {
     await db.close();
     throw err;

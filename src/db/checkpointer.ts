@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { sourceWorker } from "./source-worker.ts";
 import { WORKER_ID, WORKER_SIDE, type ThreadWriteLock } from "./thread-lock.ts";
 import { WAL_HEADER, walIndexView } from "./wal-index.ts";
 
@@ -28,8 +29,7 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * Frames are not counted exactly: a WAL started over to the same length looks unchanged for
  * one tick, which only waits once more.
  * What a commit promises is unchanged (synchronous=NORMAL never synced a commit; checkpoints
- * still sync). The worker's code is a string (a Blob URL), so the compiled binary needs no
- * second entry point.
+ * still sync). The worker's code is a string (source-worker.ts).
  */
 const BACKSTOP_PAGES = 10_000;
 /**
@@ -112,17 +112,17 @@ export interface CheckpointerOptions {
   idleMs?: number;
   /** the worker went idle after `ticks` timed checkpoints; startCheckpointer's caller stops it, checkpointWhenBusy has */
   onIdle?(ticks: number): void;
-  /** the store's thread write lock (sqlite.ts: threadWriteLock): with it, a long WAL is started over without a checkpoint in a commit */
-  lock?: ThreadWriteLock;
+  /** the store's thread write lock (sqlite.ts: threadWriteLock), asked for when the worker starts: with it, a long WAL is started over without a checkpoint in a commit */
+  lock?: () => ThreadWriteLock | undefined;
   /** the WAL's length (frames) from which a checkpoint is finished under that lock (RESTART_FRAMES) */
   restartFrames?: number;
 }
 
 /** Starts checkpointing `path` (the file `sqlite` has open, in WAL mode) from a worker thread. */
 export function startCheckpointer(sqlite: Database, path: string, o: CheckpointerOptions = {}): Checkpointer {
-  const worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "text/javascript" })));
-  // Bun's Worker: it must not keep a process alive that is otherwise done
-  (worker as unknown as { unref(): void }).unref();
+  const worker = sourceWorker(WORKER);
+  // made when the first worker starts (sqlite.ts: from then on the store's transactions take it)
+  const lock = o.lock?.();
   const waiting = new Map<number, { resolve(v: [number, number, number]): void; reject(e: Error): void }>();
   let next = 0;
   let stopped: (() => void) | undefined;
@@ -147,7 +147,7 @@ export function startCheckpointer(sqlite: Database, path: string, o: Checkpointe
     if (running) backstop(DEFAULT_PAGES);
     running = false;
   };
-  worker.postMessage({ open: path, lock: o.lock?.buffer, restartFrames: o.restartFrames ?? RESTART_FRAMES, everyMs: o.everyMs ?? 10, maxMs: o.maxMs ?? POLL_MS, idleMs: o.idleMs ?? Infinity });
+  worker.postMessage({ open: path, lock: lock?.buffer, restartFrames: o.restartFrames ?? RESTART_FRAMES, everyMs: o.everyMs ?? 10, maxMs: o.maxMs ?? POLL_MS, idleMs: o.idleMs ?? Infinity });
   return {
     checkpoint() {
       const id = ++next;
@@ -163,7 +163,7 @@ export function startCheckpointer(sqlite: Database, path: string, o: Checkpointe
       worker.postMessage({ stop: true });
       await Promise.race([done, Bun.sleep(1_000)]);
       worker.terminate();
-      o.lock?.forget(WORKER_ID.checkpointer);
+      lock?.forget(WORKER_ID.checkpointer);
     },
   };
 }

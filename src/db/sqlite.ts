@@ -100,7 +100,7 @@ export function openSqliteStore(
     return st;
   };
 
-  /** made when a worker thread first writes this file (threadWriteLock); transactions take it from then on */
+  /** made when the first worker thread that writes or checkpoints this file starts (threadWriteLock); transactions take it from then on */
   let threads: ThreadWriteLock | null = null;
   const onError = opts.onError ?? ((err) => console.error("after-commit callback failed", err));
   const als = new AsyncLocalStorage<TxFrame<Database>>();

@@ -119,7 +119,7 @@ test("with the thread write lock, a long WAL is finished and started over by the
   const path = join(mkdtempSync(join(tmpdir(), "parley-ckpt-")), "p.db");
   const o = openDb(path);
   await o.db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
-  const c = startCheckpointer(o.sqlite, path, { lock: threadWriteLock(o.db)!.lock, restartFrames: 1_000 });
+  const c = startCheckpointer(o.sqlite, path, { lock: () => threadWriteLock(o.db)!.lock, restartFrames: 1_000 });
   const header = walIndexView(path)!;
   const frames = () => header.getUint32(WAL_HEADER.frames, true);
   const ins = o.db.prepare("INSERT INTO t (v) VALUES (?)");

@@ -1,4 +1,5 @@
 import type { DB } from "../../db/store.ts";
+import { sourceWorker } from "../../db/source-worker.ts";
 import { threadWriteLock } from "../../db/sqlite.ts";
 import { WORKER_ID, WORKER_SIDE, type ThreadWriteLock } from "../../db/thread-lock.ts";
 import { TEXT_INDEX_BATCH, TEXT_INDEX_MERGE_PAGES, TEXT_INDEX_SQL } from "./fts-repo.ts";
@@ -94,8 +95,7 @@ self.onmessage = (e) => {
  * write lock, which it waits for without blocking (src/db/thread-lock.ts): a transaction waits
  * at most one piece of the worker's (a chunk of CHUNK messages, since the worker commits early
  * when the main thread waits), the rest of the server does not wait at all.
- * The worker's code is a string (a Blob URL), as the checkpointer's: the compiled binary needs no
- * second entry point. Null where no other connection can open the database (in memory, PostgreSQL).
+ * The worker's code is a string (source-worker.ts), as the checkpointer's. Null where no other connection can open the database (in memory, PostgreSQL).
  */
 export function startTextIndexWorker(db: DB): TextIndexWorker | null {
   const shared = threadWriteLock(db);
@@ -112,9 +112,7 @@ export class TextIndexWorker {
 
   constructor(path: string, private readonly lock: ThreadWriteLock) {
     lock.askStop(WORKER_ID.searchIndex, false);
-    this.worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "text/javascript" })));
-    // Bun's Worker: it must not keep a process alive that is otherwise done
-    (this.worker as unknown as { unref(): void }).unref();
+    this.worker = sourceWorker(WORKER);
     let opened!: () => void;
     let refused!: (e: Error) => void;
     this.ready = new Promise<void>((resolve, reject) => ((opened = resolve), (refused = reject)));

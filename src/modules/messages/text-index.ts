@@ -86,6 +86,8 @@ export class TextIndexFollower {
       return 0;
     }
     this.quietSince = now;
+    // stopped while it read: no thread is started that stop() would not see
+    if (this.stopped) return 0;
     this.worker ??= startTextIndexWorker(this.db);
     if (!this.worker) {
       this.inline = true;
@@ -97,8 +99,11 @@ export class TextIndexFollower {
       if (this.stopped) return 0;
       if (this.worker.broken) {
         this.log.warn("search index worker failed; the follower works on the event loop", { err });
+        const broken = this.worker;
         this.inline = true;
         this.worker = null;
+        // its thread may still run (a connection that failed to open): ended, its lock freed
+        await broken.stop();
         return this.onEventLoop();
       }
       throw err;
