@@ -9,6 +9,17 @@ const FOLLOW_MS = 200;
 const QUIET_MS = 2_000;
 /** A worker thread with nothing to index for this long is stopped (its VM and connection are several MiB). */
 const WORKER_IDLE_MS = 30_000;
+/** Messages written a second, between two looks, from which the follower leaves the index to wait (see DEFER_MS). */
+const BUSY_PER_S = 1_000;
+/** The longest the follower leaves new messages unindexed while they come faster than BUSY_PER_S. */
+const DEFER_MS = 10_000;
+
+export interface TextIndexFollowerOptions {
+  /** how long indexing waits while messages come faster than `busyPerS` (ms; 0: it never waits) */
+  deferMs?: number;
+  /** the rate of new messages (per second) from which indexing waits */
+  busyPerS?: number;
+}
 
 /**
  * Keeps the message search index (SQLite) close behind the messages table: every FOLLOW_MS while
@@ -20,6 +31,13 @@ const WORKER_IDLE_MS = 30_000;
  * worker can open the database (in memory) or one fails, on the event loop, a turn of it between
  * two batches. The look itself, on the main thread, is two reads. Built and stopped with the
  * messaging services.
+ * Indexing is background work, and it yields to a burst of writes: while messages come faster
+ * than BUSY_PER_S, the follower leaves them to wait, up to DEFER_MS, and indexes them once the
+ * burst is over (or that long after it began, and again every DEFER_MS of a load that lasts).
+ * The worker's pieces meet every send group of a burst at the write lock and compete with it
+ * for the machine's cores; deferred, the same work runs when the server has room. Nothing is
+ * lost or found late: a search catches the index up first, so at worst it does the waiting
+ * work itself, on the event loop, in batches that give the loop a turn.
  */
 export class TextIndexFollower {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -30,11 +48,26 @@ export class TextIndexFollower {
   /** no worker thread for this database (in memory, or one failed): the event loop does the work */
   private inline = false;
   private quietSince = 0;
+  /** the last message's rowid at the previous look, and when that was (ms), for the rate of new messages */
+  private seen: { last: number; at: number } | undefined;
+  /** since when indexing waits for a burst of writes to end (ms), if it does */
+  private busySince: number | undefined;
+  private readonly deferMs: number;
+  private readonly busyPerS: number;
 
   constructor(
     private readonly db: DB,
     private readonly log: Logger,
-  ) {}
+    o: TextIndexFollowerOptions = {},
+  ) {
+    this.deferMs = o.deferMs ?? DEFER_MS;
+    this.busyPerS = o.busyPerS ?? BUSY_PER_S;
+  }
+
+  /** Whether indexing waits now: messages came faster than `busyPerS` since the last look, for less than `deferMs`. */
+  get deferring(): boolean {
+    return this.busySince !== undefined;
+  }
 
   /** Where the work runs: on a worker thread, or on the event loop (no worker can open the database, or one failed). */
   get mode(): "worker" | "event loop" {
@@ -64,18 +97,39 @@ export class TextIndexFollower {
 
   private async look(): Promise<void> {
     let covered = 0;
+    let waits = false;
     try {
-      covered = this.inline ? await this.onEventLoop() : await this.onWorker();
+      const lag = await textIndexLag(this.db);
+      waits = this.defer(lag.last, performance.now());
+      if (waits) this.quietSince = performance.now(); // messages wait: not idle
+      else covered = this.inline ? await this.onEventLoop() : await this.onWorker(lag);
     } catch (err) {
       this.log.error("search index not caught up; the next look or search will", { err });
     }
     if (this.stopped) return;
-    this.wait = covered ? FOLLOW_MS : Math.min(this.wait * 2, QUIET_MS);
+    this.wait = covered || waits ? FOLLOW_MS : Math.min(this.wait * 2, QUIET_MS);
     this.schedule(this.wait);
   }
 
-  private async onWorker(): Promise<number> {
-    const { mark, last } = await textIndexLag(this.db);
+  /**
+   * Whether this look leaves the new messages to wait: they came faster than `busyPerS` since the
+   * last look, and have not waited `deferMs` yet. Once they have, they are indexed and a load that
+   * goes on waits again from the next look.
+   */
+  private defer(last: number, now: number): boolean {
+    const seen = this.seen;
+    this.seen = { last, at: now };
+    if (!seen || this.deferMs <= 0) return false;
+    const perS = ((last - seen.last) * 1000) / Math.max(1, now - seen.at);
+    if (perS >= this.busyPerS) {
+      this.busySince ??= now;
+      if (now - this.busySince < this.deferMs) return true;
+    }
+    this.busySince = undefined;
+    return false;
+  }
+
+  private async onWorker({ mark, last }: { mark: number; last: number }): Promise<number> {
     const now = performance.now();
     if (last <= mark) {
       if (this.worker && now - this.quietSince >= WORKER_IDLE_MS) {

@@ -63,7 +63,8 @@ async function caughtUp(deadlineMs = 20_000): Promise<boolean> {
 describe("the search index's worker thread (SQLite file)", () => {
   test("the follower indexes a backlog on its worker while the main thread writes: every message once, none refused", async () => {
     if (!sqlite()) return;
-    const follower = new TextIndexFollower(t.deps.db, silentLogger);
+    // indexing at once, whatever the rate of the main thread's writes (the wait for a burst's end: below)
+    const follower = new TextIndexFollower(t.deps.db, silentLogger, { deferMs: 0 });
     await insertMany(6_000, (i) => (i % 7 === 0 ? null : `worker wombat ${i}`));
     follower.start();
     try {
@@ -115,6 +116,91 @@ describe("the search index's worker thread (SQLite file)", () => {
       await worker.stop();
     }
     expect(await matches("dingo")).toBe(8_000);
+    await integrity();
+  });
+});
+
+describe("the search index waits for a burst of writes to end (SQLite file)", () => {
+  /** Writes `perTick` messages every 20 ms for `ms`; calls `during` after each write with the time gone. */
+  async function burst(ms: number, perTick: number, word: string, during: (elapsed: number) => Promise<void> = async () => {}): Promise<void> {
+    const from = Date.now();
+    for (let i = 0; Date.now() - from < ms; i++) {
+      await insertMany(perTick, (j) => `${word} ${i}-${j}`);
+      await during(Date.now() - from);
+      await Bun.sleep(20);
+    }
+  }
+
+  test("messages coming faster than the busy rate wait, unindexed, and are indexed once the burst is over", async () => {
+    if (!sqlite()) return;
+    const follower = new TextIndexFollower(t.deps.db, silentLogger, { busyPerS: 200, deferMs: 60_000 });
+    follower.start();
+    try {
+      expect(await caughtUp()).toBe(true); // what the tests before left, and the first look seen
+      const before = (await textIndexLag(t.deps.db)).mark;
+      let deferredAt: number | undefined;
+      // ≈2,500 messages a second for 1.5 s: the follower's looks (every 0.2-0.4 s) see the rate;
+      // the first look of the burst knows no rate yet and may index what came before it
+      await burst(1_500, 50, "burst wallaby", async () => {
+        if (deferredAt === undefined && follower.deferring) deferredAt = (await textIndexLag(t.deps.db)).mark;
+      });
+      expect(deferredAt).toBeDefined();
+      expect(deferredAt! - before).toBeLessThan(500);
+      // from the first look that saw the rate to the burst's end: nothing indexed
+      const after = await textIndexLag(t.deps.db);
+      expect(after.mark).toBe(deferredAt!);
+      expect(after.last - after.mark).toBeGreaterThan(1_500);
+      // the burst over: the next look finds a rate of nothing and indexes every message
+      expect(await caughtUp(10_000)).toBe(true);
+      expect(follower.deferring).toBe(false);
+    } finally {
+      await follower.stop();
+    }
+    expect(await matches("wallaby")).toBeGreaterThanOrEqual(2_000);
+    expect(await matches("wallaby")).toBe((await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE 'burst wallaby %'").get())!.n);
+    await integrity();
+  });
+
+  test("a burst that lasts: the messages wait at most deferMs, then are indexed while it goes on", async () => {
+    if (!sqlite()) return;
+    const follower = new TextIndexFollower(t.deps.db, silentLogger, { busyPerS: 200, deferMs: 300 });
+    follower.start();
+    try {
+      expect(await caughtUp()).toBe(true);
+      const before = (await textIndexLag(t.deps.db)).mark;
+      let movedDuring = false;
+      await burst(2_000, 50, "lasting quokka", async (elapsed) => {
+        if (elapsed > 1_000) movedDuring ||= (await textIndexLag(t.deps.db)).mark > before;
+      });
+      expect(movedDuring).toBe(true);
+      expect(await caughtUp(10_000)).toBe(true);
+    } finally {
+      await follower.stop();
+    }
+    expect(await matches("quokka")).toBe((await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE 'lasting quokka %'").get())!.n);
+    await integrity();
+  });
+
+  test("a search during a burst finds every message the follower left waiting", async () => {
+    if (!sqlite()) return;
+    const follower = new TextIndexFollower(t.deps.db, silentLogger, { busyPerS: 200, deferMs: 60_000 });
+    follower.start();
+    try {
+      expect(await caughtUp()).toBe(true);
+      let waited = false;
+      await burst(1_000, 50, "searched platypus", async () => {
+        waited ||= follower.deferring;
+      });
+      expect(waited).toBe(true);
+      const token = await accessToken(t, ws.owner.userId, ws.id, "owner");
+      const r = await t.request("GET", "/api/v1/inbox/search?q=platypus&limit=5", { token });
+      expect(r.status).toBe(200);
+      // the search caught the index up itself: every message of the burst is in it
+      expect((await textIndexLag(t.deps.db)).mark).toBe((await textIndexLag(t.deps.db)).last);
+    } finally {
+      await follower.stop();
+    }
+    expect(await matches("platypus")).toBe((await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE 'searched platypus %'").get())!.n);
     await integrity();
   });
 });
