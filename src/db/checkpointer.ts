@@ -13,14 +13,18 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * when it caught up between two commits the next one starts the WAL over from its beginning.
  * Under continuous commits it never catches up between two (a checkpoint covers the frames
  * there were when it began; more come while it copies), so the WAL only started over at the
- * main connection's automatic checkpoint at BACKSTOP_PAGES (≈40 MB of WAL), in a COMMIT: 2–7 ms
+ * main connection's automatic checkpoint at its backstop (10,000 pages then), in a COMMIT: 2–7 ms
  * of the event loop every ≈200 ms under a send load, the largest stalls left in the send p99.
  * Now, once the WAL is RESTART_FRAMES long, the worker finishes its checkpoint holding the
  * store's thread write lock (thread-lock.ts): no commit comes in between, the checkpoint covers
  * every frame, and the next commit starts the WAL over. The main thread's transactions wait for
  * the lock meanwhile (only they: the event loop goes on). The backstop stays, for a worker that
- * is gone or a store without the lock. (Tried: starting the WAL over from the worker, and at
- * 16,000 frames: the lock was held longer, up to 6 ms, and the send p99 was no better.)
+ * is gone or a store without the lock. Each such turn holds the lock about 2.5 ms (the frames
+ * committed meanwhile copied, and both files synced): at 8,000 frames it came about five times a
+ * second under the send bench's half rate, and the server's transactions waited for it 1.1–1.3 %
+ * of the time, right where the p99 is; at RESTART_FRAMES (30,000) it comes four times less often, for a WAL file of up to
+ * ≈120 MB under such a load (≈160 MB at the backstop). (Tried: starting the WAL over from the
+ * worker itself: the lock was held longer, up to 6 ms.)
  * Once writes stop, the thread must not wake 100 times a second for nothing: a tick whose
  * checkpoint answers as the last one did (nothing committed since) waits twice as long, up to
  * `maxMs` (POLL_MS); any new frame brings it back to `everyMs`. (The worker cannot look at the
@@ -31,13 +35,13 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * What a commit promises is unchanged (synchronous=NORMAL never synced a commit; checkpoints
  * still sync). The worker's code is a string (source-worker.ts).
  */
-const BACKSTOP_PAGES = 10_000;
+export const BACKSTOP_PAGES = 40_000;
 /**
  * A WAL this long that the worker's checkpoint did not finish (commits came meanwhile) is
  * finished under the thread write lock, so that the next commit starts it over (below the
  * backstop, which then stays for a worker that is gone).
  */
-const RESTART_FRAMES = 8_000;
+const RESTART_FRAMES = 30_000;
 const DEFAULT_PAGES = 1_000;
 /** How often the WAL is looked at when nothing is written: the header poll, the idle worker's longest wait. */
 const POLL_MS = 250;

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkpointWhenBusy, startCheckpointer } from "../../src/db/checkpointer.ts";
+import { BACKSTOP_PAGES, checkpointWhenBusy, startCheckpointer } from "../../src/db/checkpointer.ts";
 import { threadWriteLock } from "../../src/db/sqlite.ts";
 import { WAL_HEADER, walIndexView } from "../../src/db/wal-index.ts";
 import { openSqliteFile as openDb } from "../helpers/store.ts";
@@ -29,7 +29,7 @@ test("the worker checkpoints the WAL while the main connection writes; commits s
   expect(frames).toBeGreaterThan(0);
   expect(done).toBe(frames);
   // checkpoints are the worker's now; the main connection keeps a backstop far above the default
-  expect(autocheckpoint(o.sqlite)).toBe(10_000);
+  expect(autocheckpoint(o.sqlite)).toBe(BACKSTOP_PAGES);
   for (let i = 0; i < 500; i++) ins.run("y".repeat(200));
   await c.stop();
   expect(autocheckpoint(o.sqlite)).toBe(1_000);
@@ -60,7 +60,7 @@ test("the worker starts only once writes fill the WAL: an idle server has no che
   expect(c.started).toBe(true);
   const [busy] = await c.checkpoint();
   expect(busy).toBe(0);
-  expect(autocheckpoint(o.sqlite)).toBe(10_000);
+  expect(autocheckpoint(o.sqlite)).toBe(BACKSTOP_PAGES);
   await c.stop();
   o.close();
 });
@@ -124,7 +124,7 @@ test("with the thread write lock, a long WAL is finished and started over by the
   const frames = () => header.getUint32(WAL_HEADER.frames, true);
   const ins = o.db.prepare("INSERT INTO t (v) VALUES (?)");
   // commits one right after another, as under a send load: without the lock the worker's own
-  // checkpoints never finish between two, and only the backstop's checkpoint (10,000 frames), in
+  // checkpoints never finish between two, and only the backstop's checkpoint (BACKSTOP_PAGES), in
   // a commit, starts the WAL over
   let restarts = 0;
   let longest = 0;
@@ -143,5 +143,5 @@ test("with the thread write lock, a long WAL is finished and started over by the
   await o.close();
   // started over again and again, each time soon after 1,000 frames: far from the backstop
   expect(restarts).toBeGreaterThan(2);
-  expect(longest).toBeLessThan(10_000);
+  expect(longest).toBeLessThan(BACKSTOP_PAGES);
 });
