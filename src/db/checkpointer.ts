@@ -22,9 +22,9 @@ import { WAL_HEADER, walIndexView } from "./wal-index.ts";
  * is gone or a store without the lock. Each such turn holds the lock about 2.5 ms (the frames
  * committed meanwhile copied, and both files synced): at 8,000 frames it came about five times a
  * second under the send bench's half rate, and the server's transactions waited for it 1.1–1.3 %
- * of the time, right where the p99 is; at RESTART_FRAMES (30,000) it comes four times less often, for a WAL file of up to
- * ≈120 MB under such a load (≈160 MB at the backstop). (Tried: starting the WAL over from the
- * worker itself: the lock was held longer, up to 6 ms.)
+ * of the time, right where the p99 is; at RESTART_FRAMES (30,000) it comes four times less
+ * often, for a WAL file of up to ≈120 MB under such a load (≈160 MB at the backstop). (Tried:
+ * starting the WAL over from the worker itself: the lock was held longer, up to 6 ms.)
  * Once writes stop, the thread must not wake 100 times a second for nothing: a tick whose
  * checkpoint answers as the last one did (nothing committed since) waits twice as long, up to
  * `maxMs` (POLL_MS); any new frame brings it back to `everyMs`. (The worker cannot look at the

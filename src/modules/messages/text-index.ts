@@ -100,8 +100,9 @@ export class TextIndexFollower {
     let waits = false;
     try {
       const lag = await textIndexLag(this.db);
-      waits = this.defer(lag.last, performance.now());
-      if (waits) this.quietSince = performance.now(); // messages wait: not idle
+      const now = performance.now();
+      waits = this.defer(lag.last, now);
+      if (waits) this.quietSince = now; // messages wait: not idle
       else covered = this.inline ? await this.onEventLoop() : await this.onWorker(lag);
     } catch (err) {
       this.log.error("search index not caught up; the next look or search will", { err });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { threadWriteLock } from "../../../src/db/sqlite.ts";
 import { WORKER_SIDE } from "../../../src/db/thread-lock.ts";
 import { textIndexLag } from "../../../src/modules/messages/fts-repo.ts";
-import { TextIndexFollower } from "../../../src/modules/messages/text-index.ts";
+import { TextIndexFollower, type TextIndexFollowerOptions } from "../../../src/modules/messages/text-index.ts";
 import { startTextIndexWorker } from "../../../src/modules/messages/text-index-worker.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
@@ -131,12 +131,24 @@ describe("the search index waits for a burst of writes to end (SQLite file)", ()
     }
   }
 
-  test("messages coming faster than the busy rate wait, unindexed, and are indexed once the burst is over", async () => {
-    if (!sqlite()) return;
-    const follower = new TextIndexFollower(t.deps.db, silentLogger, { busyPerS: 200, deferMs: 60_000 });
+  /** Runs `fn` with a follower of these options started and caught up with what the tests before left; stops it after. */
+  async function following(o: TextIndexFollowerOptions, fn: (follower: TextIndexFollower) => Promise<void>): Promise<void> {
+    const follower = new TextIndexFollower(t.deps.db, silentLogger, o);
     follower.start();
     try {
-      expect(await caughtUp()).toBe(true); // what the tests before left, and the first look seen
+      expect(await caughtUp()).toBe(true);
+      await fn(follower);
+    } finally {
+      await follower.stop();
+    }
+  }
+
+  /** The messages stored with a body starting `words `. */
+  const stored = async (words: string) => (await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE ?").get(`${words} %`))!.n;
+
+  test("messages coming faster than the busy rate wait, unindexed, and are indexed once the burst is over", async () => {
+    if (!sqlite()) return;
+    await following({ busyPerS: 200, deferMs: 60_000 }, async (follower) => {
       const before = (await textIndexLag(t.deps.db)).mark;
       let deferredAt: number | undefined;
       // ≈2,500 messages a second for 1.5 s: the follower's looks (every 0.2-0.4 s) see the rate;
@@ -153,20 +165,15 @@ describe("the search index waits for a burst of writes to end (SQLite file)", ()
       // the burst over: the next look finds a rate of nothing and indexes every message
       expect(await caughtUp(10_000)).toBe(true);
       expect(follower.deferring).toBe(false);
-    } finally {
-      await follower.stop();
-    }
+    });
     expect(await matches("wallaby")).toBeGreaterThanOrEqual(2_000);
-    expect(await matches("wallaby")).toBe((await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE 'burst wallaby %'").get())!.n);
+    expect(await matches("wallaby")).toBe(await stored("burst wallaby"));
     await integrity();
   });
 
   test("a burst that lasts: the messages wait at most deferMs, then are indexed while it goes on", async () => {
     if (!sqlite()) return;
-    const follower = new TextIndexFollower(t.deps.db, silentLogger, { busyPerS: 200, deferMs: 300 });
-    follower.start();
-    try {
-      expect(await caughtUp()).toBe(true);
+    await following({ busyPerS: 200, deferMs: 300 }, async () => {
       const before = (await textIndexLag(t.deps.db)).mark;
       let movedDuring = false;
       await burst(2_000, 50, "lasting quokka", async (elapsed) => {
@@ -174,19 +181,14 @@ describe("the search index waits for a burst of writes to end (SQLite file)", ()
       });
       expect(movedDuring).toBe(true);
       expect(await caughtUp(10_000)).toBe(true);
-    } finally {
-      await follower.stop();
-    }
-    expect(await matches("quokka")).toBe((await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE 'lasting quokka %'").get())!.n);
+    });
+    expect(await matches("quokka")).toBe(await stored("lasting quokka"));
     await integrity();
   });
 
   test("a search during a burst finds every message the follower left waiting", async () => {
     if (!sqlite()) return;
-    const follower = new TextIndexFollower(t.deps.db, silentLogger, { busyPerS: 200, deferMs: 60_000 });
-    follower.start();
-    try {
-      expect(await caughtUp()).toBe(true);
+    await following({ busyPerS: 200, deferMs: 60_000 }, async (follower) => {
       let waited = false;
       await burst(1_000, 50, "searched platypus", async () => {
         waited ||= follower.deferring;
@@ -196,11 +198,10 @@ describe("the search index waits for a burst of writes to end (SQLite file)", ()
       const r = await t.request("GET", "/api/v1/inbox/search?q=platypus&limit=5", { token });
       expect(r.status).toBe(200);
       // the search caught the index up itself: every message of the burst is in it
-      expect((await textIndexLag(t.deps.db)).mark).toBe((await textIndexLag(t.deps.db)).last);
-    } finally {
-      await follower.stop();
-    }
-    expect(await matches("platypus")).toBe((await t.deps.db.prepare<{ n: number }>("SELECT count(*) AS n FROM messages WHERE body LIKE 'searched platypus %'").get())!.n);
+      const lag = await textIndexLag(t.deps.db);
+      expect(lag.mark).toBe(lag.last);
+    });
+    expect(await matches("platypus")).toBe(await stored("searched platypus"));
     await integrity();
   });
 });
