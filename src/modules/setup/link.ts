@@ -1,7 +1,7 @@
 import { nodeCrypto } from "../../node/lazy.ts";
 import { randomToken } from "../../crypto/random.ts";
 import type { AppDeps } from "../../deps.ts";
-import { countWorkspaces } from "../workspaces/repo.ts";
+import { anyWorkspace } from "../workspaces/repo.ts";
 
 /**
  * The one-time setup link of a server whose database has no workspace yet: it lives in this
@@ -22,7 +22,7 @@ const links = new WeakMap<AppDeps, SetupLink>();
  * at `dashboardUrl` (null when there are workspaces).
  */
 export async function openSetupLink(deps: AppDeps, dashboardUrl: string): Promise<string | null> {
-  if ((await countWorkspaces(deps.db)) > 0) return null;
+  if (await anyWorkspace(deps.db)) return null;
   const link = { token: randomToken(24) };
   links.set(deps, link);
   return `${dashboardUrl.replace(/\/+$/, "")}/setup?token=${encodeURIComponent(link.token)}`;

@@ -7,7 +7,7 @@ import { createAccount } from "../auth/repo.ts";
 import { findUserByEmail, getUser, updateUser } from "../users/repo.ts";
 import { ACCESS_TTL_TEXT } from "../../auth/tokens.ts";
 import { grantUnlimited } from "../billing/subscription.ts";
-import { countWorkspaces } from "../workspaces/repo.ts";
+import { anyWorkspace } from "../workspaces/repo.ts";
 import { closeSetupLink, isSetupToken } from "./link.ts";
 import type { SetupInput } from "./model.ts";
 
@@ -31,7 +31,7 @@ export function codeDelivery(config: AppDeps["config"]): SetupStatus["codes"] {
 
 /** GET /api/setup: whether the server still needs its first workspace, whether a token opens it, and what the sign-in screens must know. */
 export async function setupStatus(deps: AppDeps, token: string | undefined): Promise<SetupStatus> {
-  const needsSetup = (await countWorkspaces(deps.db)) === 0;
+  const needsSetup = !(await anyWorkspace(deps.db));
   return { needsSetup, tokenValid: needsSetup && isSetupToken(deps, token), simNetwork: deps.config.network === "sim", captcha: deps.config.captcha === "image", codes: codeDelivery(deps.config) };
 }
 
@@ -52,7 +52,7 @@ export async function completeSetup(kit: AuthKit, input: SetupInput): Promise<Pa
   const ids = { workspaceId: Bun.randomUUIDv7(), userId: Bun.randomUUIDv7() };
   await deps.db.tx(async () => {
     if (!isSetupToken(deps, input.token)) throw errors.notFound(GONE);
-    if ((await countWorkspaces(deps.db)) > 0) {
+    if (await anyWorkspace(deps.db)) {
       closeSetupLink(deps); // a sign-up, or another node's link, came first: this link is done too
       throw errors.conflict("This server already has a workspace: sign in, or ask its owner for an invitation");
     }
