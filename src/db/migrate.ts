@@ -89,7 +89,9 @@ export function bundledMigrationCount(engine: Engine = "sqlite"): number {
 async function hasTable(db: DB): Promise<boolean> {
   const sql =
     db.engine === "postgres"
-      ? `SELECT 1 AS one FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '${TABLE}'`
+      ? // the catalogue directly: information_schema's view checks privileges on every table, and a
+        // new backend (every start's first statements) loads a dozen catalogues to plan it (≈1.5 ms)
+        `SELECT 1 AS one WHERE to_regclass(quote_ident(current_schema()) || '.${TABLE}') IS NOT NULL`
       : `SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = '${TABLE}'`;
   return !!(await db.prepare(sql).get());
 }

@@ -2,9 +2,10 @@ import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, NewerDatabaseError } from "../../src/db/migrate.ts";
+import { bundledMigrationCount, migrate, NewerDatabaseError } from "../../src/db/migrate.ts";
+import { openPostgresStore } from "../../src/db/postgres.ts";
 import { openSqliteFile as openDb, openTestStore } from "../helpers/store.ts";
-import { testEngine } from "../helpers/postgres.ts";
+import { emptyPostgres, testEngine } from "../helpers/postgres.ts";
 import { BUN, ROOT } from "../helpers/process.ts";
 
 /** A data dir whose database a newer build migrated: one migration row this build does not ship. */
@@ -39,5 +40,21 @@ test("serve and migrate refuse it with one line and exit code 2", async () => {
     expect({ args, code: p.exitCode }).toEqual({ args, code: 2 });
     expect(err.split("\n")).toHaveLength(1);
     expect(err).toContain("migrated by a newer Parley build");
+  }
+});
+
+test.skipIf(testEngine !== "postgres")("PostgreSQL only: the bookkeeping is looked up in the connection's own schema: a table of its name in another schema, even one a newer build filled, does not count", async () => {
+  const pg = await emptyPostgres();
+  const { db } = openPostgresStore(pg.url, { max: 1 });
+  try {
+    await db.exec("CREATE SCHEMA other");
+    await db.exec("CREATE TABLE other.__drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)");
+    await db.prepare("INSERT INTO other.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-build', ?)").run(Date.now() + 86_400_000);
+    expect(await migrate(db)).toBe(bundledMigrationCount("postgres"));
+    expect(await migrate(db)).toBe(0);
+    expect(await db.prepare<{ n: number }>("SELECT count(*) AS n FROM public.__drizzle_migrations").get()).toEqual({ n: bundledMigrationCount("postgres") });
+  } finally {
+    await db.close();
+    await pg.drop();
   }
 });
