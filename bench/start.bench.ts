@@ -135,7 +135,8 @@ for (let i = 0; i < ROUNDS; i++) rounds.push({ hello: await hello(), parley: awa
 /** Spawn to exit of an operator command that does not load the server. */
 function cliMs(args: string[]): number {
   const t0 = performance.now();
-  const r = Bun.spawnSync([parleyBin, ...args], { stdout: "ignore", stderr: "pipe" });
+  // on PostgreSQL the list reads the run's database, as the server does
+  const r = Bun.spawnSync([parleyBin, ...args], { stdout: "ignore", stderr: "pipe", env: { ...process.env, ...dbEnv(databaseUrl) } });
   if (r.exitCode !== 0) throw new Error(`parley ${args.join(" ")}: ${r.stderr.toString()}`);
   return performance.now() - t0;
 }
