@@ -90,7 +90,7 @@ async function hasTable(db: DB): Promise<boolean> {
   const sql =
     db.engine === "postgres"
       ? // the catalogue directly: information_schema's view checks privileges on every table, and a
-        // new backend (every start's first statements) loads a dozen catalogues to plan it (≈1.5 ms)
+        // new backend (every start's first statements) loads a dozen catalogues to plan it (≈1 ms of a start)
         `SELECT 1 AS one WHERE to_regclass(quote_ident(current_schema()) || '.${TABLE}') IS NOT NULL`
       : `SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = '${TABLE}'`;
   return !!(await db.prepare(sql).get());
