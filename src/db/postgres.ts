@@ -52,6 +52,10 @@ export function openPostgresStore(url: string, opts: PostgresOptions = {}): { db
   const root = postgres(url, {
     max: opts.max ?? 10,
     prepare: true,
+    // fetch_types stays on, though no statement binds or returns a JavaScript array: with it off,
+    // postgres.js (3.4.9) never answers a reserve() that had to open a connection (its start-up
+    // returns before serving the waiting queue), so the first transaction after a lost
+    // connection waited for ever (test/db/postgres-tx.test.ts, "connection is cut")
     onnotice: () => {},
     types: { bigint: toNumber } as unknown as Record<string, postgres.PostgresType>,
     connection: { application_name: "parley" },
