@@ -1,5 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
-import { errors } from "../../errors.ts";
+import { AppError, errors } from "../../errors.ts";
 import { accessTokenFor, type PasswordLoginResult } from "../auth/login-service.ts";
 import type { AuthKit } from "../auth/kit.ts";
 import { startFamily } from "../auth/refresh.ts";
@@ -36,6 +36,8 @@ export async function setupStatus(deps: AppDeps, token: string | undefined): Pro
 }
 
 const GONE = "This setup link is no longer valid: it works once, and only until the server restarts. While there is no workspace, the start log prints a new one";
+/** A link that is gone: the whole sentence (errors.notFound names a thing and adds "not found" to it). */
+const linkGone = () => new AppError("NOT_FOUND", GONE);
 
 /**
  * POST /api/setup: the first owner (verified: the operator vouches for the addresses) and a
@@ -46,12 +48,12 @@ const GONE = "This setup link is no longer valid: it works once, and only until 
  */
 export async function completeSetup(kit: AuthKit, input: SetupInput): Promise<PasswordLoginResult & { workspaceId: string }> {
   const deps = kit.deps;
-  if (!isSetupToken(deps, input.token)) throw errors.notFound(GONE);
+  if (!isSetupToken(deps, input.token)) throw linkGone();
   const passwordHash = await kit.hasher.hash(input.password);
   const now = deps.clock.now().getTime();
   const ids = { workspaceId: Bun.randomUUIDv7(), userId: Bun.randomUUIDv7() };
   await deps.db.tx(async () => {
-    if (!isSetupToken(deps, input.token)) throw errors.notFound(GONE);
+    if (!isSetupToken(deps, input.token)) throw linkGone();
     if (await anyWorkspace(deps.db)) {
       closeSetupLink(deps); // a sign-up, or another node's link, came first: this link is done too
       throw errors.conflict("This server already has a workspace: sign in, or ask its owner for an invitation");
